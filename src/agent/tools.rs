@@ -1,0 +1,288 @@
+//! The model's three tools (SPEC §4). Every failure becomes a tool result the model can act on.
+
+use std::path::{Component, Path};
+
+use serde_json::Value;
+
+use crate::exec::approval::{self, Verdict};
+use crate::exec::env::child_env;
+use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
+use crate::skills::Skill;
+
+use super::event::{ApprovalRequest, Event};
+use super::turn::Agent;
+
+/// Most bytes `read_skill_file` returns.
+const MAX_READ_BYTES: u64 = 64 * 1024;
+/// Most files listed on activation.
+const MAX_LISTED_FILES: usize = 100;
+
+impl Agent {
+    /// Run one tool call and return the text the model gets back.
+    pub(super) async fn dispatch(&mut self, name: &str, raw_args: &str) -> String {
+        let args = match parse_args(raw_args) {
+            Ok(a) => a,
+            Err(e) => return format!("error: the arguments of {name} are not a JSON object ({e}); send e.g. {}", example(name)),
+        };
+        match name {
+            "activate_skill" => match str_arg(&args, "name") {
+                Some(skill) => self.activate(skill),
+                None => format!("error: activate_skill needs {}", example(name)),
+            },
+            "run_command" => match str_arg(&args, "command") {
+                Some(command) => self.run_command(command).await,
+                None => format!("error: run_command needs {}", example(name)),
+            },
+            "read_skill_file" => match (str_arg(&args, "skill"), str_arg(&args, "path")) {
+                (Some(skill), Some(path)) => self.read_skill_file(skill, path),
+                _ => format!("error: read_skill_file needs {}", example(name)),
+            },
+            other => format!("error: there is no tool named {other:?}; use activate_skill, run_command or read_skill_file"),
+        }
+    }
+
+    fn unknown_skill(&self, name: &str) -> String {
+        let names = self.skills.names();
+        let shown = names.iter().take(50).copied().collect::<Vec<_>>().join(", ");
+        format!("error: there is no skill named {name:?}; known skills: {shown}")
+    }
+
+    fn activate(&mut self, name: &str) -> String {
+        let Some(skill) = self.skills.get(name).cloned() else {
+            return self.unknown_skill(name);
+        };
+        let dir = skill.dir.display().to_string();
+        self.current = Some(skill.name.clone());
+        if self.activated.contains(&skill.name) {
+            return format!("Skill {} is already active; its instructions are above. Commands run in {dir}.", skill.name);
+        }
+        let body = match skill.read_body() {
+            Ok(b) => b,
+            Err(e) => return format!("error: cannot read {}: {e}", skill.skill_file.display()),
+        };
+        self.activated.push(skill.name.clone());
+        self.emit(Event::SkillSelected { skill: skill.name.clone(), dir: dir.clone() });
+        let files = list_files(&skill.dir);
+        format!(
+            "Skill {} activated. Folder: {dir} (commands run here; relative paths in the instructions are relative to it).\nFiles: {}\n\n{}",
+            skill.name,
+            if files.is_empty() { "(none besides SKILL.md)".to_string() } else { files.join(", ") },
+            body.trim()
+        )
+    }
+
+    async fn run_command(&mut self, command: &str) -> String {
+        let Some(skill) = self.current.as_deref().and_then(|n| self.skills.get(n)).cloned() else {
+            self.emit(Event::CommandDenied { skill: None, command: command.to_string(), reason: "no skill is active".into() });
+            return "error: no skill is active; call activate_skill first, then run the commands its instructions give".into();
+        };
+        let command = command.trim();
+        if command.is_empty() {
+            return "error: the command is empty".into();
+        }
+        if let Some(reason) = self.approval_denial(&skill, command).await {
+            self.emit(Event::CommandDenied { skill: Some(skill.name.clone()), command: command.to_string(), reason: reason.clone() });
+            return format!("denied: {reason}. The command did not run; do not retry it. Tell the user what you would have run.");
+        }
+        let cwd = skill.dir.display().to_string();
+        self.emit(Event::CommandStarted { skill: skill.name.clone(), command: command.to_string(), cwd });
+        let env = child_env(&self.options.base_env, &skill.name, &skill.dir, &self.options.skill_roots);
+        let spec = CommandSpec {
+            command,
+            cwd: &skill.dir,
+            env: &env,
+            timeout: self.options.command_timeout,
+            head_bytes: DEFAULT_HEAD_BYTES,
+            tail_bytes: DEFAULT_TAIL_BYTES,
+        };
+        match process::run(&spec).await {
+            Ok(out) => {
+                self.emit(Event::CommandFinished {
+                    skill: skill.name.clone(),
+                    command: command.to_string(),
+                    exit_code: out.exit_code,
+                    signal: out.signal,
+                    duration_ms: u64::try_from(out.duration.as_millis()).unwrap_or(u64::MAX),
+                    stdout_bytes: out.stdout.total_bytes,
+                    stderr_bytes: out.stderr.total_bytes,
+                    timed_out: out.timed_out,
+                });
+                format_output(&out, self.options.command_timeout.as_secs())
+            }
+            Err(e) => {
+                let message = format!("could not start `sh -c` in {}: {e}", skill.dir.display());
+                self.emit(Event::Warning { message: message.clone() });
+                format!("error: {message}")
+            }
+        }
+    }
+
+    /// `None` when the command may run, else why not.
+    async fn approval_denial(&self, skill: &Skill, command: &str) -> Option<String> {
+        match approval::evaluate(self.options.approve, command, skill) {
+            Verdict::Run => None,
+            Verdict::Deny(reason) => Some(reason),
+            Verdict::AskUser if !self.approver.can_ask() => Some(
+                "needs approval but there is no terminal to ask on; rerun with --yes (or --approve yes) to allow commands".into(),
+            ),
+            Verdict::AskUser => {
+                let approver = self.approver.clone();
+                let request = ApprovalRequest {
+                    skill: skill.name.clone(),
+                    command: command.to_string(),
+                    cwd: skill.dir.display().to_string(),
+                };
+                let approved = tokio::task::spawn_blocking(move || approver.ask(&request)).await.unwrap_or(false);
+                (!approved).then(|| "denied by the user".to_string())
+            }
+        }
+    }
+
+    fn read_skill_file(&self, name: &str, path: &str) -> String {
+        let Some(skill) = self.skills.get(name) else {
+            return self.unknown_skill(name);
+        };
+        match read_inside(&skill.dir, path) {
+            Ok(text) => text,
+            Err(e) => format!("error: {e}"),
+        }
+    }
+}
+
+fn parse_args(raw: &str) -> Result<serde_json::Map<String, Value>, String> {
+    if raw.trim().is_empty() {
+        return Ok(serde_json::Map::new());
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(map)) => Ok(map),
+        // Some models double-encode: a JSON string holding the object.
+        Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
+            Ok(Value::Object(map)) => Ok(map),
+            _ => Err("got a string".into()),
+        },
+        Ok(other) => Err(format!("got {}", crate::skills::frontmatter::kind_of(&other))),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn str_arg<'a>(args: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a str> {
+    args.get(key).and_then(Value::as_str).filter(|s| !s.trim().is_empty())
+}
+
+fn example(tool: &str) -> &'static str {
+    match tool {
+        "activate_skill" => r#"{"name": "<skill>"}"#,
+        "run_command" => r#"{"command": "<shell command>"}"#,
+        "read_skill_file" => r#"{"skill": "<skill>", "path": "<relative path>"}"#,
+        _ => "{}",
+    }
+}
+
+fn format_output(out: &CommandOutput, timeout_secs: u64) -> String {
+    let mut text = match (out.timed_out, out.exit_code, out.signal) {
+        (true, _, _) => format!("timed out after {timeout_secs}s and was killed\n"),
+        (false, Some(code), _) => format!("exit code: {code}\n"),
+        (false, None, Some(sig)) => format!("killed by signal {sig}\n"),
+        (false, None, None) => "exit status unknown\n".to_string(),
+    };
+    for (label, cap) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        if cap.total_bytes == 0 {
+            continue;
+        }
+        let binary = if cap.binary { " (binary data, shown lossily)" } else { "" };
+        text.push_str(&format!("{label}{binary}:\n{}", cap.text));
+        if !cap.text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    if out.stdout.total_bytes == 0 && out.stderr.total_bytes == 0 {
+        text.push_str("(no output)\n");
+    }
+    text
+}
+
+/// Relative file paths in a skill folder (not following symlinked folders, skipping hidden ones).
+fn list_files(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else { continue };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries.iter().rev() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || name == "node_modules" || name == "__pycache__" {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else if let Ok(rel) = entry.path().strip_prefix(dir) {
+                let rel = rel.display().to_string();
+                if rel != "SKILL.md" && rel != "skill.md" {
+                    files.push(rel);
+                }
+            }
+        }
+        if files.len() > MAX_LISTED_FILES {
+            break;
+        }
+    }
+    files.sort();
+    if files.len() > MAX_LISTED_FILES {
+        let more = files.len() - MAX_LISTED_FILES;
+        files.truncate(MAX_LISTED_FILES);
+        files.push(format!("… and {more} more"));
+    }
+    files
+}
+
+/// Read `rel` inside `dir`, refusing anything that resolves outside it.
+pub fn read_inside(dir: &Path, rel: &str) -> Result<String, String> {
+    let rel_path = Path::new(rel);
+    if rel_path.is_absolute() || rel_path.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err(format!("{rel:?} is outside the skill folder; give a path relative to it without `..`"));
+    }
+    let root = std::fs::canonicalize(dir).map_err(|e| format!("cannot open the skill folder: {e}"))?;
+    let target = std::fs::canonicalize(dir.join(rel_path)).map_err(|e| format!("cannot open {rel:?}: {e}"))?;
+    if !target.starts_with(&root) {
+        return Err(format!("{rel:?} leads outside the skill folder (symlink); refused"));
+    }
+    if target.is_dir() {
+        return Err(format!("{rel:?} is a folder; name a file in it"));
+    }
+    use std::io::Read;
+    let mut buf = Vec::new();
+    let file = std::fs::File::open(&target).map_err(|e| format!("cannot read {rel:?}: {e}"))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    file.take(MAX_READ_BYTES).read_to_end(&mut buf).map_err(|e| format!("cannot read {rel:?}: {e}"))?;
+    let mut text = String::from_utf8_lossy(&buf).into_owned();
+    if size > MAX_READ_BYTES {
+        text.push_str(&format!("\n[… file is {size} bytes; only the first {MAX_READ_BYTES} are shown]"));
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_inside_refuses_escapes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "hi").unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.path().join("link")).unwrap();
+        assert_eq!(read_inside(dir.path(), "a.txt").unwrap(), "hi");
+        assert!(read_inside(dir.path(), "../x").is_err());
+        assert!(read_inside(dir.path(), "/etc/passwd").is_err());
+        assert!(read_inside(dir.path(), "link").unwrap_err().contains("outside"));
+    }
+
+    #[test]
+    fn args_parse_leniently() {
+        assert!(parse_args("").unwrap().is_empty());
+        assert_eq!(parse_args(r#""{\"name\":\"x\"}""#).unwrap()["name"], "x");
+        assert!(parse_args("[1]").is_err());
+        assert!(parse_args("{bad").is_err());
+    }
+}

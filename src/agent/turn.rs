@@ -1,0 +1,175 @@
+//! `Agent`: the conversation and the loop that runs one turn to an answer or a limit.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::exec::approval::ApprovalPolicy;
+use crate::exec::redact::Redactor;
+use crate::llm::types::Usage;
+use crate::llm::{ChatMessage, LlmClient, LlmError};
+use crate::skills::SkillSet;
+
+use super::event::{Approver, Event, EventSink};
+use super::prompt;
+
+/// Settings of the loop that do not belong to the LLM client.
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    pub approve: ApprovalPolicy,
+    pub command_timeout: Duration,
+    pub max_steps: u32,
+    /// Environment children start from (before SPEC §5 edits).
+    pub base_env: BTreeMap<String, String>,
+    /// Every skill root, for `AGENT_SKILLS_PATH`.
+    pub skill_roots: Vec<PathBuf>,
+}
+
+/// Why a turn ended without an answer.
+#[derive(Debug, thiserror::Error)]
+pub enum TurnError {
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    #[error("stopped after {steps} tool steps without an answer (the limit; raise it with --max-steps){repeating}")]
+    StepLimit { steps: u32, repeating: String },
+}
+
+/// A conversation with the model plus the skills it can use.
+pub struct Agent {
+    pub(super) llm: LlmClient,
+    pub(super) skills: SkillSet,
+    pub(super) options: AgentOptions,
+    pub(super) redactor: Redactor,
+    pub(super) sink: Arc<dyn EventSink>,
+    pub(super) approver: Arc<dyn Approver>,
+    pub(super) messages: Vec<ChatMessage>,
+    /// Skills whose body is already in the conversation, in activation order.
+    pub(super) activated: Vec<String>,
+    /// The most recently activated skill: where commands run.
+    pub(super) current: Option<String>,
+    llm_calls: u32,
+    usage: Option<Usage>,
+}
+
+impl Agent {
+    pub fn new(
+        llm: LlmClient,
+        skills: SkillSet,
+        options: AgentOptions,
+        sink: Arc<dyn EventSink>,
+        approver: Arc<dyn Approver>,
+    ) -> Self {
+        let redactor = Redactor::from_env(&options.base_env);
+        let messages = vec![ChatMessage::system(prompt::system_prompt(&skills))];
+        Self {
+            llm,
+            skills,
+            options,
+            redactor,
+            sink,
+            approver,
+            messages,
+            activated: Vec::new(),
+            current: None,
+            llm_calls: 0,
+            usage: None,
+        }
+    }
+
+    pub fn emit(&self, event: Event) {
+        self.sink.emit(event);
+    }
+
+    pub fn llm_calls(&self) -> u32 {
+        self.llm_calls
+    }
+
+    pub fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+
+    /// Add a message, with secrets redacted: everything the model sees passes through here.
+    pub(super) fn remember(&mut self, mut message: ChatMessage) {
+        if let Some(content) = message.content.as_mut() {
+            if let std::borrow::Cow::Owned(clean) = self.redactor.redact(content) {
+                *content = clean;
+            }
+        }
+        self.messages.push(message);
+    }
+
+    /// Run one user turn to the model's final answer.
+    pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
+        self.remember(ChatMessage::user(user_message));
+        let tools = prompt::tools(&self.skills);
+        let mut steps = 0u32;
+        let mut recent_calls: Vec<String> = Vec::new();
+        loop {
+            let sink = self.sink.clone();
+            let mut on_text = move |t: &str| sink.emit(Event::MessageDelta { text: t.to_string() });
+            self.llm_calls += 1;
+            let reply = self.llm.complete(&self.messages, &tools, &mut on_text).await?;
+            if let Some(u) = reply.usage {
+                let total = self.usage.get_or_insert_with(Usage::default);
+                total.prompt_tokens += u.prompt_tokens;
+                total.completion_tokens += u.completion_tokens;
+                total.total_tokens += u.total_tokens;
+            }
+            if reply.tool_calls.is_empty() {
+                self.remember(ChatMessage::assistant(Some(reply.content.clone()), Vec::new()));
+                self.emit(Event::Message { text: reply.content.clone() });
+                return Ok(reply.content);
+            }
+            steps += 1;
+            if steps > self.options.max_steps {
+                return Err(TurnError::StepLimit {
+                    steps: self.options.max_steps,
+                    repeating: describe_repetition(&recent_calls),
+                });
+            }
+            let content = (!reply.content.is_empty()).then(|| reply.content.clone());
+            self.remember(ChatMessage::assistant(content, reply.tool_calls.clone()));
+            for call in &reply.tool_calls {
+                recent_calls.push(format!("{}({})", call.function.name, call.function.arguments));
+                let result = self.dispatch(&call.function.name, &call.function.arguments).await;
+                self.remember(ChatMessage::tool(call.id.clone(), result));
+            }
+        }
+    }
+}
+
+/// "; the model kept calling X" when one call dominates the turn.
+fn describe_repetition(calls: &[String]) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in calls {
+        *counts.entry(c.as_str()).or_default() += 1;
+    }
+    match counts.into_iter().max_by_key(|(_, n)| *n) {
+        Some((call, n)) if n > 1 => {
+            let shown: String = call.chars().take(120).collect();
+            format!("; the model repeated {shown} {n} times")
+        }
+        _ => String::new(),
+    }
+}
+
+impl Agent {
+    /// After a cancelled or failed turn, answer tool calls that got no result so the
+    /// conversation stays valid for the next request.
+    pub fn close_open_tool_calls(&mut self, reason: &str) {
+        let Some(pos) = self.messages.iter().rposition(|m| m.role == "assistant") else {
+            return;
+        };
+        let answered: Vec<String> = self.messages[pos + 1..].iter().filter_map(|m| m.tool_call_id.clone()).collect();
+        let missing: Vec<String> = self.messages[pos]
+            .tool_calls
+            .iter()
+            .map(|c| c.id.clone())
+            .filter(|id| !answered.contains(id))
+            .collect();
+        for id in missing {
+            self.messages.push(ChatMessage::tool(id, format!("error: {reason}")));
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Command-line interface: flags and subcommands of SPEC §8.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// How proposed commands are approved (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ApproveArg {
+    Ask,
+    Auto,
+    Yes,
+    No,
+}
+
+/// `agent`: a terminal agent that turns plain skill folders into capabilities of an LLM.
+#[derive(Debug, Parser)]
+#[command(name = "agent", version, about, long_about = None)]
+pub struct Cli {
+    /// Run one turn with this message, print the answer and exit.
+    #[arg(long, value_name = "MSG")]
+    pub once: Option<String>,
+
+    /// Add a skill root (repeatable; searched before every other root).
+    #[arg(long = "skills-dir", value_name = "DIR")]
+    pub skills_dirs: Vec<PathBuf>,
+
+    /// OpenAI-compatible base URL (e.g. http://localhost:11434/v1).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Model name sent to the endpoint.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// Approval policy for commands the model proposes.
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub approve: Option<ApproveArg>,
+
+    /// Run every proposed command without asking (same as --approve yes).
+    #[arg(long, short = 'y', conflicts_with = "approve")]
+    pub yes: bool,
+
+    /// Seconds before a command is killed.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+
+    /// Maximum tool steps in one turn.
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u32>,
+
+    /// Ask the endpoint for one complete response instead of a token stream.
+    #[arg(long)]
+    pub no_stream: bool,
+
+    /// Print one JSON event per line on stdout instead of human output.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// More diagnostics on stderr (-v debug, -vv trace). RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Subcommands besides chatting.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Inspect the skills `agent` can see.
+    Skills {
+        #[command(subcommand)]
+        action: SkillsCommand,
+    },
+}
+
+/// `agent skills …`
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// List every discovered skill with its root and dialect.
+    List,
+    /// Show one skill: metadata, diagnostics and body.
+    Show {
+        /// Skill name.
+        name: String,
+    },
+}

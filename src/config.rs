@@ -1,0 +1,398 @@
+//! Resolved settings: flag > environment > `.env` in the working directory > default (SPEC §3).
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use url::Url;
+
+use crate::cli::{ApproveArg, Cli};
+use crate::exec::approval::ApprovalPolicy;
+use crate::exit::AppError;
+use crate::skills::discover::{RootKind, SkillRoot};
+
+/// Where the OpenAI API lives unless told otherwise.
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+/// Model used unless told otherwise.
+pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
+/// Names of the variables that may hold the agent's own LLM key, in lookup order.
+pub const API_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
+
+/// The process environment overlaid on the `.env` file of the working directory.
+#[derive(Debug, Clone, Default)]
+pub struct Environment {
+    process: BTreeMap<String, String>,
+    dotenv: BTreeMap<String, String>,
+    dotenv_path: Option<PathBuf>,
+}
+
+impl Environment {
+    /// Snapshot the process environment and read `.env` in `dir`, if any.
+    pub fn load(dir: &Path) -> Result<Self, AppError> {
+        let process = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        let path = dir.join(".env");
+        let mut dotenv = BTreeMap::new();
+        let mut dotenv_path = None;
+        if path.is_file() {
+            let entries = dotenvy::from_path_iter(&path).map_err(|e| {
+                AppError::config(format!("cannot read {}: {e}", path.display()))
+            })?;
+            for entry in entries {
+                let (key, value) = entry.map_err(|e| {
+                    AppError::config(format!(
+                        "{} is not a valid .env file: {e}; fix or remove that line",
+                        path.display()
+                    ))
+                })?;
+                dotenv.insert(key, value);
+            }
+            dotenv_path = Some(path);
+        }
+        Ok(Self {
+            process,
+            dotenv,
+            dotenv_path,
+        })
+    }
+
+    /// Build an environment from explicit maps (tests).
+    #[cfg(test)]
+    pub fn from_maps(process: &[(&str, &str)], dotenv: &[(&str, &str)]) -> Self {
+        let map = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        Self {
+            process: map(process),
+            dotenv: map(dotenv),
+            dotenv_path: None,
+        }
+    }
+
+    /// A variable's value: the process environment first, then `.env`. Empty counts as unset.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.process
+            .get(name)
+            .or_else(|| self.dotenv.get(name))
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// Every variable a child process should see before the agent's own edits:
+    /// the process environment plus `.env` entries it does not already define.
+    pub fn merged(&self) -> BTreeMap<String, String> {
+        let mut all = self.dotenv.clone();
+        all.extend(self.process.clone());
+        all
+    }
+
+    fn dotenv_hint(&self) -> String {
+        match &self.dotenv_path {
+            Some(p) => format!("the environment or {}", p.display()),
+            None => "the environment or a .env file in the working directory".to_string(),
+        }
+    }
+}
+
+/// The API key together with the variable it came from (for error messages).
+#[derive(Clone)]
+pub struct ApiKey {
+    pub value: String,
+    pub var: &'static str,
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ApiKey(from {})", self.var)
+    }
+}
+
+/// Every setting a run needs, resolved once at start-up.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub api_key: Option<ApiKey>,
+    pub base_url: String,
+    pub model: String,
+    pub approve: ApprovalPolicy,
+    pub command_timeout: Duration,
+    pub max_steps: u32,
+    pub stream: bool,
+    pub retries: u32,
+    pub skill_roots: Vec<SkillRoot>,
+    /// Whether a person can be asked questions on a terminal.
+    pub interactive: bool,
+    pub env: Environment,
+}
+
+impl Config {
+    /// Resolve every setting from the command line, the environment and `.env`.
+    pub fn resolve(cli: &Cli, env: Environment, cwd: &Path) -> Result<Self, AppError> {
+        let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+        let base_url = resolve_base_url(cli.base_url.as_deref(), &env)?;
+        let api_key = API_KEY_VARS.iter().find_map(|var| {
+            env.get(var).map(|value| ApiKey {
+                value: value.to_string(),
+                var,
+            })
+        });
+        let model = cli
+            .model
+            .clone()
+            .or_else(|| env.get("AGENT_MODEL").map(str::to_string))
+            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+        let approve = match (cli.yes, cli.approve) {
+            (true, _) => ApprovalPolicy::Yes,
+            (false, Some(arg)) => policy_from_arg(arg),
+            (false, None) => match env.get("AGENT_APPROVE") {
+                Some(v) => ApprovalPolicy::parse(v).ok_or_else(|| {
+                    AppError::config(format!(
+                        "AGENT_APPROVE={v:?} is not one of ask, auto, yes, no"
+                    ))
+                })?,
+                None if interactive => ApprovalPolicy::Ask,
+                None => ApprovalPolicy::Auto,
+            },
+        };
+        let timeout_secs = pick_number(cli.timeout, &env, "AGENT_TIMEOUT", 60)?;
+        if timeout_secs == 0 {
+            return Err(AppError::config("the command timeout must be at least 1 second"));
+        }
+        let max_steps = pick_number(cli.max_steps.map(u64::from), &env, "AGENT_MAX_STEPS", 10)?;
+        let max_steps = u32::try_from(max_steps)
+            .map_err(|_| AppError::config("AGENT_MAX_STEPS is too large"))?;
+        let retries = pick_number(None, &env, "AGENT_RETRIES", 2)?;
+        let retries =
+            u32::try_from(retries).map_err(|_| AppError::config("AGENT_RETRIES is too large"))?;
+        let stream = !cli.no_stream
+            && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
+        let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
+        Ok(Self {
+            api_key,
+            base_url,
+            model,
+            approve,
+            command_timeout: Duration::from_secs(timeout_secs),
+            max_steps,
+            stream,
+            retries,
+            skill_roots,
+            interactive,
+            env,
+        })
+    }
+}
+
+impl Config {
+    /// Fail with exit 3 when talking to the endpoint needs a key and none is set.
+    pub fn require_key(&self) -> Result<(), AppError> {
+        if self.api_key.is_some() || is_local_endpoint(&self.base_url) {
+            return Ok(());
+        }
+        Err(AppError::config(format!(
+            "no API key for {}: set AGENT_API_KEY or OPENAI_API_KEY in {} \
+             (copy .env.example to .env to start), or set AGENT_BASE_URL to a local \
+             server that needs none",
+            self.base_url,
+            self.env.dotenv_hint()
+        )))
+    }
+}
+
+fn policy_from_arg(arg: ApproveArg) -> ApprovalPolicy {
+    match arg {
+        ApproveArg::Ask => ApprovalPolicy::Ask,
+        ApproveArg::Auto => ApprovalPolicy::Auto,
+        ApproveArg::Yes => ApprovalPolicy::Yes,
+        ApproveArg::No => ApprovalPolicy::No,
+    }
+}
+
+fn pick_number(flag: Option<u64>, env: &Environment, var: &str, default: u64) -> Result<u64, AppError> {
+    if let Some(v) = flag {
+        return Ok(v);
+    }
+    match env.get(var) {
+        Some(raw) => raw.trim().parse().map_err(|_| {
+            AppError::config(format!("{var}={raw:?} is not a whole number"))
+        }),
+        None => Ok(default),
+    }
+}
+
+fn resolve_base_url(flag: Option<&str>, env: &Environment) -> Result<String, AppError> {
+    let (raw, source) = if let Some(v) = flag {
+        (v.to_string(), "--base-url")
+    } else if let Some(v) = env.get("AGENT_BASE_URL") {
+        (v.to_string(), "AGENT_BASE_URL")
+    } else if let Some(v) = env.get("OPENAI_BASE_URL") {
+        (v.to_string(), "OPENAI_BASE_URL")
+    } else {
+        return Ok(DEFAULT_BASE_URL.to_string());
+    };
+    let trimmed = raw.trim().trim_end_matches('/');
+    let parsed = Url::parse(trimmed).map_err(|e| {
+        AppError::config(format!(
+            "{source} {raw:?} is not a valid URL ({e}); expected something like \
+             http://localhost:11434/v1"
+        ))
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(AppError::config(format!(
+            "{source} {raw:?} must be an http:// or https:// URL with a host, \
+             e.g. http://localhost:11434/v1"
+        )));
+    }
+    Ok(trimmed.to_string())
+}
+
+/// True for endpoints that plausibly need no key: loopback, private networks, single-label or
+/// `.local` hosts (a local Ollama, llama.cpp or vLLM server, or one on the LAN).
+pub fn is_local_endpoint(base_url: &str) -> bool {
+    let Ok(url) = Url::parse(base_url) else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => is_local_ip(IpAddr::V4(ip)),
+        Some(url::Host::Ipv6(ip)) => is_local_ip(IpAddr::V6(ip)),
+        Some(url::Host::Domain(name)) => {
+            let name = name.to_ascii_lowercase();
+            name == "localhost"
+                || name.ends_with(".localhost")
+                || name.ends_with(".local")
+                || name.ends_with(".internal")
+                || !name.contains('.')
+        }
+        None => false,
+    }
+}
+
+fn is_local_ip(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            v4.is_loopback() || v4.is_private() || v4.is_link_local() || v4.is_unspecified()
+        }
+        IpAddr::V6(v6) => v6.is_loopback() || v6.is_unspecified(),
+    }
+}
+
+/// The skill roots of SPEC §2, in precedence order.
+fn skill_roots(flags: &[PathBuf], env: &Environment, cwd: &Path) -> Result<Vec<SkillRoot>, AppError> {
+    let mut roots = Vec::new();
+    for dir in flags {
+        let path = if dir.is_absolute() { dir.clone() } else { cwd.join(dir) };
+        if let Err(e) = std::fs::read_dir(&path) {
+            return Err(AppError::config(format!(
+                "--skills-dir {}: cannot read the folder ({e})",
+                dir.display()
+            )));
+        }
+        roots.push(SkillRoot::new(path, RootKind::Flag));
+    }
+    if let Some(list) = env.get("AGENT_SKILLS_PATH") {
+        for part in list.split(':').filter(|p| !p.is_empty()) {
+            let p = PathBuf::from(part);
+            let path = if p.is_absolute() { p } else { cwd.join(p) };
+            roots.push(SkillRoot::new(path, RootKind::EnvPath));
+        }
+    }
+    roots.push(SkillRoot::new(cwd.join(".agents/skills"), RootKind::Project));
+    roots.push(SkillRoot::new(cwd.join("skills"), RootKind::Project));
+    if let Some(home) = home_dir(env) {
+        roots.push(SkillRoot::new(home.join(".agents/skills"), RootKind::User));
+        roots.push(SkillRoot::new(home.join(".skills"), RootKind::User));
+    }
+    Ok(roots)
+}
+
+fn home_dir(env: &Environment) -> Option<PathBuf> {
+    env.process
+        .get("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn resolve(args: &[&str], process: &[(&str, &str)], dotenv: &[(&str, &str)]) -> Result<Config, AppError> {
+        let mut argv = vec!["agent"];
+        argv.extend_from_slice(args);
+        let cli = Cli::parse_from(argv);
+        let c = Config::resolve(&cli, Environment::from_maps(process, dotenv), Path::new("/tmp"))?;
+        c.require_key()?;
+        Ok(c)
+    }
+
+    #[test]
+    fn flag_beats_env_beats_dotenv_beats_default() {
+        let env = [("AGENT_MODEL", "from-env"), ("AGENT_API_KEY", "k")];
+        let dot = [("AGENT_MODEL", "from-dotenv"), ("AGENT_TIMEOUT", "7")];
+        let c = resolve(&["--model", "from-flag"], &env, &dot).unwrap();
+        assert_eq!(c.model, "from-flag");
+        let c = resolve(&[], &env, &dot).unwrap();
+        assert_eq!(c.model, "from-env");
+        assert_eq!(c.command_timeout, Duration::from_secs(7));
+        let c = resolve(&[], &[("AGENT_API_KEY", "k")], &dot).unwrap();
+        assert_eq!(c.model, "from-dotenv");
+        let c = resolve(&[], &[("AGENT_API_KEY", "k")], &[]).unwrap();
+        assert_eq!(c.model, DEFAULT_MODEL);
+        assert_eq!(c.base_url, DEFAULT_BASE_URL);
+        assert_eq!(c.max_steps, 10);
+    }
+
+    #[test]
+    fn agent_key_wins_over_openai_key() {
+        let c = resolve(&[], &[("OPENAI_API_KEY", "o"), ("AGENT_API_KEY", "a")], &[]).unwrap();
+        let key = c.api_key.unwrap();
+        assert_eq!((key.value.as_str(), key.var), ("a", "AGENT_API_KEY"));
+    }
+
+    #[test]
+    fn missing_key_is_a_config_error_naming_both_variables() {
+        let err = resolve(&[], &[], &[]).unwrap_err();
+        assert_eq!(err.code, crate::exit::ExitCode::Config);
+        assert!(err.message.contains("AGENT_API_KEY") && err.message.contains("OPENAI_API_KEY"));
+        assert!(err.message.contains(".env"));
+    }
+
+    #[test]
+    fn local_servers_need_no_key() {
+        for url in ["http://localhost:11434/v1", "http://127.0.0.1:8080/v1", "http://192.168.1.9:8000/v1", "http://ollama:11434/v1"] {
+            assert!(resolve(&[], &[("AGENT_BASE_URL", url)], &[]).is_ok(), "{url}");
+        }
+        assert!(resolve(&[], &[("AGENT_BASE_URL", "https://api.example.com/v1")], &[]).is_err());
+    }
+
+    #[test]
+    fn malformed_url_is_a_config_error() {
+        for url in ["not a url", "ftp://host/v1", "localhost:11434"] {
+            let err = resolve(&["--base-url", url], &[("AGENT_API_KEY", "k")], &[]).unwrap_err();
+            assert_eq!(err.code, crate::exit::ExitCode::Config, "{url}");
+        }
+    }
+
+    #[test]
+    fn approval_defaults_and_overrides() {
+        let key = ("AGENT_API_KEY", "k");
+        assert_eq!(resolve(&["--yes"], &[key], &[]).unwrap().approve, ApprovalPolicy::Yes);
+        assert_eq!(resolve(&["--approve", "no"], &[key], &[]).unwrap().approve, ApprovalPolicy::No);
+        assert_eq!(resolve(&[], &[key, ("AGENT_APPROVE", "yes")], &[]).unwrap().approve, ApprovalPolicy::Yes);
+        assert!(resolve(&[], &[key, ("AGENT_APPROVE", "maybe")], &[]).is_err());
+    }
+
+    #[test]
+    fn skill_roots_follow_the_spec_order() {
+        let c = resolve(&[], &[("AGENT_API_KEY", "k"), ("AGENT_SKILLS_PATH", "/a:/b"), ("HOME", "/home/u")], &[]).unwrap();
+        let roots: Vec<String> = c.skill_roots.iter().map(|r| r.path.display().to_string()).collect();
+        assert_eq!(roots, ["/a", "/b", "/tmp/.agents/skills", "/tmp/skills", "/home/u/.agents/skills", "/home/u/.skills"]);
+    }
+}

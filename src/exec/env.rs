@@ -1,0 +1,45 @@
+//! The environment a skill's command runs with (SPEC §5).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Variables that hold the agent's own LLM credentials; children never see them.
+pub const AGENT_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
+
+/// The user's environment minus the agent's key variables, plus the skill's own variables.
+pub fn child_env(
+    base: &BTreeMap<String, String>,
+    skill_name: &str,
+    skill_dir: &Path,
+    skill_roots: &[PathBuf],
+) -> BTreeMap<String, String> {
+    let mut env: BTreeMap<String, String> = base
+        .iter()
+        .filter(|(k, _)| !AGENT_KEY_VARS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    env.insert("SKILL_DIR".into(), skill_dir.display().to_string());
+    env.insert("SKILL_NAME".into(), skill_name.into());
+    let roots: Vec<String> = skill_roots.iter().map(|p| p.display().to_string()).collect();
+    env.insert("AGENT_SKILLS_PATH".into(), roots.join(":"));
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn removes_keys_and_adds_skill_vars() {
+        let base: BTreeMap<String, String> = [("AGENT_API_KEY", "a"), ("OPENAI_API_KEY", "b"), ("GITHUB_TOKEN", "c")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let env = child_env(&base, "w", Path::new("/s/w"), &[PathBuf::from("/s"), PathBuf::from("/t")]);
+        assert!(!env.contains_key("AGENT_API_KEY") && !env.contains_key("OPENAI_API_KEY"));
+        assert_eq!(env["GITHUB_TOKEN"], "c");
+        assert_eq!(env["SKILL_DIR"], "/s/w");
+        assert_eq!(env["SKILL_NAME"], "w");
+        assert_eq!(env["AGENT_SKILLS_PATH"], "/s:/t");
+    }
+}

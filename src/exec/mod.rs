@@ -1,0 +1,6 @@
+//! Running what the model proposes: approval, the child environment, processes, redaction.
+
+pub mod approval;
+pub mod env;
+pub mod process;
+pub mod redact;

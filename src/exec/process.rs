@@ -1,0 +1,259 @@
+//! Running one shell command as its own process group: timeout, bounded capture, clean kill.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+
+/// Bytes of each stream kept from the start and from the end; the middle is cut.
+pub const DEFAULT_HEAD_BYTES: usize = 8 * 1024;
+pub const DEFAULT_TAIL_BYTES: usize = 8 * 1024;
+/// How long a process group gets between SIGTERM and SIGKILL.
+const KILL_GRACE: Duration = Duration::from_secs(2);
+/// How long output pipes may stay open after the command exits (background children holding them).
+const DRAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// What to run and how.
+#[derive(Debug, Clone)]
+pub struct CommandSpec<'a> {
+    pub command: &'a str,
+    pub cwd: &'a Path,
+    pub env: &'a BTreeMap<String, String>,
+    pub timeout: Duration,
+    pub head_bytes: usize,
+    pub tail_bytes: usize,
+}
+
+/// One output stream, bounded: head and tail kept, the middle counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    /// Head, a cut marker when bytes were dropped, and tail; invalid UTF-8 replaced.
+    pub text: String,
+    /// Bytes the command wrote in total.
+    pub total_bytes: u64,
+    pub truncated: bool,
+    /// The output was not valid UTF-8.
+    pub binary: bool,
+}
+
+/// The outcome of a command.
+#[derive(Debug, Clone)]
+pub struct CommandOutput {
+    /// Exit status, `None` when killed by a signal.
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout: Captured,
+    pub stderr: Captured,
+    pub timed_out: bool,
+    pub duration: Duration,
+}
+
+/// Kills the whole process group when dropped while armed (Ctrl-C drops the running turn).
+struct GroupGuard {
+    pgid: Option<i32>,
+}
+
+impl GroupGuard {
+    fn signal(&self, sig: i32) {
+        if let Some(pgid) = self.pgid {
+            // SAFETY: killpg only sends a signal; an empty or foreign group yields ESRCH/EPERM, ignored.
+            unsafe {
+                libc::killpg(pgid, sig);
+            }
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.signal(libc::SIGKILL);
+    }
+}
+
+/// Run `sh -c COMMAND` per `spec`. Errors only when the shell cannot be started.
+pub async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
+    let started = Instant::now();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(spec.command)
+        .current_dir(spec.cwd)
+        .env_clear()
+        .envs(spec.env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()?;
+    let guard = GroupGuard {
+        pgid: child.id().and_then(|id| i32::try_from(id).ok()),
+    };
+    let (head, tail) = (spec.head_bytes, spec.tail_bytes);
+    let stdout = child.stdout.take().map(|s| tokio::spawn(capture(s, head, tail)));
+    let stderr = child.stderr.take().map(|s| tokio::spawn(capture(s, head, tail)));
+
+    let mut timed_out = false;
+    let status = match tokio::time::timeout(spec.timeout, child.wait()).await {
+        Ok(status) => status?,
+        Err(_) => {
+            timed_out = true;
+            guard.signal(libc::SIGTERM);
+            match tokio::time::timeout(KILL_GRACE, child.wait()).await {
+                Ok(status) => status?,
+                Err(_) => {
+                    guard.signal(libc::SIGKILL);
+                    child.wait().await?
+                }
+            }
+        }
+    };
+    // Background children may still hold the pipes; give them a moment, then end the group.
+    let stdout = finish(stdout, &guard).await;
+    let stderr = finish(stderr, &guard).await;
+    guard.signal(libc::SIGKILL);
+
+    use std::os::unix::process::ExitStatusExt;
+    Ok(CommandOutput {
+        exit_code: status.code(),
+        signal: status.signal(),
+        stdout,
+        stderr,
+        timed_out,
+        duration: started.elapsed(),
+    })
+}
+
+async fn finish(task: Option<tokio::task::JoinHandle<Captured>>, guard: &GroupGuard) -> Captured {
+    let Some(mut task) = task else {
+        return Captured::default();
+    };
+    match tokio::time::timeout(DRAIN_GRACE, &mut task).await {
+        Ok(joined) => joined.unwrap_or_default(),
+        Err(_) => {
+            guard.signal(libc::SIGKILL);
+            task.await.unwrap_or_default()
+        }
+    }
+}
+
+/// Read a stream to its end keeping at most `head + tail` bytes, so memory stays flat.
+async fn capture(mut reader: impl AsyncRead + Unpin, head_cap: usize, tail_cap: usize) -> Captured {
+    let mut head = Vec::with_capacity(head_cap.min(64 * 1024));
+    let mut tail: std::collections::VecDeque<u8> = std::collections::VecDeque::new();
+    let mut total: u64 = 0;
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        total += n as u64;
+        let mut chunk = &buf[..n];
+        if head.len() < head_cap {
+            let take = (head_cap - head.len()).min(chunk.len());
+            head.extend_from_slice(&chunk[..take]);
+            chunk = &chunk[take..];
+        }
+        if tail_cap > 0 && !chunk.is_empty() {
+            if chunk.len() >= tail_cap {
+                tail.clear();
+                tail.extend(&chunk[chunk.len() - tail_cap..]);
+            } else {
+                let overflow = (tail.len() + chunk.len()).saturating_sub(tail_cap);
+                tail.drain(..overflow);
+                tail.extend(chunk);
+            }
+        }
+    }
+    let tail: Vec<u8> = tail.into();
+    let kept = (head.len() + tail.len()) as u64;
+    let truncated = total > kept;
+    let binary = head.contains(&0) || tail.contains(&0) || !utf8_ok(&head, true) || !utf8_ok(&tail, !truncated);
+    let mut text = String::from_utf8_lossy(&head).into_owned();
+    if truncated {
+        text.push_str(&format!("\n[… {} bytes cut; first {} and last {} kept …]\n", total - kept, head.len(), tail.len()));
+    }
+    text.push_str(&String::from_utf8_lossy(&tail));
+    Captured {
+        text,
+        total_bytes: total,
+        truncated,
+        binary,
+    }
+}
+
+/// Valid UTF-8, tolerating a character split at the cut edges.
+fn utf8_ok(bytes: &[u8], starts_clean: bool) -> bool {
+    let start = if starts_clean {
+        0
+    } else {
+        bytes.iter().take(3).take_while(|b| (*b & 0xC0) == 0x80).count()
+    };
+    match std::str::from_utf8(&bytes[start..]) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec<'a>(command: &'a str, env: &'a BTreeMap<String, String>, timeout: Duration) -> CommandSpec<'a> {
+        CommandSpec {
+            command,
+            cwd: Path::new("/"),
+            env,
+            timeout,
+            head_bytes: 100,
+            tail_bytes: 100,
+        }
+    }
+
+    #[tokio::test]
+    async fn captures_exit_code_and_streams() {
+        let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
+        let out = run(&spec("echo out; echo err >&2; exit 3", &env, Duration::from_secs(10))).await.unwrap();
+        assert_eq!(out.exit_code, Some(3));
+        assert_eq!(out.stdout.text, "out\n");
+        assert_eq!(out.stderr.text, "err\n");
+        assert!(!out.timed_out);
+    }
+
+    #[tokio::test]
+    async fn caps_output_keeping_head_and_tail() {
+        let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
+        let out = run(&spec("printf 'A%.0s' $(seq 1 500); seq 1 1000 | tr -d '\\n' >/dev/null; printf 'Z%.0s' $(seq 1 500)", &env, Duration::from_secs(10))).await.unwrap();
+        assert_eq!(out.stdout.total_bytes, 1000);
+        assert!(out.stdout.truncated);
+        assert!(out.stdout.text.starts_with(&"A".repeat(100)));
+        assert!(out.stdout.text.ends_with(&"Z".repeat(100)));
+        assert!(out.stdout.text.contains("800 bytes cut"));
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_group() {
+        let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
+        let out = run(&spec("sleep 30 & sleep 30; echo never", &env, Duration::from_millis(300))).await.unwrap();
+        assert!(out.timed_out);
+        assert!(out.duration < Duration::from_secs(10));
+        assert!(!out.stdout.text.contains("never"));
+    }
+
+    #[tokio::test]
+    async fn stdin_is_empty() {
+        let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
+        let out = run(&spec("cat; echo done", &env, Duration::from_secs(10))).await.unwrap();
+        assert_eq!(out.stdout.text, "done\n");
+    }
+
+    #[tokio::test]
+    async fn binary_output_is_flagged() {
+        let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
+        let out = run(&spec("printf 'a\\377\\376b'", &env, Duration::from_secs(10))).await.unwrap();
+        assert!(out.stdout.binary);
+    }
+}

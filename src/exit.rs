@@ -1,0 +1,64 @@
+//! Exit codes of SPEC §7 and the error type that carries one to `main`.
+
+use std::fmt;
+
+/// The documented process exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    Answered = 0,
+    Internal = 1,
+    Usage = 2,
+    Config = 3,
+    Llm = 4,
+    StepLimit = 5,
+    Interrupted = 130,
+}
+
+impl ExitCode {
+    /// The numeric process exit status.
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// An error that knows which exit code it ends the process with.
+#[derive(Debug)]
+pub struct AppError {
+    pub code: ExitCode,
+    pub message: String,
+}
+
+impl AppError {
+    pub fn new(code: ExitCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn config(message: impl Into<String>) -> Self {
+        Self::new(ExitCode::Config, message)
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(ExitCode::Usage, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ExitCode::Internal, message)
+    }
+}
+
+impl fmt::Display for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AppError {}
+
+impl From<anyhow::Error> for AppError {
+    fn from(err: anyhow::Error) -> Self {
+        Self::internal(format!("{err:#}"))
+    }
+}

@@ -1,0 +1,147 @@
+//! `LlmClient`: one chat-completions call with tools, streamed into a [`Reply`].
+
+use std::time::Duration;
+
+use async_openai::config::Config;
+use async_openai::error::OpenAIError;
+use futures::StreamExt;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::Value;
+
+use super::LlmError;
+use super::stream::Accumulator;
+use super::transport::{EndpointInfo, RetryNotice, Transport};
+use super::types::{ChatMessage, ChatRequest, Chunk, Reply};
+
+/// The endpoint as async-openai sees it; sends `Authorization` only when there is a key,
+/// since some local servers reject an empty bearer token.
+#[derive(Debug, Clone)]
+struct Endpoint {
+    base: String,
+    key: SecretString,
+}
+
+impl Config for Endpoint {
+    fn headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        let key = self.key.expose_secret();
+        if !key.is_empty()
+            && let Ok(value) = HeaderValue::from_str(&format!("Bearer {key}"))
+        {
+            headers.insert(AUTHORIZATION, value);
+        }
+        headers
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    fn query(&self) -> Vec<(&str, &str)> {
+        Vec::new()
+    }
+
+    fn api_base(&self) -> &str {
+        &self.base
+    }
+
+    fn api_key(&self) -> &SecretString {
+        &self.key
+    }
+}
+
+/// Everything the client needs to know about the endpoint.
+pub struct LlmSettings {
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub key_var: Option<&'static str>,
+    pub model: String,
+    pub stream: bool,
+    pub retries: u32,
+}
+
+/// A chat-completions client bound to one endpoint and model.
+pub struct LlmClient {
+    client: async_openai::Client<Endpoint>,
+    model: String,
+    stream: bool,
+}
+
+impl LlmClient {
+    /// Build the client; `notice` hears about retries.
+    pub fn new(settings: LlmSettings, notice: RetryNotice) -> Result<Self, LlmError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .read_timeout(Duration::from_secs(300))
+            .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| LlmError::new(format!("cannot set up HTTPS: {e}")))?;
+        let info = EndpointInfo {
+            base_url: settings.base_url.clone(),
+            model: settings.model.clone(),
+            key_var: settings.key_var,
+        };
+        let endpoint = Endpoint {
+            base: settings.base_url,
+            key: SecretString::from(settings.api_key.unwrap_or_default()),
+        };
+        let transport = Transport::new(http.clone(), settings.retries, info, notice);
+        let client = async_openai::Client::build(http, endpoint).with_http_service(transport);
+        Ok(Self {
+            client,
+            model: settings.model,
+            stream: settings.stream,
+        })
+    }
+
+    /// The exact JSON body a request with these messages and tools sends.
+    pub fn request_body(&self, messages: &[ChatMessage], tools: &Value) -> Value {
+        serde_json::to_value(ChatRequest {
+            model: &self.model,
+            messages,
+            tools,
+            stream: self.stream,
+        })
+        .unwrap_or(Value::Null)
+    }
+
+    /// Send one request; text deltas go to `on_text` as they arrive.
+    pub async fn complete(
+        &self,
+        messages: &[ChatMessage],
+        tools: &Value,
+        on_text: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<Reply, LlmError> {
+        let body = self.request_body(messages, tools);
+        tracing::debug!(bytes = body.to_string().len(), "sending chat request");
+        let mut stream = self
+            .client
+            .chat()
+            .create_stream_byot::<Value, Chunk>(body)
+            .await
+            .map_err(from_openai)?;
+        let mut acc = Accumulator::default();
+        while let Some(item) = stream.next().await {
+            let chunk = item.map_err(from_openai)?;
+            acc.push(chunk, on_text)?;
+        }
+        acc.finish()
+    }
+}
+
+fn from_openai(err: OpenAIError) -> LlmError {
+    match err {
+        OpenAIError::Boxed(inner) => match inner.downcast::<LlmError>() {
+            Ok(e) => *e,
+            Err(other) => LlmError::new(format!("model request failed: {other}")),
+        },
+        OpenAIError::JSONDeserialize(e, content) => {
+            tracing::debug!(raw = %content, "undecodable response chunk");
+            LlmError::new(format!("the endpoint sent a response that is not a chat completion ({e})")).with_snippet(content)
+        }
+        OpenAIError::StreamError(e) => LlmError::new(format!("the response stream broke off: {e}")),
+        OpenAIError::Reqwest(e) => LlmError::new(format!("the response could not be read: {e}")),
+        other => LlmError::new(format!("model request failed: {other}")),
+    }
+}

@@ -1,0 +1,32 @@
+//! The OpenAI-compatible chat client: requests, lenient streaming, retries, clear errors.
+
+pub mod client;
+pub mod stream;
+pub mod transport;
+pub mod types;
+
+pub use client::{LlmClient, LlmSettings};
+pub use types::ChatMessage;
+
+/// Why a model call failed, worded for the user (what happened and what to do).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct LlmError {
+    pub message: String,
+    /// The raw response text involved, shown with `-v`.
+    pub snippet: Option<String>,
+}
+
+impl LlmError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            snippet: None,
+        }
+    }
+
+    pub fn with_snippet(mut self, snippet: impl Into<String>) -> Self {
+        self.snippet = Some(snippet.into());
+        self
+    }
+}

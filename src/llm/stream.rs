@@ -1,0 +1,201 @@
+//! Folding chunks into one [`Reply`], tolerating missing tool-call indexes and odd finish reasons.
+
+use serde_json::Value;
+
+use super::LlmError;
+use super::types::{Chunk, FunctionCall, Reply, ToolCall, ToolCallDelta};
+
+#[derive(Debug, Default)]
+struct PartialCall {
+    index: Option<u64>,
+    id: Option<String>,
+    name: String,
+    arguments: String,
+}
+
+/// Accumulates the chunks of one response.
+#[derive(Debug, Default)]
+pub struct Accumulator {
+    content: String,
+    calls: Vec<PartialCall>,
+    finish_reason: Option<String>,
+    usage: Option<super::types::Usage>,
+    chunks: usize,
+}
+
+impl Accumulator {
+    /// Fold in one chunk; text deltas are passed to `on_text` as they arrive.
+    pub fn push(&mut self, chunk: Chunk, on_text: &mut dyn FnMut(&str)) -> Result<(), LlmError> {
+        self.chunks += 1;
+        if let Some(err) = chunk.error {
+            let message = err
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| err.to_string());
+            return Err(LlmError::new(format!("the endpoint reported an error mid-response: {message}")).with_snippet(err.to_string()));
+        }
+        if chunk.usage.is_some() {
+            self.usage = chunk.usage;
+        }
+        // Only the first choice matters: we never ask for n > 1.
+        let Some(choice) = chunk.choices.into_iter().find(|c| c.index.unwrap_or(0) == 0) else {
+            return Ok(());
+        };
+        if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
+            self.finish_reason = Some(reason);
+        }
+        let Some(delta) = choice.delta else {
+            return Ok(());
+        };
+        match delta.content {
+            Some(Value::String(text)) if !text.is_empty() => {
+                on_text(&text);
+                self.content.push_str(&text);
+            }
+            Some(Value::Array(parts)) => {
+                for text in parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)) {
+                    on_text(text);
+                    self.content.push_str(text);
+                }
+            }
+            _ => {}
+        }
+        for call in delta.tool_calls.unwrap_or_default() {
+            self.push_call(call);
+        }
+        Ok(())
+    }
+
+    fn push_call(&mut self, delta: ToolCallDelta) {
+        let slot = match (delta.index, delta.id.as_deref()) {
+            (Some(i), _) => self.calls.iter().position(|c| c.index == Some(i)),
+            // No index: a new id starts a new call, no id continues the last one.
+            (None, Some(id)) => self.calls.iter().position(|c| c.id.as_deref() == Some(id)),
+            (None, None) => self.calls.len().checked_sub(1),
+        };
+        let idx = match slot {
+            Some(i) => i,
+            None => {
+                self.calls.push(PartialCall {
+                    index: delta.index,
+                    ..PartialCall::default()
+                });
+                self.calls.len() - 1
+            }
+        };
+        let call = &mut self.calls[idx];
+        if let Some(id) = delta.id.filter(|id| !id.is_empty()) {
+            call.id.get_or_insert(id);
+        }
+        if let Some(f) = delta.function {
+            if let Some(name) = f.name {
+                // Some servers repeat the full name in every chunk; others split it.
+                if !call.name.ends_with(&name) || call.name.is_empty() {
+                    call.name.push_str(&name);
+                }
+            }
+            match f.arguments {
+                Some(Value::String(s)) => call.arguments.push_str(&s),
+                Some(Value::Null) | None => {}
+                Some(other) => call.arguments.push_str(&other.to_string()),
+            }
+        }
+    }
+
+    /// The finished reply. An empty response (no text, no calls) is an error.
+    pub fn finish(self) -> Result<Reply, LlmError> {
+        if self.content.is_empty() && self.calls.is_empty() {
+            let detail = if self.chunks == 0 { "no data at all" } else { "neither text nor tool calls" };
+            return Err(LlmError::new(format!(
+                "the endpoint returned an empty response ({detail}); check that the model supports chat completions with tools"
+            )));
+        }
+        let tool_calls = self
+            .calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| ToolCall {
+                id: c.id.unwrap_or_else(|| format!("call_{i}")),
+                kind: "function",
+                function: FunctionCall {
+                    name: c.name.trim().to_string(),
+                    arguments: c.arguments,
+                },
+            })
+            .collect();
+        Ok(Reply {
+            content: self.content,
+            tool_calls,
+            finish_reason: self.finish_reason,
+            usage: self.usage,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(v: serde_json::Value) -> Chunk {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn text_deltas_stream_and_join() {
+        let mut acc = Accumulator::default();
+        let mut seen = String::new();
+        for t in ["Hel", "lo"] {
+            acc.push(chunk(serde_json::json!({"choices":[{"index":0,"delta":{"content":t}}]})), &mut |s| seen.push_str(s)).unwrap();
+        }
+        acc.push(chunk(serde_json::json!({"choices":[{"delta":{},"finish_reason":""}]})), &mut |_| {}).unwrap();
+        assert_eq!(seen, "Hello");
+        assert_eq!(acc.finish().unwrap().content, "Hello");
+    }
+
+    #[test]
+    fn tool_calls_with_and_without_index() {
+        let mut acc = Accumulator::default();
+        let parts = [
+            serde_json::json!({"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"activate_skill","arguments":"{\"na"}}]}}]}),
+            serde_json::json!({"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"me\":\"x\"}"}}]}}]}),
+            serde_json::json!({"choices":[{"delta":{"tool_calls":[{"id":"b","function":{"name":"run_command","arguments":{"command":"ls"}}}]}}]}),
+        ];
+        for p in parts {
+            acc.push(chunk(p), &mut |_| {}).unwrap();
+        }
+        let reply = acc.finish().unwrap();
+        assert_eq!(reply.tool_calls.len(), 2);
+        assert_eq!(reply.tool_calls[0].function.arguments, "{\"name\":\"x\"}");
+        assert_eq!(reply.tool_calls[1].function.arguments, "{\"command\":\"ls\"}");
+    }
+
+    #[test]
+    fn indexed_parallel_calls() {
+        let mut acc = Accumulator::default();
+        let parts = [
+            serde_json::json!({"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":""}},{"index":1,"id":"b","function":{"name":"g","arguments":"{"}}]}}]}),
+            serde_json::json!({"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"}"}},{"index":0,"function":{"arguments":"{}"}}]}}]}),
+        ];
+        for p in parts {
+            acc.push(chunk(p), &mut |_| {}).unwrap();
+        }
+        let reply = acc.finish().unwrap();
+        assert_eq!(reply.tool_calls[0].function.arguments, "{}");
+        assert_eq!(reply.tool_calls[1].function.arguments, "{}");
+    }
+
+    #[test]
+    fn non_streamed_message_is_read_as_delta() {
+        let mut acc = Accumulator::default();
+        acc.push(chunk(serde_json::json!({"choices":[{"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]})), &mut |_| {}).unwrap();
+        assert_eq!(acc.finish().unwrap().content, "Hi");
+    }
+
+    #[test]
+    fn mid_stream_error_and_empty_response() {
+        let mut acc = Accumulator::default();
+        assert!(acc.push(chunk(serde_json::json!({"error":{"message":"overloaded"}})), &mut |_| {}).unwrap_err().message.contains("overloaded"));
+        assert!(Accumulator::default().finish().is_err());
+    }
+}

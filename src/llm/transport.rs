@@ -1,0 +1,267 @@
+//! The HTTP layer under async-openai: one retry policy, SSE normalisation, and errors that say
+//! what to do. Installed with `Client::with_http_service`, replacing the crate's own retries.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_openai::error::OpenAIError;
+use async_openai::middleware::HttpRequestFactory;
+use bytes::Bytes;
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+
+use super::LlmError;
+
+/// Longest wait honoured from a `Retry-After` header.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+/// Most of an error body kept for messages.
+const SNIPPET_CHARS: usize = 400;
+
+/// Called with a human sentence whenever a request is retried.
+pub type RetryNotice = Arc<dyn Fn(String) + Send + Sync>;
+
+/// What error messages need to name.
+#[derive(Debug, Clone)]
+pub struct EndpointInfo {
+    pub base_url: String,
+    pub model: String,
+    /// Which variable the key came from, if any.
+    pub key_var: Option<&'static str>,
+}
+
+/// A tower service that sends requests with retries and hands async-openai an SSE body.
+#[derive(Clone)]
+pub struct Transport {
+    http: reqwest::Client,
+    retries: u32,
+    info: Arc<EndpointInfo>,
+    notice: RetryNotice,
+}
+
+impl Transport {
+    pub fn new(http: reqwest::Client, retries: u32, info: EndpointInfo, notice: RetryNotice) -> Self {
+        Self {
+            http,
+            retries,
+            info: Arc::new(info),
+            notice,
+        }
+    }
+}
+
+impl tower::Service<HttpRequestFactory> for Transport {
+    type Response = reqwest::Response;
+    type Error = OpenAIError;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<reqwest::Response, OpenAIError>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, factory: HttpRequestFactory) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { this.send(factory).await.map_err(|e| OpenAIError::Boxed(Box::new(e))) })
+    }
+}
+
+impl Transport {
+    async fn send(&self, factory: HttpRequestFactory) -> Result<reqwest::Response, LlmError> {
+        let mut attempt = 0u32;
+        loop {
+            let request = factory
+                .build()
+                .await
+                .map_err(|e| LlmError::new(format!("could not build the request: {e}")))?;
+            let url = request.url().to_string();
+            let (retry_reason, delay) = match self.http.execute(request).await {
+                Ok(resp) if resp.status().is_success() => return as_event_stream(resp).await,
+                Ok(resp) => {
+                    let status = resp.status();
+                    let retry_after = retry_after(resp.headers());
+                    let body = resp.text().await.unwrap_or_default();
+                    if !is_retryable(status) || attempt >= self.retries {
+                        return Err(self.status_error(status, &body, &url, attempt));
+                    }
+                    (format!("HTTP {status}"), retry_after.unwrap_or_else(|| backoff(attempt)))
+                }
+                Err(e) => {
+                    if !(e.is_connect() || e.is_timeout() || e.is_request()) || attempt >= self.retries {
+                        return Err(self.transport_error(&e, &url, attempt));
+                    }
+                    (transport_cause(&e), backoff(attempt))
+                }
+            };
+            attempt += 1;
+            (self.notice)(format!(
+                "{retry_reason} from the model endpoint; retry {attempt} of {} in {:.1}s",
+                self.retries,
+                delay.as_secs_f64()
+            ));
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    fn status_error(&self, status: StatusCode, body: &str, url: &str, retries: u32) -> LlmError {
+        let server = server_message(body);
+        let info = &self.info;
+        let after = if retries > 0 { format!(" after {} attempts", retries + 1) } else { String::new() };
+        let message = match status.as_u16() {
+            401 | 403 => match info.key_var {
+                Some(var) => format!(
+                    "the endpoint rejected the API key (HTTP {status}): {server}. Check the key in {var} (and that it belongs to {})",
+                    info.base_url
+                ),
+                None => format!(
+                    "the endpoint wants an API key (HTTP {status}): {server}. Set AGENT_API_KEY or OPENAI_API_KEY"
+                ),
+            },
+            404 => format!(
+                "HTTP 404 from {url}: the model `{}` or the base URL `{}` is wrong ({server}). Check AGENT_MODEL/--model and AGENT_BASE_URL",
+                info.model, info.base_url
+            ),
+            400 | 422 => format!("the endpoint refused the request (HTTP {status}): {server}"),
+            _ => format!("the model endpoint failed{after} (HTTP {status}): {server}"),
+        };
+        LlmError::new(message).with_snippet(truncate(body))
+    }
+
+    fn transport_error(&self, e: &reqwest::Error, url: &str, retries: u32) -> LlmError {
+        let after = if retries > 0 { format!(" after {} attempts", retries + 1) } else { String::new() };
+        let cause = transport_cause(e);
+        LlmError::new(format!(
+            "cannot reach the model endpoint {url}{after}: {cause}. Is the server running, and is AGENT_BASE_URL ({}) right?",
+            self.info.base_url
+        ))
+    }
+}
+
+/// Async-openai parses SSE; a server that answers with plain JSON (it ignored `stream`, or we
+/// asked for no stream) gets its body wrapped as a single event so one code path reads both.
+async fn as_event_stream(resp: reqwest::Response) -> Result<reqwest::Response, LlmError> {
+    let is_sse = resp
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if is_sse {
+        return Ok(resp);
+    }
+    let status = resp.status();
+    let body = resp
+        .bytes()
+        .await
+        .map_err(|e| LlmError::new(format!("the response body was cut off: {e}")))?;
+    let one_line = match serde_json::from_slice::<serde_json::Value>(&body) {
+        Ok(v) => v.to_string(),
+        Err(_) => {
+            let text = String::from_utf8_lossy(&body);
+            return Err(LlmError::new(format!(
+                "the endpoint answered with something that is not JSON: {}",
+                truncate(text.trim()).replace('\n', " ")
+            ))
+            .with_snippet(truncate(&text)));
+        }
+    };
+    let sse = format!("data: {one_line}\n\ndata: [DONE]\n\n");
+    let mut rebuilt = http::Response::new(Bytes::from(sse));
+    *rebuilt.status_mut() = status;
+    rebuilt
+        .headers_mut()
+        .insert(CONTENT_TYPE, http::HeaderValue::from_static("text/event-stream"));
+    Ok(reqwest::Response::from(rebuilt))
+}
+
+fn is_retryable(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 408 | 409 | 429 | 500 | 502 | 503 | 504)
+}
+
+/// Exponential backoff (0.5 s, 1 s, 2 s …, capped at 8 s) with up to 25 % jitter.
+fn backoff(attempt: u32) -> Duration {
+    let base = Duration::from_millis(500).saturating_mul(1u32 << attempt.min(4));
+    let base = base.min(Duration::from_secs(8));
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    base + base.mul_f64(f64::from(nanos % 1000) / 4000.0)
+}
+
+/// `Retry-After` as seconds or an HTTP date, capped.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let raw = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    let wait = match raw.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs >= 0.0 => Duration::from_secs_f64(secs),
+        _ => {
+            let when = httpdate::parse_http_date(raw).ok()?;
+            when.duration_since(std::time::SystemTime::now()).unwrap_or_default()
+        }
+    };
+    Some(wait.min(MAX_RETRY_AFTER))
+}
+
+fn transport_cause(e: &reqwest::Error) -> String {
+    let mut cause = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        cause = format!("{cause}: {s}");
+        source = s.source();
+    }
+    if e.is_timeout() {
+        cause = format!("timed out ({cause})");
+    }
+    cause
+}
+
+/// The `error.message` of an OpenAI-style error body, else the body itself.
+fn server_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("message"))
+            .or_else(|| v.get("error"))
+            .and_then(|m| m.as_str())
+            .map(str::to_string)
+    });
+    match message {
+        Some(m) => m,
+        None if body.trim().is_empty() => "no details in the response".into(),
+        None => truncate(body.trim()).replace('\n', " "),
+    }
+}
+
+fn truncate(s: &str) -> String {
+    if s.chars().count() <= SNIPPET_CHARS {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(SNIPPET_CHARS).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_seconds_and_cap() {
+        let mut h = HeaderMap::new();
+        h.insert(RETRY_AFTER, "2".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert(RETRY_AFTER, "3600".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(MAX_RETRY_AFTER));
+        h.insert(RETRY_AFTER, "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn server_message_prefers_error_message() {
+        assert_eq!(server_message(r#"{"error":{"message":"bad model"}}"#), "bad model");
+        assert_eq!(server_message("plain text"), "plain text");
+        assert_eq!(server_message(""), "no details in the response");
+    }
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        assert!(backoff(0) >= Duration::from_millis(500) && backoff(0) < Duration::from_millis(700));
+        assert!(backoff(10) <= Duration::from_secs(10));
+    }
+}

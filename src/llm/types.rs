@@ -1,0 +1,141 @@
+//! Wire types: what we send (strict) and what we accept back (lenient, for real servers' quirks).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One message of the conversation, in the chat-completions shape.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ChatMessage {
+    pub role: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ChatMessage {
+    pub fn system(text: impl Into<String>) -> Self {
+        Self::plain("system", text)
+    }
+
+    pub fn user(text: impl Into<String>) -> Self {
+        Self::plain("user", text)
+    }
+
+    fn plain(role: &'static str, text: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: Some(text.into()),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+
+    /// The model's turn, as it must be echoed back on the next request.
+    pub fn assistant(content: Option<String>, tool_calls: Vec<ToolCall>) -> Self {
+        Self {
+            role: "assistant",
+            content: content.filter(|c| !c.is_empty() || tool_calls.is_empty()),
+            tool_calls,
+            tool_call_id: None,
+        }
+    }
+
+    pub fn tool(call_id: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            role: "tool",
+            content: Some(text.into()),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(call_id.into()),
+        }
+    }
+}
+
+/// A function call the model asked for.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ToolCall {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub function: FunctionCall,
+}
+
+/// Name and raw JSON arguments of a call.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FunctionCall {
+    pub name: String,
+    pub arguments: String,
+}
+
+/// The body of a chat-completions request.
+#[derive(Debug, Serialize)]
+pub struct ChatRequest<'a> {
+    pub model: &'a str,
+    pub messages: &'a [ChatMessage],
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub tools: &'a Value,
+    pub stream: bool,
+}
+
+/// Token counts, when the server reports them.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub total_tokens: u64,
+}
+
+/// A streamed chunk, or a whole non-streamed completion (its `message` read as `delta`).
+/// Every field is optional: servers omit and add fields freely.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Chunk {
+    pub choices: Vec<ChunkChoice>,
+    pub usage: Option<Usage>,
+    /// Some servers report failures mid-stream as `{"error": …}`.
+    pub error: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ChunkChoice {
+    pub index: Option<u64>,
+    #[serde(alias = "message")]
+    pub delta: Option<Delta>,
+    pub finish_reason: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Delta {
+    pub content: Option<Value>,
+    pub tool_calls: Option<Vec<ToolCallDelta>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ToolCallDelta {
+    pub index: Option<u64>,
+    pub id: Option<String>,
+    pub function: Option<FunctionDelta>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct FunctionDelta {
+    pub name: Option<String>,
+    /// Usually a string fragment; some servers send the whole arguments object.
+    pub arguments: Option<Value>,
+}
+
+/// The model's complete answer to one request.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reply {
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub finish_reason: Option<String>,
+    pub usage: Option<Usage>,
+}

@@ -1,0 +1,43 @@
+//! `agent`: a terminal agent that turns plain skill folders into capabilities of an LLM.
+
+mod agent;
+mod cli;
+mod config;
+mod exec;
+mod exit;
+mod llm;
+mod skills;
+mod ui;
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+fn main() -> std::process::ExitCode {
+    let cli = cli::Cli::parse();
+    init_tracing(cli.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    let code = runtime.block_on(ui::session::run(cli));
+    // Don't wait for blocking tasks (a pending terminal prompt) on the way out.
+    runtime.shutdown_background();
+    std::process::ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// `-v` shows debug logs of this crate, `-vv` trace; `RUST_LOG` overrides both. Logs go to stderr.
+fn init_tracing(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "agent=debug,warn",
+        _ => "agent=trace,info",
+    };
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|v| EnvFilter::try_new(v).ok())
+        .unwrap_or_else(|| EnvFilter::new(default));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
+}

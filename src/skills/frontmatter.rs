@@ -1,0 +1,432 @@
+//! Splitting `SKILL.md` into YAML frontmatter and body, leniently: BOM, CRLF, blank lines before
+//! `---`, unclosed blocks, missing delimiters and YAML that real authors write but YAML rejects.
+
+use gray_matter::Pod;
+use gray_matter::engine::{Engine, YAML};
+use serde_json::{Map, Value};
+
+use super::Severity;
+
+/// A finding about the file's text, located by 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub severity: Severity,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+fn finding(severity: Severity, line: Option<usize>, message: impl Into<String>) -> Finding {
+    Finding {
+        severity,
+        line,
+        message: message.into(),
+    }
+}
+
+/// File text with encoding quirks removed.
+#[derive(Debug)]
+pub struct Normalized {
+    pub text: String,
+    pub findings: Vec<Finding>,
+}
+
+/// Decode bytes as UTF-8 (lossily), drop a BOM and turn CRLF into LF.
+pub fn normalize(raw: &[u8]) -> Normalized {
+    let mut findings = Vec::new();
+    let decoded = match std::str::from_utf8(raw) {
+        Ok(s) => s.to_string(),
+        Err(e) => {
+            findings.push(finding(
+                Severity::Warning,
+                None,
+                format!("not valid UTF-8 (first bad byte at offset {}); invalid bytes replaced", e.valid_up_to()),
+            ));
+            String::from_utf8_lossy(raw).into_owned()
+        }
+    };
+    let mut text = match decoded.strip_prefix('\u{feff}') {
+        Some(rest) => {
+            findings.push(finding(Severity::Warning, Some(1), "starts with a byte-order mark (BOM); ignored it"));
+            rest.to_string()
+        }
+        None => decoded,
+    };
+    if text.contains('\r') {
+        text = text.replace("\r\n", "\n").replace('\r', "\n");
+        findings.push(finding(Severity::Info, None, "uses CRLF line endings; read as LF"));
+    }
+    Normalized { text, findings }
+}
+
+/// The frontmatter block (if any), the body, and what was odd about them.
+#[derive(Debug, Default)]
+pub struct Split {
+    /// Raw YAML text of the frontmatter, when there is one.
+    pub yaml: Option<String>,
+    /// 1-based line of the first YAML line.
+    pub yaml_line: usize,
+    pub body: String,
+    pub findings: Vec<Finding>,
+}
+
+fn is_fence(line: &str) -> bool {
+    line.trim_end() == "---"
+}
+
+fn looks_like_yaml_key(line: &str) -> bool {
+    let Some((key, _)) = line.split_once(':') else {
+        return false;
+    };
+    !key.is_empty()
+        && !key.starts_with(char::is_whitespace)
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Lines that can continue a YAML mapping: keys, indented values, list items, comments.
+fn looks_like_yaml_line(line: &str) -> bool {
+    looks_like_yaml_key(line)
+        || line.starts_with(char::is_whitespace)
+        || line.starts_with("- ")
+        || line.starts_with('#') && !line.starts_with("# ") && !line.starts_with("##")
+}
+
+/// Separate frontmatter from body.
+pub fn split(text: &str) -> Split {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let first = lines.iter().position(|l| !l.trim().is_empty());
+    let Some(first) = first else {
+        return Split {
+            body: String::new(),
+            ..Split::default()
+        };
+    };
+    let mut out = Split::default();
+    let join = |from: usize| lines.get(from..).map(|l| l.join("\n")).unwrap_or_default();
+
+    if is_fence(lines[first]) {
+        if first > 0 {
+            out.findings.push(finding(
+                Severity::Warning,
+                Some(first + 1),
+                format!("{first} blank line(s) before the opening `---`; frontmatter must start on line 1"),
+            ));
+        }
+        let open = first;
+        let close = lines.iter().skip(open + 1).position(|l| is_fence(l) || l.trim_end() == "...");
+        let salvage_end = lines
+            .iter()
+            .skip(open + 1)
+            .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
+            .map(|p| p + open + 1)
+            .unwrap_or(lines.len());
+        match close.map(|c| c + open + 1) {
+            Some(close) if lines[open + 1..close].iter().all(|l| l.trim().is_empty() || looks_like_yaml_line(l)) => {
+                out.yaml = Some(lines[open + 1..close].join("\n"));
+                out.yaml_line = open + 2;
+                out.body = join(close + 1);
+            }
+            Some(close) => {
+                out.findings.push(finding(
+                    Severity::Warning,
+                    Some(open + 1),
+                    format!(
+                        "frontmatter opened on line {} is not closed before the markdown starts on line {}; \
+                         the `---` on line {} looks like a markdown rule — add a closing `---` after the YAML",
+                        open + 1,
+                        salvage_end + 1,
+                        close + 1
+                    ),
+                ));
+                out.yaml = Some(lines[open + 1..salvage_end].join("\n"));
+                out.yaml_line = open + 2;
+                out.body = join(salvage_end);
+            }
+            None => {
+                out.findings.push(finding(
+                    Severity::Warning,
+                    Some(open + 1),
+                    format!(
+                        "frontmatter opened on line {} is never closed; read lines {}-{} as YAML — add a closing `---`",
+                        open + 1,
+                        open + 2,
+                        salvage_end
+                    ),
+                ));
+                out.yaml = Some(lines[open + 1..salvage_end].join("\n"));
+                out.yaml_line = open + 2;
+                out.body = join(salvage_end);
+            }
+        }
+        return out;
+    }
+
+    if lines[first].starts_with("name:") || lines[first].starts_with("description:") {
+        let end = lines
+            .iter()
+            .skip(first)
+            .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
+            .map(|p| p + first)
+            .unwrap_or(lines.len());
+        out.findings.push(finding(
+            Severity::Warning,
+            Some(first + 1),
+            "frontmatter fields without `---` delimiters; wrap them in `---` lines",
+        ));
+        out.yaml = Some(lines[first..end].join("\n"));
+        out.yaml_line = first + 1;
+        out.body = join(end);
+        return out;
+    }
+
+    out.body = text.to_string();
+    out
+}
+
+/// Parsed frontmatter as a JSON-like map, or `None` when it is not a mapping at all.
+#[derive(Debug, Default)]
+pub struct Fields {
+    pub map: Option<Map<String, Value>>,
+    pub findings: Vec<Finding>,
+}
+
+/// Parse the YAML of a frontmatter block, retrying the common author mistakes.
+pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
+    let mut out = Fields::default();
+    if yaml.trim().is_empty() {
+        out.findings.push(finding(Severity::Warning, Some(first_line), "frontmatter is empty"));
+        return out;
+    }
+    if let Some((idx, _)) = yaml.char_indices().find(|(_, c)| c.is_control() && !matches!(c, '\n' | '\t')) {
+        let line = first_line + yaml[..idx].matches('\n').count();
+        out.findings.push(finding(Severity::Warning, Some(line), "control character in frontmatter; removed it"));
+        let cleaned: String = yaml.chars().filter(|c| !c.is_control() || matches!(c, '\n' | '\t')).collect();
+        let mut rest = parse_yaml(&cleaned, first_line);
+        out.findings.append(&mut rest.findings);
+        out.map = rest.map;
+        return out;
+    }
+    match YAML::parse(yaml) {
+        Ok(pod) => match pod_to_json(pod) {
+            Value::Object(map) => out.map = Some(map),
+            Value::Null => out.findings.push(finding(Severity::Warning, Some(first_line), "frontmatter is empty")),
+            other => out.findings.push(finding(
+                Severity::Warning,
+                Some(first_line),
+                format!("frontmatter is a {} rather than a `key: value` mapping; ignored it", kind_of(&other)),
+            )),
+        },
+        Err(err) => {
+            let line = yaml_error_line(&err.to_string()).map(|l| l + first_line - 1);
+            let quoted = quote_colon_values(yaml);
+            if quoted != yaml
+                && let Ok(pod) = YAML::parse(&quoted)
+                && let Value::Object(map) = pod_to_json(pod)
+            {
+                out.findings.push(finding(
+                    Severity::Warning,
+                    line,
+                    "value contains an unquoted `: `; read it as a string — quote the value",
+                ));
+                out.map = Some(map);
+                return out;
+            }
+            out.findings.push(finding(
+                Severity::Warning,
+                line,
+                format!("frontmatter is not valid YAML ({}); read `key: value` lines as plain text", first_line_of(&err.to_string())),
+            ));
+            out.map = Some(scan_lines(yaml));
+        }
+    }
+    out
+}
+
+fn first_line_of(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}
+
+/// yaml-rust reports "... at byte N line L column C"; pull out L.
+fn yaml_error_line(message: &str) -> Option<usize> {
+    let rest = &message[message.find(" line ")? + 6..];
+    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
+/// Put single quotes around top-level plain values that contain `: ` (a frequent mistake).
+fn quote_colon_values(yaml: &str) -> String {
+    yaml.split('\n')
+        .map(|line| {
+            if !looks_like_yaml_key(line) {
+                return line.to_string();
+            }
+            let Some((key, value)) = line.split_once(':') else {
+                return line.to_string();
+            };
+            let v = value.trim();
+            let plain = !v.is_empty() && !v.starts_with(['"', '\'', '[', '{', '|', '>', '&', '*', '!']);
+            if plain && (v.contains(": ") || v.contains(" #") || v.starts_with(['%', '@', '`'])) {
+                format!("{key}: '{}'", v.replace('\'', "''"))
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Last resort for broken YAML: top-level `key: value` lines, with indented lines continuing the
+/// previous value (a `- item` run becomes a list).
+fn scan_lines(yaml: &str) -> Map<String, Value> {
+    let mut map = Map::new();
+    let mut current: Option<(String, Vec<String>)> = None;
+    let flush = |map: &mut Map<String, Value>, current: Option<(String, Vec<String>)>| {
+        if let Some((key, parts)) = current {
+            let items: Vec<&str> = parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()).collect();
+            let value = if items.len() > 1 && items[1..].iter().all(|p| p.starts_with("- ")) && items[0].is_empty() {
+                Value::Array(items.iter().map(|p| Value::String(unquote(&p[2..]))).collect())
+            } else if !items.is_empty() && items.iter().all(|p| p.starts_with("- ")) {
+                Value::Array(items.iter().map(|p| Value::String(unquote(&p[2..]))).collect())
+            } else {
+                let joined = items
+                    .iter()
+                    .filter(|p| !matches!(**p, "|" | ">" | "|-" | ">-"))
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Value::String(unquote(&joined))
+            };
+            map.insert(key, value);
+        }
+    };
+    for line in yaml.split('\n') {
+        if looks_like_yaml_key(line) {
+            flush(&mut map, current.take());
+            if let Some((key, value)) = line.split_once(':') {
+                current = Some((key.trim().to_string(), vec![value.to_string()]));
+            }
+        } else if let Some((_, parts)) = current.as_mut() {
+            parts.push(line.to_string());
+        }
+    }
+    flush(&mut map, current);
+    map
+}
+
+fn unquote(s: &str) -> String {
+    let s = s.trim();
+    for q in ['"', '\''] {
+        if s.len() >= 2 && s.starts_with(q) && s.ends_with(q) {
+            return s[1..s.len() - 1].to_string();
+        }
+    }
+    s.to_string()
+}
+
+/// Describe a JSON value's kind for messages.
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "mapping",
+    }
+}
+
+fn pod_to_json(pod: Pod) -> Value {
+    match pod {
+        Pod::Null => Value::Null,
+        Pod::String(s) => Value::String(s),
+        Pod::Integer(i) => Value::from(i),
+        Pod::Float(f) => serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null),
+        Pod::Boolean(b) => Value::Bool(b),
+        Pod::Array(items) => Value::Array(items.into_iter().map(pod_to_json).collect()),
+        Pod::Hash(map) => {
+            let mut sorted: Vec<_> = map.into_iter().collect();
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(sorted.into_iter().map(|(k, v)| (k, pod_to_json(v))).collect())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_frontmatter() {
+        let s = split("---\nname: a\ndescription: b\n---\n# Body\n");
+        assert_eq!(s.yaml.as_deref(), Some("name: a\ndescription: b"));
+        assert_eq!(s.body, "# Body\n");
+        assert!(s.findings.is_empty());
+    }
+
+    #[test]
+    fn bom_and_crlf_are_normalized() {
+        let n = normalize(b"\xef\xbb\xbf---\r\nname: a\r\n---\r\nbody");
+        assert_eq!(n.text, "---\nname: a\n---\nbody");
+        assert_eq!(n.findings.len(), 2);
+    }
+
+    #[test]
+    fn blank_line_before_fence_is_warned_but_read() {
+        let s = split("\n---\nname: a\n---\nbody");
+        assert_eq!(s.yaml.as_deref(), Some("name: a"));
+        assert_eq!(s.findings[0].line, Some(2));
+    }
+
+    #[test]
+    fn unclosed_frontmatter_is_salvaged() {
+        let s = split("---\nname: a\ndescription: b\n\n# Title\ntext");
+        assert_eq!(s.yaml.as_deref(), Some("name: a\ndescription: b"));
+        assert!(s.body.starts_with("\n# Title"));
+        assert!(s.findings[0].message.contains("never closed"));
+    }
+
+    #[test]
+    fn later_markdown_rule_does_not_swallow_the_body() {
+        let s = split("---\nname: a\ndescription: b\n\n# Title\n\ntext\n\n---\nmore");
+        assert_eq!(s.yaml.as_deref(), Some("name: a\ndescription: b"));
+        assert!(s.findings[0].message.contains("markdown rule"));
+    }
+
+    #[test]
+    fn fields_without_fences() {
+        let s = split("name: a\ndescription: b\n\n# Title");
+        assert_eq!(s.yaml.as_deref(), Some("name: a\ndescription: b"));
+    }
+
+    #[test]
+    fn unquoted_colon_is_retried_as_string() {
+        let f = parse_yaml("name: a\ndescription: Use when: the user asks", 2);
+        let map = f.map.unwrap();
+        assert_eq!(map["description"], "Use when: the user asks");
+        assert_eq!(f.findings.len(), 1);
+    }
+
+    #[test]
+    fn broken_yaml_falls_back_to_lines() {
+        let f = parse_yaml("name: a\ndescription: [unclosed\nallowed-tools:\n  - Read\n  - Bash", 2);
+        let map = f.map.unwrap();
+        assert_eq!(map["name"], "a");
+        assert_eq!(map["allowed-tools"], serde_json::json!(["Read", "Bash"]));
+        assert!(f.findings[0].message.contains("not valid YAML"));
+    }
+
+    #[test]
+    fn flow_maps_and_numbers_parse() {
+        let f = parse_yaml("name: a\nversion: 1.0\nmetadata: {\"a\": {\"b\": 1}}", 2);
+        let map = f.map.unwrap();
+        assert_eq!(map["metadata"]["a"]["b"], 1);
+        assert!(map["version"].is_number());
+    }
+
+    #[test]
+    fn non_mapping_is_reported() {
+        let f = parse_yaml("just a sentence", 2);
+        assert!(f.map.is_none());
+        assert!(f.findings[0].message.contains("string"));
+    }
+}

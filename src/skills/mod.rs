@@ -1,0 +1,103 @@
+//! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
+
+pub mod catalog;
+pub mod discover;
+pub mod frontmatter;
+pub mod parse;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use catalog::SkillSet;
+
+/// Which convention a skill folder follows (SPEC §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dialect {
+    /// `SKILL.md` with YAML frontmatter.
+    AgentSkills,
+    /// Plain-markdown `SKILL.md`, optional `run.sh` and `skill.json`.
+    Scp,
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dialect::AgentSkills => "agent-skills",
+            Dialect::Scp => "scp",
+        })
+    }
+}
+
+/// How serious a loader finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; nothing is wrong for `agent`.
+    Info,
+    /// The file breaks a rule; `agent` worked around it.
+    Warning,
+    /// The skill could not be loaded.
+    Error,
+}
+
+/// One finding about a skill file, with where it was found.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub file: PathBuf,
+    /// 1-based line, when the finding is about one line.
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn new(severity: Severity, file: &Path, line: Option<usize>, message: impl Into<String>) -> Self {
+        Self {
+            severity,
+            file: file.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.file.display(), line, self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+/// A loaded skill: what the catalog shows and what activation and execution need.
+/// The body is not kept: it is read again from `skill_file` on activation.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Skill {
+    pub name: String,
+    pub description: String,
+    /// Absolute path of the skill folder (symlinks kept as the user laid them out).
+    pub dir: PathBuf,
+    /// The `SKILL.md` (or `skill.md`) file.
+    pub skill_file: PathBuf,
+    /// The root this skill was found under.
+    pub root: PathBuf,
+    pub dialect: Dialect,
+    /// Entry script relative to `dir` (`run.sh` or `skill.json`'s `entry`), when it exists.
+    pub entry: Option<String>,
+    pub allowed_tools: Vec<String>,
+    pub version: Option<String>,
+    pub license: Option<String>,
+    pub compatibility: Option<String>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Skill {
+    /// The markdown instructions (everything after the frontmatter), read fresh from disk.
+    pub fn read_body(&self) -> std::io::Result<String> {
+        let raw = parse::read_capped(&self.skill_file)?;
+        let text = frontmatter::normalize(&raw).text;
+        Ok(frontmatter::split(&text).body)
+    }
+}

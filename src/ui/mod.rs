@@ -1,0 +1,7 @@
+//! Front ends: human and JSON renderers of the event stream, terminal approval, the session runners.
+
+pub mod approve;
+pub mod human;
+pub mod json;
+pub mod session;
+pub mod skills_cmd;

@@ -1,0 +1,224 @@
+//! Wiring a run together: configuration, discovery, the agent, and the one-shot or chat loop.
+
+use std::io::{IsTerminal, Read};
+use std::sync::Arc;
+
+use tokio::io::AsyncBufReadExt;
+
+use crate::agent::{Agent, AgentOptions, Event, EventSink, TurnError};
+use crate::cli::{Cli, Command};
+use crate::config::{Config, Environment};
+use crate::exec::redact::Redactor;
+use crate::exit::{AppError, ExitCode};
+use crate::llm::{LlmClient, LlmSettings};
+use crate::skills::discover::{Discovery, discover};
+use crate::skills::{Severity, SkillSet};
+
+use super::approve::TerminalApprover;
+use super::human::HumanRenderer;
+use super::json::JsonWriter;
+
+/// Most bytes of piped stdin taken as context.
+const MAX_STDIN_BYTES: u64 = 1024 * 1024;
+
+/// Run the program; returns the process exit code.
+pub async fn run(cli: Cli) -> i32 {
+    let env = std::env::current_dir()
+        .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))
+        .and_then(|cwd| Ok((Environment::load(&cwd)?, cwd)));
+    let redactor = env.as_ref().map(|(e, _)| Redactor::from_env(&e.merged())).unwrap_or_default();
+    let sink: Arc<dyn EventSink> = if cli.json {
+        Arc::new(JsonWriter::new(redactor))
+    } else {
+        Arc::new(HumanRenderer::new(cli.verbose > 0))
+    };
+    let result = match env {
+        Ok((env, cwd)) => match Config::resolve(&cli, env, &cwd) {
+            Ok(config) => dispatch(&cli, config, sink.clone()).await,
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(code) => code.code(),
+        Err(err) => {
+            sink.emit(Event::Error { message: err.message.clone(), code: err.code.code() });
+            err.code.code()
+        }
+    }
+}
+
+async fn dispatch(cli: &Cli, config: Config, sink: Arc<dyn EventSink>) -> Result<ExitCode, AppError> {
+    let discovery = discover(&config.skill_roots);
+    if let Some(Command::Skills { action }) = &cli.command {
+        return super::skills_cmd::run(action, &discovery, cli.json);
+    }
+    report_discovery(&discovery, &*sink, cli.json || cli.verbose > 0);
+    let message = match initial_message(cli)? {
+        Some(m) => m,
+        None => return chat(cli, config, discovery, sink).await,
+    };
+    let mut agent = build_agent(&config, discovery, sink.clone())?;
+    let outcome = tokio::select! {
+        r = agent.run_turn(&message) => r,
+        _ = tokio::signal::ctrl_c() => {
+            // Dropping the turn drops any running command, whose guard kills its process group.
+            sink.emit(Event::Warning { message: "interrupted".into() });
+            return Ok(finish(&agent, &*sink, ExitCode::Interrupted));
+        }
+    };
+    let code = match outcome {
+        Ok(_) => ExitCode::Answered,
+        Err(e) => turn_failure(&e, &*sink),
+    };
+    Ok(finish(&agent, &*sink, code))
+}
+
+fn turn_failure(err: &TurnError, sink: &dyn EventSink) -> ExitCode {
+    let code = match err {
+        TurnError::Llm(e) => {
+            if let Some(snippet) = &e.snippet {
+                tracing::debug!(raw = %snippet, "response that caused the error");
+            }
+            ExitCode::Llm
+        }
+        TurnError::StepLimit { .. } => ExitCode::StepLimit,
+    };
+    sink.emit(Event::Error { message: err.to_string(), code: code.code() });
+    code
+}
+
+fn finish(agent: &Agent, sink: &dyn EventSink, code: ExitCode) -> ExitCode {
+    sink.emit(Event::Done { exit_code: code.code(), llm_calls: agent.llm_calls(), usage: agent.usage() });
+    code
+}
+
+/// Skipped skills and shadowed names always; per-skill warnings in full when `detailed`.
+fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, detailed: bool) {
+    for d in discovery.skipped.iter().chain(&discovery.warnings) {
+        sink.emit(Event::Warning { message: format!("skill skipped or shadowed: {d}") });
+    }
+    let with_warnings: Vec<&str> = discovery
+        .skills
+        .iter()
+        .filter(|s| s.diagnostics.iter().any(|d| d.severity >= Severity::Warning))
+        .map(|s| s.name.as_str())
+        .collect();
+    if detailed {
+        for skill in &discovery.skills {
+            for d in skill.diagnostics.iter().filter(|d| d.severity >= Severity::Warning) {
+                sink.emit(Event::Warning { message: d.to_string() });
+            }
+        }
+    } else if !with_warnings.is_empty() {
+        sink.emit(Event::Warning {
+            message: format!(
+                "{} skill(s) loaded with problems ({}); see `agent skills show NAME` or run with -v",
+                with_warnings.len(),
+                with_warnings.join(", ")
+            ),
+        });
+    }
+}
+
+/// The one-shot message, if this run is one: `--once` (plus piped stdin) or piped stdin alone.
+fn initial_message(cli: &Cli) -> Result<Option<String>, AppError> {
+    let stdin = std::io::stdin();
+    let piped = if stdin.is_terminal() { None } else { read_stdin()? };
+    match (&cli.once, piped) {
+        (Some(msg), Some(input)) if !input.trim().is_empty() => Ok(Some(format!("{msg}\n\nInput:\n```\n{}\n```", input.trim_end()))),
+        (Some(msg), _) => Ok(Some(msg.clone())),
+        (None, Some(input)) if !input.trim().is_empty() => Ok(Some(input.trim().to_string())),
+        (None, Some(_)) => Err(AppError::usage("stdin was empty: pipe a message in, or use --once \"MESSAGE\"")),
+        (None, None) => Ok(None),
+    }
+}
+
+fn read_stdin() -> Result<Option<String>, AppError> {
+    let mut buf = Vec::new();
+    std::io::stdin()
+        .take(MAX_STDIN_BYTES)
+        .read_to_end(&mut buf)
+        .map_err(|e| AppError::usage(format!("cannot read stdin: {e}")))?;
+    Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
+}
+
+fn build_agent(config: &Config, discovery: Discovery, sink: Arc<dyn EventSink>) -> Result<Agent, AppError> {
+    config.require_key()?;
+    let notice_sink = sink.clone();
+    let llm = LlmClient::new(
+        LlmSettings {
+            base_url: config.base_url.clone(),
+            api_key: config.api_key.as_ref().map(|k| k.value.clone()),
+            key_var: config.api_key.as_ref().map(|k| k.var),
+            model: config.model.clone(),
+            stream: config.stream,
+            retries: config.retries,
+        },
+        Arc::new(move |message| notice_sink.emit(Event::Warning { message })),
+    )
+    .map_err(|e| AppError::new(ExitCode::Llm, e.message))?;
+    let skills = SkillSet::new(discovery.skills);
+    let options = AgentOptions {
+        approve: config.approve,
+        command_timeout: config.command_timeout,
+        max_steps: config.max_steps,
+        base_env: config.env.merged(),
+        skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
+    };
+    sink.emit(Event::Session {
+        version: env!("CARGO_PKG_VERSION"),
+        model: config.model.clone(),
+        base_url: config.base_url.clone(),
+        skills: skills.all().len(),
+        approve: config.approve,
+    });
+    let approver = Arc::new(TerminalApprover::new(config.interactive));
+    Ok(Agent::new(llm, skills, options, sink, approver))
+}
+
+/// A plain line-by-line chat on the terminal; Ctrl-C cancels a turn, Ctrl-D ends the session.
+async fn chat(cli: &Cli, config: Config, discovery: Discovery, sink: Arc<dyn EventSink>) -> Result<ExitCode, AppError> {
+    let _ = cli;
+    let mut agent = build_agent(&config, discovery, sink.clone())?;
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        eprint_prompt();
+        let line = tokio::select! {
+            l = lines.next_line() => l.map_err(|e| AppError::internal(format!("cannot read the terminal: {e}")))?,
+            _ = tokio::signal::ctrl_c() => return Ok(finish(&agent, &*sink, ExitCode::Interrupted)),
+        };
+        let Some(line) = line else {
+            return Ok(finish(&agent, &*sink, ExitCode::Answered));
+        };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if matches!(line, "/exit" | "/quit") {
+            return Ok(finish(&agent, &*sink, ExitCode::Answered));
+        }
+        let outcome = tokio::select! {
+            r = agent.run_turn(line) => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        match outcome {
+            Some(Ok(_)) => {}
+            Some(Err(e)) => {
+                turn_failure(&e, &*sink);
+                agent.close_open_tool_calls("the turn ended with an error");
+            }
+            None => {
+                sink.emit(Event::Warning { message: "turn cancelled".into() });
+                agent.close_open_tool_calls("interrupted by the user");
+            }
+        }
+    }
+}
+
+fn eprint_prompt() {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "› ");
+    let _ = err.flush();
+}
