@@ -1,0 +1,237 @@
+//! Shared harness: a wiremock OpenAI-compatible server with canned JSON/SSE replies served in
+//! sequence, request capture, skill folders in temp dirs, and the real `agent` binary.
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// One canned reply of the mock model.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    Text(String),
+    /// (id, tool name, JSON arguments)
+    Tools(Vec<(String, String, String)>),
+    /// A raw response (errors, odd bodies).
+    Raw(ResponseTemplate),
+}
+
+pub fn text(s: &str) -> Reply {
+    Reply::Text(s.to_string())
+}
+
+pub fn tool(name: &str, args: Value) -> Reply {
+    tools(&[(name, args)])
+}
+
+pub fn tools(calls: &[(&str, Value)]) -> Reply {
+    Reply::Tools(
+        calls
+            .iter()
+            .enumerate()
+            .map(|(i, (n, a))| (format!("call_{i}_{n}"), n.to_string(), a.to_string()))
+            .collect(),
+    )
+}
+
+pub fn status(code: u16, body: &str) -> Reply {
+    Reply::Raw(ResponseTemplate::new(code).set_body_raw(body.to_string(), "application/json"))
+}
+
+/// SSE body for a reply: text split into small deltas, tool-call arguments split in two.
+pub fn sse_body(reply: &Reply) -> String {
+    let mut events: Vec<Value> = Vec::new();
+    match reply {
+        Reply::Text(t) => {
+            events.push(json!({"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}));
+            let chars: Vec<char> = t.chars().collect();
+            for piece in chars.chunks(4) {
+                let s: String = piece.iter().collect();
+                events.push(json!({"choices":[{"index":0,"delta":{"content":s}}]}));
+            }
+            events.push(json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}));
+        }
+        Reply::Tools(calls) => {
+            for (i, (id, name, args)) in calls.iter().enumerate() {
+                let mid = args.len() / 2;
+                let (a, b) = args.split_at(mid);
+                events.push(json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"id":id,"type":"function","function":{"name":name,"arguments":a}}]}}]}));
+                events.push(json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"function":{"arguments":b}}]}}]}));
+            }
+            events.push(json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}));
+        }
+        Reply::Raw(_) => {}
+    }
+    let mut body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    body.push_str("data: [DONE]\n\n");
+    body
+}
+
+/// Non-streamed JSON body for a reply.
+pub fn json_body(reply: &Reply) -> Value {
+    let message = match reply {
+        Reply::Text(t) => json!({"role":"assistant","content":t}),
+        Reply::Tools(calls) => json!({"role":"assistant","content":null,"tool_calls": calls.iter().map(|(id,n,a)| json!({"id":id,"type":"function","function":{"name":n,"arguments":a}})).collect::<Vec<_>>()}),
+        Reply::Raw(_) => Value::Null,
+    };
+    let finish = if matches!(reply, Reply::Tools(_)) { "tool_calls" } else { "stop" };
+    json!({"id":"chatcmpl-1","object":"chat.completion","model":"mock","choices":[{"index":0,"message":message,"finish_reason":finish}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}})
+}
+
+/// Serves replies in order, as SSE when the request asked for a stream, else as JSON.
+struct Sequence {
+    replies: Mutex<VecDeque<Reply>>,
+    repeat_last: bool,
+}
+
+impl Respond for Sequence {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let mut queue = self.replies.lock().unwrap();
+        let reply = if self.repeat_last && queue.len() == 1 { queue.front().cloned() } else { queue.pop_front() };
+        let Some(reply) = reply else {
+            return ResponseTemplate::new(500).set_body_raw(r#"{"error":{"message":"mock: no more replies queued"}}"#, "application/json");
+        };
+        let wants_stream = serde_json::from_slice::<Value>(&request.body).ok().and_then(|b| b["stream"].as_bool()).unwrap_or(false);
+        match reply {
+            Reply::Raw(t) => t,
+            r if wants_stream => ResponseTemplate::new(200).set_body_raw(sse_body(&r), "text/event-stream"),
+            r => ResponseTemplate::new(200).set_body_json(json_body(&r)),
+        }
+    }
+}
+
+/// The mock model endpoint.
+pub struct MockLlm {
+    pub server: MockServer,
+}
+
+impl MockLlm {
+    /// Start a server answering `POST /v1/chat/completions` with `replies` in order.
+    pub async fn start(replies: Vec<Reply>) -> Self {
+        Self::start_with(replies, false).await
+    }
+
+    /// Like `start`, but the last reply is repeated forever (runaway loops).
+    pub async fn repeating(replies: Vec<Reply>) -> Self {
+        Self::start_with(replies, true).await
+    }
+
+    async fn start_with(replies: Vec<Reply>, repeat_last: bool) -> Self {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(Sequence { replies: Mutex::new(replies.into()), repeat_last })
+            .mount(&server)
+            .await;
+        Self { server }
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("{}/v1", self.server.uri())
+    }
+
+    /// Bodies of every request received, parsed.
+    pub async fn requests(&self) -> Vec<Value> {
+        self.server
+            .received_requests()
+            .await
+            .unwrap_or_default()
+            .iter()
+            .map(|r| serde_json::from_slice(&r.body).unwrap_or(Value::Null))
+            .collect()
+    }
+
+    /// Raw request bodies (for size measurements and header checks).
+    pub async fn raw_requests(&self) -> Vec<Request> {
+        self.server.received_requests().await.unwrap_or_default()
+    }
+}
+
+/// A temp workspace: a home, a working directory and a skill root, all empty at first.
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["home", "work", "skills"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        Self { dir }
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    pub fn work(&self) -> PathBuf {
+        self.dir.path().join("work")
+    }
+
+    pub fn skills(&self) -> PathBuf {
+        self.dir.path().join("skills")
+    }
+
+    /// Write `SKILL.md` (and optional executable `run.sh`) for a skill under the skill root.
+    pub fn skill(&self, name: &str, skill_md: &str, run_sh: Option<&str>) -> PathBuf {
+        let dir = self.skills().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("SKILL.md"), skill_md).unwrap();
+        if let Some(script) = run_sh {
+            write_script(&dir.join("run.sh"), script);
+        }
+        dir
+    }
+
+    /// The real binary with a clean environment pointed at `mock`, skills from this workspace.
+    pub fn agent(&self, mock: &MockLlm) -> Command {
+        let mut cmd = self.bare_agent();
+        cmd.env("AGENT_BASE_URL", mock.base_url())
+            .env("AGENT_API_KEY", "sk-test-key-0123456789")
+            .arg("--skills-dir")
+            .arg(self.skills());
+        cmd
+    }
+
+    /// The real binary with only PATH and HOME set, run in the work dir.
+    pub fn bare_agent(&self) -> Command {
+        let mut cmd = Command::cargo_bin("agent").unwrap();
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env("AGENT_RETRIES", "0")
+            .current_dir(self.work())
+            .timeout(std::time::Duration::from_secs(60));
+        cmd
+    }
+}
+
+pub fn write_script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, body).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// All `content` strings of messages with `role` in a request body.
+pub fn contents(request: &Value, role: &str) -> Vec<String> {
+    request["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .filter(|m| m["role"] == role)
+                .filter_map(|m| m["content"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every message content of a request, joined.
+pub fn all_text(request: &Value) -> String {
+    ["system", "user", "assistant", "tool"].iter().flat_map(|r| contents(request, r)).collect::<Vec<_>>().join("\n")
+}
