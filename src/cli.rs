@@ -22,7 +22,7 @@ pub struct Cli {
     pub once: Option<String>,
 
     /// Add a skill root (repeatable; searched before every other root).
-    #[arg(long = "skills-dir", value_name = "DIR")]
+    #[arg(long = "skills-dir", value_name = "DIR", global = true)]
     pub skills_dirs: Vec<PathBuf>,
 
     /// OpenAI-compatible base URL (e.g. http://localhost:11434/v1).

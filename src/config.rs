@@ -38,9 +38,8 @@ impl Environment {
         let mut dotenv = BTreeMap::new();
         let mut dotenv_path = None;
         if path.is_file() {
-            let entries = dotenvy::from_path_iter(&path).map_err(|e| {
-                AppError::config(format!("cannot read {}: {e}", path.display()))
-            })?;
+            let entries = dotenvy::from_path_iter(&path)
+                .map_err(|e| AppError::config(format!("cannot read {}: {e}", path.display())))?;
             for entry in entries {
                 let (key, value) = entry.map_err(|e| {
                     AppError::config(format!(
@@ -62,12 +61,7 @@ impl Environment {
     /// Build an environment from explicit maps (tests).
     #[cfg(test)]
     pub fn from_maps(process: &[(&str, &str)], dotenv: &[(&str, &str)]) -> Self {
-        let map = |pairs: &[(&str, &str)]| {
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        };
+        let map = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Self {
             process: map(process),
             dotenv: map(dotenv),
@@ -150,11 +144,8 @@ impl Config {
             (true, _) => ApprovalPolicy::Yes,
             (false, Some(arg)) => policy_from_arg(arg),
             (false, None) => match env.get("AGENT_APPROVE") {
-                Some(v) => ApprovalPolicy::parse(v).ok_or_else(|| {
-                    AppError::config(format!(
-                        "AGENT_APPROVE={v:?} is not one of ask, auto, yes, no"
-                    ))
-                })?,
+                Some(v) => ApprovalPolicy::parse(v)
+                    .ok_or_else(|| AppError::config(format!("AGENT_APPROVE={v:?} is not one of ask, auto, yes, no")))?,
                 None if interactive => ApprovalPolicy::Ask,
                 None => ApprovalPolicy::Auto,
             },
@@ -164,13 +155,10 @@ impl Config {
             return Err(AppError::config("the command timeout must be at least 1 second"));
         }
         let max_steps = pick_number(cli.max_steps.map(u64::from), &env, "AGENT_MAX_STEPS", 10)?;
-        let max_steps = u32::try_from(max_steps)
-            .map_err(|_| AppError::config("AGENT_MAX_STEPS is too large"))?;
+        let max_steps = u32::try_from(max_steps).map_err(|_| AppError::config("AGENT_MAX_STEPS is too large"))?;
         let retries = pick_number(None, &env, "AGENT_RETRIES", 2)?;
-        let retries =
-            u32::try_from(retries).map_err(|_| AppError::config("AGENT_RETRIES is too large"))?;
-        let stream = !cli.no_stream
-            && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
+        let retries = u32::try_from(retries).map_err(|_| AppError::config("AGENT_RETRIES is too large"))?;
+        let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
         Ok(Self {
             api_key,
@@ -218,9 +206,10 @@ fn pick_number(flag: Option<u64>, env: &Environment, var: &str, default: u64) ->
         return Ok(v);
     }
     match env.get(var) {
-        Some(raw) => raw.trim().parse().map_err(|_| {
-            AppError::config(format!("{var}={raw:?} is not a whole number"))
-        }),
+        Some(raw) => raw
+            .trim()
+            .parse()
+            .map_err(|_| AppError::config(format!("{var}={raw:?} is not a whole number"))),
         None => Ok(default),
     }
 }
@@ -274,9 +263,7 @@ pub fn is_local_endpoint(base_url: &str) -> bool {
 
 fn is_local_ip(ip: IpAddr) -> bool {
     match ip {
-        IpAddr::V4(v4) => {
-            v4.is_loopback() || v4.is_private() || v4.is_link_local() || v4.is_unspecified()
-        }
+        IpAddr::V4(v4) => v4.is_loopback() || v4.is_private() || v4.is_link_local() || v4.is_unspecified(),
         IpAddr::V6(v6) => v6.is_loopback() || v6.is_unspecified(),
     }
 }
@@ -366,7 +353,12 @@ mod tests {
 
     #[test]
     fn local_servers_need_no_key() {
-        for url in ["http://localhost:11434/v1", "http://127.0.0.1:8080/v1", "http://192.168.1.9:8000/v1", "http://ollama:11434/v1"] {
+        for url in [
+            "http://localhost:11434/v1",
+            "http://127.0.0.1:8080/v1",
+            "http://192.168.1.9:8000/v1",
+            "http://ollama:11434/v1",
+        ] {
             assert!(resolve(&[], &[("AGENT_BASE_URL", url)], &[]).is_ok(), "{url}");
         }
         assert!(resolve(&[], &[("AGENT_BASE_URL", "https://api.example.com/v1")], &[]).is_err());
@@ -384,15 +376,40 @@ mod tests {
     fn approval_defaults_and_overrides() {
         let key = ("AGENT_API_KEY", "k");
         assert_eq!(resolve(&["--yes"], &[key], &[]).unwrap().approve, ApprovalPolicy::Yes);
-        assert_eq!(resolve(&["--approve", "no"], &[key], &[]).unwrap().approve, ApprovalPolicy::No);
-        assert_eq!(resolve(&[], &[key, ("AGENT_APPROVE", "yes")], &[]).unwrap().approve, ApprovalPolicy::Yes);
+        assert_eq!(
+            resolve(&["--approve", "no"], &[key], &[]).unwrap().approve,
+            ApprovalPolicy::No
+        );
+        assert_eq!(
+            resolve(&[], &[key, ("AGENT_APPROVE", "yes")], &[]).unwrap().approve,
+            ApprovalPolicy::Yes
+        );
         assert!(resolve(&[], &[key, ("AGENT_APPROVE", "maybe")], &[]).is_err());
     }
 
     #[test]
     fn skill_roots_follow_the_spec_order() {
-        let c = resolve(&[], &[("AGENT_API_KEY", "k"), ("AGENT_SKILLS_PATH", "/a:/b"), ("HOME", "/home/u")], &[]).unwrap();
+        let c = resolve(
+            &[],
+            &[
+                ("AGENT_API_KEY", "k"),
+                ("AGENT_SKILLS_PATH", "/a:/b"),
+                ("HOME", "/home/u"),
+            ],
+            &[],
+        )
+        .unwrap();
         let roots: Vec<String> = c.skill_roots.iter().map(|r| r.path.display().to_string()).collect();
-        assert_eq!(roots, ["/a", "/b", "/tmp/.agents/skills", "/tmp/skills", "/home/u/.agents/skills", "/home/u/.skills"]);
+        assert_eq!(
+            roots,
+            [
+                "/a",
+                "/b",
+                "/tmp/.agents/skills",
+                "/tmp/skills",
+                "/home/u/.agents/skills",
+                "/home/u/.skills"
+            ]
+        );
     }
 }

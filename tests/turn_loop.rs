@@ -5,7 +5,8 @@ mod common;
 use common::*;
 use serde_json::json;
 
-const WEATHER_MD: &str = "# Weather\n\n## Description\nCurrent weather for a city.\n\n## Usage\nBODY-MARKER-7f3a: run `./run.sh CITY`.\n";
+const WEATHER_MD: &str =
+    "# Weather\n\n## Description\nCurrent weather for a city.\n\n## Usage\nBODY-MARKER-7f3a: run `./run.sh CITY`.\n";
 const WEATHER_SH: &str = "#!/bin/sh\necho \"sunny in $1 (skill $SKILL_NAME)\"\n";
 const NOTES_MD: &str = "---\nname: notes\ndescription: Keep short notes in a text file.\n---\nNOTES-BODY-MARKER\n";
 
@@ -32,7 +33,9 @@ async fn check_full_loop(stream: bool) {
     if !stream {
         cmd.arg("--no-stream");
     }
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
@@ -52,7 +55,10 @@ async fn check_full_loop(stream: bool) {
     assert!(system.contains("weather: Current weather for a city."), "{system}");
     assert!(system.contains("notes: Keep short notes in a text file."), "{system}");
     assert!(!all_text(first).contains("BODY-MARKER-7f3a") && !all_text(first).contains("NOTES-BODY-MARKER"));
-    assert_eq!(first["tools"][0]["function"]["parameters"]["properties"]["name"]["enum"], json!(["notes", "weather"]));
+    assert_eq!(
+        first["tools"][0]["function"]["parameters"]["properties"]["name"]["enum"],
+        json!(["notes", "weather"])
+    );
     // Request 2: the activated skill's body (and only that one).
     let tool_msgs = contents(&reqs[1], "tool");
     assert_eq!(tool_msgs.len(), 1);
@@ -61,9 +67,18 @@ async fn check_full_loop(stream: bool) {
     // Request 3: the real stdout of the real script, run in the skill folder.
     let tool_msgs = contents(&reqs[2], "tool");
     assert!(tool_msgs[1].contains("exit code: 0"), "{}", tool_msgs[1]);
-    assert!(tool_msgs[1].contains("sunny in Tokyo (skill weather)"), "{}", tool_msgs[1]);
+    assert!(
+        tool_msgs[1].contains("sunny in Tokyo (skill weather)"),
+        "{}",
+        tool_msgs[1]
+    );
     // The assistant turns are echoed back with their tool calls.
-    let assistant = reqs[2]["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "assistant").count();
+    let assistant = reqs[2]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .count();
     assert_eq!(assistant, 2);
 }
 
@@ -80,11 +95,14 @@ async fn full_loop_non_streaming() {
 #[tokio::test]
 async fn server_that_ignores_stream_flag_still_works() {
     let ws = weather_workspace();
-    let json_reply = Reply::Raw(wiremock::ResponseTemplate::new(200).set_body_json(json_body(&text("plain json answer"))));
+    let json_reply =
+        Reply::Raw(wiremock::ResponseTemplate::new(200).set_body_json(json_body(&text("plain json answer"))));
     let mock = MockLlm::start(vec![json_reply]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hi"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "plain json answer\n");
 }
@@ -93,13 +111,18 @@ async fn server_that_ignores_stream_flag_still_works() {
 async fn parallel_tool_calls_are_all_answered_in_order() {
     let ws = weather_workspace();
     let mock = MockLlm::start(vec![
-        tools(&[("activate_skill", json!({"name": "weather"})), ("run_command", json!({"command": "./run.sh Oslo"}))]),
+        tools(&[
+            ("activate_skill", json!({"name": "weather"})),
+            ("run_command", json!({"command": "./run.sh Oslo"})),
+        ]),
         text("done"),
     ])
     .await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "weather in Oslo", "--yes"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let reqs = mock.requests().await;
     let msgs = reqs[1]["messages"].as_array().unwrap();
@@ -116,7 +139,9 @@ async fn step_limit_exits_5_naming_the_repetition() {
     let mock = MockLlm::repeating(vec![tool("activate_skill", json!({"name": "weather"}))]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "loop forever", "--max-steps", "2"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(5), "{stderr}");
     assert!(stderr.contains("2 tool steps"), "{stderr}");
@@ -130,7 +155,9 @@ async fn server_error_exits_4() {
     let mock = MockLlm::start(vec![status(500, r#"{"error":{"message":"boom"}}"#)]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hi"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("HTTP 500") && stderr.contains("boom"), "{stderr}");
@@ -142,7 +169,9 @@ async fn retries_then_succeeds() {
     let mock = MockLlm::start(vec![status(503, "overloaded"), text("fine")]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hi"]).env("AGENT_RETRIES", "1");
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("retry 1 of 1"), "{stderr}");
@@ -155,16 +184,25 @@ async fn rejected_key_exits_4_naming_the_variable() {
     let mock = MockLlm::start(vec![status(401, r#"{"error":{"message":"Incorrect API key"}}"#)]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hi"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4));
-    assert!(stderr.contains("AGENT_API_KEY") && stderr.contains("Incorrect API key"), "{stderr}");
+    assert!(
+        stderr.contains("AGENT_API_KEY") && stderr.contains("Incorrect API key"),
+        "{stderr}"
+    );
 }
 
 #[tokio::test]
 async fn unreachable_endpoint_exits_4_with_the_url() {
     let ws = Workspace::new();
-    let out = ws.bare_agent().args(["--once", "hi", "--base-url", "http://127.0.0.1:9/v1"]).output().unwrap();
+    let out = ws
+        .bare_agent()
+        .args(["--once", "hi", "--base-url", "http://127.0.0.1:9/v1"])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("127.0.0.1:9"), "{stderr}");
@@ -176,13 +214,22 @@ fn missing_key_exits_3_naming_both_variables_and_dotenv() {
     let out = ws.bare_agent().args(["--once", "hi"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(stderr.contains("AGENT_API_KEY") && stderr.contains("OPENAI_API_KEY") && stderr.contains(".env"), "{stderr}");
+    assert!(
+        stderr.contains("AGENT_API_KEY") && stderr.contains("OPENAI_API_KEY") && stderr.contains(".env"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn malformed_url_exits_3() {
     let ws = Workspace::new();
-    let out = ws.bare_agent().env("AGENT_BASE_URL", "htp:/nonsense").env("AGENT_API_KEY", "k").args(["--once", "hi"]).output().unwrap();
+    let out = ws
+        .bare_agent()
+        .env("AGENT_BASE_URL", "htp:/nonsense")
+        .env("AGENT_API_KEY", "k")
+        .args(["--once", "hi"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("AGENT_BASE_URL"));
 }
@@ -190,7 +237,12 @@ fn malformed_url_exits_3() {
 #[test]
 fn unreadable_explicit_skills_dir_exits_3() {
     let ws = Workspace::new();
-    let out = ws.bare_agent().env("AGENT_API_KEY", "k").args(["--skills-dir", "/no/such/dir", "--once", "hi"]).output().unwrap();
+    let out = ws
+        .bare_agent()
+        .env("AGENT_API_KEY", "k")
+        .args(["--skills-dir", "/no/such/dir", "--once", "hi"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/dir"));
 }
@@ -206,13 +258,25 @@ fn bad_flag_exits_2() {
 async fn dotenv_supplies_key_and_url_and_flags_win() {
     let ws = weather_workspace();
     let mock = MockLlm::start(vec![text("from dotenv")]).await;
-    std::fs::write(ws.work().join(".env"), format!("AGENT_BASE_URL={}\nAGENT_API_KEY=sk-from-dotenv-123\nAGENT_MODEL=dotenv-model\n", mock.base_url())).unwrap();
+    std::fs::write(
+        ws.work().join(".env"),
+        format!(
+            "AGENT_BASE_URL={}\nAGENT_API_KEY=sk-from-dotenv-123\nAGENT_MODEL=dotenv-model\n",
+            mock.base_url()
+        ),
+    )
+    .unwrap();
     let mut cmd = ws.bare_agent();
     cmd.args(["--once", "hi", "--model", "flag-model"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let raw = mock.raw_requests().await;
-    assert_eq!(raw[0].headers.get("authorization").unwrap(), "Bearer sk-from-dotenv-123");
+    assert_eq!(
+        raw[0].headers.get("authorization").unwrap(),
+        "Bearer sk-from-dotenv-123"
+    );
     let body: serde_json::Value = serde_json::from_slice(&raw[0].body).unwrap();
     assert_eq!(body["model"], "flag-model");
 }
@@ -223,7 +287,9 @@ async fn keyless_local_server_gets_no_authorization_header() {
     let mock = MockLlm::start(vec![text("local answer")]).await;
     let mut cmd = ws.bare_agent();
     cmd.env("AGENT_BASE_URL", mock.base_url()).args(["--once", "hi"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "local answer\n");
     assert!(mock.raw_requests().await[0].headers.get("authorization").is_none());
@@ -235,7 +301,9 @@ async fn plain_hello_request_is_under_2kb() {
     let mock = MockLlm::start(vec![text("hello!")]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hello"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let size = mock.raw_requests().await[0].body.len();
     eprintln!("plain hello request body: {size} bytes");
@@ -248,14 +316,22 @@ async fn piped_stdin_is_the_message_or_extra_context() {
     let mock = MockLlm::start(vec![text("a"), text("b")]).await;
     let mut cmd = ws.agent(&mock);
     cmd.write_stdin("weather in Lima\n");
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let mut cmd = ws.agent(&mock);
-    cmd.args(["--once", "summarise this"]).write_stdin("line one\nline two\n");
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    cmd.args(["--once", "summarise this"])
+        .write_stdin("line one\nline two\n");
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let reqs = mock.requests().await;
     assert_eq!(contents(&reqs[0], "user"), ["weather in Lima"]);
     let second = &contents(&reqs[1], "user")[0];
-    assert!(second.starts_with("summarise this") && second.contains("line one\nline two"), "{second}");
+    assert!(
+        second.starts_with("summarise this") && second.contains("line one\nline two"),
+        "{second}"
+    );
 }

@@ -45,17 +45,19 @@ api() {
 
 case $cmd in
     repo)
-        api "repos/$target" | jq -r '"\(.full_name): \(.description // "no description")",
+        json=$(api "repos/$target")
+        printf '%s' "$json" | jq -r '"\(.full_name): \(.description // "no description")",
             "stars: \(.stargazers_count)  forks: \(.forks_count)  open issues: \(.open_issues_count)",
             "default branch: \(.default_branch)  language: \(.language // "n/a")  updated: \(.pushed_at)",
             .html_url' ;;
     issues)
-        api "repos/$target/issues?state=open&per_page=$count" |
-            jq -r '[.[] | select(.pull_request | not)] | if length == 0 then "no open issues" else .[] | "#\(.number) \(.title) (@\(.user.login), \(.comments) comments)" end' ;;
+        json=$(api "repos/$target/issues?state=open&per_page=$count")
+        printf '%s' "$json" | jq -r '[.[] | select(.pull_request | not)] | if length == 0 then "no open issues" else .[] | "#\(.number) \(.title) (@\(.user.login), \(.comments) comments)" end' ;;
     prs)
-        api "repos/$target/pulls?state=open&per_page=$count" |
-            jq -r 'if length == 0 then "no open pull requests" else .[] | "#\(.number) \(.title) (@\(.user.login))" end' ;;
+        json=$(api "repos/$target/pulls?state=open&per_page=$count")
+        printf '%s' "$json" | jq -r 'if length == 0 then "no open pull requests" else .[] | "#\(.number) \(.title) (@\(.user.login))" end' ;;
     user)
-        api "users/$target" | jq -r '"\(.login): \(.name // "no name") — \(.bio // "no bio")",
+        json=$(api "users/$target")
+        printf '%s' "$json" | jq -r '"\(.login): \(.name // "no name") — \(.bio // "no bio")",
             "public repos: \(.public_repos)  followers: \(.followers)", .html_url' ;;
 esac

@@ -10,7 +10,11 @@ const TOOLS_JSON: &str = include_str!("../../prompts/tools.json");
 
 /// The system prompt with the catalog of every skill's name and description (never bodies).
 pub fn system_prompt(skills: &SkillSet) -> String {
-    let catalog = if skills.is_empty() { NO_SKILLS.to_string() } else { skills.render() };
+    let catalog = if skills.is_empty() {
+        NO_SKILLS.to_string()
+    } else {
+        skills.render()
+    };
     SYSTEM_TEMPLATE.replace("{{skills}}", &catalog)
 }
 
@@ -35,7 +39,12 @@ mod tests {
     #[test]
     fn tools_json_is_valid_and_names_three_tools() {
         let tools: Value = serde_json::from_str(TOOLS_JSON).unwrap();
-        let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, ["activate_skill", "run_command", "read_skill_file"]);
         assert!(tools.pointer("/0/function/parameters/properties/name/enum").is_some());
     }

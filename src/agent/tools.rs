@@ -22,7 +22,12 @@ impl Agent {
     pub(super) async fn dispatch(&mut self, name: &str, raw_args: &str) -> String {
         let args = match parse_args(raw_args) {
             Ok(a) => a,
-            Err(e) => return format!("error: the arguments of {name} are not a JSON object ({e}); send e.g. {}", example(name)),
+            Err(e) => {
+                return format!(
+                    "error: the arguments of {name} are not a JSON object ({e}); send e.g. {}",
+                    example(name)
+                );
+            }
         };
         match name {
             "activate_skill" => match str_arg(&args, "name") {
@@ -37,7 +42,9 @@ impl Agent {
                 (Some(skill), Some(path)) => self.read_skill_file(skill, path),
                 _ => format!("error: read_skill_file needs {}", example(name)),
             },
-            other => format!("error: there is no tool named {other:?}; use activate_skill, run_command or read_skill_file"),
+            other => {
+                format!("error: there is no tool named {other:?}; use activate_skill, run_command or read_skill_file")
+            }
         }
     }
 
@@ -54,39 +61,69 @@ impl Agent {
         let dir = skill.dir.display().to_string();
         self.current = Some(skill.name.clone());
         if self.activated.contains(&skill.name) {
-            return format!("Skill {} is already active; its instructions are above. Commands run in {dir}.", skill.name);
+            return format!(
+                "Skill {} is already active; its instructions are above. Commands run in {dir}.",
+                skill.name
+            );
         }
         let body = match skill.read_body() {
             Ok(b) => b,
             Err(e) => return format!("error: cannot read {}: {e}", skill.skill_file.display()),
         };
         self.activated.push(skill.name.clone());
-        self.emit(Event::SkillSelected { skill: skill.name.clone(), dir: dir.clone() });
+        self.emit(Event::SkillSelected {
+            skill: skill.name.clone(),
+            dir: dir.clone(),
+        });
         let files = list_files(&skill.dir);
         format!(
             "Skill {} activated. Folder: {dir} (commands run here; relative paths in the instructions are relative to it).\nFiles: {}\n\n{}",
             skill.name,
-            if files.is_empty() { "(none besides SKILL.md)".to_string() } else { files.join(", ") },
+            if files.is_empty() {
+                "(none besides SKILL.md)".to_string()
+            } else {
+                files.join(", ")
+            },
             body.trim()
         )
     }
 
     async fn run_command(&mut self, command: &str) -> String {
         let Some(skill) = self.current.as_deref().and_then(|n| self.skills.get(n)).cloned() else {
-            self.emit(Event::CommandDenied { skill: None, command: command.to_string(), reason: "no skill is active".into() });
-            return "error: no skill is active; call activate_skill first, then run the commands its instructions give".into();
+            self.emit(Event::CommandDenied {
+                skill: None,
+                command: command.to_string(),
+                reason: "no skill is active".into(),
+            });
+            return "error: no skill is active; call activate_skill first, then run the commands its instructions give"
+                .into();
         };
         let command = command.trim();
         if command.is_empty() {
             return "error: the command is empty".into();
         }
         if let Some(reason) = self.approval_denial(&skill, command).await {
-            self.emit(Event::CommandDenied { skill: Some(skill.name.clone()), command: command.to_string(), reason: reason.clone() });
-            return format!("denied: {reason}. The command did not run; do not retry it. Tell the user what you would have run.");
+            self.emit(Event::CommandDenied {
+                skill: Some(skill.name.clone()),
+                command: command.to_string(),
+                reason: reason.clone(),
+            });
+            return format!(
+                "denied: {reason}. The command did not run; do not retry it. Tell the user what you would have run."
+            );
         }
         let cwd = skill.dir.display().to_string();
-        self.emit(Event::CommandStarted { skill: skill.name.clone(), command: command.to_string(), cwd });
-        let env = child_env(&self.options.base_env, &skill.name, &skill.dir, &self.options.skill_roots);
+        self.emit(Event::CommandStarted {
+            skill: skill.name.clone(),
+            command: command.to_string(),
+            cwd,
+        });
+        let env = child_env(
+            &self.options.base_env,
+            &skill.name,
+            &skill.dir,
+            &self.options.skill_roots,
+        );
         let spec = CommandSpec {
             command,
             cwd: &skill.dir,
@@ -111,7 +148,9 @@ impl Agent {
             }
             Err(e) => {
                 let message = format!("could not start `sh -c` in {}: {e}", skill.dir.display());
-                self.emit(Event::Warning { message: message.clone() });
+                self.emit(Event::Warning {
+                    message: message.clone(),
+                });
                 format!("error: {message}")
             }
         }
@@ -189,7 +228,11 @@ fn format_output(out: &CommandOutput, timeout_secs: u64) -> String {
         if cap.total_bytes == 0 {
             continue;
         }
-        let binary = if cap.binary { " (binary data, shown lossily)" } else { "" };
+        let binary = if cap.binary {
+            " (binary data, shown lossily)"
+        } else {
+            ""
+        };
         text.push_str(&format!("{label}{binary}:\n{}", cap.text));
         if !cap.text.ends_with('\n') {
             text.push('\n');
@@ -206,7 +249,9 @@ fn list_files(dir: &Path) -> Vec<String> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&current) else { continue };
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
         let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
         entries.sort_by_key(|e| e.file_name());
         for entry in entries.iter().rev() {
@@ -241,7 +286,9 @@ fn list_files(dir: &Path) -> Vec<String> {
 pub fn read_inside(dir: &Path, rel: &str) -> Result<String, String> {
     let rel_path = Path::new(rel);
     if rel_path.is_absolute() || rel_path.components().any(|c| matches!(c, Component::ParentDir)) {
-        return Err(format!("{rel:?} is outside the skill folder; give a path relative to it without `..`"));
+        return Err(format!(
+            "{rel:?} is outside the skill folder; give a path relative to it without `..`"
+        ));
     }
     let root = std::fs::canonicalize(dir).map_err(|e| format!("cannot open the skill folder: {e}"))?;
     let target = std::fs::canonicalize(dir.join(rel_path)).map_err(|e| format!("cannot open {rel:?}: {e}"))?;
@@ -255,10 +302,14 @@ pub fn read_inside(dir: &Path, rel: &str) -> Result<String, String> {
     let mut buf = Vec::new();
     let file = std::fs::File::open(&target).map_err(|e| format!("cannot read {rel:?}: {e}"))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    file.take(MAX_READ_BYTES).read_to_end(&mut buf).map_err(|e| format!("cannot read {rel:?}: {e}"))?;
+    file.take(MAX_READ_BYTES)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("cannot read {rel:?}: {e}"))?;
     let mut text = String::from_utf8_lossy(&buf).into_owned();
     if size > MAX_READ_BYTES {
-        text.push_str(&format!("\n[… file is {size} bytes; only the first {MAX_READ_BYTES} are shown]"));
+        text.push_str(&format!(
+            "\n[… file is {size} bytes; only the first {MAX_READ_BYTES} are shown]"
+        ));
     }
     Ok(text)
 }

@@ -118,7 +118,9 @@ impl Agent {
             }
             if reply.tool_calls.is_empty() {
                 self.remember(ChatMessage::assistant(Some(reply.content.clone()), Vec::new()));
-                self.emit(Event::Message { text: reply.content.clone() });
+                self.emit(Event::Message {
+                    text: reply.content.clone(),
+                });
                 return Ok(reply.content);
             }
             steps += 1;
@@ -161,7 +163,10 @@ impl Agent {
         let Some(pos) = self.messages.iter().rposition(|m| m.role == "assistant") else {
             return;
         };
-        let answered: Vec<String> = self.messages[pos + 1..].iter().filter_map(|m| m.tool_call_id.clone()).collect();
+        let answered: Vec<String> = self.messages[pos + 1..]
+            .iter()
+            .filter_map(|m| m.tool_call_id.clone())
+            .collect();
         let missing: Vec<String> = self.messages[pos]
             .tool_calls
             .iter()

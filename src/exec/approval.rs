@@ -50,7 +50,9 @@ pub fn evaluate(policy: ApprovalPolicy, command: &str, skill: &Skill) -> Verdict
 }
 
 /// Characters that let one command line do more than run one program.
-const SHELL_META: &[char] = &[';', '&', '|', '<', '>', '$', '`', '(', ')', '{', '}', '*', '?', '[', ']', '~', '!', '#', '\n', '\\'];
+const SHELL_META: &[char] = &[
+    ';', '&', '|', '<', '>', '$', '`', '(', ')', '{', '}', '*', '?', '[', ']', '~', '!', '#', '\n', '\\',
+];
 const INTERPRETERS: [&str; 6] = ["sh", "bash", "python3", "python", "node", "ruby"];
 
 /// True when `command` is a plain call of the skill's entry script or a file under its `scripts/`,
@@ -148,10 +150,24 @@ mod tests {
     #[test]
     fn auto_runs_the_entry_script_with_plain_arguments() {
         let s = skill();
-        for ok in ["./run.sh Tokyo", "run.sh 'New York'", "sh run.sh Paris", "\"$SKILL_DIR\"/run.sh Oslo", "/skills/weather/run.sh x"] {
+        for ok in [
+            "./run.sh Tokyo",
+            "run.sh 'New York'",
+            "sh run.sh Paris",
+            "\"$SKILL_DIR\"/run.sh Oslo",
+            "/skills/weather/run.sh x",
+        ] {
             assert_eq!(evaluate(ApprovalPolicy::Auto, ok, &s), Verdict::Run, "{ok}");
         }
-        for ask in ["./run.sh x; rm -rf ~", "./run.sh $(whoami)", "rm -rf ~", "./other.sh", "../x/run.sh", "./run.sh x | sh", "./run.sh \"$(id)\""] {
+        for ask in [
+            "./run.sh x; rm -rf ~",
+            "./run.sh $(whoami)",
+            "rm -rf ~",
+            "./other.sh",
+            "../x/run.sh",
+            "./run.sh x | sh",
+            "./run.sh \"$(id)\"",
+        ] {
             assert_eq!(evaluate(ApprovalPolicy::Auto, ask, &s), Verdict::AskUser, "{ask}");
         }
     }

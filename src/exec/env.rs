@@ -35,7 +35,12 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let env = child_env(&base, "w", Path::new("/s/w"), &[PathBuf::from("/s"), PathBuf::from("/t")]);
+        let env = child_env(
+            &base,
+            "w",
+            Path::new("/s/w"),
+            &[PathBuf::from("/s"), PathBuf::from("/t")],
+        );
         assert!(!env.contains_key("AGENT_API_KEY") && !env.contains_key("OPENAI_API_KEY"));
         assert_eq!(env["GITHUB_TOKEN"], "c");
         assert_eq!(env["SKILL_DIR"], "/s/w");

@@ -174,7 +174,12 @@ async fn capture(mut reader: impl AsyncRead + Unpin, head_cap: usize, tail_cap: 
     let binary = head.contains(&0) || tail.contains(&0) || !utf8_ok(&head, true) || !utf8_ok(&tail, !truncated);
     let mut text = String::from_utf8_lossy(&head).into_owned();
     if truncated {
-        text.push_str(&format!("\n[… {} bytes cut; first {} and last {} kept …]\n", total - kept, head.len(), tail.len()));
+        text.push_str(&format!(
+            "\n[… {} bytes cut; first {} and last {} kept …]\n",
+            total - kept,
+            head.len(),
+            tail.len()
+        ));
     }
     text.push_str(&String::from_utf8_lossy(&tail));
     Captured {
@@ -216,7 +221,9 @@ mod tests {
     #[tokio::test]
     async fn captures_exit_code_and_streams() {
         let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
-        let out = run(&spec("echo out; echo err >&2; exit 3", &env, Duration::from_secs(10))).await.unwrap();
+        let out = run(&spec("echo out; echo err >&2; exit 3", &env, Duration::from_secs(10)))
+            .await
+            .unwrap();
         assert_eq!(out.exit_code, Some(3));
         assert_eq!(out.stdout.text, "out\n");
         assert_eq!(out.stderr.text, "err\n");
@@ -226,7 +233,13 @@ mod tests {
     #[tokio::test]
     async fn caps_output_keeping_head_and_tail() {
         let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
-        let out = run(&spec("printf 'A%.0s' $(seq 1 500); seq 1 1000 | tr -d '\\n' >/dev/null; printf 'Z%.0s' $(seq 1 500)", &env, Duration::from_secs(10))).await.unwrap();
+        let out = run(&spec(
+            "printf 'A%.0s' $(seq 1 500); seq 1 1000 | tr -d '\\n' >/dev/null; printf 'Z%.0s' $(seq 1 500)",
+            &env,
+            Duration::from_secs(10),
+        ))
+        .await
+        .unwrap();
         assert_eq!(out.stdout.total_bytes, 1000);
         assert!(out.stdout.truncated);
         assert!(out.stdout.text.starts_with(&"A".repeat(100)));
@@ -237,7 +250,13 @@ mod tests {
     #[tokio::test]
     async fn timeout_kills_the_group() {
         let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
-        let out = run(&spec("sleep 30 & sleep 30; echo never", &env, Duration::from_millis(300))).await.unwrap();
+        let out = run(&spec(
+            "sleep 30 & sleep 30; echo never",
+            &env,
+            Duration::from_millis(300),
+        ))
+        .await
+        .unwrap();
         assert!(out.timed_out);
         assert!(out.duration < Duration::from_secs(10));
         assert!(!out.stdout.text.contains("never"));
@@ -246,14 +265,18 @@ mod tests {
     #[tokio::test]
     async fn stdin_is_empty() {
         let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
-        let out = run(&spec("cat; echo done", &env, Duration::from_secs(10))).await.unwrap();
+        let out = run(&spec("cat; echo done", &env, Duration::from_secs(10)))
+            .await
+            .unwrap();
         assert_eq!(out.stdout.text, "done\n");
     }
 
     #[tokio::test]
     async fn binary_output_is_flagged() {
         let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
-        let out = run(&spec("printf 'a\\377\\376b'", &env, Duration::from_secs(10))).await.unwrap();
+        let out = run(&spec("printf 'a\\377\\376b'", &env, Duration::from_secs(10)))
+            .await
+            .unwrap();
         assert!(out.stdout.binary);
     }
 }

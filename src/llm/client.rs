@@ -138,7 +138,10 @@ fn from_openai(err: OpenAIError) -> LlmError {
         },
         OpenAIError::JSONDeserialize(e, content) => {
             tracing::debug!(raw = %content, "undecodable response chunk");
-            LlmError::new(format!("the endpoint sent a response that is not a chat completion ({e})")).with_snippet(content)
+            LlmError::new(format!(
+                "the endpoint sent a response that is not a chat completion ({e})"
+            ))
+            .with_snippet(content)
         }
         OpenAIError::StreamError(e) => LlmError::new(format!("the response stream broke off: {e}")),
         OpenAIError::Reqwest(e) => LlmError::new(format!("the response could not be read: {e}")),

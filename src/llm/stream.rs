@@ -33,7 +33,10 @@ impl Accumulator {
                 .and_then(Value::as_str)
                 .map(str::to_string)
                 .unwrap_or_else(|| err.to_string());
-            return Err(LlmError::new(format!("the endpoint reported an error mid-response: {message}")).with_snippet(err.to_string()));
+            return Err(
+                LlmError::new(format!("the endpoint reported an error mid-response: {message}"))
+                    .with_snippet(err.to_string()),
+            );
         }
         if chunk.usage.is_some() {
             self.usage = chunk.usage;
@@ -106,7 +109,11 @@ impl Accumulator {
     /// The finished reply. An empty response (no text, no calls) is an error.
     pub fn finish(self) -> Result<Reply, LlmError> {
         if self.content.is_empty() && self.calls.is_empty() {
-            let detail = if self.chunks == 0 { "no data at all" } else { "neither text nor tool calls" };
+            let detail = if self.chunks == 0 {
+                "no data at all"
+            } else {
+                "neither text nor tool calls"
+            };
             return Err(LlmError::new(format!(
                 "the endpoint returned an empty response ({detail}); check that the model supports chat completions with tools"
             )));
@@ -146,9 +153,17 @@ mod tests {
         let mut acc = Accumulator::default();
         let mut seen = String::new();
         for t in ["Hel", "lo"] {
-            acc.push(chunk(serde_json::json!({"choices":[{"index":0,"delta":{"content":t}}]})), &mut |s| seen.push_str(s)).unwrap();
+            acc.push(
+                chunk(serde_json::json!({"choices":[{"index":0,"delta":{"content":t}}]})),
+                &mut |s| seen.push_str(s),
+            )
+            .unwrap();
         }
-        acc.push(chunk(serde_json::json!({"choices":[{"delta":{},"finish_reason":""}]})), &mut |_| {}).unwrap();
+        acc.push(
+            chunk(serde_json::json!({"choices":[{"delta":{},"finish_reason":""}]})),
+            &mut |_| {},
+        )
+        .unwrap();
         assert_eq!(seen, "Hello");
         assert_eq!(acc.finish().unwrap().content, "Hello");
     }
@@ -188,14 +203,28 @@ mod tests {
     #[test]
     fn non_streamed_message_is_read_as_delta() {
         let mut acc = Accumulator::default();
-        acc.push(chunk(serde_json::json!({"choices":[{"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]})), &mut |_| {}).unwrap();
+        acc.push(
+            chunk(
+                serde_json::json!({"choices":[{"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}),
+            ),
+            &mut |_| {},
+        )
+        .unwrap();
         assert_eq!(acc.finish().unwrap().content, "Hi");
     }
 
     #[test]
     fn mid_stream_error_and_empty_response() {
         let mut acc = Accumulator::default();
-        assert!(acc.push(chunk(serde_json::json!({"error":{"message":"overloaded"}})), &mut |_| {}).unwrap_err().message.contains("overloaded"));
+        assert!(
+            acc.push(
+                chunk(serde_json::json!({"error":{"message":"overloaded"}})),
+                &mut |_| {}
+            )
+            .unwrap_err()
+            .message
+            .contains("overloaded")
+        );
         assert!(Accumulator::default().finish().is_err());
     }
 }

@@ -82,7 +82,10 @@ impl Transport {
                     if !is_retryable(status) || attempt >= self.retries {
                         return Err(self.status_error(status, &body, &url, attempt));
                     }
-                    (format!("HTTP {status}"), retry_after.unwrap_or_else(|| backoff(attempt)))
+                    (
+                        format!("HTTP {status}"),
+                        retry_after.unwrap_or_else(|| backoff(attempt)),
+                    )
                 }
                 Err(e) => {
                     if !(e.is_connect() || e.is_timeout() || e.is_request()) || attempt >= self.retries {
@@ -104,7 +107,11 @@ impl Transport {
     fn status_error(&self, status: StatusCode, body: &str, url: &str, retries: u32) -> LlmError {
         let server = server_message(body);
         let info = &self.info;
-        let after = if retries > 0 { format!(" after {} attempts", retries + 1) } else { String::new() };
+        let after = if retries > 0 {
+            format!(" after {} attempts", retries + 1)
+        } else {
+            String::new()
+        };
         let message = match status.as_u16() {
             401 | 403 => match info.key_var {
                 Some(var) => format!(
@@ -126,7 +133,11 @@ impl Transport {
     }
 
     fn transport_error(&self, e: &reqwest::Error, url: &str, retries: u32) -> LlmError {
-        let after = if retries > 0 { format!(" after {} attempts", retries + 1) } else { String::new() };
+        let after = if retries > 0 {
+            format!(" after {} attempts", retries + 1)
+        } else {
+            String::new()
+        };
         let cause = transport_cause(e);
         LlmError::new(format!(
             "cannot reach the model endpoint {url}{after}: {cause}. Is the server running, and is AGENT_BASE_URL ({}) right?",

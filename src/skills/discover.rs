@@ -57,12 +57,22 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
             Ok(c) => c,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 if root.kind == RootKind::EnvPath {
-                    out.warnings.push(Diagnostic::new(Severity::Warning, &root.path, None, "AGENT_SKILLS_PATH names a folder that does not exist"));
+                    out.warnings.push(Diagnostic::new(
+                        Severity::Warning,
+                        &root.path,
+                        None,
+                        "AGENT_SKILLS_PATH names a folder that does not exist",
+                    ));
                 }
                 continue;
             }
             Err(e) => {
-                out.warnings.push(Diagnostic::new(Severity::Warning, &root.path, None, format!("cannot open skill root: {e}")));
+                out.warnings.push(Diagnostic::new(
+                    Severity::Warning,
+                    &root.path,
+                    None,
+                    format!("cannot open skill root: {e}"),
+                ));
                 continue;
             }
         };
@@ -76,7 +86,11 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
                         Severity::Warning,
                         &skill.skill_file,
                         None,
-                        format!("skill `{}` is shadowed by {} (first match wins)", skill.name, winner.display()),
+                        format!(
+                            "skill `{}` is shadowed by {} (first match wins)",
+                            skill.name,
+                            winner.display()
+                        ),
                     )),
                     None => {
                         by_name.insert(skill.name.clone(), skill.dir.clone());
@@ -100,7 +114,12 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
     let entries = match std::fs::read_dir(root) {
         Ok(e) => e,
         Err(e) => {
-            warnings.push(Diagnostic::new(Severity::Warning, root, None, format!("cannot list skill root: {e}")));
+            warnings.push(Diagnostic::new(
+                Severity::Warning,
+                root,
+                None,
+                format!("cannot list skill root: {e}"),
+            ));
             return Vec::new();
         }
     };
@@ -113,7 +132,12 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
                 Ok(m) if m.is_dir() => Some(path),
                 Ok(_) => None,
                 Err(err) => {
-                    warnings.push(Diagnostic::new(Severity::Warning, &path, None, format!("skipped: {err} (broken or looping symlink?)")));
+                    warnings.push(Diagnostic::new(
+                        Severity::Warning,
+                        &path,
+                        None,
+                        format!("skipped: {err} (broken or looping symlink?)"),
+                    ));
                     None
                 }
             }
@@ -131,7 +155,11 @@ mod tests {
     fn skill(root: &Path, folder: &str, name: &str) {
         let dir = root.join(folder);
         fs::create_dir_all(&dir).unwrap();
-        fs::write(dir.join("SKILL.md"), format!("---\nname: {name}\ndescription: does {name} things\n---\nbody")).unwrap();
+        fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: does {name} things\n---\nbody"),
+        )
+        .unwrap();
     }
 
     #[test]
@@ -141,7 +169,10 @@ mod tests {
         skill(a.path(), "x", "x");
         skill(b.path(), "x", "x");
         skill(b.path(), "y", "y");
-        let d = discover(&[SkillRoot::new(a.path().into(), RootKind::Flag), SkillRoot::new(b.path().into(), RootKind::User)]);
+        let d = discover(&[
+            SkillRoot::new(a.path().into(), RootKind::Flag),
+            SkillRoot::new(b.path().into(), RootKind::User),
+        ]);
         let names: Vec<_> = d.skills.iter().map(|s| (s.name.as_str(), s.root.clone())).collect();
         assert_eq!(names, [("x", a.path().to_path_buf()), ("y", b.path().to_path_buf())]);
         assert!(d.warnings[0].message.contains("shadowed"));

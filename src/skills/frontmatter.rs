@@ -39,14 +39,21 @@ pub fn normalize(raw: &[u8]) -> Normalized {
             findings.push(finding(
                 Severity::Warning,
                 None,
-                format!("not valid UTF-8 (first bad byte at offset {}); invalid bytes replaced", e.valid_up_to()),
+                format!(
+                    "not valid UTF-8 (first bad byte at offset {}); invalid bytes replaced",
+                    e.valid_up_to()
+                ),
             ));
             String::from_utf8_lossy(raw).into_owned()
         }
     };
     let mut text = match decoded.strip_prefix('\u{feff}') {
         Some(rest) => {
-            findings.push(finding(Severity::Warning, Some(1), "starts with a byte-order mark (BOM); ignored it"));
+            findings.push(finding(
+                Severity::Warning,
+                Some(1),
+                "starts with a byte-order mark (BOM); ignored it",
+            ));
             rest.to_string()
         }
         None => decoded,
@@ -79,9 +86,7 @@ fn looks_like_yaml_key(line: &str) -> bool {
     };
     !key.is_empty()
         && !key.starts_with(char::is_whitespace)
-        && key
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && key.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// Lines that can continue a YAML mapping: keys, indented values, list items, comments.
@@ -114,7 +119,10 @@ pub fn split(text: &str) -> Split {
             ));
         }
         let open = first;
-        let close = lines.iter().skip(open + 1).position(|l| is_fence(l) || l.trim_end() == "...");
+        let close = lines
+            .iter()
+            .skip(open + 1)
+            .position(|l| is_fence(l) || l.trim_end() == "...");
         let salvage_end = lines
             .iter()
             .skip(open + 1)
@@ -122,7 +130,11 @@ pub fn split(text: &str) -> Split {
             .map(|p| p + open + 1)
             .unwrap_or(lines.len());
         match close.map(|c| c + open + 1) {
-            Some(close) if lines[open + 1..close].iter().all(|l| l.trim().is_empty() || looks_like_yaml_line(l)) => {
+            Some(close)
+                if lines[open + 1..close]
+                    .iter()
+                    .all(|l| l.trim().is_empty() || looks_like_yaml_line(l)) =>
+            {
                 out.yaml = Some(lines[open + 1..close].join("\n"));
                 out.yaml_line = open + 2;
                 out.body = join(close + 1);
@@ -195,13 +207,24 @@ pub struct Fields {
 pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
     let mut out = Fields::default();
     if yaml.trim().is_empty() {
-        out.findings.push(finding(Severity::Warning, Some(first_line), "frontmatter is empty"));
+        out.findings
+            .push(finding(Severity::Warning, Some(first_line), "frontmatter is empty"));
         return out;
     }
-    if let Some((idx, _)) = yaml.char_indices().find(|(_, c)| c.is_control() && !matches!(c, '\n' | '\t')) {
+    if let Some((idx, _)) = yaml
+        .char_indices()
+        .find(|(_, c)| c.is_control() && !matches!(c, '\n' | '\t'))
+    {
         let line = first_line + yaml[..idx].matches('\n').count();
-        out.findings.push(finding(Severity::Warning, Some(line), "control character in frontmatter; removed it"));
-        let cleaned: String = yaml.chars().filter(|c| !c.is_control() || matches!(c, '\n' | '\t')).collect();
+        out.findings.push(finding(
+            Severity::Warning,
+            Some(line),
+            "control character in frontmatter; removed it",
+        ));
+        let cleaned: String = yaml
+            .chars()
+            .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+            .collect();
         let mut rest = parse_yaml(&cleaned, first_line);
         out.findings.append(&mut rest.findings);
         out.map = rest.map;
@@ -210,11 +233,16 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
     match YAML::parse(yaml) {
         Ok(pod) => match pod_to_json(pod) {
             Value::Object(map) => out.map = Some(map),
-            Value::Null => out.findings.push(finding(Severity::Warning, Some(first_line), "frontmatter is empty")),
+            Value::Null => out
+                .findings
+                .push(finding(Severity::Warning, Some(first_line), "frontmatter is empty")),
             other => out.findings.push(finding(
                 Severity::Warning,
                 Some(first_line),
-                format!("frontmatter is a {} rather than a `key: value` mapping; ignored it", kind_of(&other)),
+                format!(
+                    "frontmatter is a {} rather than a `key: value` mapping; ignored it",
+                    kind_of(&other)
+                ),
             )),
         },
         Err(err) => {
@@ -235,7 +263,10 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
             out.findings.push(finding(
                 Severity::Warning,
                 line,
-                format!("frontmatter is not valid YAML ({}); read `key: value` lines as plain text", first_line_of(&err.to_string())),
+                format!(
+                    "frontmatter is not valid YAML ({}); read `key: value` lines as plain text",
+                    first_line_of(&err.to_string())
+                ),
             ));
             out.map = Some(scan_lines(yaml));
         }
@@ -340,7 +371,9 @@ fn pod_to_json(pod: Pod) -> Value {
         Pod::Null => Value::Null,
         Pod::String(s) => Value::String(s),
         Pod::Integer(i) => Value::from(i),
-        Pod::Float(f) => serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null),
+        Pod::Float(f) => serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
         Pod::Boolean(b) => Value::Bool(b),
         Pod::Array(items) => Value::Array(items.into_iter().map(pod_to_json).collect()),
         Pod::Hash(map) => {

@@ -15,7 +15,15 @@ pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// Agent Skills limit on `name`.
 pub const MAX_NAME_CHARS: usize = 64;
 const MAX_COMPATIBILITY_CHARS: usize = 500;
-const KNOWN_KEYS: [&str; 7] = ["name", "description", "license", "compatibility", "metadata", "allowed-tools", "version"];
+const KNOWN_KEYS: [&str; 7] = [
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+    "version",
+];
 
 /// Result of looking at one folder below a skill root.
 #[derive(Debug)]
@@ -30,13 +38,18 @@ pub enum Loaded {
 /// Read a file, at most [`MAX_SKILL_FILE_BYTES`] of it.
 pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut buf = Vec::new();
-    std::fs::File::open(path)?.take(MAX_SKILL_FILE_BYTES).read_to_end(&mut buf)?;
+    std::fs::File::open(path)?
+        .take(MAX_SKILL_FILE_BYTES)
+        .read_to_end(&mut buf)?;
     Ok(buf)
 }
 
 /// The skill file of a folder: `SKILL.md`, else `skill.md`.
 pub fn find_skill_file(dir: &Path) -> Option<PathBuf> {
-    ["SKILL.md", "skill.md"].iter().map(|n| dir.join(n)).find(|p| p.is_file())
+    ["SKILL.md", "skill.md"]
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.is_file())
 }
 
 /// Load the skill in `dir`, found under `root`.
@@ -47,25 +60,42 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
     let mut diags = Vec::new();
     let mut push = |f: Finding| diags.push(Diagnostic::new(f.severity, &file, f.line, f.message));
     if file.file_name().is_some_and(|n| n == "skill.md") {
-        push(Finding { severity: Severity::Info, line: None, message: "lowercase `skill.md`; `SKILL.md` is the usual name".into() });
+        push(Finding {
+            severity: Severity::Info,
+            line: None,
+            message: "lowercase `skill.md`; `SKILL.md` is the usual name".into(),
+        });
     }
     let raw = match read_capped(&file) {
         Ok(raw) => raw,
-        Err(e) => return Loaded::Skipped(Diagnostic::new(Severity::Error, &file, None, format!("cannot read: {e}"))),
+        Err(e) => {
+            return Loaded::Skipped(Diagnostic::new(
+                Severity::Error,
+                &file,
+                None,
+                format!("cannot read: {e}"),
+            ));
+        }
     };
     let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
     if size > MAX_SKILL_FILE_BYTES {
         push(Finding {
             severity: Severity::Warning,
             line: None,
-            message: format!("is {size} bytes; only the first {MAX_SKILL_FILE_BYTES} are read — move detail into references/"),
+            message: format!(
+                "is {size} bytes; only the first {MAX_SKILL_FILE_BYTES} are read — move detail into references/"
+            ),
         });
     }
     let manifest = read_manifest(dir, &mut diags);
     let mut push = |f: Finding| diags.push(Diagnostic::new(f.severity, &file, f.line, f.message));
     let binary = raw.iter().take(8192).any(|b| *b == 0);
     let (fields, body) = if binary {
-        push(Finding { severity: Severity::Warning, line: None, message: "is a binary file, not markdown".into() });
+        push(Finding {
+            severity: Severity::Warning,
+            line: None,
+            message: "is a binary file, not markdown".into(),
+        });
         (Map::new(), String::new())
     } else {
         let normalized = frontmatter::normalize(&raw);
@@ -80,26 +110,57 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         }
         (fields, split.body)
     };
-    let dialect = if fields.is_empty() { Dialect::Scp } else { Dialect::AgentSkills };
-    let folder_name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dialect = if fields.is_empty() {
+        Dialect::Scp
+    } else {
+        Dialect::AgentSkills
+    };
+    let folder_name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
 
     let mut name = string_field(&fields, "name", &mut push)
-        .or_else(|| manifest.as_ref().and_then(|m| m.get("name")).and_then(Value::as_str).map(str::to_string))
+        .or_else(|| {
+            manifest
+                .as_ref()
+                .and_then(|m| m.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
         .map(|n| n.trim().to_string())
         .filter(|n| !n.is_empty());
     if dialect == Dialect::AgentSkills && name.is_none() {
-        push(Finding { severity: Severity::Warning, line: None, message: format!("frontmatter has no `name`; using the folder name `{folder_name}`") });
+        push(Finding {
+            severity: Severity::Warning,
+            line: None,
+            message: format!("frontmatter has no `name`; using the folder name `{folder_name}`"),
+        });
     }
     let name = name.take().unwrap_or_else(|| folder_name.clone());
-    for problem in name_problems(&name) {
-        push(Finding { severity: Severity::Warning, line: None, message: format!("name `{name}` {problem}") });
+    for problem in name_problems(&nfkc(&name)) {
+        push(Finding {
+            severity: Severity::Warning,
+            line: None,
+            message: format!("name `{name}` {problem}"),
+        });
     }
-    if name != folder_name && dialect == Dialect::AgentSkills {
-        push(Finding { severity: Severity::Warning, line: None, message: format!("name `{name}` does not match its folder `{folder_name}`") });
+    if nfkc(&name) != nfkc(&folder_name) && dialect == Dialect::AgentSkills {
+        push(Finding {
+            severity: Severity::Warning,
+            line: None,
+            message: format!("name `{name}` does not match its folder `{folder_name}`"),
+        });
     }
 
     let description = string_field(&fields, "description", &mut push)
-        .or_else(|| manifest.as_ref().and_then(|m| m.get("description")).and_then(Value::as_str).map(str::to_string))
+        .or_else(|| {
+            manifest
+                .as_ref()
+                .and_then(|m| m.get("description"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
         .map(|d| collapse_whitespace(&d))
         .filter(|d| !d.is_empty())
         .or_else(|| description_from_markdown(&body));
@@ -112,34 +173,67 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         ));
     };
     if dialect == Dialect::AgentSkills && !fields.contains_key("description") {
-        push(Finding { severity: Severity::Warning, line: None, message: "frontmatter has no `description`; took it from the markdown".into() });
+        push(Finding {
+            severity: Severity::Warning,
+            line: None,
+            message: "frontmatter has no `description`; took it from the markdown".into(),
+        });
     }
     let chars = description.chars().count();
     if chars > MAX_DESCRIPTION_CHARS {
-        push(Finding { severity: Severity::Warning, line: None, message: format!("description is {chars} characters (limit {MAX_DESCRIPTION_CHARS})") });
+        push(Finding {
+            severity: Severity::Warning,
+            line: None,
+            message: format!("description is {chars} characters (limit {MAX_DESCRIPTION_CHARS})"),
+        });
     }
 
     let compatibility = match fields.get("compatibility") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
         Some(other) => {
-            push(Finding { severity: Severity::Warning, line: None, message: format!("`compatibility` is a {}, not a string", kind_of(other)) });
+            push(Finding {
+                severity: Severity::Warning,
+                line: None,
+                message: format!("`compatibility` is a {}, not a string", kind_of(other)),
+            });
             Some(other.to_string())
         }
     };
     if let Some(c) = &compatibility
         && c.chars().count() > MAX_COMPATIBILITY_CHARS
     {
-        push(Finding { severity: Severity::Warning, line: None, message: format!("`compatibility` is over {MAX_COMPATIBILITY_CHARS} characters") });
+        push(Finding {
+            severity: Severity::Warning,
+            line: None,
+            message: format!("`compatibility` is over {MAX_COMPATIBILITY_CHARS} characters"),
+        });
     }
     if let Some(m) = fields.get("metadata")
         && !m.is_object()
         && !m.is_null()
     {
-        push(Finding { severity: Severity::Warning, line: None, message: format!("`metadata` is a {}, not a mapping", kind_of(m)) });
+        push(Finding {
+            severity: Severity::Warning,
+            line: None,
+            message: format!("`metadata` is a {}, not a mapping", kind_of(m)),
+        });
     }
     for key in fields.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())) {
-        push(Finding { severity: Severity::Info, line: None, message: format!("unknown frontmatter key `{key}` ignored") });
+        push(Finding {
+            severity: Severity::Warning,
+            line: None,
+            message: format!(
+                "unknown frontmatter key `{key}` ignored (allowed: name, description, license, compatibility, metadata, allowed-tools)"
+            ),
+        });
+    }
+    if fields.contains_key("version") {
+        push(Finding {
+            severity: Severity::Info,
+            line: None,
+            message: "`version` is not an Agent Skills field; `metadata: {version: …}` is the portable place".into(),
+        });
     }
     let allowed_tools = fields.get("allowed-tools").map(parse_allowed_tools).unwrap_or_default();
     let version = fields
@@ -173,6 +267,12 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
     }))
 }
 
+/// Names are compared after NFKC normalisation: file systems may store `café` decomposed.
+fn nfkc(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    s.nfkc().collect()
+}
+
 fn string_field(fields: &Map<String, Value>, key: &str, push: &mut impl FnMut(Finding)) -> Option<String> {
     match fields.get(key)? {
         Value::String(s) => Some(s.clone()),
@@ -180,7 +280,11 @@ fn string_field(fields: &Map<String, Value>, key: &str, push: &mut impl FnMut(Fi
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         other => {
-            push(Finding { severity: Severity::Warning, line: None, message: format!("`{key}` is a {}, not a string; ignored it", kind_of(other)) });
+            push(Finding {
+                severity: Severity::Warning,
+                line: None,
+                message: format!("`{key}` is a {}, not a string; ignored it", kind_of(other)),
+            });
             None
         }
     }
@@ -192,11 +296,21 @@ fn read_manifest(dir: &Path, diags: &mut Vec<Diagnostic>) -> Option<Map<String, 
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(map)) => Some(map),
         Ok(other) => {
-            diags.push(Diagnostic::new(Severity::Warning, &path, None, format!("is a JSON {}, not an object; ignored it", kind_of(&other))));
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                &path,
+                None,
+                format!("is a JSON {}, not an object; ignored it", kind_of(&other)),
+            ));
             None
         }
         Err(e) => {
-            diags.push(Diagnostic::new(Severity::Warning, &path, Some(e.line()), format!("is not valid JSON ({e}); ignored it")));
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                &path,
+                Some(e.line()),
+                format!("is not valid JSON ({e}); ignored it"),
+            ));
             None
         }
     }
@@ -208,12 +322,22 @@ fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec
     let path = dir.join(&entry);
     if !path.is_file() {
         if declared.is_some() {
-            diags.push(Diagnostic::new(Severity::Warning, &dir.join("skill.json"), None, format!("`entry` names `{entry}`, which does not exist")));
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                &dir.join("skill.json"),
+                None,
+                format!("`entry` names `{entry}`, which does not exist"),
+            ));
         }
         return None;
     }
     if !is_executable(&path) {
-        diags.push(Diagnostic::new(Severity::Warning, &path, None, format!("entry script is not executable; run `chmod +x {entry}`")));
+        diags.push(Diagnostic::new(
+            Severity::Warning,
+            &path,
+            None,
+            format!("entry script is not executable; run `chmod +x {entry}`"),
+        ));
     }
     Some(entry)
 }
@@ -237,7 +361,10 @@ pub fn name_problems(name: &str) -> Vec<&'static str> {
     if name.chars().any(char::is_whitespace) {
         problems.push("has spaces");
     }
-    if name.chars().any(|c| !(c.is_alphanumeric() || c == '-' || c.is_whitespace())) {
+    if name
+        .chars()
+        .any(|c| !(c.is_alphanumeric() || c == '-' || c.is_whitespace()))
+    {
         problems.push("has characters other than letters, digits and hyphens");
     }
     if name.starts_with('-') || name.ends_with('-') {
@@ -300,7 +427,11 @@ pub fn description_from_markdown(body: &str) -> Option<String> {
     let lines: Vec<&str> = body.lines().collect();
     let heading = |l: &str| l.trim_start().starts_with('#');
     if let Some(start) = lines.iter().position(|l| {
-        heading(l) && l.trim_start().trim_start_matches('#').trim().eq_ignore_ascii_case("description")
+        heading(l)
+            && l.trim_start()
+                .trim_start_matches('#')
+                .trim()
+                .eq_ignore_ascii_case("description")
     }) {
         let para = first_paragraph(&lines[start + 1..], &heading);
         if para.is_some() {
@@ -349,8 +480,14 @@ mod tests {
     #[test]
     fn allowed_tools_spellings() {
         assert_eq!(parse_allowed_tools(&json!("Bash(git:*) Read")), ["Bash(git:*)", "Read"]);
-        assert_eq!(parse_allowed_tools(&json!("Read, Grep,Bash(curl -s wttr.in/*)")), ["Read", "Grep", "Bash(curl -s wttr.in/*)"]);
-        assert_eq!(parse_allowed_tools(&json!(["Read", "Bash(ls:*)"])), ["Read", "Bash(ls:*)"]);
+        assert_eq!(
+            parse_allowed_tools(&json!("Read, Grep,Bash(curl -s wttr.in/*)")),
+            ["Read", "Grep", "Bash(curl -s wttr.in/*)"]
+        );
+        assert_eq!(
+            parse_allowed_tools(&json!(["Read", "Bash(ls:*)"])),
+            ["Read", "Bash(ls:*)"]
+        );
     }
 
     #[test]
@@ -365,11 +502,18 @@ mod tests {
 
     #[test]
     fn description_section_then_first_paragraph() {
-        let md = "# Weather\n\nShows the weather.\n\n## Description\n\nGet the current\nweather for a city.\n\n## Usage\n";
-        assert_eq!(description_from_markdown(md).unwrap(), "Get the current weather for a city.");
+        let md =
+            "# Weather\n\nShows the weather.\n\n## Description\n\nGet the current\nweather for a city.\n\n## Usage\n";
+        assert_eq!(
+            description_from_markdown(md).unwrap(),
+            "Get the current weather for a city."
+        );
         let md = "# Weather\n\n![badge](x)\n\nShows the weather\nfor a city.\n\n## Usage\n";
         assert_eq!(description_from_markdown(md).unwrap(), "Shows the weather for a city.");
-        assert_eq!(description_from_markdown("Just text here.\n").unwrap(), "Just text here.");
+        assert_eq!(
+            description_from_markdown("Just text here.\n").unwrap(),
+            "Just text here."
+        );
         assert!(description_from_markdown("# Only a title\n").is_none());
     }
 }

@@ -26,7 +26,11 @@ impl Approver for TerminalApprover {
             return false;
         };
         let mut writer = &tty;
-        let _ = write!(writer, "Run {} in {}? (cwd {}) [y/N] ", request.command, request.skill, request.cwd);
+        let _ = write!(
+            writer,
+            "Run {} in {}? (cwd {}) [y/N] ",
+            request.command, request.skill, request.cwd
+        );
         let _ = writer.flush();
         let mut answer = String::new();
         if BufReader::new(&tty).read_line(&mut answer).is_err() {

@@ -47,21 +47,37 @@ fn human_bytes(n: u64) -> String {
 impl EventSink for HumanRenderer {
     fn emit(&self, event: Event) {
         match event {
-            Event::Session { model, base_url, skills, .. } => {
+            Event::Session {
+                model,
+                base_url,
+                skills,
+                ..
+            } => {
                 if self.verbose {
                     self.progress(&format!("· {model} at {base_url}, {skills} skills"));
                 }
             }
             Event::SkillSelected { skill, dir } => self.progress(&format!("▸ skill {skill} ({dir})")),
             Event::CommandStarted { skill, command, .. } => self.progress(&format!("▸ run [{skill}] {command}")),
-            Event::CommandFinished { exit_code, signal, duration_ms, stdout_bytes, timed_out, .. } => {
+            Event::CommandFinished {
+                exit_code,
+                signal,
+                duration_ms,
+                stdout_bytes,
+                timed_out,
+                ..
+            } => {
                 let status = match (timed_out, exit_code, signal) {
                     (true, _, _) => "timed out, killed".to_string(),
                     (_, Some(code), _) => format!("exit {code}"),
                     (_, None, Some(sig)) => format!("killed by signal {sig}"),
                     _ => "finished".to_string(),
                 };
-                self.progress(&format!("  {status} · {:.1}s · {} out", duration_ms as f64 / 1000.0, human_bytes(stdout_bytes)));
+                self.progress(&format!(
+                    "  {status} · {:.1}s · {} out",
+                    duration_ms as f64 / 1000.0,
+                    human_bytes(stdout_bytes)
+                ));
             }
             Event::CommandDenied { command, reason, .. } => self.progress(&format!("✗ not run: {command} — {reason}")),
             Event::MessageDelta { text } => {

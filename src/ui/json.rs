@@ -14,7 +14,10 @@ pub struct JsonWriter {
 
 impl JsonWriter {
     pub fn new(redactor: Redactor) -> Self {
-        Self { redactor, lock: Mutex::new(()) }
+        Self {
+            redactor,
+            lock: Mutex::new(()),
+        }
     }
 }
 
@@ -24,7 +27,10 @@ pub fn event_line(event: &Event) -> String {
     match serde_json::to_string(event) {
         Ok(body) if body.starts_with('{') => format!("{{\"v\":1,{}", &body[1..]),
         Ok(body) => body,
-        Err(e) => format!("{{\"v\":1,\"type\":\"error\",\"message\":{:?},\"code\":1}}", e.to_string()),
+        Err(e) => format!(
+            "{{\"v\":1,\"type\":\"error\",\"message\":{:?},\"code\":1}}",
+            e.to_string()
+        ),
     }
 }
 

@@ -26,7 +26,10 @@ pub async fn run(cli: Cli) -> i32 {
     let env = std::env::current_dir()
         .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))
         .and_then(|cwd| Ok((Environment::load(&cwd)?, cwd)));
-    let redactor = env.as_ref().map(|(e, _)| Redactor::from_env(&e.merged())).unwrap_or_default();
+    let redactor = env
+        .as_ref()
+        .map(|(e, _)| Redactor::from_env(&e.merged()))
+        .unwrap_or_default();
     let sink: Arc<dyn EventSink> = if cli.json {
         Arc::new(JsonWriter::new(redactor))
     } else {
@@ -42,7 +45,10 @@ pub async fn run(cli: Cli) -> i32 {
     match result {
         Ok(code) => code.code(),
         Err(err) => {
-            sink.emit(Event::Error { message: err.message.clone(), code: err.code.code() });
+            sink.emit(Event::Error {
+                message: err.message.clone(),
+                code: err.code.code(),
+            });
             err.code.code()
         }
     }
@@ -84,19 +90,28 @@ fn turn_failure(err: &TurnError, sink: &dyn EventSink) -> ExitCode {
         }
         TurnError::StepLimit { .. } => ExitCode::StepLimit,
     };
-    sink.emit(Event::Error { message: err.to_string(), code: code.code() });
+    sink.emit(Event::Error {
+        message: err.to_string(),
+        code: code.code(),
+    });
     code
 }
 
 fn finish(agent: &Agent, sink: &dyn EventSink, code: ExitCode) -> ExitCode {
-    sink.emit(Event::Done { exit_code: code.code(), llm_calls: agent.llm_calls(), usage: agent.usage() });
+    sink.emit(Event::Done {
+        exit_code: code.code(),
+        llm_calls: agent.llm_calls(),
+        usage: agent.usage(),
+    });
     code
 }
 
 /// Skipped skills and shadowed names always; per-skill warnings in full when `detailed`.
 fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, detailed: bool) {
     for d in discovery.skipped.iter().chain(&discovery.warnings) {
-        sink.emit(Event::Warning { message: format!("skill skipped or shadowed: {d}") });
+        sink.emit(Event::Warning {
+            message: format!("skill skipped or shadowed: {d}"),
+        });
     }
     let with_warnings: Vec<&str> = discovery
         .skills
@@ -126,10 +141,14 @@ fn initial_message(cli: &Cli) -> Result<Option<String>, AppError> {
     let stdin = std::io::stdin();
     let piped = if stdin.is_terminal() { None } else { read_stdin()? };
     match (&cli.once, piped) {
-        (Some(msg), Some(input)) if !input.trim().is_empty() => Ok(Some(format!("{msg}\n\nInput:\n```\n{}\n```", input.trim_end()))),
+        (Some(msg), Some(input)) if !input.trim().is_empty() => {
+            Ok(Some(format!("{msg}\n\nInput:\n```\n{}\n```", input.trim_end())))
+        }
         (Some(msg), _) => Ok(Some(msg.clone())),
         (None, Some(input)) if !input.trim().is_empty() => Ok(Some(input.trim().to_string())),
-        (None, Some(_)) => Err(AppError::usage("stdin was empty: pipe a message in, or use --once \"MESSAGE\"")),
+        (None, Some(_)) => Err(AppError::usage(
+            "stdin was empty: pipe a message in, or use --once \"MESSAGE\"",
+        )),
         (None, None) => Ok(None),
     }
 }
@@ -209,7 +228,9 @@ async fn chat(cli: &Cli, config: Config, discovery: Discovery, sink: Arc<dyn Eve
                 agent.close_open_tool_calls("the turn ended with an error");
             }
             None => {
-                sink.emit(Event::Warning { message: "turn cancelled".into() });
+                sink.emit(Event::Warning {
+                    message: "turn cancelled".into(),
+                });
                 agent.close_open_tool_calls("interrupted by the user");
             }
         }

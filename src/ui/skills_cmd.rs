@@ -15,11 +15,24 @@ pub fn run(action: &SkillsCommand, discovery: &Discovery, json: bool) -> Result<
         SkillsCommand::List => {
             if json {
                 let skills: Vec<_> = discovery.skills.iter().map(summary).collect();
-                let skipped: Vec<_> = discovery.skipped.iter().chain(&discovery.warnings).map(|d| d.to_string()).collect();
+                let skipped: Vec<_> = discovery
+                    .skipped
+                    .iter()
+                    .chain(&discovery.warnings)
+                    .map(|d| d.to_string())
+                    .collect();
                 let _ = writeln!(out, "{}", json!({"v": 1, "skills": skills, "problems": skipped}));
             } else {
                 for s in &discovery.skills {
-                    let warn = if s.diagnostics.iter().any(|d| d.severity >= crate::skills::Severity::Warning) { " (!)" } else { "" };
+                    let warn = if s
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.severity >= crate::skills::Severity::Warning)
+                    {
+                        " (!)"
+                    } else {
+                        ""
+                    };
                     let desc: String = s.description.chars().take(80).collect();
                     let _ = writeln!(out, "{}{warn}\t{}\t{}\t{desc}", s.name, s.dialect, s.root.display());
                 }
@@ -35,7 +48,10 @@ pub fn run(action: &SkillsCommand, discovery: &Discovery, json: bool) -> Result<
         SkillsCommand::Show { name } => {
             let Some(skill) = discovery.skills.iter().find(|s| s.name == *name) else {
                 let names: Vec<&str> = discovery.skills.iter().map(|s| s.name.as_str()).collect();
-                return Err(AppError::usage(format!("no skill named {name:?}; known: {}", names.join(", "))));
+                return Err(AppError::usage(format!(
+                    "no skill named {name:?}; known: {}",
+                    names.join(", ")
+                )));
             };
             let body = skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})"));
             if json {
@@ -44,7 +60,15 @@ pub fn run(action: &SkillsCommand, discovery: &Discovery, json: bool) -> Result<
                 v["diagnostics"] = json!(skill.diagnostics);
                 let _ = writeln!(out, "{v}");
             } else {
-                let _ = writeln!(out, "name:        {}\ndescription: {}\nfolder:      {}\nroot:        {}\ndialect:     {}", skill.name, skill.description, skill.dir.display(), skill.root.display(), skill.dialect);
+                let _ = writeln!(
+                    out,
+                    "name:        {}\ndescription: {}\nfolder:      {}\nroot:        {}\ndialect:     {}",
+                    skill.name,
+                    skill.description,
+                    skill.dir.display(),
+                    skill.root.display(),
+                    skill.dialect
+                );
                 if let Some(e) = &skill.entry {
                     let _ = writeln!(out, "entry:       {e}");
                 }

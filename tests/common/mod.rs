@@ -61,7 +61,9 @@ pub fn sse_body(reply: &Reply) -> String {
                 let mid = args.len() / 2;
                 let (a, b) = args.split_at(mid);
                 events.push(json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"id":id,"type":"function","function":{"name":name,"arguments":a}}]}}]}));
-                events.push(json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"function":{"arguments":b}}]}}]}));
+                events.push(
+                    json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"function":{"arguments":b}}]}}]}),
+                );
             }
             events.push(json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}));
         }
@@ -76,10 +78,16 @@ pub fn sse_body(reply: &Reply) -> String {
 pub fn json_body(reply: &Reply) -> Value {
     let message = match reply {
         Reply::Text(t) => json!({"role":"assistant","content":t}),
-        Reply::Tools(calls) => json!({"role":"assistant","content":null,"tool_calls": calls.iter().map(|(id,n,a)| json!({"id":id,"type":"function","function":{"name":n,"arguments":a}})).collect::<Vec<_>>()}),
+        Reply::Tools(calls) => {
+            json!({"role":"assistant","content":null,"tool_calls": calls.iter().map(|(id,n,a)| json!({"id":id,"type":"function","function":{"name":n,"arguments":a}})).collect::<Vec<_>>()})
+        }
         Reply::Raw(_) => Value::Null,
     };
-    let finish = if matches!(reply, Reply::Tools(_)) { "tool_calls" } else { "stop" };
+    let finish = if matches!(reply, Reply::Tools(_)) {
+        "tool_calls"
+    } else {
+        "stop"
+    };
     json!({"id":"chatcmpl-1","object":"chat.completion","model":"mock","choices":[{"index":0,"message":message,"finish_reason":finish}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}})
 }
 
@@ -92,11 +100,21 @@ struct Sequence {
 impl Respond for Sequence {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let mut queue = self.replies.lock().unwrap();
-        let reply = if self.repeat_last && queue.len() == 1 { queue.front().cloned() } else { queue.pop_front() };
-        let Some(reply) = reply else {
-            return ResponseTemplate::new(500).set_body_raw(r#"{"error":{"message":"mock: no more replies queued"}}"#, "application/json");
+        let reply = if self.repeat_last && queue.len() == 1 {
+            queue.front().cloned()
+        } else {
+            queue.pop_front()
         };
-        let wants_stream = serde_json::from_slice::<Value>(&request.body).ok().and_then(|b| b["stream"].as_bool()).unwrap_or(false);
+        let Some(reply) = reply else {
+            return ResponseTemplate::new(500).set_body_raw(
+                r#"{"error":{"message":"mock: no more replies queued"}}"#,
+                "application/json",
+            );
+        };
+        let wants_stream = serde_json::from_slice::<Value>(&request.body)
+            .ok()
+            .and_then(|b| b["stream"].as_bool())
+            .unwrap_or(false);
         match reply {
             Reply::Raw(t) => t,
             r if wants_stream => ResponseTemplate::new(200).set_body_raw(sse_body(&r), "text/event-stream"),
@@ -125,7 +143,10 @@ impl MockLlm {
         let server = MockServer::start().await;
         Mock::given(method("POST"))
             .and(path("/v1/chat/completions"))
-            .respond_with(Sequence { replies: Mutex::new(replies.into()), repeat_last })
+            .respond_with(Sequence {
+                replies: Mutex::new(replies.into()),
+                repeat_last,
+            })
             .mount(&server)
             .await;
         Self { server }
@@ -233,5 +254,9 @@ pub fn contents(request: &Value, role: &str) -> Vec<String> {
 
 /// Every message content of a request, joined.
 pub fn all_text(request: &Value) -> String {
-    ["system", "user", "assistant", "tool"].iter().flat_map(|r| contents(request, r)).collect::<Vec<_>>().join("\n")
+    ["system", "user", "assistant", "tool"]
+        .iter()
+        .flat_map(|r| contents(request, r))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
