@@ -108,10 +108,13 @@ fn finish(agent: &Agent, sink: &dyn EventSink, code: ExitCode) -> ExitCode {
 
 /// Skipped skills and shadowed names always; per-skill warnings in full when `detailed`.
 fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, detailed: bool) {
-    for d in discovery.skipped.iter().chain(&discovery.warnings) {
+    for d in &discovery.skipped {
         sink.emit(Event::Warning {
-            message: format!("skill skipped or shadowed: {d}"),
+            message: format!("skill skipped: {d}"),
         });
+    }
+    for d in &discovery.warnings {
+        sink.emit(Event::Warning { message: d.to_string() });
     }
     let with_warnings: Vec<&str> = discovery
         .skills
