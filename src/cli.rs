@@ -85,4 +85,9 @@ pub enum SkillsCommand {
         /// Skill name.
         name: String,
     },
+    /// Let this project's skills (./.agents/skills, ./skills, or the folders given) run commands.
+    Trust {
+        /// Folders to trust; default: the project skill folders of the working directory.
+        dirs: Vec<PathBuf>,
+    },
 }

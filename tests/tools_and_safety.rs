@@ -134,12 +134,12 @@ async fn timeout_kills_the_whole_process_group() {
     ])
     .await;
     let mut cmd = ws.agent(&mock);
-    cmd.args(["--once", "probe", "--yes", "--timeout", "1"]);
+    cmd.args(["--once", "probe", "--yes", "--timeout", "2"]);
     let started = std::time::Instant::now();
     let out = run(cmd).await;
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(started.elapsed().as_secs() < 30);
-    assert!(last_tool_result(&mock.requests().await[2]).contains("timed out after 1s"));
+    assert!(last_tool_result(&mock.requests().await[2]).contains("timed out after 2s"));
     let ps = std::process::Command::new("ps").args(["-eo", "args"]).output().unwrap();
     assert!(
         !String::from_utf8_lossy(&ps.stdout).contains(&marker),

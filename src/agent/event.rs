@@ -80,4 +80,6 @@ pub trait Approver: Send + Sync {
     fn can_ask(&self) -> bool;
     /// Ask; `true` means run it.
     fn ask(&self, request: &ApprovalRequest) -> bool;
+    /// Ask whether the project skills in `folder` may run commands from now on.
+    fn ask_trust(&self, folder: &str) -> bool;
 }

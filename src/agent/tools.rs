@@ -4,10 +4,11 @@ use std::path::{Component, Path};
 
 use serde_json::Value;
 
-use crate::exec::approval::{self, Verdict};
+use crate::exec::approval::{self, ApprovalPolicy, Verdict};
 use crate::exec::env::child_env;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
 use crate::skills::Skill;
+use crate::skills::discover::RootKind;
 
 use super::event::{ApprovalRequest, Event};
 use super::turn::Agent;
@@ -158,6 +159,9 @@ impl Agent {
 
     /// `None` when the command may run, else why not.
     async fn approval_denial(&self, skill: &Skill, command: &str) -> Option<String> {
+        if let Some(reason) = self.untrusted(skill).await {
+            return Some(reason);
+        }
         match approval::evaluate(self.options.approve, command, skill) {
             Verdict::Run => None,
             Verdict::Deny(reason) => Some(reason),
@@ -175,6 +179,39 @@ impl Agent {
                 (!approved).then(|| "denied by the user".to_string())
             }
         }
+    }
+
+    /// Project skills run commands only once their folder is trusted (or under `--approve yes`).
+    async fn untrusted(&self, skill: &Skill) -> Option<String> {
+        let policy = self.options.approve;
+        if skill.root_kind != RootKind::Project || matches!(policy, ApprovalPolicy::Yes | ApprovalPolicy::No) {
+            return None;
+        }
+        let trust = self.options.trust.clone();
+        if trust.is_trusted(&skill.root) {
+            return None;
+        }
+        let root = skill.root.display().to_string();
+        let refusal = format!(
+            "the project skills in {root} are not trusted yet; run `agent skills trust` in that project once, or pass --yes"
+        );
+        if !self.approver.can_ask() {
+            return Some(refusal);
+        }
+        let approver = self.approver.clone();
+        let folder = root.clone();
+        let agreed = tokio::task::spawn_blocking(move || approver.ask_trust(&folder))
+            .await
+            .unwrap_or(false);
+        if !agreed {
+            return Some(refusal);
+        }
+        if let Err(e) = trust.trust(&skill.root) {
+            self.emit(Event::Warning {
+                message: format!("trusted {root} for this session only: {e}"),
+            });
+        }
+        None
     }
 
     fn read_skill_file(&self, name: &str, path: &str) -> String {

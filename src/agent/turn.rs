@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::exec::approval::ApprovalPolicy;
 use crate::exec::redact::Redactor;
+use crate::exec::trust::TrustStore;
 use crate::llm::types::Usage;
 use crate::llm::{ChatMessage, LlmClient, LlmError};
 use crate::skills::SkillSet;
@@ -24,6 +25,8 @@ pub struct AgentOptions {
     pub base_env: BTreeMap<String, String>,
     /// Every skill root, for `AGENT_SKILLS_PATH`.
     pub skill_roots: Vec<PathBuf>,
+    /// Which project skill folders may run commands.
+    pub trust: Arc<TrustStore>,
 }
 
 /// Why a turn ended without an answer.

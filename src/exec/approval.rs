@@ -1,5 +1,6 @@
 //! Deciding whether a proposed command may run without asking (SPEC §3 `approve`).
 
+use super::cmdline;
 use crate::skills::Skill;
 
 /// The approval policy in force.
@@ -44,20 +45,102 @@ pub fn evaluate(policy: ApprovalPolicy, command: &str, skill: &Skill) -> Verdict
         ApprovalPolicy::Yes => Verdict::Run,
         ApprovalPolicy::No => Verdict::Deny("denied by policy: --approve no runs nothing".into()),
         ApprovalPolicy::Ask => Verdict::AskUser,
-        ApprovalPolicy::Auto if runs_own_script(command, skill) => Verdict::Run,
+        ApprovalPolicy::Auto if preapproved(command, skill) => Verdict::Run,
         ApprovalPolicy::Auto => Verdict::AskUser,
     }
 }
 
-/// Characters that let one command line do more than run one program.
-const SHELL_META: &[char] = &[
-    ';', '&', '|', '<', '>', '$', '`', '(', ')', '{', '}', '*', '?', '[', ']', '~', '!', '#', '\n', '\\',
-];
-const INTERPRETERS: [&str; 6] = ["sh", "bash", "python3", "python", "node", "ruby"];
+const INTERPRETERS: [&str; 7] = ["sh", "bash", "python3", "python", "node", "ruby", "perl"];
 
-/// True when `command` is a plain call of the skill's entry script or a file under its `scripts/`,
-/// optionally through an interpreter, with literal arguments only.
-pub fn runs_own_script(command: &str, skill: &Skill) -> bool {
+/// What one `allowed-tools` entry lets run: `Bash`, `Bash(git:*)`, `Bash(git log *)`,
+/// `Bash(curl -s wttr.in/*)` (`*` and `?` match inside a word).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grant {
+    /// Any command (`Bash`, `Bash(*)`).
+    Any,
+    /// These leading words, then any arguments (`Bash(git:*)`, `Bash(git log *)`).
+    Prefix(Vec<String>),
+    /// Exactly these words (`Bash(npm run test)`).
+    Exact(Vec<String>),
+}
+
+/// Read one `allowed-tools` entry; entries for other tools (Read, Grep …) grant no commands.
+pub fn parse_grant(entry: &str) -> Option<Grant> {
+    let entry = entry.trim();
+    let (tool, spec) = match entry.split_once('(') {
+        Some((tool, rest)) => (tool.trim(), Some(rest.strip_suffix(')')?.trim())),
+        None => (entry, None),
+    };
+    if !tool.eq_ignore_ascii_case("bash") && !tool.eq_ignore_ascii_case("shell") {
+        return None;
+    }
+    let Some(spec) = spec.filter(|s| !s.is_empty() && *s != "*" && *s != ":*") else {
+        return Some(Grant::Any);
+    };
+    if let Some(prefix) = spec.strip_suffix(":*") {
+        return Some(Grant::Prefix(shell_words::split(prefix).ok()?));
+    }
+    let mut words = shell_words::split(spec).ok()?;
+    if words.last().is_some_and(|w| w == "*") {
+        words.pop();
+        return Some(Grant::Prefix(words));
+    }
+    Some(Grant::Exact(words))
+}
+
+impl Grant {
+    fn allows(&self, words: &[String]) -> bool {
+        let matches = |pattern: &[String]| {
+            pattern.iter().zip(words).enumerate().all(
+                |(i, (p, w))| {
+                    if i == 0 { same_program(p, w) } else { glob_match(p, w) }
+                },
+            )
+        };
+        match self {
+            Grant::Any => true,
+            Grant::Prefix(p) => words.len() >= p.len() && !p.is_empty() && matches(p),
+            Grant::Exact(p) => words.len() == p.len() && !p.is_empty() && matches(p),
+        }
+    }
+}
+
+fn same_program(pattern: &str, word: &str) -> bool {
+    if glob_match(pattern, word) {
+        return true;
+    }
+    match (normalize_relative(pattern), normalize_relative(word)) {
+        (Some(a), Some(b)) if pattern.contains('/') || word.contains('/') => glob_match(&a, &b),
+        _ => false,
+    }
+}
+
+/// `*` matches any run of characters, `?` one character; everything else literally.
+fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// True when every part of `command` is the skill's own script or granted by its `allowed-tools`.
+pub fn preapproved(command: &str, skill: &Skill) -> bool {
     let dir = skill.dir.display().to_string();
     let expanded = command
         .replace("\"$SKILL_DIR\"/", "./")
@@ -65,14 +148,17 @@ pub fn runs_own_script(command: &str, skill: &Skill) -> bool {
         .replace("$SKILL_DIR/", "./")
         .replace("${SKILL_DIR}/", "./")
         .replace(&format!("{dir}/"), "./");
-    let Ok(words) = shell_words::split(&expanded) else {
+    let Ok(line) = cmdline::parse(&expanded) else {
         return false;
     };
-    // Quoted arguments may hold metacharacters harmlessly; only unquoted ones matter, so check the
-    // words after removing quoted spans: a crude but conservative test is the raw text outside quotes.
-    if unquoted_text(&expanded).contains(SHELL_META) {
-        return false;
-    }
+    let grants: Vec<Grant> = skill.allowed_tools.iter().filter_map(|t| parse_grant(t)).collect();
+    line.parts
+        .iter()
+        .all(|words| runs_own_script(words, skill) || grants.iter().any(|g| g.allows(words)))
+}
+
+/// A call of the skill's entry script or a file under its `scripts/`, optionally via an interpreter.
+fn runs_own_script(words: &[String], skill: &Skill) -> bool {
     let mut words = words.iter().map(String::as_str);
     let Some(mut program) = words.next() else {
         return false;
@@ -108,22 +194,6 @@ fn normalize_relative(path: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// The command text with single- and double-quoted spans removed.
-fn unquoted_text(command: &str) -> String {
-    let mut out = String::new();
-    let mut quote: Option<char> = None;
-    for c in command.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some('"') if c == '$' || c == '`' || c == '\\' => out.push(c),
-            Some(_) => {}
-            None if c == '\'' || c == '"' => quote = Some(c),
-            None => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +207,7 @@ mod tests {
             dir: PathBuf::from("/skills/weather"),
             skill_file: PathBuf::from("/skills/weather/SKILL.md"),
             root: PathBuf::from("/skills"),
+            root_kind: crate::skills::discover::RootKind::Flag,
             dialect: Dialect::Scp,
             entry: Some("run.sh".into()),
             allowed_tools: vec![],
@@ -170,6 +241,53 @@ mod tests {
         ] {
             assert_eq!(evaluate(ApprovalPolicy::Auto, ask, &s), Verdict::AskUser, "{ask}");
         }
+    }
+
+    #[test]
+    fn grants_in_real_world_spellings() {
+        let mut s = skill();
+        let check = |s: &Skill, cmd: &str| evaluate(ApprovalPolicy::Auto, cmd, s) == Verdict::Run;
+        s.allowed_tools = vec![
+            "Bash(git:*)".into(),
+            "Read".into(),
+            "Bash(curl -s wttr.in/*)".into(),
+            "Bash(npm run test)".into(),
+            "Bash(ls *)".into(),
+        ];
+        assert!(check(&s, "git log --oneline -5"));
+        assert!(check(&s, "git status && git diff"));
+        assert!(check(&s, "curl -s wttr.in/Tokyo?format=3"));
+        assert!(check(&s, "npm run test"));
+        assert!(check(&s, "ls -la"));
+        assert!(check(&s, "./run.sh x | git hash-object --stdin"));
+        assert!(!check(&s, "curl -s evil.example/x"));
+        assert!(!check(&s, "curl -s wttr.in/x -o /etc/passwd"));
+        assert!(!check(&s, "npm run test -- --evil"));
+        assert!(!check(&s, "gitx status"));
+        assert!(!check(&s, "git status; rm -rf ~"));
+        s.allowed_tools = vec!["Bash".into()];
+        assert!(check(&s, "rm -rf /tmp/whatever"));
+        assert!(!check(&s, "echo $(id)"));
+    }
+
+    #[test]
+    fn grant_parsing() {
+        assert_eq!(parse_grant("Bash"), Some(Grant::Any));
+        assert_eq!(parse_grant("Bash(*)"), Some(Grant::Any));
+        assert_eq!(
+            parse_grant("Bash(git log:*)"),
+            Some(Grant::Prefix(vec!["git".into(), "log".into()]))
+        );
+        assert_eq!(
+            parse_grant("Bash(./run.sh)"),
+            Some(Grant::Exact(vec!["./run.sh".into()]))
+        );
+        assert_eq!(parse_grant("Read"), None);
+        assert_eq!(parse_grant("Bash(unclosed"), None);
+        assert!(glob_match("wttr.in/*", "wttr.in/Oslo"));
+        assert!(!glob_match("wttr.in/*", "wttr.inx/Oslo"));
+        assert!(glob_match("a?c*", "abcdef"));
+        assert!(same_program("./run.sh", "run.sh") && same_program("scripts/q.sh", "./scripts/q.sh"));
     }
 
     #[test]

@@ -81,7 +81,7 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
         }
         for dir in skill_dirs(&root.path, &mut out.warnings) {
             match load_skill(&dir, &root.path) {
-                Loaded::Skill(skill) => match by_name.get(&skill.name) {
+                Loaded::Skill(mut skill) => match by_name.get(&skill.name) {
                     Some(winner) => out.warnings.push(Diagnostic::new(
                         Severity::Warning,
                         &skill.skill_file,
@@ -93,6 +93,7 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
                         ),
                     )),
                     None => {
+                        skill.root_kind = root.kind;
                         by_name.insert(skill.name.clone(), skill.dir.clone());
                         out.skills.push(*skill);
                     }

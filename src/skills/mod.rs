@@ -83,6 +83,8 @@ pub struct Skill {
     pub skill_file: PathBuf,
     /// The root this skill was found under.
     pub root: PathBuf,
+    /// Which kind of root that is (project skills need the user's trust to run commands).
+    pub root_kind: discover::RootKind,
     pub dialect: Dialect,
     /// Entry script relative to `dir` (`run.sh` or `skill.json`'s `entry`), when it exists.
     pub entry: Option<String>,

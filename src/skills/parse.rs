@@ -257,6 +257,7 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         dir: dir.to_path_buf(),
         skill_file: file.clone(),
         root: root.to_path_buf(),
+        root_kind: super::discover::RootKind::Flag,
         dialect,
         entry,
         allowed_tools,

@@ -1,4 +1,4 @@
-//! Asking on the terminal whether a command may run.
+//! Asking on the terminal whether a command may run or a project's skills may be trusted.
 
 use std::io::{BufRead, BufReader, Write};
 
@@ -14,6 +14,21 @@ impl TerminalApprover {
     pub fn new(interactive: bool) -> Self {
         Self { interactive }
     }
+
+    /// Print `question` on the terminal and read the answer; anything but y/yes is no.
+    fn prompt_yes(&self, question: &str) -> bool {
+        let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
+            return false;
+        };
+        let mut writer = &tty;
+        let _ = write!(writer, "{question}");
+        let _ = writer.flush();
+        let mut answer = String::new();
+        if BufReader::new(&tty).read_line(&mut answer).is_err() {
+            return false;
+        }
+        matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+    }
 }
 
 impl Approver for TerminalApprover {
@@ -22,20 +37,16 @@ impl Approver for TerminalApprover {
     }
 
     fn ask(&self, request: &ApprovalRequest) -> bool {
-        let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
-            return false;
-        };
-        let mut writer = &tty;
-        let _ = write!(
-            writer,
+        self.prompt_yes(&format!(
             "Run {} in {}? (cwd {}) [y/N] ",
             request.command, request.skill, request.cwd
-        );
-        let _ = writer.flush();
-        let mut answer = String::new();
-        if BufReader::new(&tty).read_line(&mut answer).is_err() {
-            return false;
-        }
-        matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+        ))
+    }
+
+    fn ask_trust(&self, folder: &str) -> bool {
+        self.prompt_yes(&format!(
+            "The skills in {folder} come with this project and can run commands on this machine.\n\
+             Trust this folder from now on? [y/N] "
+        ))
     }
 }

@@ -9,6 +9,7 @@ use crate::agent::{Agent, AgentOptions, Event, EventSink, TurnError};
 use crate::cli::{Cli, Command};
 use crate::config::{Config, Environment};
 use crate::exec::redact::Redactor;
+use crate::exec::trust::TrustStore;
 use crate::exit::{AppError, ExitCode};
 use crate::llm::{LlmClient, LlmSettings};
 use crate::skills::discover::{Discovery, discover};
@@ -57,7 +58,7 @@ pub async fn run(cli: Cli) -> i32 {
 async fn dispatch(cli: &Cli, config: Config, sink: Arc<dyn EventSink>) -> Result<ExitCode, AppError> {
     let discovery = discover(&config.skill_roots);
     if let Some(Command::Skills { action }) = &cli.command {
-        return super::skills_cmd::run(action, &discovery, cli.json);
+        return super::skills_cmd::run(action, &config, &discovery, cli.json);
     }
     report_discovery(&discovery, &*sink, cli.json || cli.verbose > 0);
     let message = match initial_message(cli)? {
@@ -187,6 +188,7 @@ fn build_agent(config: &Config, discovery: Discovery, sink: Arc<dyn EventSink>) 
         max_steps: config.max_steps,
         base_env: config.env.merged(),
         skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
+        trust: Arc::new(TrustStore::load()),
     };
     sink.emit(Event::Session {
         version: env!("CARGO_PKG_VERSION"),

@@ -1,43 +1,48 @@
-//! `agent skills list|show`: what discovery found, for people and for scripts.
+//! `agent skills list|show|trust`: what discovery found, for people and for scripts.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use serde_json::json;
 
 use crate::cli::SkillsCommand;
+use crate::config::Config;
+use crate::exec::trust::TrustStore;
 use crate::exit::{AppError, ExitCode};
-use crate::skills::Skill;
-use crate::skills::discover::Discovery;
+use crate::skills::discover::{Discovery, RootKind};
+use crate::skills::{Severity, Skill};
 
-pub fn run(action: &SkillsCommand, discovery: &Discovery, json: bool) -> Result<ExitCode, AppError> {
+pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json: bool) -> Result<ExitCode, AppError> {
+    let trust = TrustStore::load();
     let mut out = std::io::stdout().lock();
     match action {
         SkillsCommand::List => {
             if json {
-                let skills: Vec<_> = discovery.skills.iter().map(summary).collect();
-                let skipped: Vec<_> = discovery
+                let skills: Vec<_> = discovery.skills.iter().map(|s| summary(s, &trust)).collect();
+                let problems: Vec<_> = discovery
                     .skipped
                     .iter()
                     .chain(&discovery.warnings)
                     .map(|d| d.to_string())
                     .collect();
-                let _ = writeln!(out, "{}", json!({"v": 1, "skills": skills, "problems": skipped}));
+                let _ = writeln!(out, "{}", json!({"v": 1, "skills": skills, "problems": problems}));
             } else {
                 for s in &discovery.skills {
-                    let warn = if s
-                        .diagnostics
-                        .iter()
-                        .any(|d| d.severity >= crate::skills::Severity::Warning)
-                    {
-                        " (!)"
-                    } else {
-                        ""
-                    };
+                    let mut marks = String::new();
+                    if s.diagnostics.iter().any(|d| d.severity >= Severity::Warning) {
+                        marks.push_str(" (!)");
+                    }
+                    if blocked_reason(s, &trust).is_some() {
+                        marks.push_str(" (untrusted)");
+                    }
                     let desc: String = s.description.chars().take(80).collect();
-                    let _ = writeln!(out, "{}{warn}\t{}\t{}\t{desc}", s.name, s.dialect, s.root.display());
+                    let _ = writeln!(out, "{}{marks}\t{}\t{}\t{desc}", s.name, s.dialect, s.root.display());
                 }
                 for d in discovery.skipped.iter().chain(&discovery.warnings) {
                     eprintln!("warning: {d}");
+                }
+                if discovery.skills.iter().any(|s| blocked_reason(s, &trust).is_some()) {
+                    eprintln!("(untrusted): project skills can't run commands until you run `agent skills trust` here");
                 }
                 if discovery.skills.is_empty() {
                     eprintln!("no skills found; see README \"Where skills come from\"");
@@ -55,7 +60,7 @@ pub fn run(action: &SkillsCommand, discovery: &Discovery, json: bool) -> Result<
             };
             let body = skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})"));
             if json {
-                let mut v = summary(skill);
+                let mut v = summary(skill, &trust);
                 v["body"] = json!(body);
                 v["diagnostics"] = json!(skill.diagnostics);
                 let _ = writeln!(out, "{v}");
@@ -75,6 +80,9 @@ pub fn run(action: &SkillsCommand, discovery: &Discovery, json: bool) -> Result<
                 if !skill.allowed_tools.is_empty() {
                     let _ = writeln!(out, "allowed:     {}", skill.allowed_tools.join(" "));
                 }
+                if let Some(reason) = blocked_reason(skill, &trust) {
+                    let _ = writeln!(out, "blocked:     {reason}");
+                }
                 for d in &skill.diagnostics {
                     let _ = writeln!(out, "{:?}: {d}", d.severity);
                 }
@@ -82,18 +90,56 @@ pub fn run(action: &SkillsCommand, discovery: &Discovery, json: bool) -> Result<
             }
             Ok(ExitCode::Answered)
         }
+        SkillsCommand::Trust { dirs } => {
+            let targets: Vec<PathBuf> = if dirs.is_empty() {
+                config
+                    .skill_roots
+                    .iter()
+                    .filter(|r| r.kind == RootKind::Project && r.path.is_dir())
+                    .map(|r| r.path.clone())
+                    .collect()
+            } else {
+                dirs.clone()
+            };
+            if targets.is_empty() {
+                return Err(AppError::usage(
+                    "no project skill folder here (./.agents/skills or ./skills); name the folder to trust",
+                ));
+            }
+            for dir in targets {
+                if !dir.is_dir() {
+                    return Err(AppError::usage(format!("{} is not a folder", dir.display())));
+                }
+                let key = trust.trust(&dir).map_err(AppError::config)?;
+                let _ = writeln!(out, "trusted {}", key.display());
+            }
+            Ok(ExitCode::Answered)
+        }
     }
 }
 
-fn summary(s: &Skill) -> serde_json::Value {
+/// Why a skill cannot run commands at all, if it can't.
+fn blocked_reason(skill: &Skill, trust: &TrustStore) -> Option<String> {
+    (skill.root_kind == RootKind::Project && !trust.is_trusted(&skill.root)).then(|| {
+        format!(
+            "project folder {} is not trusted: run `agent skills trust` there once, or use --yes",
+            skill.root.display()
+        )
+    })
+}
+
+fn summary(s: &Skill, trust: &TrustStore) -> serde_json::Value {
     json!({
         "name": s.name,
         "description": s.description,
         "dir": s.dir,
         "root": s.root,
+        "root_kind": s.root_kind,
         "dialect": s.dialect,
         "entry": s.entry,
         "allowed_tools": s.allowed_tools,
-        "warnings": s.diagnostics.iter().filter(|d| d.severity >= crate::skills::Severity::Warning).count(),
+        "warnings": s.diagnostics.iter().filter(|d| d.severity >= Severity::Warning).count(),
+        "trusted": blocked_reason(s, trust).is_none(),
+        "blocked": blocked_reason(s, trust),
     })
 }
