@@ -1,21 +1,12 @@
 //! `agent`: a terminal agent that turns plain skill folders into capabilities of an LLM.
 
-mod agent;
-mod cli;
-mod config;
-mod exec;
-mod exit;
-mod llm;
-mod skills;
-mod ui;
-
 use std::io::IsTerminal;
 
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 fn main() -> std::process::ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = agent::cli::Cli::parse();
     init_tracing(cli.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -28,7 +19,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(1);
         }
     };
-    let code = runtime.block_on(ui::session::run(cli));
+    let code = runtime.block_on(agent::ui::session::run(cli));
     // Don't wait for blocking tasks (a pending terminal prompt) on the way out.
     runtime.shutdown_background();
     std::process::ExitCode::from(u8::try_from(code).unwrap_or(1))

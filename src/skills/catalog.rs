@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::Skill;
-use super::parse::MAX_DESCRIPTION_CHARS;
+use super::fields::MAX_DESCRIPTION_CHARS;
 
 /// Loaded skills in precedence order, unique by name.
 #[derive(Debug, Clone, Default)]

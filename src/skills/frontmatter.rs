@@ -200,12 +200,21 @@ pub fn split(text: &str) -> Split {
 #[derive(Debug, Default)]
 pub struct Fields {
     pub map: Option<Map<String, Value>>,
+    /// 1-based line of each top-level key, for pointing diagnostics at it.
+    pub lines: std::collections::HashMap<String, usize>,
     pub findings: Vec<Finding>,
 }
 
 /// Parse the YAML of a frontmatter block, retrying the common author mistakes.
 pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
     let mut out = Fields::default();
+    for (idx, line) in yaml.split('\n').enumerate() {
+        if looks_like_yaml_key(line)
+            && let Some((key, _)) = line.split_once(':')
+        {
+            out.lines.entry(key.trim().to_string()).or_insert(first_line + idx);
+        }
+    }
     if yaml.trim().is_empty() {
         out.findings
             .push(finding(Severity::Warning, Some(first_line), "frontmatter is empty"));

@@ -2,6 +2,7 @@
 
 pub mod catalog;
 pub mod discover;
+pub mod fields;
 pub mod frontmatter;
 pub mod parse;
 

@@ -1,0 +1,422 @@
+//! From a skill file's bytes to its fields: the pure, file-system-free half of loading, so the
+//! fuzzer and property tests can drive it directly.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::frontmatter::{self, Finding, kind_of};
+use super::{Dialect, Severity};
+
+/// Agent Skills limit on `description`.
+pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+/// Agent Skills limit on `name`.
+pub const MAX_NAME_CHARS: usize = 64;
+const MAX_COMPATIBILITY_CHARS: usize = 500;
+/// Descriptions shorter than this rarely say what and when.
+const SHORT_DESCRIPTION_CHARS: usize = 20;
+const KNOWN_KEYS: [&str; 7] = [
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+    "version",
+];
+
+/// What a skill file says about itself.
+#[derive(Debug, Clone, Default)]
+pub struct SkillText {
+    pub name: String,
+    /// `None`: no usable description anywhere, so the skill cannot be routed to.
+    pub description: Option<String>,
+    pub dialect: Option<Dialect>,
+    pub allowed_tools: Vec<String>,
+    pub version: Option<String>,
+    pub license: Option<String>,
+    pub compatibility: Option<String>,
+    pub body: String,
+    pub findings: Vec<Finding>,
+}
+
+fn at(severity: Severity, line: Option<usize>, message: impl Into<String>) -> Finding {
+    Finding {
+        severity,
+        line: line.or(Some(1)),
+        message: message.into(),
+    }
+}
+
+/// Analyse a `SKILL.md`'s bytes. `folder` is the skill folder's name; `manifest` is `skill.json`.
+pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, Value>>) -> SkillText {
+    let mut out = SkillText::default();
+    let mut fields = Map::new();
+    let mut lines: HashMap<String, usize> = HashMap::new();
+    if raw.iter().take(8192).any(|b| *b == 0) {
+        out.findings
+            .push(at(Severity::Warning, None, "is a binary file, not markdown"));
+    } else {
+        let normalized = frontmatter::normalize(raw);
+        out.findings.extend(normalized.findings);
+        let split = frontmatter::split(&normalized.text);
+        out.findings.extend(split.findings);
+        if let Some(yaml) = &split.yaml {
+            let parsed = frontmatter::parse_yaml(yaml, split.yaml_line);
+            out.findings.extend(parsed.findings);
+            fields = parsed.map.unwrap_or_default();
+            lines = parsed.lines;
+        }
+        out.body = split.body;
+    }
+    let line = |key: &str| lines.get(key).copied();
+    let dialect = if fields.is_empty() {
+        Dialect::Scp
+    } else {
+        Dialect::AgentSkills
+    };
+    out.dialect = Some(dialect);
+    let from_manifest = |key: &str| {
+        manifest
+            .and_then(|m| m.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+
+    let declared = string_field(&fields, "name", line("name"), &mut out.findings)
+        .or_else(|| from_manifest("name"))
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty());
+    if dialect == Dialect::AgentSkills && declared.is_none() {
+        out.findings.push(at(
+            Severity::Warning,
+            None,
+            format!("frontmatter has no `name`; using the folder name `{folder}`"),
+        ));
+    }
+    out.name = declared.unwrap_or_else(|| folder.to_string());
+    let name = out.name.clone();
+    for problem in name_problems(&nfkc(&name)) {
+        out.findings
+            .push(at(Severity::Warning, line("name"), format!("name `{name}` {problem}")));
+    }
+    if dialect == Dialect::AgentSkills && nfkc(&name) != nfkc(folder) {
+        out.findings.push(at(
+            Severity::Warning,
+            line("name"),
+            format!("name `{name}` does not match its folder `{folder}`"),
+        ));
+    }
+
+    out.description = string_field(&fields, "description", line("description"), &mut out.findings)
+        .or_else(|| from_manifest("description"))
+        .map(|d| collapse_whitespace(&d))
+        .filter(|d| !d.is_empty())
+        .or_else(|| description_from_markdown(&out.body));
+    if let Some(description) = &out.description {
+        if dialect == Dialect::AgentSkills && !fields.contains_key("description") {
+            out.findings.push(at(
+                Severity::Warning,
+                None,
+                "frontmatter has no `description`; took it from the markdown",
+            ));
+        }
+        let chars = description.chars().count();
+        if chars > MAX_DESCRIPTION_CHARS {
+            out.findings.push(at(
+                Severity::Warning,
+                line("description"),
+                format!("description is {chars} characters (limit {MAX_DESCRIPTION_CHARS}); the catalog cuts it there"),
+            ));
+        } else if chars < SHORT_DESCRIPTION_CHARS {
+            out.findings.push(at(
+                Severity::Info,
+                line("description"),
+                format!("description is only {chars} characters; say what the skill does and when to use it"),
+            ));
+        }
+    }
+
+    out.compatibility = match fields.get("compatibility") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            out.findings.push(at(
+                Severity::Warning,
+                line("compatibility"),
+                format!("`compatibility` is a {}, not a string", kind_of(other)),
+            ));
+            Some(other.to_string())
+        }
+    };
+    if out
+        .compatibility
+        .as_ref()
+        .is_some_and(|c| c.chars().count() > MAX_COMPATIBILITY_CHARS)
+    {
+        out.findings.push(at(
+            Severity::Warning,
+            line("compatibility"),
+            format!("`compatibility` is over {MAX_COMPATIBILITY_CHARS} characters"),
+        ));
+    }
+    if let Some(m) = fields.get("metadata")
+        && !m.is_object()
+        && !m.is_null()
+    {
+        out.findings.push(at(
+            Severity::Warning,
+            line("metadata"),
+            format!("`metadata` is a {}, not a mapping", kind_of(m)),
+        ));
+    }
+    for key in fields.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())) {
+        out.findings.push(at(
+            Severity::Warning,
+            line(key),
+            format!(
+                "unknown frontmatter key `{key}` ignored (allowed: name, description, license, compatibility, metadata, allowed-tools)"
+            ),
+        ));
+    }
+    if fields.contains_key("version") {
+        out.findings.push(at(
+            Severity::Info,
+            line("version"),
+            "`version` is not an Agent Skills field; `metadata: {version: …}` is the portable place",
+        ));
+    }
+    if let Some(tools) = fields.get("allowed-tools") {
+        out.allowed_tools = parse_allowed_tools(tools);
+        if !matches!(tools, Value::String(_) | Value::Array(_) | Value::Null) {
+            out.findings.push(at(
+                Severity::Warning,
+                line("allowed-tools"),
+                format!("`allowed-tools` is a {}; expected a string or a list", kind_of(tools)),
+            ));
+        }
+    }
+    out.version = fields
+        .get("version")
+        .or_else(|| manifest.and_then(|m| m.get("version")))
+        .and_then(|v| match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        });
+    out.license = fields
+        .get("license")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| from_manifest("license"));
+    out
+}
+
+/// Names are compared after NFKC normalisation: file systems may store `café` decomposed.
+fn nfkc(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    s.nfkc().collect()
+}
+
+fn string_field(
+    fields: &Map<String, Value>,
+    key: &str,
+    line: Option<usize>,
+    findings: &mut Vec<Finding>,
+) -> Option<String> {
+    match fields.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => None,
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        other => {
+            findings.push(at(
+                Severity::Warning,
+                line,
+                format!("`{key}` is a {}, not a string; ignored it", kind_of(other)),
+            ));
+            None
+        }
+    }
+}
+
+/// Why a name breaks the Agent Skills naming rules (empty when it does not).
+pub fn name_problems(name: &str) -> Vec<&'static str> {
+    let mut problems = Vec::new();
+    if name.chars().count() > MAX_NAME_CHARS {
+        problems.push("is longer than 64 characters");
+    }
+    if name.chars().any(|c| c.is_uppercase()) {
+        problems.push("has uppercase letters");
+    }
+    if name.chars().any(char::is_whitespace) {
+        problems.push("has spaces");
+    }
+    if name
+        .chars()
+        .any(|c| !(c.is_alphanumeric() || c == '-' || c.is_whitespace()))
+    {
+        problems.push("has characters other than letters, digits and hyphens");
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        problems.push("starts or ends with a hyphen");
+    }
+    if name.contains("--") {
+        problems.push("has consecutive hyphens");
+    }
+    problems
+}
+
+/// `allowed-tools` in its real-world spellings: a space- or comma-separated string, or a list.
+/// Separators inside parentheses (`Bash(curl -s x:*)`) do not split.
+pub fn parse_allowed_tools(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(s) => split_tools(s),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|i| match i {
+                Value::String(s) => Some(s.trim().to_string()),
+                Value::Null => None,
+                other => Some(other.to_string()),
+            })
+            .filter(|s| !s.is_empty())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn split_tools(s: &str) -> Vec<String> {
+    let mut tools = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth == 0 && (c.is_whitespace() || c == ',') {
+            if !current.is_empty() {
+                tools.push(std::mem::take(&mut current));
+            }
+        } else {
+            current.push(c);
+        }
+    }
+    if !current.is_empty() {
+        tools.push(current);
+    }
+    tools
+}
+
+fn collapse_whitespace(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// SCP description: the `## Description` section, else the first paragraph after the H1.
+pub fn description_from_markdown(body: &str) -> Option<String> {
+    let lines: Vec<&str> = body.lines().collect();
+    let heading = |l: &str| l.trim_start().starts_with('#');
+    if let Some(start) = lines.iter().position(|l| {
+        heading(l)
+            && l.trim_start()
+                .trim_start_matches('#')
+                .trim()
+                .eq_ignore_ascii_case("description")
+    }) {
+        let para = first_paragraph(&lines[start + 1..], &heading);
+        if para.is_some() {
+            return para;
+        }
+    }
+    let after_h1 = lines.iter().position(|l| l.starts_with("# ")).map_or(0, |i| i + 1);
+    first_paragraph(&lines[after_h1..], &heading)
+}
+
+fn first_paragraph(lines: &[&str], heading: &dyn Fn(&str) -> bool) -> Option<String> {
+    let mut para: Vec<&str> = Vec::new();
+    let mut in_fence = false;
+    for line in lines {
+        let t = line.trim();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        if heading(line) {
+            if para.is_empty() {
+                continue;
+            }
+            break;
+        }
+        if t.is_empty() || t.starts_with("<!--") || t.starts_with("![") || t.starts_with("[![") {
+            if !para.is_empty() {
+                break;
+            }
+            continue;
+        }
+        para.push(t);
+    }
+    let text = collapse_whitespace(&para.join(" "));
+    (!text.is_empty()).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn allowed_tools_spellings() {
+        assert_eq!(parse_allowed_tools(&json!("Bash(git:*) Read")), ["Bash(git:*)", "Read"]);
+        assert_eq!(
+            parse_allowed_tools(&json!("Read, Grep,Bash(curl -s wttr.in/*)")),
+            ["Read", "Grep", "Bash(curl -s wttr.in/*)"]
+        );
+        assert_eq!(
+            parse_allowed_tools(&json!(["Read", "Bash(ls:*)"])),
+            ["Read", "Bash(ls:*)"]
+        );
+    }
+
+    #[test]
+    fn names() {
+        assert!(name_problems("pdf-tools").is_empty());
+        assert!(name_problems("données").is_empty());
+        assert!(!name_problems("My Skill").is_empty());
+        assert!(!name_problems("-x").is_empty());
+        assert!(!name_problems("a--b").is_empty());
+        assert!(!name_problems("a_b").is_empty());
+    }
+
+    #[test]
+    fn description_section_then_first_paragraph() {
+        let md =
+            "# Weather\n\nShows the weather.\n\n## Description\n\nGet the current\nweather for a city.\n\n## Usage\n";
+        assert_eq!(
+            description_from_markdown(md).unwrap(),
+            "Get the current weather for a city."
+        );
+        let md = "# Weather\n\n![badge](x)\n\nShows the weather\nfor a city.\n\n## Usage\n";
+        assert_eq!(description_from_markdown(md).unwrap(), "Shows the weather for a city.");
+        assert_eq!(
+            description_from_markdown("Just text here.\n").unwrap(),
+            "Just text here."
+        );
+        assert!(description_from_markdown("# Only a title\n").is_none());
+    }
+
+    #[test]
+    fn findings_point_at_the_offending_line() {
+        let t = parse_skill_text(
+            b"---\nname: x\nlicense: MIT\ncolour: red\ndescription: Does x things for you.\n---\n",
+            "x",
+            None,
+        );
+        let unknown = t.findings.iter().find(|f| f.message.contains("colour")).unwrap();
+        assert_eq!(unknown.line, Some(4));
+        assert_eq!(t.description.as_deref(), Some("Does x things for you."));
+    }
+}
