@@ -21,31 +21,11 @@ const MAX_LISTED_FILES: usize = 100;
 impl Agent {
     /// Run one tool call and return the text the model gets back.
     pub(super) async fn dispatch(&mut self, name: &str, raw_args: &str) -> String {
-        let args = match parse_args(raw_args) {
-            Ok(a) => a,
-            Err(e) => {
-                return format!(
-                    "error: the arguments of {name} are not a JSON object ({e}); send e.g. {}",
-                    example(name)
-                );
-            }
-        };
-        match name {
-            "activate_skill" => match str_arg(&args, "name") {
-                Some(skill) => self.activate(skill),
-                None => format!("error: activate_skill needs {}", example(name)),
-            },
-            "run_command" => match str_arg(&args, "command") {
-                Some(command) => self.run_command(command).await,
-                None => format!("error: run_command needs {}", example(name)),
-            },
-            "read_skill_file" => match (str_arg(&args, "skill"), str_arg(&args, "path")) {
-                (Some(skill), Some(path)) => self.read_skill_file(skill, path),
-                _ => format!("error: read_skill_file needs {}", example(name)),
-            },
-            other => {
-                format!("error: there is no tool named {other:?}; use activate_skill, run_command or read_skill_file")
-            }
+        match decode_call(name, raw_args) {
+            Ok(ToolRequest::Activate { name }) => self.activate(&name),
+            Ok(ToolRequest::Run { command }) => self.run_command(&command).await,
+            Ok(ToolRequest::Read { skill, path }) => self.read_skill_file(&skill, &path),
+            Err(message) => message,
         }
     }
 
@@ -225,6 +205,40 @@ impl Agent {
     }
 }
 
+/// A tool call the model made, decoded and checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolRequest {
+    Activate { name: String },
+    Run { command: String },
+    Read { skill: String, path: String },
+}
+
+/// Decode a tool call; the error is the tool result that tells the model how to fix it.
+pub fn decode_call(name: &str, raw_args: &str) -> Result<ToolRequest, String> {
+    let args = parse_args(raw_args).map_err(|e| {
+        format!("error: the arguments of {name} are not a JSON object ({e}); send e.g. {}", example(name))
+    })?;
+    let need = || format!("error: {name} needs {}", example(name));
+    match name {
+        "activate_skill" => str_arg(&args, "name")
+            .map(|n| ToolRequest::Activate { name: n.to_string() })
+            .ok_or_else(need),
+        "run_command" => str_arg(&args, "command")
+            .map(|c| ToolRequest::Run { command: c.to_string() })
+            .ok_or_else(need),
+        "read_skill_file" => match (str_arg(&args, "skill"), str_arg(&args, "path")) {
+            (Some(skill), Some(path)) => Ok(ToolRequest::Read {
+                skill: skill.to_string(),
+                path: path.to_string(),
+            }),
+            _ => Err(need()),
+        },
+        other => Err(format!(
+            "error: there is no tool named {other:?}; use activate_skill, run_command or read_skill_file"
+        )),
+    }
+}
+
 fn parse_args(raw: &str) -> Result<serde_json::Map<String, Value>, String> {
     if raw.trim().is_empty() {
         return Ok(serde_json::Map::new());
@@ -364,6 +378,17 @@ mod tests {
         assert!(read_inside(dir.path(), "../x").is_err());
         assert!(read_inside(dir.path(), "/etc/passwd").is_err());
         assert!(read_inside(dir.path(), "link").unwrap_err().contains("outside"));
+    }
+
+    #[test]
+    fn calls_decode_or_explain() {
+        assert_eq!(
+            decode_call("run_command", r#"{"command":"ls"}"#),
+            Ok(ToolRequest::Run { command: "ls".into() })
+        );
+        assert!(decode_call("run_command", "{}").unwrap_err().contains(r#"{"command": "<shell command>"}"#));
+        assert!(decode_call("read_skill_file", r#"{"skill":"a"}"#).is_err());
+        assert!(decode_call("fly", "{}").unwrap_err().contains("no tool named"));
     }
 
     #[test]
