@@ -118,6 +118,8 @@ pub struct Config {
     pub max_steps: u32,
     pub stream: bool,
     pub retries: u32,
+    pub connect_timeout: Duration,
+    pub idle_timeout: Duration,
     pub skill_roots: Vec<SkillRoot>,
     /// Whether a person can be asked questions on a terminal.
     pub interactive: bool,
@@ -158,6 +160,8 @@ impl Config {
         let max_steps = u32::try_from(max_steps).map_err(|_| AppError::config("AGENT_MAX_STEPS is too large"))?;
         let retries = pick_number(None, &env, "AGENT_RETRIES", 2)?;
         let retries = u32::try_from(retries).map_err(|_| AppError::config("AGENT_RETRIES is too large"))?;
+        let connect_timeout = Duration::from_secs(pick_number(None, &env, "AGENT_CONNECT_TIMEOUT", 10)?.max(1));
+        let idle_timeout = Duration::from_secs(pick_number(None, &env, "AGENT_IDLE_TIMEOUT", 120)?.max(1));
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
         Ok(Self {
@@ -169,6 +173,8 @@ impl Config {
             max_steps,
             stream,
             retries,
+            connect_timeout,
+            idle_timeout,
             skill_roots,
             interactive,
             env,

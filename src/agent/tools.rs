@@ -216,7 +216,10 @@ pub enum ToolRequest {
 /// Decode a tool call; the error is the tool result that tells the model how to fix it.
 pub fn decode_call(name: &str, raw_args: &str) -> Result<ToolRequest, String> {
     let args = parse_args(raw_args).map_err(|e| {
-        format!("error: the arguments of {name} are not a JSON object ({e}); send e.g. {}", example(name))
+        format!(
+            "error: the arguments of {name} are not a JSON object ({e}); send e.g. {}",
+            example(name)
+        )
     })?;
     let need = || format!("error: {name} needs {}", example(name));
     match name {
@@ -386,7 +389,11 @@ mod tests {
             decode_call("run_command", r#"{"command":"ls"}"#),
             Ok(ToolRequest::Run { command: "ls".into() })
         );
-        assert!(decode_call("run_command", "{}").unwrap_err().contains(r#"{"command": "<shell command>"}"#));
+        assert!(
+            decode_call("run_command", "{}")
+                .unwrap_err()
+                .contains(r#"{"command": "<shell command>"}"#)
+        );
         assert!(decode_call("read_skill_file", r#"{"skill":"a"}"#).is_err());
         assert!(decode_call("fly", "{}").unwrap_err().contains("no tool named"));
     }

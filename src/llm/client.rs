@@ -59,6 +59,10 @@ pub struct LlmSettings {
     pub model: String,
     pub stream: bool,
     pub retries: u32,
+    /// Longest wait for the connection to open.
+    pub connect_timeout: Duration,
+    /// Longest silence while waiting for response headers or the next streamed bytes.
+    pub idle_timeout: Duration,
 }
 
 /// A chat-completions client bound to one endpoint and model.
@@ -66,14 +70,16 @@ pub struct LlmClient {
     client: async_openai::Client<Endpoint>,
     model: String,
     stream: bool,
+    idle_timeout: Duration,
 }
 
 impl LlmClient {
     /// Build the client; `notice` hears about retries.
     pub fn new(settings: LlmSettings, notice: RetryNotice) -> Result<Self, LlmError> {
         let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .read_timeout(Duration::from_secs(300))
+            .connect_timeout(settings.connect_timeout)
+            // A backstop only: the idle timeout below gives the clearer message first.
+            .read_timeout(settings.idle_timeout + Duration::from_secs(5))
             .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| LlmError::new(format!("cannot set up HTTPS: {e}")))?;
@@ -86,12 +92,13 @@ impl LlmClient {
             base: settings.base_url,
             key: SecretString::from(settings.api_key.unwrap_or_default()),
         };
-        let transport = Transport::new(http.clone(), settings.retries, info, notice);
+        let transport = Transport::new(http.clone(), settings.retries, settings.idle_timeout, info, notice);
         let client = async_openai::Client::build(http, endpoint).with_http_service(transport);
         Ok(Self {
             client,
             model: settings.model,
             stream: settings.stream,
+            idle_timeout: settings.idle_timeout,
         })
     }
 
@@ -122,7 +129,18 @@ impl LlmClient {
             .await
             .map_err(from_openai)?;
         let mut acc = Accumulator::default();
-        while let Some(item) = stream.next().await {
+        loop {
+            let item = match tokio::time::timeout(self.idle_timeout, stream.next()).await {
+                Ok(Some(item)) => item,
+                Ok(None) => break,
+                Err(_) => {
+                    return Err(LlmError::new(format!(
+                        "the model endpoint went silent mid-response: no data for {}s (AGENT_IDLE_TIMEOUT); \
+                         the server may be overloaded — try again, or raise the timeout for slow local models",
+                        self.idle_timeout.as_secs()
+                    )));
+                }
+            };
             let chunk = item.map_err(from_openai)?;
             acc.push(chunk, on_text)?;
         }

@@ -21,11 +21,16 @@ pub struct Accumulator {
     finish_reason: Option<String>,
     usage: Option<super::types::Usage>,
     chunks: usize,
+    truncated: bool,
 }
 
 impl Accumulator {
     /// Fold in one chunk; text deltas are passed to `on_text` as they arrive.
     pub fn push(&mut self, chunk: Chunk, on_text: &mut dyn FnMut(&str)) -> Result<(), LlmError> {
+        if chunk.agent_stream_truncated {
+            self.truncated = true;
+            return Ok(());
+        }
         self.chunks += 1;
         if let Some(err) = chunk.error {
             let message = err
@@ -108,6 +113,19 @@ impl Accumulator {
 
     /// The finished reply. An empty response (no text, no calls) is an error.
     pub fn finish(self) -> Result<Reply, LlmError> {
+        // A stream without `[DONE]` is accepted when the model said it had finished: some
+        // servers omit `[DONE]`, but none omit both.
+        if self.truncated && self.finish_reason.is_none() && self.chunks > 0 {
+            let partial: String = self.content.chars().take(200).collect();
+            let shown = if partial.is_empty() {
+                String::new()
+            } else {
+                format!("; it had sent: {partial:?}")
+            };
+            return Err(LlmError::new(format!(
+                "the response stream was cut off before the model finished (no finish_reason, no [DONE]){shown}. Try again"
+            )));
+        }
         if self.content.is_empty() && self.calls.is_empty() {
             let detail = if self.chunks == 0 {
                 "no data at all"
@@ -211,6 +229,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!(acc.finish().unwrap().content, "Hi");
+    }
+
+    #[test]
+    fn truncation_is_an_error_only_without_finish_reason() {
+        let marker = || chunk(serde_json::json!({"agent_stream_truncated": true}));
+        let mut acc = Accumulator::default();
+        acc.push(
+            chunk(serde_json::json!({"choices":[{"delta":{"content":"Hal"}}]})),
+            &mut |_| {},
+        )
+        .unwrap();
+        acc.push(marker(), &mut |_| {}).unwrap();
+        assert!(acc.finish().unwrap_err().message.contains("cut off"));
+        let mut acc = Accumulator::default();
+        acc.push(
+            chunk(serde_json::json!({"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]})),
+            &mut |_| {},
+        )
+        .unwrap();
+        acc.push(marker(), &mut |_| {}).unwrap();
+        assert_eq!(acc.finish().unwrap().content, "ok");
     }
 
     #[test]

@@ -34,15 +34,17 @@ pub struct EndpointInfo {
 pub struct Transport {
     http: reqwest::Client,
     retries: u32,
+    idle: Duration,
     info: Arc<EndpointInfo>,
     notice: RetryNotice,
 }
 
 impl Transport {
-    pub fn new(http: reqwest::Client, retries: u32, info: EndpointInfo, notice: RetryNotice) -> Self {
+    pub fn new(http: reqwest::Client, retries: u32, idle: Duration, info: EndpointInfo, notice: RetryNotice) -> Self {
         Self {
             http,
             retries,
+            idle,
             info: Arc::new(info),
             notice,
         }
@@ -73,7 +75,17 @@ impl Transport {
                 .await
                 .map_err(|e| LlmError::new(format!("could not build the request: {e}")))?;
             let url = request.url().to_string();
-            let (retry_reason, delay) = match self.http.execute(request).await {
+            let sent = match tokio::time::timeout(self.idle, self.http.execute(request)).await {
+                Ok(result) => result,
+                Err(_) => {
+                    return Err(LlmError::new(format!(
+                        "no response from the model endpoint {url} within {}s (AGENT_IDLE_TIMEOUT); \
+                         the server may be overloaded or still loading the model",
+                        self.idle.as_secs()
+                    )));
+                }
+            };
+            let (retry_reason, delay) = match sent {
                 Ok(resp) if resp.status().is_success() => return as_event_stream(resp).await,
                 Ok(resp) => {
                     let status = resp.status();
@@ -139,8 +151,22 @@ impl Transport {
             String::new()
         };
         let cause = transport_cause(e);
+        let lower = cause.to_ascii_lowercase();
+        let hint = if lower.contains("certificate")
+            || lower.contains("tls")
+            || lower.contains("handshake")
+            || lower.contains("corrupt message")
+        {
+            "The TLS handshake failed: a local server usually wants http://, not https://; a private CA must be in the system's trust store."
+        } else if lower.contains("dns") || lower.contains("lookup") || lower.contains("resolve") {
+            "The host name does not resolve: check the spelling in AGENT_BASE_URL."
+        } else if lower.contains("refused") {
+            "Nothing is listening there: is the server running, on that port?"
+        } else {
+            "Is the server running, and is AGENT_BASE_URL right?"
+        };
         LlmError::new(format!(
-            "cannot reach the model endpoint {url}{after}: {cause}. Is the server running, and is AGENT_BASE_URL ({}) right?",
+            "cannot reach the model endpoint {url}{after}: {cause}. {hint} (base URL {})",
             self.info.base_url
         ))
     }
@@ -155,7 +181,7 @@ async fn as_event_stream(resp: reqwest::Response) -> Result<reqwest::Response, L
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"));
     if is_sse {
-        return Ok(resp);
+        return Ok(watch_for_done(resp));
     }
     let status = resp.status();
     let body = resp
@@ -180,6 +206,58 @@ async fn as_event_stream(resp: reqwest::Response) -> Result<reqwest::Response, L
         .headers_mut()
         .insert(CONTENT_TYPE, http::HeaderValue::from_static("text/event-stream"));
     Ok(reqwest::Response::from(rebuilt))
+}
+
+/// The event appended when an SSE body ends without `data: [DONE]` (read as `Chunk::agent_stream_truncated`).
+const TRUNCATION_EVENT: &[u8] = b"\n\ndata: {\"agent_stream_truncated\":true}\n\n";
+
+/// Pass an SSE body through unchanged, but if it ends without `[DONE]` append one synthetic
+/// event saying so: async-openai ends the stream the same way on `[DONE]` and on a cut connection,
+/// and only this layer sees the bytes.
+fn watch_for_done(resp: reqwest::Response) -> reqwest::Response {
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    struct Watch<S> {
+        inner: S,
+        tail: Vec<u8>,
+        seen_done: bool,
+        ended: bool,
+    }
+    let state = Watch {
+        inner: Box::pin(resp.bytes_stream()),
+        tail: Vec::new(),
+        seen_done: false,
+        ended: false,
+    };
+    let body = futures::stream::unfold(state, |mut st| async move {
+        use futures::StreamExt;
+        if st.ended {
+            return None;
+        }
+        match st.inner.next().await {
+            Some(Ok(bytes)) => {
+                let mut window = std::mem::take(&mut st.tail);
+                window.extend_from_slice(&bytes);
+                if window.windows(6).any(|w| w == b"[DONE]") {
+                    st.seen_done = true;
+                }
+                st.tail = window[window.len().saturating_sub(5)..].to_vec();
+                Some((Ok::<Bytes, reqwest::Error>(bytes), st))
+            }
+            Some(Err(e)) => {
+                st.ended = true;
+                Some((Err(e), st))
+            }
+            None => {
+                st.ended = true;
+                (!st.seen_done).then(|| (Ok(Bytes::from_static(TRUNCATION_EVENT)), st))
+            }
+        }
+    });
+    let mut rebuilt = http::Response::new(reqwest::Body::wrap_stream(body));
+    *rebuilt.status_mut() = status;
+    *rebuilt.headers_mut() = headers;
+    reqwest::Response::from(rebuilt)
 }
 
 fn is_retryable(status: StatusCode) -> bool {

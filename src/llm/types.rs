@@ -97,6 +97,8 @@ pub struct Chunk {
     pub usage: Option<Usage>,
     /// Some servers report failures mid-stream as `{"error": …}`.
     pub error: Option<Value>,
+    /// Set only on the synthetic event the transport adds when a stream ends without `[DONE]`.
+    pub agent_stream_truncated: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]

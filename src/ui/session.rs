@@ -177,6 +177,8 @@ fn build_agent(config: &Config, discovery: Discovery, sink: Arc<dyn EventSink>) 
             model: config.model.clone(),
             stream: config.stream,
             retries: config.retries,
+            connect_timeout: config.connect_timeout,
+            idle_timeout: config.idle_timeout,
         },
         Arc::new(move |message| notice_sink.emit(Event::Warning { message })),
     )

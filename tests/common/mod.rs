@@ -260,3 +260,57 @@ pub fn all_text(request: &Value) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// A bare TCP server for faults wiremock cannot produce: it answers every connection with
+/// `head` (status line and headers), then each body part after its delay, then hangs for
+/// `hang` or closes. Returns the base URL (`http://127.0.0.1:PORT/v1`).
+pub async fn raw_server(
+    head: &'static str,
+    parts: Vec<(std::time::Duration, String)>,
+    hang: std::time::Duration,
+) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let parts = parts.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                let mut seen = Vec::new();
+                // Read the request head and its body (Content-Length) before answering.
+                loop {
+                    let Ok(n) = socket.read(&mut buf).await else { return };
+                    if n == 0 {
+                        return;
+                    }
+                    seen.extend_from_slice(&buf[..n]);
+                    if let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+                        let len = head
+                            .lines()
+                            .find_map(|l| {
+                                l.strip_prefix("content-length:")
+                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                            })
+                            .unwrap_or(0);
+                        if seen.len() >= end + 4 + len {
+                            break;
+                        }
+                    }
+                }
+                let _ = socket.write_all(head.as_bytes()).await;
+                for (delay, part) in parts {
+                    tokio::time::sleep(delay).await;
+                    if socket.write_all(part.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+                tokio::time::sleep(hang).await;
+            });
+        }
+    });
+    format!("http://{addr}/v1")
+}
+
+pub const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
