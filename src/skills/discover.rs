@@ -85,7 +85,7 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
                     Some(winner) => out.warnings.push(Diagnostic::new(
                         Severity::Warning,
                         &skill.skill_file,
-                        None,
+                        Some(1),
                         format!(
                             "skill `{}` is shadowed by {} (first match wins)",
                             skill.name,

@@ -330,7 +330,7 @@ pub fn description_from_markdown(body: &str) -> Option<String> {
         }
     }
     let after_h1 = lines.iter().position(|l| l.starts_with("# ")).map_or(0, |i| i + 1);
-    first_paragraph(&lines[after_h1..], &heading)
+    first_paragraph(&lines[after_h1..], &heading).or_else(|| first_paragraph(&lines, &heading))
 }
 
 fn first_paragraph(lines: &[&str], heading: &dyn Fn(&str) -> bool) -> Option<String> {

@@ -119,7 +119,7 @@ fn read_manifest(dir: &Path, diags: &mut Vec<Diagnostic>) -> Option<Map<String, 
             diags.push(Diagnostic::new(
                 Severity::Warning,
                 &path,
-                None,
+                Some(1),
                 format!("is a JSON {}, not an object; ignored it", kind_of(&other)),
             ));
             None
@@ -142,10 +142,15 @@ fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec
     let path = dir.join(&entry);
     if !path.is_file() {
         if declared.is_some() {
+            let manifest_path = dir.join("skill.json");
+            let line = std::fs::read_to_string(&manifest_path)
+                .ok()
+                .and_then(|t| t.lines().position(|l| l.contains("\"entry\"")))
+                .map_or(1, |i| i + 1);
             diags.push(Diagnostic::new(
                 Severity::Warning,
-                &dir.join("skill.json"),
-                None,
+                &manifest_path,
+                Some(line),
                 format!("`entry` names `{entry}`, which does not exist"),
             ));
         }
@@ -155,7 +160,7 @@ fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec
         diags.push(Diagnostic::new(
             Severity::Warning,
             &path,
-            None,
+            Some(1),
             format!("entry script is not executable; run `chmod +x {entry}`"),
         ));
     }
