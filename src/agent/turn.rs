@@ -80,6 +80,16 @@ impl Agent {
         }
     }
 
+    /// The approval policy in force.
+    pub fn approval(&self) -> ApprovalPolicy {
+        self.options.approve
+    }
+
+    /// Change the approval policy for the rest of the session.
+    pub fn set_approval(&mut self, policy: ApprovalPolicy) {
+        self.options.approve = policy;
+    }
+
     pub fn emit(&self, event: Event) {
         self.sink.emit(event);
     }

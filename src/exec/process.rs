@@ -67,8 +67,28 @@ impl GroupGuard {
     }
 }
 
+/// How long an interrupted command's group gets between SIGTERM and SIGKILL.
+const INTERRUPT_GRACE: Duration = Duration::from_millis(500);
+
+impl GroupGuard {
+    fn group_alive(&self) -> bool {
+        // SAFETY: signal 0 only checks that the group exists and may be signalled.
+        self.pgid.is_some_and(|pgid| unsafe { libc::killpg(pgid, 0) } == 0)
+    }
+}
+
 impl Drop for GroupGuard {
+    /// Reached with the group still running only when the turn is dropped (Ctrl-C, agent exit):
+    /// TERM, a short grace, then KILL. Blocking here is deliberate: nothing may outlive us.
     fn drop(&mut self) {
+        if !self.group_alive() {
+            return;
+        }
+        self.signal(libc::SIGTERM);
+        let deadline = Instant::now() + INTERRUPT_GRACE;
+        while self.group_alive() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         self.signal(libc::SIGKILL);
     }
 }
@@ -113,7 +133,10 @@ pub async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
     // Background children may still hold the pipes; give them a moment, then end the group.
     let stdout = finish(stdout, &guard).await;
     let stderr = finish(stderr, &guard).await;
+    // The command is over; whatever it left in the background goes with it.
     guard.signal(libc::SIGKILL);
+    let mut guard = guard;
+    guard.pgid = None;
 
     use std::os::unix::process::ExitStatusExt;
     Ok(CommandOutput {

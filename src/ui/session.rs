@@ -8,6 +8,7 @@ use tokio::io::AsyncBufReadExt;
 use crate::agent::{Agent, AgentOptions, Event, EventSink, TurnError};
 use crate::cli::{Cli, Command};
 use crate::config::{Config, Environment};
+use crate::exec::approval::ApprovalPolicy;
 use crate::exec::redact::Redactor;
 use crate::exec::trust::TrustStore;
 use crate::exit::{AppError, ExitCode};
@@ -223,6 +224,20 @@ async fn chat(cli: &Cli, config: Config, discovery: Discovery, sink: Arc<dyn Eve
         }
         if matches!(line, "/exit" | "/quit") {
             return Ok(finish(&agent, &*sink, ExitCode::Answered));
+        }
+        if let Some(arg) = line.strip_prefix("/approve") {
+            let message = match arg.trim() {
+                "" => format!("approval policy: {:?} (ask, auto, yes, no)", agent.approval()).to_lowercase(),
+                other => match ApprovalPolicy::parse(other) {
+                    Some(policy) => {
+                        agent.set_approval(policy);
+                        format!("approval policy is now {other}")
+                    }
+                    None => format!("unknown policy {other:?}: use ask, auto, yes or no"),
+                },
+            };
+            eprintln!("{message}");
+            continue;
         }
         let outcome = tokio::select! {
             r = agent.run_turn(line) => Some(r),
