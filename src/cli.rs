@@ -85,6 +85,15 @@ pub enum SkillsCommand {
         /// Skill name.
         name: String,
     },
+    /// Lint skills: loader findings, shadowing, routing and portability problems.
+    /// Exit 1 when there is an error (with --strict, also a warning).
+    Check {
+        /// Skill roots or skill folders to check; default: every configured root.
+        dirs: Vec<PathBuf>,
+        /// Hold skills to the Agent Skills spec and treat warnings as errors.
+        #[arg(long)]
+        strict: bool,
+    },
     /// Let this project's skills (./.agents/skills, ./skills, or the folders given) run commands.
     Trust {
         /// Folders to trust; default: the project skill folders of the working directory.

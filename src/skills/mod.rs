@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod discover;
 pub mod fields;
 pub mod frontmatter;
+pub mod lint;
 pub mod parse;
 
 use std::fmt;

@@ -9,7 +9,9 @@ use crate::cli::SkillsCommand;
 use crate::config::Config;
 use crate::exec::trust::TrustStore;
 use crate::exit::{AppError, ExitCode};
-use crate::skills::discover::{Discovery, RootKind};
+use crate::skills::Diagnostic;
+use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
+use crate::skills::lint::{catalog_bytes, lint};
 use crate::skills::{Severity, Skill};
 
 pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json: bool) -> Result<ExitCode, AppError> {
@@ -90,6 +92,7 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
             }
             Ok(ExitCode::Answered)
         }
+        SkillsCommand::Check { dirs, strict } => check(dirs, *strict, discovery, json),
         SkillsCommand::Trust { dirs } => {
             let targets: Vec<PathBuf> = if dirs.is_empty() {
                 config
@@ -142,4 +145,117 @@ fn summary(s: &Skill, trust: &TrustStore) -> serde_json::Value {
         "trusted": blocked_reason(s, trust).is_none(),
         "blocked": blocked_reason(s, trust),
     })
+}
+
+/// `agent skills check`: every finding per skill, a summary, and exit 1 on errors.
+fn check(dirs: &[PathBuf], strict: bool, configured: &Discovery, json: bool) -> Result<ExitCode, AppError> {
+    let own;
+    let discovery = if dirs.is_empty() {
+        configured
+    } else {
+        for d in dirs {
+            if !d.is_dir() {
+                return Err(AppError::config(format!("{}: not a folder", d.display())));
+            }
+        }
+        let roots: Vec<SkillRoot> = dirs.iter().map(|d| SkillRoot::new(d.clone(), RootKind::Flag)).collect();
+        own = discover(&roots);
+        &own
+    };
+    let counts_as_error = |d: &Diagnostic| d.severity == Severity::Error || (strict && d.severity == Severity::Warning);
+    let mut errors = 0usize;
+    let mut warnings = 0usize;
+    let mut tally = |d: &Diagnostic| {
+        if counts_as_error(d) {
+            errors += 1;
+        } else if d.severity == Severity::Warning {
+            warnings += 1;
+        }
+    };
+    let mut reports = Vec::new();
+    for skill in &discovery.skills {
+        let mut findings: Vec<Diagnostic> = skill.diagnostics.clone();
+        findings.extend(lint(skill, strict));
+        findings.iter().for_each(&mut tally);
+        reports.push((skill, findings));
+    }
+    let problems: Vec<&Diagnostic> = discovery.skipped.iter().chain(&discovery.warnings).collect();
+    problems.iter().for_each(|d| tally(d));
+    let mut out = std::io::stdout().lock();
+    if json {
+        let skills: Vec<_> = reports
+            .iter()
+            .map(|(s, f)| {
+                json!({
+                    "name": s.name,
+                    "dir": s.dir,
+                    "dialect": s.dialect,
+                    "catalog_bytes": catalog_bytes(s),
+                    "ok": !f.iter().any(counts_as_error),
+                    "findings": f,
+                })
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{}",
+            json!({"v": 1, "strict": strict, "errors": errors, "warnings": warnings, "skills": skills, "problems": problems})
+        );
+    } else {
+        for (skill, findings) in &reports {
+            let status = if findings.iter().any(counts_as_error) {
+                "FAIL"
+            } else if findings.iter().any(|d| d.severity == Severity::Warning) {
+                "warn"
+            } else {
+                "ok"
+            };
+            let _ = writeln!(
+                out,
+                "{status:4}  {}  ({} B in the catalog)",
+                skill.name,
+                catalog_bytes(skill)
+            );
+            for d in findings {
+                let level = if counts_as_error(d) {
+                    "error"
+                } else {
+                    severity_word(d.severity)
+                };
+                let _ = writeln!(out, "      {level}: {d}");
+            }
+        }
+        for d in &problems {
+            let level = if counts_as_error(d) {
+                "error"
+            } else {
+                severity_word(d.severity)
+            };
+            let _ = writeln!(out, "{level}: {d}");
+        }
+        let mode = if strict {
+            " (--strict: warnings count as errors)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "{} skill(s) checked, {} skipped: {errors} error(s), {warnings} warning(s){mode}",
+            reports.len(),
+            discovery.skipped.len()
+        );
+    }
+    Ok(if errors > 0 {
+        ExitCode::Internal
+    } else {
+        ExitCode::Answered
+    })
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    }
 }

@@ -1,0 +1,176 @@
+//! Checks beyond loading, for `agent skills check`: what makes a skill hard to route to, slow to
+//! read, or fragile to run.
+
+use std::path::{Path, PathBuf};
+
+use super::{Diagnostic, Dialect, Severity, Skill};
+
+/// A body longer than this costs the model a lot of context on every activation.
+pub const MAX_BODY_LINES: usize = 500;
+/// Fewer words than this rarely say what a skill does and when to use it.
+const MIN_DESCRIPTION_WORDS: usize = 4;
+
+/// Constructs that `sh` (dash, busybox) rejects or runs differently from bash.
+const BASHISMS: [(&str, &str); 9] = [
+    ("[[", "`[[ … ]]`"),
+    ("function ", "`function` keyword"),
+    ("<<<", "here-string `<<<`"),
+    ("source ", "`source` (use `.`)"),
+    ("$'", "`$'…'` quoting"),
+    ("${!", "indirect expansion `${!…}`"),
+    ("=(", "array assignment"),
+    ("&>", "`&>` redirection"),
+    ("pipefail", "`set -o pipefail`"),
+];
+
+/// Every check for one skill; `strict` adds the Agent Skills spec's own rules.
+pub fn lint(skill: &Skill, strict: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let file = &skill.skill_file;
+    if strict && skill.dialect == Dialect::Scp {
+        out.push(Diagnostic::new(
+            Severity::Warning,
+            file,
+            Some(1),
+            "no YAML frontmatter: fine for agent (SCP dialect), but the Agent Skills spec requires `name` and `description` frontmatter",
+        ));
+    }
+    if strict && skill.version.is_some() && skill.dialect == Dialect::AgentSkills {
+        if let Some(d) = skill
+            .diagnostics
+            .iter()
+            .find(|d| d.message.contains("`version` is not an Agent Skills field"))
+        {
+            out.push(Diagnostic::new(Severity::Warning, file, d.line, "unexpected frontmatter key `version` (the spec allows name, description, license, compatibility, metadata, allowed-tools)"));
+        }
+    }
+    let words = skill.description.split_whitespace().count();
+    if words < MIN_DESCRIPTION_WORDS {
+        out.push(Diagnostic::new(
+            Severity::Info,
+            file,
+            Some(1),
+            format!(
+                "description has {words} word(s): too vague to route on; say what the skill does and when to use it"
+            ),
+        ));
+    }
+    if let Ok(body) = skill.read_body() {
+        let lines = body.lines().count();
+        if lines > MAX_BODY_LINES {
+            out.push(Diagnostic::new(
+                Severity::Warning,
+                file,
+                Some(1),
+                format!("body is {lines} lines (over {MAX_BODY_LINES}); move detail into references/ so activation stays cheap"),
+            ));
+        }
+    }
+    for script in scripts(skill) {
+        out.extend(bashisms(&script));
+    }
+    out
+}
+
+/// The skill's entry script and shell scripts under `scripts/`.
+fn scripts(skill: &Skill) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = skill.entry.iter().map(|e| skill.dir.join(e)).collect();
+    if let Ok(entries) = std::fs::read_dir(skill.dir.join("scripts")) {
+        let mut more: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && !found.contains(p))
+            .collect();
+        more.sort();
+        found.extend(more);
+    }
+    found
+}
+
+/// Bash-only syntax in a script whose shebang promises plain `sh`.
+fn bashisms(script: &Path) -> Vec<Diagnostic> {
+    let Ok(text) = std::fs::read_to_string(script) else {
+        return Vec::new();
+    };
+    let first = text.lines().next().unwrap_or_default();
+    let claims_sh = matches!(first.trim_end(), "#!/bin/sh" | "#!/usr/bin/env sh" | "#! /bin/sh");
+    if !claims_sh {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (idx, line) in text.lines().enumerate().skip(1) {
+        let code = without_quoted_text(line);
+        let code = code.split(" #").next().unwrap_or(&code).trim_start();
+        if code.starts_with('#') {
+            continue;
+        }
+        if let Some((_, what)) = BASHISMS.iter().find(|(needle, _)| code.contains(needle)) {
+            out.push(Diagnostic::new(
+                Severity::Warning,
+                script,
+                Some(idx + 1),
+                format!("{what} is bash-only, but the script says `{first}`; use POSIX sh or `#!/usr/bin/env bash`"),
+            ));
+        }
+    }
+    out
+}
+
+/// The line with the contents of quoted strings removed (quotes kept), so patterns such as
+/// `'[[:space:]]'` or `"it's $x"` are not mistaken for syntax.
+fn without_quoted_text(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in line.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' && q == '"' {
+                    escaped = true;
+                } else if c == q {
+                    out.push(c);
+                    quote = None;
+                }
+            }
+            None => {
+                out.push(c);
+                if c == '\'' || c == '"' {
+                    quote = Some(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Bytes this skill adds to every request's catalog.
+pub fn catalog_bytes(skill: &Skill) -> usize {
+    let desc: String = skill
+        .description
+        .chars()
+        .take(super::fields::MAX_DESCRIPTION_CHARS)
+        .collect();
+    format!("- {}: {}\n", skill.name, desc).len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bashisms_only_in_sh_scripts() {
+        let dir = tempfile::tempdir().unwrap();
+        let sh = dir.path().join("a.sh");
+        std::fs::write(&sh, "#!/bin/sh\n# [[ in a comment is fine\nif [[ -n x ]]; then echo; fi\nread x <<< y\ngrep '^[[:space:]]' f; echo \"got '$x'\"\nprintf $'\\n'\n").unwrap();
+        let found = bashisms(&sh);
+        assert_eq!(
+            found.iter().map(|d| d.line).collect::<Vec<_>>(),
+            [Some(3), Some(4), Some(6)]
+        );
+        let bash = dir.path().join("b.sh");
+        std::fs::write(&bash, "#!/usr/bin/env bash\n[[ -n x ]]\n").unwrap();
+        assert!(bashisms(&bash).is_empty());
+    }
+}

@@ -1,0 +1,118 @@
+//! `agent skills check`: exit codes and messages on clean and broken folders, and `--strict`
+//! flagging exactly the folders the Agent Skills reference validator flags.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::Value;
+
+fn check(ws: &Workspace, args: &[&str], dirs: &[&Path]) -> (i32, String) {
+    let mut cmd = ws.bare_agent();
+    cmd.args(["skills", "check"]).args(args);
+    for d in dirs {
+        cmd.arg(d);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn strict_mode_flags_exactly_what_the_reference_validator_flags() {
+    let base = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/skills-ref");
+    let golden: Value = serde_json::from_str(&std::fs::read_to_string(base.join("golden.json")).unwrap()).unwrap();
+    let ws = Workspace::new();
+    let mut compared = 0;
+    for (rel, verdict) in golden.as_object().unwrap() {
+        let flagged_by_reference = !verdict["validate_errors"].as_array().unwrap().is_empty();
+        let (code, stdout) = check(&ws, &["--strict", "--json"], &[&base.join(rel)]);
+        let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{rel}: {e}: {stdout}"));
+        assert_eq!(
+            code == 1,
+            flagged_by_reference,
+            "{rel}: reference says {:?}, we said {report}",
+            verdict["validate_errors"]
+        );
+        assert_eq!(report["errors"].as_u64().unwrap() > 0, flagged_by_reference, "{rel}");
+        compared += 1;
+    }
+    assert_eq!(compared, 34);
+}
+
+#[test]
+fn bundled_skills_pass_even_strictly_except_scp_ones() {
+    let ws = Workspace::new();
+    let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("skills");
+    let (code, stdout) = check(&ws, &[], &[&bundled]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("0 error(s), 0 warning(s)"), "{stdout}");
+    let (code, stdout) = check(&ws, &["--strict"], &[&bundled]);
+    assert_eq!(code, 1, "weather and github are SCP skills: {stdout}");
+    assert!(stdout.contains("no YAML frontmatter"));
+}
+
+#[test]
+fn broken_skills_are_reported_with_file_line_and_exit_1() {
+    let ws = Workspace::new();
+    let root = ws.skills();
+    ws.skill(
+        "fine",
+        "---\nname: fine\ndescription: Formats JSON files nicely for the user.\n---\nbody\n",
+        None,
+    );
+    let not_exec = ws.skill(
+        "not-exec",
+        "# Not exec\n\nRuns a script that lacks the execute bit.\n",
+        None,
+    );
+    std::fs::write(
+        not_exec.join("run.sh"),
+        "#!/bin/sh\nif [[ -n \"$1\" ]]; then echo \"$1\"; fi\n",
+    )
+    .unwrap();
+    let long_body = format!(
+        "---\nname: long-body\ndescription: Has a very long body of instructions.\n---\n{}",
+        "line\n".repeat(600)
+    );
+    ws.skill("long-body", &long_body, None);
+    ws.skill("vague", "---\nname: vague\ndescription: Helper.\n---\n", None);
+    ws.skill("broken", "---\nname: broken\n---\n# Nothing else\n", None);
+
+    let (code, stdout) = check(&ws, &[], &[&root]);
+    assert_eq!(code, 1, "a skipped skill is an error: {stdout}");
+    assert!(stdout.contains("ok    fine"), "{stdout}");
+    assert!(
+        stdout.contains("not-exec/run.sh:1: entry script is not executable"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("not-exec/run.sh:2: `[[ … ]]` is bash-only"), "{stdout}");
+    assert!(stdout.contains("body is 600 lines"), "{stdout}");
+    assert!(
+        stdout.contains("info:") && stdout.contains("too vague to route on"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("error:") && stdout.contains("broken/SKILL.md:1: no description found"),
+        "{stdout}"
+    );
+
+    std::fs::remove_dir_all(root.join("broken")).unwrap();
+    let (code, stdout) = check(&ws, &[], &[&root]);
+    assert_eq!(code, 0, "warnings alone pass: {stdout}");
+    let (code, stdout) = check(&ws, &["--strict", "--json"], &[&root]);
+    assert_eq!(code, 1);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let failing: Vec<&str> = report["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["ok"] == false)
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(failing, ["long-body", "not-exec"]);
+    assert!(report["skills"][0]["catalog_bytes"].as_u64().unwrap() > 10);
+}
