@@ -53,6 +53,14 @@ pub struct Cli {
     #[arg(long)]
     pub no_stream: bool,
 
+    /// Save every LLM exchange of this run (redacted) to a JSONL cassette.
+    #[arg(long, value_name = "FILE", global = true, conflicts_with = "replay")]
+    pub record: Option<PathBuf>,
+
+    /// Serve the LLM side of this run from a cassette: no network, no key. Commands still run.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub replay: Option<PathBuf>,
+
     /// Print one JSON event per line on stdout instead of human output.
     #[arg(long, global = true)]
     pub json: bool,

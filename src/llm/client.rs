@@ -10,6 +10,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 
 use super::LlmError;
+use super::cassette::Tape;
 use super::stream::Accumulator;
 use super::transport::{EndpointInfo, RetryNotice, Transport};
 use super::types::{ChatMessage, ChatRequest, Chunk, Reply};
@@ -63,6 +64,8 @@ pub struct LlmSettings {
     pub connect_timeout: Duration,
     /// Longest silence while waiting for response headers or the next streamed bytes.
     pub idle_timeout: Duration,
+    /// Record or replay the calls.
+    pub tape: Tape,
 }
 
 /// A chat-completions client bound to one endpoint and model.
@@ -92,7 +95,14 @@ impl LlmClient {
             base: settings.base_url,
             key: SecretString::from(settings.api_key.unwrap_or_default()),
         };
-        let transport = Transport::new(http.clone(), settings.retries, settings.idle_timeout, info, notice);
+        let transport = Transport::new(
+            http.clone(),
+            settings.retries,
+            settings.idle_timeout,
+            settings.tape,
+            info,
+            notice,
+        );
         let client = async_openai::Client::build(http, endpoint).with_http_service(transport);
         Ok(Self {
             client,

@@ -1,5 +1,6 @@
 //! The OpenAI-compatible chat client: requests, lenient streaming, retries, clear errors.
 
+pub mod cassette;
 pub mod client;
 pub mod stream;
 pub mod transport;

@@ -11,6 +11,7 @@ use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 
 use super::LlmError;
+use super::cassette::Tape;
 
 /// Longest wait honoured from a `Retry-After` header.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
@@ -35,16 +36,25 @@ pub struct Transport {
     http: reqwest::Client,
     retries: u32,
     idle: Duration,
+    tape: Tape,
     info: Arc<EndpointInfo>,
     notice: RetryNotice,
 }
 
 impl Transport {
-    pub fn new(http: reqwest::Client, retries: u32, idle: Duration, info: EndpointInfo, notice: RetryNotice) -> Self {
+    pub fn new(
+        http: reqwest::Client,
+        retries: u32,
+        idle: Duration,
+        tape: Tape,
+        info: EndpointInfo,
+        notice: RetryNotice,
+    ) -> Self {
         Self {
             http,
             retries,
             idle,
+            tape,
             info: Arc::new(info),
             notice,
         }
@@ -75,6 +85,24 @@ impl Transport {
                 .await
                 .map_err(|e| LlmError::new(format!("could not build the request: {e}")))?;
             let url = request.url().to_string();
+            let body = request
+                .body()
+                .and_then(|b| b.as_bytes())
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default();
+            if let Tape::Replay(player) = &self.tape {
+                let (status, text) = player.serve(&body)?;
+                let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+                if !status.is_success() {
+                    return Err(self.status_error(status, &text, &url, 0));
+                }
+                let mut replayed = http::Response::new(Bytes::from(text));
+                *replayed.status_mut() = status;
+                replayed
+                    .headers_mut()
+                    .insert(CONTENT_TYPE, http::HeaderValue::from_static("text/event-stream"));
+                return as_event_stream(reqwest::Response::from(replayed)).await;
+            }
             let sent = match tokio::time::timeout(self.idle, self.http.execute(request)).await {
                 Ok(result) => result,
                 Err(_) => {
@@ -86,13 +114,22 @@ impl Transport {
                 }
             };
             let (retry_reason, delay) = match sent {
-                Ok(resp) if resp.status().is_success() => return as_event_stream(resp).await,
+                Ok(resp) if resp.status().is_success() => {
+                    let resp = as_event_stream(resp).await?;
+                    return Ok(match &self.tape {
+                        Tape::Record(recorder) => recorder.tee(body, resp),
+                        _ => resp,
+                    });
+                }
                 Ok(resp) => {
                     let status = resp.status();
                     let retry_after = retry_after(resp.headers());
-                    let body = resp.text().await.unwrap_or_default();
+                    let text = resp.text().await.unwrap_or_default();
                     if !is_retryable(status) || attempt >= self.retries {
-                        return Err(self.status_error(status, &body, &url, attempt));
+                        if let Tape::Record(recorder) = &self.tape {
+                            recorder.write(&body, status.as_u16(), text.as_bytes());
+                        }
+                        return Err(self.status_error(status, &text, &url, attempt));
                     }
                     (
                         format!("HTTP {status}"),

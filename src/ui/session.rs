@@ -12,6 +12,7 @@ use crate::exec::approval::ApprovalPolicy;
 use crate::exec::redact::Redactor;
 use crate::exec::trust::TrustStore;
 use crate::exit::{AppError, ExitCode};
+use crate::llm::cassette::{Player, Recorder, Scrubber, Tape};
 use crate::llm::{LlmClient, LlmSettings};
 use crate::skills::discover::{Discovery, discover};
 use crate::skills::{Severity, SkillSet};
@@ -66,7 +67,7 @@ async fn dispatch(cli: &Cli, config: Config, sink: Arc<dyn EventSink>) -> Result
         Some(m) => m,
         None => return chat(cli, config, discovery, sink).await,
     };
-    let mut agent = build_agent(&config, discovery, sink.clone())?;
+    let mut agent = build_agent(cli, &config, discovery, sink.clone())?;
     let outcome = tokio::select! {
         r = agent.run_turn(&message) => r,
         _ = tokio::signal::ctrl_c() => {
@@ -167,8 +168,11 @@ fn read_stdin() -> Result<Option<String>, AppError> {
     Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
 }
 
-fn build_agent(config: &Config, discovery: Discovery, sink: Arc<dyn EventSink>) -> Result<Agent, AppError> {
-    config.require_key()?;
+fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, sink: Arc<dyn EventSink>) -> Result<Agent, AppError> {
+    let tape = tape(cli, config, &discovery)?;
+    if !matches!(tape, Tape::Replay(_)) {
+        config.require_key()?;
+    }
     let notice_sink = sink.clone();
     let llm = LlmClient::new(
         LlmSettings {
@@ -180,6 +184,7 @@ fn build_agent(config: &Config, discovery: Discovery, sink: Arc<dyn EventSink>) 
             retries: config.retries,
             connect_timeout: config.connect_timeout,
             idle_timeout: config.idle_timeout,
+            tape,
         },
         Arc::new(move |message| notice_sink.emit(Event::Warning { message })),
     )
@@ -204,10 +209,26 @@ fn build_agent(config: &Config, discovery: Discovery, sink: Arc<dyn EventSink>) 
     Ok(Agent::new(llm, skills, options, sink, approver))
 }
 
+/// The cassette this run records to or replays from, if any.
+fn tape(cli: &Cli, config: &Config, discovery: &Discovery) -> Result<Tape, AppError> {
+    let scrubber = || {
+        let dirs: Vec<(String, std::path::PathBuf)> = discovery
+            .skills
+            .iter()
+            .map(|s| (s.name.clone(), s.dir.clone()))
+            .collect();
+        Scrubber::new(Redactor::from_env(&config.env.merged()), &dirs)
+    };
+    Ok(match (&cli.record, &cli.replay) {
+        (Some(path), _) => Tape::Record(Arc::new(Recorder::create(path, scrubber()).map_err(AppError::config)?)),
+        (None, Some(path)) => Tape::Replay(Arc::new(Player::open(path, scrubber()).map_err(AppError::config)?)),
+        (None, None) => Tape::Off,
+    })
+}
+
 /// A plain line-by-line chat on the terminal; Ctrl-C cancels a turn, Ctrl-D ends the session.
 async fn chat(cli: &Cli, config: Config, discovery: Discovery, sink: Arc<dyn EventSink>) -> Result<ExitCode, AppError> {
-    let _ = cli;
-    let mut agent = build_agent(&config, discovery, sink.clone())?;
+    let mut agent = build_agent(cli, &config, discovery, sink.clone())?;
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     loop {
         eprint_prompt();

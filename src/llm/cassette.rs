@@ -1,0 +1,277 @@
+//! Record/replay of the LLM side of a run (`--record FILE`, `--replay FILE`): one JSON line per
+//! call, redacted, so a real session becomes a CI fixture that needs no key and no network.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::LlmError;
+use crate::exec::redact::Redactor;
+
+/// One recorded call: the request body and the response the endpoint gave.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Exchange {
+    pub v: u32,
+    pub call: usize,
+    pub request: Value,
+    pub status: u16,
+    /// The response as the server-sent-event text the client read.
+    pub response: String,
+}
+
+/// Text rewrites that make recordings portable: secrets out, absolute skill folders replaced by
+/// `<skill:NAME>` so a cassette recorded on one machine replays on another.
+#[derive(Debug, Clone, Default)]
+pub struct Scrubber {
+    redactor: Redactor,
+    paths: Vec<(String, String)>,
+}
+
+impl Scrubber {
+    pub fn new(redactor: Redactor, skill_dirs: &[(String, PathBuf)]) -> Self {
+        let mut paths: Vec<(String, String)> = skill_dirs
+            .iter()
+            .map(|(name, dir)| (dir.display().to_string(), format!("<skill:{name}>")))
+            .collect();
+        // Longest first, so a skill nested in another's path is replaced whole.
+        paths.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        Self { redactor, paths }
+    }
+
+    pub fn scrub(&self, text: &str) -> String {
+        let mut out = self.redactor.redact(text).into_owned();
+        for (path, token) in &self.paths {
+            out = out.replace(path.as_str(), token);
+        }
+        out
+    }
+
+    fn scrub_json(&self, body: &[u8]) -> Value {
+        let text = self.scrub(&String::from_utf8_lossy(body));
+        serde_json::from_str(&text).unwrap_or(Value::String(text))
+    }
+}
+
+/// Appends every call of a run to a cassette file.
+pub struct Recorder {
+    file: Mutex<std::fs::File>,
+    path: PathBuf,
+    scrubber: Scrubber,
+    calls: AtomicUsize,
+}
+
+impl Recorder {
+    /// Create (truncate) the cassette file.
+    pub fn create(path: &Path, scrubber: Scrubber) -> Result<Self, String> {
+        let file =
+            std::fs::File::create(path).map_err(|e| format!("cannot create the cassette {}: {e}", path.display()))?;
+        Ok(Self {
+            file: Mutex::new(file),
+            path: path.to_path_buf(),
+            scrubber,
+            calls: AtomicUsize::new(0),
+        })
+    }
+
+    /// Write one exchange; a write failure is reported once through tracing and not fatal.
+    pub fn write(&self, request: &[u8], status: u16, response: &[u8]) {
+        let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        let exchange = Exchange {
+            v: 1,
+            call,
+            request: self.scrubber.scrub_json(request),
+            status,
+            response: self.scrubber.scrub(&String::from_utf8_lossy(response)),
+        };
+        let line = serde_json::to_string(&exchange).unwrap_or_default();
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
+            tracing::warn!("cannot write to the cassette {}: {e}", self.path.display());
+        }
+    }
+
+    /// Pass a response body through, writing the exchange once the body has been read.
+    pub fn tee(self: &std::sync::Arc<Self>, request: Vec<u8>, resp: reqwest::Response) -> reqwest::Response {
+        let status = resp.status();
+        let headers = resp.headers().clone();
+        let recorder = self.clone();
+        let state = (
+            Box::pin(resp.bytes_stream()),
+            Vec::<u8>::new(),
+            Some((recorder, request)),
+        );
+        let body = futures::stream::unfold(state, move |(mut inner, mut seen, mut pending)| async move {
+            use futures::StreamExt;
+            match inner.next().await {
+                Some(Ok(bytes)) => {
+                    seen.extend_from_slice(&bytes);
+                    // The SSE reader stops at `[DONE]` and may never poll for the end of the body.
+                    if seen[seen.len().saturating_sub(32)..].windows(6).any(|w| w == b"[DONE]")
+                        && let Some((recorder, request)) = pending.take()
+                    {
+                        recorder.write(&request, status.as_u16(), &seen);
+                    }
+                    Some((Ok::<Bytes, reqwest::Error>(bytes), (inner, seen, pending)))
+                }
+                Some(Err(e)) => Some((Err(e), (inner, seen, None))),
+                None => {
+                    if let Some((recorder, request)) = pending.take() {
+                        recorder.write(&request, status.as_u16(), &seen);
+                    }
+                    None
+                }
+            }
+        });
+        let mut rebuilt = http::Response::new(reqwest::Body::wrap_stream(body));
+        *rebuilt.status_mut() = status;
+        *rebuilt.headers_mut() = headers;
+        reqwest::Response::from(rebuilt)
+    }
+}
+
+/// Serves a run's LLM side from a cassette, checking each request against the recorded one.
+pub struct Player {
+    path: PathBuf,
+    exchanges: Vec<Exchange>,
+    next: AtomicUsize,
+    scrubber: Scrubber,
+}
+
+impl Player {
+    pub fn open(path: &Path, scrubber: Scrubber) -> Result<Self, String> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read the cassette {}: {e}", path.display()))?;
+        let mut exchanges = Vec::new();
+        for (idx, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let exchange: Exchange = serde_json::from_str(line).map_err(|e| {
+                format!(
+                    "{}:{}: not a cassette entry ({e}); record it again with --record",
+                    path.display(),
+                    idx + 1
+                )
+            })?;
+            exchanges.push(exchange);
+        }
+        if exchanges.is_empty() {
+            return Err(format!("the cassette {} holds no calls", path.display()));
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            exchanges,
+            next: AtomicUsize::new(0),
+            scrubber,
+        })
+    }
+
+    /// The recorded response for the next call, or why this request does not match the recording.
+    pub fn serve(&self, request: &[u8]) -> Result<(u16, String), LlmError> {
+        let idx = self.next.fetch_add(1, Ordering::SeqCst);
+        let Some(recorded) = self.exchanges.get(idx) else {
+            return Err(LlmError::new(format!(
+                "the run made LLM call {} but the cassette {} holds only {}: the run departed from the recording",
+                idx + 1,
+                self.path.display(),
+                self.exchanges.len()
+            )));
+        };
+        let now = self.scrubber.scrub_json(request);
+        if let Some(diff) = first_difference(&recorded.request, &now) {
+            return Err(LlmError::new(format!(
+                "call {} departs from the cassette {}: {diff}. Record it again if the change is intended",
+                idx + 1,
+                self.path.display()
+            )));
+        }
+        Ok((recorded.status, recorded.response.clone()))
+    }
+}
+
+fn short(v: &Value) -> String {
+    let text = match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if text.chars().count() > 160 {
+        format!("{}…", text.chars().take(160).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// Where two request bodies differ, ignoring the model name and streaming flag.
+pub fn first_difference(recorded: &Value, now: &Value) -> Option<String> {
+    if recorded["tools"] != now["tools"] {
+        return Some("the tool list differs (different skills installed?)".into());
+    }
+    let empty = Vec::new();
+    let old = recorded["messages"].as_array().unwrap_or(&empty);
+    let new = now["messages"].as_array().unwrap_or(&empty);
+    for (i, (a, b)) in old.iter().zip(new).enumerate() {
+        if a == b {
+            continue;
+        }
+        let role = b["role"].as_str().unwrap_or("?");
+        let what = match role {
+            "system" => "the system prompt (skill catalog)",
+            "user" => "the user message",
+            "tool" => "a tool result",
+            "assistant" => "an assistant message",
+            _ => "a message",
+        };
+        for field in ["content", "tool_calls", "tool_call_id", "role"] {
+            if a[field] != b[field] {
+                return Some(format!(
+                    "messages[{i}] ({what}) {field} differs: recorded {:?}, now {:?}",
+                    short(&a[field]),
+                    short(&b[field])
+                ));
+            }
+        }
+        return Some(format!("messages[{i}] ({what}) differs"));
+    }
+    if old.len() != new.len() {
+        return Some(format!("recorded {} messages, now {}", old.len(), new.len()));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn differences_name_the_message() {
+        let a = json!({"model":"a","messages":[{"role":"user","content":"weather in Tokyo"}],"tools":[]});
+        let b = json!({"model":"b","messages":[{"role":"user","content":"weather in Paris"}],"tools":[]});
+        let d = first_difference(&a, &b).unwrap();
+        assert!(
+            d.contains("messages[0] (the user message) content") && d.contains("Paris"),
+            "{d}"
+        );
+        assert!(first_difference(&a, &a).is_none());
+    }
+
+    #[test]
+    fn scrubber_replaces_skill_folders() {
+        let s = Scrubber::new(Redactor::default(), &[("w".into(), PathBuf::from("/tmp/x/w"))]);
+        assert_eq!(
+            s.scrub("Folder: /tmp/x/w (commands run here)"),
+            "Folder: <skill:w> (commands run here)"
+        );
+    }
+}
+
+/// Whether this run records its LLM calls, replays them, or neither.
+#[derive(Clone, Default)]
+pub enum Tape {
+    #[default]
+    Off,
+    Record(std::sync::Arc<Recorder>),
+    Replay(std::sync::Arc<Player>),
+}
