@@ -39,7 +39,7 @@ impl Scrubber {
             .map(|(name, dir)| (dir.display().to_string(), format!("<skill:{name}>")))
             .collect();
         // Longest first, so a skill nested in another's path is replaced whole.
-        paths.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        paths.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
         Self { redactor, paths }
     }
 
