@@ -93,6 +93,15 @@ pub enum SkillsCommand {
         /// Skill name.
         name: String,
     },
+    /// Rank skills by relevance to a request (the ranking the catalog budget uses).
+    Search {
+        /// The request to match, e.g. "what's the weather in Oslo".
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        /// How many results to show.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+    },
     /// Lint skills: loader findings, shadowing, routing and portability problems.
     /// Exit 1 when there is an error (with --strict, also a warning).
     Check {

@@ -37,7 +37,9 @@ fn read_doc() -> (Spec, Vec<Value>) {
             let name = cells[0].trim_end_matches('`').to_string();
             let types = cells[1].split(" or ").map(str::to_string).collect();
             let required = cells[2] == "required";
-            spec.entry(section.clone()).or_default().insert(name, Field { types, required });
+            spec.entry(section.clone())
+                .or_default()
+                .insert(name, Field { types, required });
         }
     }
     (spec, examples)
@@ -61,7 +63,10 @@ fn validate(spec: &Spec, event: &Value) -> Result<String, String> {
     let fields = spec.get(kind).ok_or(format!("undocumented type {kind:?}"))?;
     let common = &spec[""];
     for (name, value) in obj {
-        let field = fields.get(name).or_else(|| common.get(name)).ok_or(format!("{kind}: undocumented field {name:?}"))?;
+        let field = fields
+            .get(name)
+            .or_else(|| common.get(name))
+            .ok_or(format!("{kind}: undocumented field {name:?}"))?;
         if !field.types.iter().any(|t| t == type_name(value)) {
             return Err(format!("{kind}.{name}: {} is not {:?}", type_name(value), field.types));
         }
@@ -91,16 +96,29 @@ async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
-    assert!(out.stderr.is_empty() || !String::from_utf8_lossy(&out.stderr).contains("error"), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}"))).collect()
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        out.stderr.is_empty() || !String::from_utf8_lossy(&out.stderr).contains("error"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect()
 }
 
 #[tokio::test]
 async fn every_line_of_real_runs_validates() {
     let (spec, _) = read_doc();
     let ws = Workspace::new();
-    ws.skill("echo", "# Echo\n\nEchoes its arguments back.\n", Some("#!/bin/sh\necho \"$@\"\n"));
+    ws.skill(
+        "echo",
+        "# Echo\n\nEchoes its arguments back.\n",
+        Some("#!/bin/sh\necho \"$@\"\n"),
+    );
     let mut seen = BTreeSet::new();
     let mut check = |events: Vec<Value>| {
         assert!(!events.is_empty());
@@ -112,7 +130,10 @@ async fn every_line_of_real_runs_validates() {
 
     let mock = MockLlm::start(vec![
         tool("activate_skill", json!({"name": "echo"})),
-        tools(&[("run_command", json!({"command": "./run.sh hi"})), ("run_command", json!({"command": "rm -rf ~"}))]),
+        tools(&[
+            ("run_command", json!({"command": "./run.sh hi"})),
+            ("run_command", json!({"command": "rm -rf ~"})),
+        ]),
         text("said hi"),
     ])
     .await;
@@ -129,11 +150,30 @@ async fn every_line_of_real_runs_validates() {
     assert_eq!(events.last().unwrap()["exit_code"], 4);
 
     let mock = MockLlm::start(vec![]).await;
-    let events = check(json_run(&ws, &mock, &["--once", "x", "--base-url", "https://example.invalid/v1"], &[("AGENT_API_KEY", "")]).await);
+    let events = check(
+        json_run(
+            &ws,
+            &mock,
+            &["--once", "x", "--base-url", "https://example.invalid/v1"],
+            &[("AGENT_API_KEY", "")],
+        )
+        .await,
+    );
     assert_eq!(events.len(), 1, "a configuration error is a lone error line");
     assert_eq!(events[0]["code"], 3);
 
-    let all = ["session", "skill_selected", "command_started", "command_finished", "command_denied", "message_delta", "message", "warning", "error", "done"];
+    let all = [
+        "session",
+        "skill_selected",
+        "command_started",
+        "command_finished",
+        "command_denied",
+        "message_delta",
+        "message",
+        "warning",
+        "error",
+        "done",
+    ];
     for kind in all {
         assert!(seen.contains(kind), "no run emitted {kind}");
     }

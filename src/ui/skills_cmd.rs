@@ -12,6 +12,7 @@ use crate::exit::{AppError, ExitCode};
 use crate::skills::Diagnostic;
 use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
 use crate::skills::lint::{catalog_bytes, lint};
+use crate::skills::search::SkillIndex;
 use crate::skills::{Severity, Skill};
 
 pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json: bool) -> Result<ExitCode, AppError> {
@@ -93,6 +94,31 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
             Ok(ExitCode::Answered)
         }
         SkillsCommand::Check { dirs, strict } => check(dirs, *strict, discovery, json),
+        SkillsCommand::Search { query, limit } => {
+            let query = query.join(" ");
+            let index = SkillIndex::build(&discovery.skills);
+            let hits = index.search(&query, *limit);
+            if json {
+                let results: Vec<_> = hits
+                    .iter()
+                    .enumerate()
+                    .map(|(rank, h)| {
+                        let s = &discovery.skills[h.index];
+                        json!({"rank": rank + 1, "name": s.name, "score": h.score, "description": s.description, "dir": s.dir})
+                    })
+                    .collect();
+                let _ = writeln!(out, "{}", json!({"v": 1, "query": query, "results": results}));
+            } else if hits.is_empty() {
+                eprintln!("no skill matches {query:?}");
+            } else {
+                for (rank, h) in hits.iter().enumerate() {
+                    let s = &discovery.skills[h.index];
+                    let desc: String = s.description.chars().take(90).collect();
+                    let _ = writeln!(out, "{:>2}. {:<20} {:>6.2}  {desc}", rank + 1, s.name, h.score);
+                }
+            }
+            Ok(ExitCode::Answered)
+        }
         SkillsCommand::Trust { dirs } => {
             let targets: Vec<PathBuf> = if dirs.is_empty() {
                 config
