@@ -102,6 +102,16 @@ pub enum SkillsCommand {
         #[arg(long, default_value_t = 10)]
         limit: usize,
     },
+    /// Check routing: run each case's prompt through the model (or a --replay cassette) and
+    /// compare the skill it activates with the expected one. Exit 1 under the threshold.
+    Eval {
+        /// YAML file: a list of `{prompt, expect_skill}` or `{prompt, expect: none}` cases, or a
+        /// map with `cases:` and an optional `threshold:`.
+        cases: PathBuf,
+        /// Lowest passing fraction, 0.0–1.0 (default: the file's `threshold`, else 1.0).
+        #[arg(long)]
+        threshold: Option<f64>,
+    },
     /// Lint skills: loader findings, shadowing, routing and portability problems.
     /// Exit 1 when there is an error (with --strict, also a warning).
     Check {

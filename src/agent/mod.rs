@@ -2,6 +2,7 @@
 
 pub mod event;
 pub mod prompt;
+pub mod route;
 pub mod tools;
 pub mod turn;
 

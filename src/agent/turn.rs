@@ -94,6 +94,17 @@ impl Agent {
         self.sink.emit(event);
     }
 
+    /// Count one model call and add its token usage to the session's.
+    pub(super) fn count_call(&mut self, usage: Option<Usage>) {
+        self.llm_calls += 1;
+        if let Some(u) = usage {
+            let total = self.usage.get_or_insert_with(Usage::default);
+            total.prompt_tokens += u.prompt_tokens;
+            total.completion_tokens += u.completion_tokens;
+            total.total_tokens += u.total_tokens;
+        }
+    }
+
     pub fn llm_calls(&self) -> u32 {
         self.llm_calls
     }
@@ -121,14 +132,9 @@ impl Agent {
         loop {
             let sink = self.sink.clone();
             let mut on_text = move |t: &str| sink.emit(Event::MessageDelta { text: t.to_string() });
-            self.llm_calls += 1;
-            let reply = self.llm.complete(&self.messages, &tools, &mut on_text).await?;
-            if let Some(u) = reply.usage {
-                let total = self.usage.get_or_insert_with(Usage::default);
-                total.prompt_tokens += u.prompt_tokens;
-                total.completion_tokens += u.completion_tokens;
-                total.total_tokens += u.total_tokens;
-            }
+            let reply = self.llm.complete(&self.messages, &tools, &mut on_text).await;
+            self.count_call(reply.as_ref().ok().and_then(|r| r.usage));
+            let reply = reply?;
             if reply.tool_calls.is_empty() {
                 self.remember(ChatMessage::assistant(Some(reply.content.clone()), Vec::new()));
                 self.emit(Event::Message {

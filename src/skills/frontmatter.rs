@@ -375,6 +375,13 @@ pub fn kind_of(v: &Value) -> &'static str {
     }
 }
 
+/// Parse a whole YAML document (not frontmatter) into JSON values; the error names the line.
+pub fn yaml_document(text: &str) -> Result<Value, String> {
+    YAML::parse(text)
+        .map(pod_to_json)
+        .map_err(|e| first_line_of(&e.to_string()).to_string())
+}
+
 fn pod_to_json(pod: Pod) -> Value {
     match pod {
         Pod::Null => Value::Null,

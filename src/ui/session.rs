@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio::io::AsyncBufReadExt;
 
 use crate::agent::{Agent, AgentOptions, Event, EventSink, TurnError};
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, SkillsCommand};
 use crate::config::{Config, Environment};
 use crate::exec::approval::ApprovalPolicy;
 use crate::exec::redact::Redactor;
@@ -23,6 +23,13 @@ use super::json::JsonWriter;
 
 /// Most bytes of piped stdin taken as context.
 const MAX_STDIN_BYTES: u64 = 1024 * 1024;
+
+/// Drops events: `skills eval` reports per case, not per event.
+struct Quiet;
+
+impl EventSink for Quiet {
+    fn emit(&self, _event: Event) {}
+}
 
 /// Run the program; returns the process exit code.
 pub async fn run(cli: Cli) -> i32 {
@@ -60,6 +67,10 @@ pub async fn run(cli: Cli) -> i32 {
 async fn dispatch(cli: &Cli, config: Config, sink: Arc<dyn EventSink>) -> Result<ExitCode, AppError> {
     let discovery = discover(&config.skill_roots);
     if let Some(Command::Skills { action }) = &cli.command {
+        if let SkillsCommand::Eval { cases, threshold } = action {
+            let agent = build_agent(cli, &config, discovery, Arc::new(Quiet))?;
+            return super::eval_cmd::run(agent, cases, *threshold, cli.json).await;
+        }
         return super::skills_cmd::run(action, &config, &discovery, cli.json);
     }
     report_discovery(&discovery, &*sink, cli.json || cli.verbose > 0);

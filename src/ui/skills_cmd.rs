@@ -119,6 +119,7 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
             }
             Ok(ExitCode::Answered)
         }
+        SkillsCommand::Eval { .. } => Err(AppError::internal("eval runs through the session, not here")),
         SkillsCommand::Trust { dirs } => {
             let targets: Vec<PathBuf> = if dirs.is_empty() {
                 config

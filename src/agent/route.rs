@@ -1,0 +1,39 @@
+//! Routing only: which skill the model would activate for a request, without running anything.
+
+use crate::llm::{ChatMessage, LlmError};
+
+use super::prompt;
+use super::turn::Agent;
+
+/// What the model did with a request on its first response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// It called `activate_skill` with this name (first such call).
+    Skill(String),
+    /// It answered, or called another tool, without activating a skill.
+    None,
+}
+
+impl Agent {
+    /// Send `request` in a fresh conversation and report the skill the model activates first.
+    pub async fn route(&mut self, request: &str) -> Result<Route, LlmError> {
+        let messages = [
+            ChatMessage::system(prompt::system_prompt(&self.skills)),
+            ChatMessage::user(self.redactor.redact(request).into_owned()),
+        ];
+        let tools = prompt::tools(&self.skills);
+        let reply = self.llm.complete(&messages, &tools, &mut |_| {}).await?;
+        self.count_call(reply.usage);
+        let activated = reply
+            .tool_calls
+            .iter()
+            .find(|c| c.function.name == "activate_skill")
+            .and_then(
+                |c| match super::tools::decode_call(&c.function.name, &c.function.arguments) {
+                    Ok(super::tools::ToolRequest::Activate { name }) => Some(name),
+                    _ => None,
+                },
+            );
+        Ok(activated.map_or(Route::None, Route::Skill))
+    }
+}

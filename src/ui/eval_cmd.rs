@@ -1,0 +1,152 @@
+//! `agent skills eval CASES.yaml`: does the model still pick the right skill for each request?
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::agent::Agent;
+use crate::agent::route::Route;
+use crate::exit::{AppError, ExitCode};
+use crate::skills::frontmatter::yaml_document;
+
+/// One routing case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    pub prompt: String,
+    /// `None`: no skill should be activated.
+    pub expect: Option<String>,
+}
+
+/// Read the cases file: a list of cases, or `{cases: [...], threshold: 0.9}`.
+pub fn read_cases(path: &Path) -> Result<(Vec<Case>, Option<f64>), AppError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| AppError::config(format!("cannot read {}: {e}", path.display())))?;
+    let doc = yaml_document(&text).map_err(|e| AppError::config(format!("{}: not valid YAML: {e}", path.display())))?;
+    let (list, threshold) = match &doc {
+        Value::Array(items) => (items.clone(), None),
+        Value::Object(map) => (
+            map.get("cases").and_then(Value::as_array).cloned().unwrap_or_default(),
+            map.get("threshold").and_then(Value::as_f64),
+        ),
+        _ => (Vec::new(), None),
+    };
+    let mut cases = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let bad = |why: &str| AppError::config(format!("{}: case {}: {why}", path.display(), i + 1));
+        let prompt = item
+            .get("prompt")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("needs `prompt`"))?;
+        let expect = match (item.get("expect_skill"), item.get("expect")) {
+            (Some(Value::String(s)), _) => Some(s.clone()),
+            (_, Some(Value::String(s))) if s == "none" => None,
+            (_, Some(Value::Null)) => None,
+            (_, Some(Value::String(s))) => Some(s.clone()),
+            _ => return Err(bad("needs `expect_skill: NAME` or `expect: none`")),
+        };
+        cases.push(Case {
+            prompt: prompt.to_string(),
+            expect,
+        });
+    }
+    if cases.is_empty() {
+        return Err(AppError::config(format!(
+            "{}: no cases; write a list of `- prompt: …` with `expect_skill: NAME` or `expect: none`",
+            path.display()
+        )));
+    }
+    Ok((cases, threshold))
+}
+
+fn shown(route: &Route) -> &str {
+    match route {
+        Route::Skill(s) => s,
+        Route::None => "none",
+    }
+}
+
+/// Run every case; exit 1 when the pass rate is under the threshold, 4 when the model fails.
+pub async fn run(mut agent: Agent, path: &Path, threshold: Option<f64>, json: bool) -> Result<ExitCode, AppError> {
+    let (cases, file_threshold) = read_cases(path)?;
+    let threshold = threshold.or(file_threshold).unwrap_or(1.0);
+    if !(0.0..=1.0).contains(&threshold) {
+        return Err(AppError::usage(format!("threshold {threshold} is not between 0 and 1")));
+    }
+    let mut out = std::io::stdout().lock();
+    let mut results = Vec::new();
+    let mut passed = 0usize;
+    for case in &cases {
+        let route = agent
+            .route(&case.prompt)
+            .await
+            .map_err(|e| AppError::new(ExitCode::Llm, format!("case {:?}: {e}", case.prompt)))?;
+        let ok = match (&route, &case.expect) {
+            (Route::Skill(got), Some(want)) => got == want,
+            (Route::None, None) => true,
+            _ => false,
+        };
+        passed += usize::from(ok);
+        let want = case.expect.as_deref().unwrap_or("none");
+        if !json {
+            let verdict = if ok { "PASS" } else { "FAIL" };
+            let detail = if ok {
+                String::new()
+            } else {
+                format!(" (expected {want})")
+            };
+            let _ = writeln!(out, "{verdict}  {:<16} {:?}{detail}", shown(&route), case.prompt);
+        }
+        results.push(json!({"prompt": case.prompt, "expected": want, "activated": shown(&route), "pass": ok}));
+    }
+    let rate = passed as f64 / cases.len() as f64;
+    let ok = rate + 1e-9 >= threshold;
+    if json {
+        let _ = writeln!(
+            out,
+            "{}",
+            json!({"v": 1, "passed": passed, "total": cases.len(), "pass_rate": rate, "threshold": threshold, "ok": ok, "llm_calls": agent.llm_calls(), "cases": results})
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{passed}/{} passed ({:.0}%), threshold {:.0}%: {}",
+            cases.len(),
+            rate * 100.0,
+            threshold * 100.0,
+            if ok { "ok" } else { "FAILED" }
+        );
+    }
+    // 1 is the documented "check failed" code for `skills check` and `skills eval`.
+    Ok(if ok { ExitCode::Answered } else { ExitCode::Internal })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_file_shapes_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let list = dir.path().join("a.yaml");
+        std::fs::write(
+            &list,
+            "- prompt: weather in Tokyo\n  expect_skill: weather\n- prompt: tell a joke\n  expect: none\n",
+        )
+        .unwrap();
+        let (cases, t) = read_cases(&list).unwrap();
+        assert_eq!(
+            cases[1],
+            Case {
+                prompt: "tell a joke".into(),
+                expect: None
+            }
+        );
+        assert_eq!(t, None);
+        let map = dir.path().join("b.yaml");
+        std::fs::write(&map, "threshold: 0.5\ncases:\n  - prompt: x\n    expect_skill: y\n").unwrap();
+        assert_eq!(read_cases(&map).unwrap().1, Some(0.5));
+        std::fs::write(&map, "cases:\n  - prompt: x\n").unwrap();
+        assert!(read_cases(&map).unwrap_err().message.contains("case 1"));
+    }
+}
