@@ -56,7 +56,10 @@ impl Agent {
             skill: skill.name.clone(),
             dir: dir.clone(),
         });
-        let files = list_files(&skill.dir);
+        let mut files = skill.bundled_files(MAX_LISTED_FILES);
+        if files.len() == MAX_LISTED_FILES {
+            files.push("… (more not listed)".into());
+        }
         format!(
             "Skill {} activated. Folder: {dir} (commands run here; relative paths in the instructions are relative to it).\nFiles: {}\n\n{}",
             skill.name,
@@ -296,44 +299,6 @@ fn format_output(out: &CommandOutput, timeout_secs: u64) -> String {
         text.push_str("(no output)\n");
     }
     text
-}
-
-/// Relative file paths in a skill folder (not following symlinked folders, skipping hidden ones).
-fn list_files(dir: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(current) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&current) else {
-            continue;
-        };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries.iter().rev() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') || name == "node_modules" || name == "__pycache__" {
-                continue;
-            }
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_dir() {
-                stack.push(entry.path());
-            } else if let Ok(rel) = entry.path().strip_prefix(dir) {
-                let rel = rel.display().to_string();
-                if rel != "SKILL.md" && rel != "skill.md" {
-                    files.push(rel);
-                }
-            }
-        }
-        if files.len() > MAX_LISTED_FILES {
-            break;
-        }
-    }
-    files.sort();
-    if files.len() > MAX_LISTED_FILES {
-        let more = files.len() - MAX_LISTED_FILES;
-        files.truncate(MAX_LISTED_FILES);
-        files.push(format!("… and {more} more"));
-    }
-    files
 }
 
 /// Read `rel` inside `dir`, refusing anything that resolves outside it.

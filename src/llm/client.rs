@@ -74,6 +74,9 @@ pub struct LlmClient {
     model: String,
     stream: bool,
     idle_timeout: Duration,
+    /// Ask for token usage in streams: OpenAI itself wants `stream_options` for that, while
+    /// some compatible servers reject the unknown field, so only there.
+    usage_in_stream: bool,
 }
 
 impl LlmClient {
@@ -95,6 +98,9 @@ impl LlmClient {
             base: settings.base_url,
             key: SecretString::from(settings.api_key.unwrap_or_default()),
         };
+        let usage_in_stream = url::Url::parse(&endpoint.base)
+            .ok()
+            .is_some_and(|u| u.host_str() == Some("api.openai.com"));
         let transport = Transport::new(
             http.clone(),
             settings.retries,
@@ -109,6 +115,7 @@ impl LlmClient {
             model: settings.model,
             stream: settings.stream,
             idle_timeout: settings.idle_timeout,
+            usage_in_stream,
         })
     }
 
@@ -119,6 +126,7 @@ impl LlmClient {
             messages,
             tools,
             stream: self.stream,
+            stream_options: (self.stream && self.usage_in_stream).then(|| serde_json::json!({"include_usage": true})),
         })
         .unwrap_or(Value::Null)
     }

@@ -77,6 +77,9 @@ pub struct ChatRequest<'a> {
     #[serde(skip_serializing_if = "Value::is_null")]
     pub tools: &'a Value,
     pub stream: bool,
+    /// `{"include_usage": true}`, sent only where it is known to be accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_options: Option<Value>,
 }
 
 /// Token counts, when the server reports them.

@@ -99,6 +99,41 @@ pub struct Skill {
 }
 
 impl Skill {
+    /// Relative paths of the files bundled with the skill (not `SKILL.md`), sorted, at most
+    /// `limit`. Hidden entries, `node_modules` and `__pycache__` are skipped and symlinked folders
+    /// are not entered, so a link loop cannot trap the walk.
+    pub fn bundled_files(&self, limit: usize) -> Vec<String> {
+        let mut files = Vec::new();
+        let mut stack = vec![self.dir.clone()];
+        while let Some(current) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&current) else {
+                continue;
+            };
+            for entry in entries.filter_map(Result::ok) {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with('.') || name == "node_modules" || name == "__pycache__" {
+                    continue;
+                }
+                let Ok(kind) = entry.file_type() else { continue };
+                if kind.is_dir() {
+                    stack.push(entry.path());
+                } else if let Ok(rel) = entry.path().strip_prefix(&self.dir) {
+                    let rel = rel.display().to_string();
+                    if rel != "SKILL.md" && rel != "skill.md" {
+                        files.push(rel);
+                    }
+                }
+            }
+            // Enough to fill the list: more than `limit` gathered, sorted below, cut to `limit`.
+            if files.len() > limit * 4 {
+                break;
+            }
+        }
+        files.sort();
+        files.truncate(limit);
+        files
+    }
+
     /// The markdown instructions (everything after the frontmatter), read fresh from disk.
     pub fn read_body(&self) -> std::io::Result<String> {
         let raw = parse::read_capped(&self.skill_file)?;

@@ -64,6 +64,10 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
             let body = skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})"));
             if json {
                 let mut v = summary(skill, &trust);
+                v["files"] = json!(skill.bundled_files(1000));
+                v["license"] = json!(skill.license);
+                v["compatibility"] = json!(skill.compatibility);
+                v["version"] = json!(skill.version);
                 v["body"] = json!(body);
                 v["diagnostics"] = json!(skill.diagnostics);
                 let _ = writeln!(out, "{v}");
@@ -79,6 +83,10 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
                 );
                 if let Some(e) = &skill.entry {
                     let _ = writeln!(out, "entry:       {e}");
+                }
+                let files = skill.bundled_files(50);
+                if !files.is_empty() {
+                    let _ = writeln!(out, "files:       {}", files.join(", "));
                 }
                 if !skill.allowed_tools.is_empty() {
                     let _ = writeln!(out, "allowed:     {}", skill.allowed_tools.join(" "));
