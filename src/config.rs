@@ -120,6 +120,8 @@ pub struct Config {
     pub retries: u32,
     pub connect_timeout: Duration,
     pub idle_timeout: Duration,
+    /// Bytes of conversation kept before old tool outputs are shortened.
+    pub history_budget: usize,
     pub skill_roots: Vec<SkillRoot>,
     /// Whether a person can be asked questions on a terminal.
     pub interactive: bool,
@@ -162,6 +164,8 @@ impl Config {
         let retries = u32::try_from(retries).map_err(|_| AppError::config("AGENT_RETRIES is too large"))?;
         let connect_timeout = Duration::from_secs(pick_number(None, &env, "AGENT_CONNECT_TIMEOUT", 10)?.max(1));
         let idle_timeout = Duration::from_secs(pick_number(None, &env, "AGENT_IDLE_TIMEOUT", 120)?.max(1));
+        let history_budget = usize::try_from(pick_number(None, &env, "AGENT_HISTORY_BUDGET", 64 * 1024)?)
+            .map_err(|_| AppError::config("AGENT_HISTORY_BUDGET is too large"))?;
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
         Ok(Self {
@@ -175,6 +179,7 @@ impl Config {
             retries,
             connect_timeout,
             idle_timeout,
+            history_budget,
             skill_roots,
             interactive,
             env,

@@ -335,3 +335,37 @@ async fn piped_stdin_is_the_message_or_extra_context() {
         "{second}"
     );
 }
+
+#[tokio::test]
+async fn old_tool_outputs_are_shortened_past_the_history_budget() {
+    let ws = Workspace::new();
+    ws.skill(
+        "big",
+        "---\nname: big\ndescription: Prints a lot of text.\n---\nRun ./run.sh\n",
+        Some("#!/bin/sh\nhead -c 6000 /dev/zero | tr '\\0' a; echo; echo \"END-$1\"\n"),
+    );
+    let mock = MockLlm::start(vec![
+        tool("activate_skill", json!({"name": "big"})),
+        tool("run_command", json!({"command": "./run.sh one"})),
+        tool("run_command", json!({"command": "./run.sh two"})),
+        text("done"),
+    ])
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.env("AGENT_HISTORY_BUDGET", "9000")
+        .args(["--once", "print a lot", "--yes"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr.matches("AGENT_HISTORY_BUDGET").count(), 1, "told once: {stderr}");
+    let reqs = mock.requests().await;
+    let last = contents(&reqs[3], "tool");
+    assert!(
+        last[1].starts_with("[shortened to save context]") && !last[1].contains("END-one"),
+        "oldest output shortened"
+    );
+    assert!(last[2].contains("END-two"), "the newest output is kept whole");
+    assert!(mock.raw_requests().await[3].body.len() < 12_000);
+}

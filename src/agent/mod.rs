@@ -1,5 +1,6 @@
 //! The turn loop: conversation, tool dispatch, and the events every front end consumes.
 
+pub mod conversation;
 pub mod event;
 pub mod prompt;
 pub mod route;

@@ -35,7 +35,7 @@ impl Agent {
         format!("error: there is no skill named {name:?}; known skills: {shown}")
     }
 
-    fn activate(&mut self, name: &str) -> String {
+    pub(super) fn activate(&mut self, name: &str) -> String {
         let Some(skill) = self.skills.get(name).cloned() else {
             return self.unknown_skill(name);
         };

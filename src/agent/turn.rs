@@ -27,6 +27,8 @@ pub struct AgentOptions {
     pub skill_roots: Vec<PathBuf>,
     /// Which project skill folders may run commands.
     pub trust: Arc<TrustStore>,
+    /// Bytes of conversation kept before old tool outputs are shortened.
+    pub history_budget: usize,
 }
 
 /// Why a turn ended without an answer.
@@ -53,6 +55,10 @@ pub struct Agent {
     pub(super) current: Option<String>,
     llm_calls: u32,
     usage: Option<Usage>,
+    /// Text of the answer streaming right now, kept for marking an interrupted turn.
+    pub(super) partial: Arc<std::sync::Mutex<String>>,
+    /// Whether the user was told the history is being shortened.
+    pub(super) budget_noticed: bool,
 }
 
 impl Agent {
@@ -77,6 +83,8 @@ impl Agent {
             current: None,
             llm_calls: 0,
             usage: None,
+            partial: Arc::default(),
+            budget_noticed: false,
         }
     }
 
@@ -88,6 +96,11 @@ impl Agent {
     /// Change the approval policy for the rest of the session.
     pub fn set_approval(&mut self, policy: ApprovalPolicy) {
         self.options.approve = policy;
+    }
+
+    /// Where this agent's events go.
+    pub fn sink(&self) -> Arc<dyn EventSink> {
+        self.sink.clone()
     }
 
     pub fn emit(&self, event: Event) {
@@ -115,10 +128,10 @@ impl Agent {
 
     /// Add a message, with secrets redacted: everything the model sees passes through here.
     pub(super) fn remember(&mut self, mut message: ChatMessage) {
-        if let Some(content) = message.content.as_mut() {
-            if let std::borrow::Cow::Owned(clean) = self.redactor.redact(content) {
-                *content = clean;
-            }
+        if let Some(content) = message.content.as_mut()
+            && let std::borrow::Cow::Owned(clean) = self.redactor.redact(content)
+        {
+            *content = clean;
         }
         self.messages.push(message);
     }
@@ -130,8 +143,14 @@ impl Agent {
         let mut steps = 0u32;
         let mut recent_calls: Vec<String> = Vec::new();
         loop {
+            self.keep_within_budget();
             let sink = self.sink.clone();
-            let mut on_text = move |t: &str| sink.emit(Event::MessageDelta { text: t.to_string() });
+            let partial = self.partial.clone();
+            partial.lock().unwrap_or_else(|p| p.into_inner()).clear();
+            let mut on_text = move |t: &str| {
+                partial.lock().unwrap_or_else(|p| p.into_inner()).push_str(t);
+                sink.emit(Event::MessageDelta { text: t.to_string() });
+            };
             let reply = self.llm.complete(&self.messages, &tools, &mut on_text).await;
             self.count_call(reply.as_ref().ok().and_then(|r| r.usage));
             let reply = reply?;

@@ -119,6 +119,14 @@ impl LlmClient {
         })
     }
 
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    pub fn set_model(&mut self, model: String) {
+        self.model = model;
+    }
+
     /// The exact JSON body a request with these messages and tools sends.
     pub fn request_body(&self, messages: &[ChatMessage], tools: &Value) -> Value {
         serde_json::to_value(ChatRequest {

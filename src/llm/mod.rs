@@ -7,7 +7,7 @@ pub mod transport;
 pub mod types;
 
 pub use client::{LlmClient, LlmSettings};
-pub use types::ChatMessage;
+pub use types::{ChatMessage, ToolCall};
 
 /// Why a model call failed, worded for the user (what happened and what to do).
 #[derive(Debug, Clone, thiserror::Error)]

@@ -35,14 +35,20 @@ pub fn lint(skill: &Skill, strict: bool) -> Vec<Diagnostic> {
             "no YAML frontmatter: fine for agent (SCP dialect), but the Agent Skills spec requires `name` and `description` frontmatter",
         ));
     }
-    if strict && skill.version.is_some() && skill.dialect == Dialect::AgentSkills {
-        if let Some(d) = skill
+    if strict
+        && skill.version.is_some()
+        && skill.dialect == Dialect::AgentSkills
+        && let Some(d) = skill
             .diagnostics
             .iter()
             .find(|d| d.message.contains("`version` is not an Agent Skills field"))
-        {
-            out.push(Diagnostic::new(Severity::Warning, file, d.line, "unexpected frontmatter key `version` (the spec allows name, description, license, compatibility, metadata, allowed-tools)"));
-        }
+    {
+        out.push(Diagnostic::new(
+            Severity::Warning,
+            file,
+            d.line,
+            "unexpected frontmatter key `version` (the spec allows name, description, license, compatibility, metadata, allowed-tools)",
+        ));
     }
     let words = skill.description.split_whitespace().count();
     if words < MIN_DESCRIPTION_WORDS {

@@ -1,33 +1,46 @@
 //! Asking on the terminal whether a command may run or a project's skills may be trusted.
 
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
+use std::sync::{Arc, Mutex};
 
+use super::human::HumanRenderer;
 use crate::agent::Approver;
 use crate::agent::event::ApprovalRequest;
 
 /// Asks on `/dev/tty`, so it works even when stdout is piped.
 pub struct TerminalApprover {
     interactive: bool,
+    renderer: Option<Arc<HumanRenderer>>,
+    /// Skills the user said "always" for, this session.
+    always: Mutex<HashSet<String>>,
 }
 
 impl TerminalApprover {
-    pub fn new(interactive: bool) -> Self {
-        Self { interactive }
+    pub fn new(interactive: bool, renderer: Option<Arc<HumanRenderer>>) -> Self {
+        Self {
+            interactive,
+            renderer,
+            always: Mutex::new(HashSet::new()),
+        }
     }
 
-    /// Print `question` on the terminal and read the answer; anything but y/yes is no.
-    fn prompt_yes(&self, question: &str) -> bool {
+    /// Print `question` on the terminal and read the answer, lowercased ("" when unreadable).
+    fn prompt(&self, question: &str) -> String {
+        if let Some(r) = &self.renderer {
+            r.stop_waiting();
+        }
         let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
-            return false;
+            return String::new();
         };
         let mut writer = &tty;
         let _ = write!(writer, "{question}");
         let _ = writer.flush();
         let mut answer = String::new();
         if BufReader::new(&tty).read_line(&mut answer).is_err() {
-            return false;
+            return String::new();
         }
-        matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+        answer.trim().to_ascii_lowercase()
     }
 }
 
@@ -37,16 +50,29 @@ impl Approver for TerminalApprover {
     }
 
     fn ask(&self, request: &ApprovalRequest) -> bool {
-        self.prompt_yes(&format!(
-            "Run {} in {}? (cwd {}) [y/N] ",
-            request.command, request.skill, request.cwd
-        ))
+        let mut always = self.always.lock().unwrap_or_else(|p| p.into_inner());
+        if always.contains(&request.skill) {
+            return true;
+        }
+        let answer = self.prompt(&format!(
+            "Run `{}`\n  skill {} · in {}\n  [y]es / [n]o / [a]lways for {} this session? ",
+            request.command, request.skill, request.cwd, request.skill
+        ));
+        match answer.as_str() {
+            "y" | "yes" => true,
+            "a" | "always" => {
+                always.insert(request.skill.clone());
+                true
+            }
+            _ => false,
+        }
     }
 
     fn ask_trust(&self, folder: &str) -> bool {
-        self.prompt_yes(&format!(
+        let answer = self.prompt(&format!(
             "The skills in {folder} come with this project and can run commands on this machine.\n\
              Trust this folder from now on? [y/N] "
-        ))
+        ));
+        matches!(answer.as_str(), "y" | "yes")
     }
 }

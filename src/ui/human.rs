@@ -1,37 +1,92 @@
-//! Human output: the answer on stdout as it streams, progress on stderr.
+//! Human output: the answer on stdout as it streams (markdown styled on a terminal), progress on
+//! stderr, with a spinner while waiting for the model or a command.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
+use std::time::Duration;
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::markdown::MarkdownStream;
 use crate::agent::{Event, EventSink};
+
+struct State {
+    /// Whether the last byte written to stdout was a newline (or nothing was written).
+    at_line_start: bool,
+    markdown: MarkdownStream,
+    spinner: Option<ProgressBar>,
+}
 
 /// Renders events for a person.
 pub struct HumanRenderer {
-    /// Whether the last byte written to stdout was a newline (or nothing was written).
-    at_line_start: Mutex<bool>,
+    state: Mutex<State>,
     verbose: bool,
+    spinners: bool,
 }
 
 impl HumanRenderer {
+    /// Spinners only when stderr is a terminal; markdown styling only when stdout is one and
+    /// `NO_COLOR` is unset.
     pub fn new(verbose: bool) -> Self {
+        let styled = std::io::stdout().is_terminal() && console::colors_enabled();
+        let width = console::Term::stdout().size().1 as usize;
         Self {
-            at_line_start: Mutex::new(true),
+            state: Mutex::new(State {
+                at_line_start: true,
+                markdown: MarkdownStream::new(styled, width),
+                spinner: None,
+            }),
             verbose,
+            spinners: std::io::stderr().is_terminal(),
         }
     }
 
-    fn end_stdout_line(&self) {
-        let mut at_start = self.at_line_start.lock().unwrap_or_else(|p| p.into_inner());
-        if !*at_start {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(b"\n");
-            let _ = out.flush();
-            *at_start = true;
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Show a spinner with `label` and the elapsed time until the next output.
+    pub fn wait(&self, label: &str) {
+        if !self.spinners {
+            return;
         }
+        let mut state = self.lock();
+        if let Some(old) = state.spinner.take() {
+            old.finish_and_clear();
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner());
+        bar.set_style(style);
+        bar.set_message(label.to_string());
+        bar.enable_steady_tick(Duration::from_millis(100));
+        state.spinner = Some(bar);
+    }
+
+    /// Remove the spinner (before anything else is written, or a question is asked).
+    pub fn stop_waiting(&self) {
+        if let Some(bar) = self.lock().spinner.take() {
+            bar.finish_and_clear();
+            // After Ctrl-C the terminal may have echoed into the spinner's line; wipe it for sure.
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        }
+    }
+
+    fn end_stdout_line(state: &mut State) {
+        let tail = state.markdown.finish();
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(tail.as_bytes());
+        if !state.at_line_start {
+            let _ = out.write_all(b"\n");
+            state.at_line_start = true;
+        }
+        let _ = out.flush();
     }
 
     fn progress(&self, line: &str) {
-        self.end_stdout_line();
+        self.stop_waiting();
+        let mut state = self.lock();
+        Self::end_stdout_line(&mut state);
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     }
 }
@@ -57,8 +112,15 @@ impl EventSink for HumanRenderer {
                     self.progress(&format!("· {model} at {base_url}, {skills} skills"));
                 }
             }
-            Event::SkillSelected { skill, dir } => self.progress(&format!("▸ skill {skill} ({dir})")),
-            Event::CommandStarted { skill, command, .. } => self.progress(&format!("▸ run [{skill}] {command}")),
+            Event::SkillSelected { skill, dir } => {
+                self.progress(&format!("▸ skill {skill} ({dir})"));
+                self.wait("thinking");
+            }
+            Event::CommandStarted { skill, command, .. } => {
+                self.progress(&format!("▸ run [{skill}] {command}"));
+                let shown: String = command.chars().take(60).collect();
+                self.wait(&format!("running {shown}"));
+            }
             Event::CommandFinished {
                 exit_code,
                 signal,
@@ -78,22 +140,30 @@ impl EventSink for HumanRenderer {
                     duration_ms as f64 / 1000.0,
                     human_bytes(stdout_bytes)
                 ));
+                self.wait("thinking");
             }
-            Event::CommandDenied { command, reason, .. } => self.progress(&format!("✗ not run: {command} — {reason}")),
+            Event::CommandDenied { command, reason, .. } => {
+                self.progress(&format!("✗ not run: {command} — {reason}"));
+                self.wait("thinking");
+            }
             Event::MessageDelta { text } => {
                 if text.is_empty() {
                     return;
                 }
-                let mut at_start = self.at_line_start.lock().unwrap_or_else(|p| p.into_inner());
+                self.stop_waiting();
+                let mut state = self.lock();
+                let rendered = state.markdown.push(&text);
                 let mut out = std::io::stdout().lock();
-                let _ = out.write_all(text.as_bytes());
+                let _ = out.write_all(rendered.as_bytes());
                 let _ = out.flush();
-                *at_start = text.ends_with('\n');
+                state.at_line_start = text.ends_with('\n');
             }
-            Event::Message { .. } => self.end_stdout_line(),
+            Event::Message { .. } | Event::Done { .. } => {
+                self.stop_waiting();
+                Self::end_stdout_line(&mut self.lock());
+            }
             Event::Warning { message } => self.progress(&format!("warning: {message}")),
             Event::Error { message, .. } => self.progress(&format!("error: {message}")),
-            Event::Done { .. } => self.end_stdout_line(),
         }
     }
 }

@@ -3,12 +3,9 @@
 use std::io::{IsTerminal, Read};
 use std::sync::Arc;
 
-use tokio::io::AsyncBufReadExt;
-
 use crate::agent::{Agent, AgentOptions, Event, EventSink, TurnError};
 use crate::cli::{Cli, Command, SkillsCommand};
 use crate::config::{Config, Environment};
-use crate::exec::approval::ApprovalPolicy;
 use crate::exec::redact::Redactor;
 use crate::exec::trust::TrustStore;
 use crate::exit::{AppError, ExitCode};
@@ -31,6 +28,23 @@ impl EventSink for Quiet {
     fn emit(&self, _event: Event) {}
 }
 
+/// Where events go: the sink every layer emits to, and the human renderer when there is one
+/// (the chat and approval prompts drive its spinner).
+#[derive(Clone)]
+pub struct Frontend {
+    pub sink: Arc<dyn EventSink>,
+    pub human: Option<Arc<HumanRenderer>>,
+}
+
+impl Frontend {
+    /// Show a spinner while waiting, on a terminal in human mode.
+    pub fn wait(&self, label: &str) {
+        if let Some(h) = &self.human {
+            h.wait(label);
+        }
+    }
+}
+
 /// Run the program; returns the process exit code.
 pub async fn run(cli: Cli) -> i32 {
     let env = std::env::current_dir()
@@ -40,14 +54,21 @@ pub async fn run(cli: Cli) -> i32 {
         .as_ref()
         .map(|(e, _)| Redactor::from_env(&e.merged()))
         .unwrap_or_default();
-    let sink: Arc<dyn EventSink> = if cli.json {
-        Arc::new(JsonWriter::new(redactor))
+    let front = if cli.json {
+        Frontend {
+            sink: Arc::new(JsonWriter::new(redactor)),
+            human: None,
+        }
     } else {
-        Arc::new(HumanRenderer::new(cli.verbose > 0))
+        let human = Arc::new(HumanRenderer::new(cli.verbose > 0));
+        Frontend {
+            sink: human.clone(),
+            human: Some(human),
+        }
     };
     let result = match env {
         Ok((env, cwd)) => match Config::resolve(&cli, env, &cwd) {
-            Ok(config) => dispatch(&cli, config, sink.clone()).await,
+            Ok(config) => dispatch(&cli, config, &front).await,
             Err(e) => Err(e),
         },
         Err(e) => Err(e),
@@ -55,7 +76,7 @@ pub async fn run(cli: Cli) -> i32 {
     match result {
         Ok(code) => code.code(),
         Err(err) => {
-            sink.emit(Event::Error {
+            front.sink.emit(Event::Error {
                 message: err.message.clone(),
                 code: err.code.code(),
             });
@@ -64,37 +85,44 @@ pub async fn run(cli: Cli) -> i32 {
     }
 }
 
-async fn dispatch(cli: &Cli, config: Config, sink: Arc<dyn EventSink>) -> Result<ExitCode, AppError> {
+async fn dispatch(cli: &Cli, config: Config, front: &Frontend) -> Result<ExitCode, AppError> {
     let discovery = discover(&config.skill_roots);
     if let Some(Command::Skills { action }) = &cli.command {
         if let SkillsCommand::Eval { cases, threshold } = action {
-            let agent = build_agent(cli, &config, discovery, Arc::new(Quiet))?;
+            let quiet = Frontend {
+                sink: Arc::new(Quiet),
+                human: None,
+            };
+            let agent = build_agent(cli, &config, discovery, &quiet)?;
             return super::eval_cmd::run(agent, cases, *threshold, cli.json).await;
         }
         return super::skills_cmd::run(action, &config, &discovery, cli.json);
     }
-    report_discovery(&discovery, &*sink, cli.json || cli.verbose > 0);
+    let sink = &*front.sink;
+    report_discovery(&discovery, sink, cli.json || cli.verbose > 0);
     let message = match initial_message(cli)? {
         Some(m) => m,
-        None => return chat(cli, config, discovery, sink).await,
+        None => return super::repl::run(cli, config, discovery, front).await,
     };
-    let mut agent = build_agent(cli, &config, discovery, sink.clone())?;
+    let mut agent = build_agent(cli, &config, discovery, front)?;
+    let _quiet = super::tty::QuietInterrupts::new();
+    front.wait("thinking");
     let outcome = tokio::select! {
         r = agent.run_turn(&message) => r,
         _ = tokio::signal::ctrl_c() => {
             // Dropping the turn drops any running command, whose guard kills its process group.
             sink.emit(Event::Warning { message: "interrupted".into() });
-            return Ok(finish(&agent, &*sink, ExitCode::Interrupted));
+            return Ok(finish(&agent, sink, ExitCode::Interrupted));
         }
     };
     let code = match outcome {
         Ok(_) => ExitCode::Answered,
-        Err(e) => turn_failure(&e, &*sink),
+        Err(e) => turn_failure(&e, sink),
     };
-    Ok(finish(&agent, &*sink, code))
+    Ok(finish(&agent, sink, code))
 }
 
-fn turn_failure(err: &TurnError, sink: &dyn EventSink) -> ExitCode {
+pub fn turn_failure(err: &TurnError, sink: &dyn EventSink) -> ExitCode {
     let code = match err {
         TurnError::Llm(e) => {
             if let Some(snippet) = &e.snippet {
@@ -111,7 +139,7 @@ fn turn_failure(err: &TurnError, sink: &dyn EventSink) -> ExitCode {
     code
 }
 
-fn finish(agent: &Agent, sink: &dyn EventSink, code: ExitCode) -> ExitCode {
+pub fn finish(agent: &Agent, sink: &dyn EventSink, code: ExitCode) -> ExitCode {
     sink.emit(Event::Done {
         exit_code: code.code(),
         llm_calls: agent.llm_calls(),
@@ -121,7 +149,7 @@ fn finish(agent: &Agent, sink: &dyn EventSink, code: ExitCode) -> ExitCode {
 }
 
 /// Skipped skills and shadowed names always; per-skill warnings in full when `detailed`.
-fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, detailed: bool) {
+pub fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, detailed: bool) {
     for d in &discovery.skipped {
         sink.emit(Event::Warning {
             message: format!("skill skipped: {d}"),
@@ -179,7 +207,8 @@ fn read_stdin() -> Result<Option<String>, AppError> {
     Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
 }
 
-fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, sink: Arc<dyn EventSink>) -> Result<Agent, AppError> {
+pub fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, front: &Frontend) -> Result<Agent, AppError> {
+    let sink = front.sink.clone();
     let tape = tape(cli, config, &discovery)?;
     if !matches!(tape, Tape::Replay(_)) {
         config.require_key()?;
@@ -208,6 +237,7 @@ fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, sink: Arc<dyn E
         base_env: config.env.merged(),
         skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
         trust: Arc::new(TrustStore::load()),
+        history_budget: config.history_budget,
     };
     sink.emit(Event::Session {
         version: env!("CARGO_PKG_VERSION"),
@@ -216,7 +246,7 @@ fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, sink: Arc<dyn E
         skills: skills.all().len(),
         approve: config.approve,
     });
-    let approver = Arc::new(TerminalApprover::new(config.interactive));
+    let approver = Arc::new(TerminalApprover::new(config.interactive, front.human.clone()));
     Ok(Agent::new(llm, skills, options, sink, approver))
 }
 
@@ -235,65 +265,4 @@ fn tape(cli: &Cli, config: &Config, discovery: &Discovery) -> Result<Tape, AppEr
         (None, Some(path)) => Tape::Replay(Arc::new(Player::open(path, scrubber()).map_err(AppError::config)?)),
         (None, None) => Tape::Off,
     })
-}
-
-/// A plain line-by-line chat on the terminal; Ctrl-C cancels a turn, Ctrl-D ends the session.
-async fn chat(cli: &Cli, config: Config, discovery: Discovery, sink: Arc<dyn EventSink>) -> Result<ExitCode, AppError> {
-    let mut agent = build_agent(cli, &config, discovery, sink.clone())?;
-    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-    loop {
-        eprint_prompt();
-        let line = tokio::select! {
-            l = lines.next_line() => l.map_err(|e| AppError::internal(format!("cannot read the terminal: {e}")))?,
-            _ = tokio::signal::ctrl_c() => return Ok(finish(&agent, &*sink, ExitCode::Interrupted)),
-        };
-        let Some(line) = line else {
-            return Ok(finish(&agent, &*sink, ExitCode::Answered));
-        };
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if matches!(line, "/exit" | "/quit") {
-            return Ok(finish(&agent, &*sink, ExitCode::Answered));
-        }
-        if let Some(arg) = line.strip_prefix("/approve") {
-            let message = match arg.trim() {
-                "" => format!("approval policy: {:?} (ask, auto, yes, no)", agent.approval()).to_lowercase(),
-                other => match ApprovalPolicy::parse(other) {
-                    Some(policy) => {
-                        agent.set_approval(policy);
-                        format!("approval policy is now {other}")
-                    }
-                    None => format!("unknown policy {other:?}: use ask, auto, yes or no"),
-                },
-            };
-            eprintln!("{message}");
-            continue;
-        }
-        let outcome = tokio::select! {
-            r = agent.run_turn(line) => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
-        };
-        match outcome {
-            Some(Ok(_)) => {}
-            Some(Err(e)) => {
-                turn_failure(&e, &*sink);
-                agent.close_open_tool_calls("the turn ended with an error");
-            }
-            None => {
-                sink.emit(Event::Warning {
-                    message: "turn cancelled".into(),
-                });
-                agent.close_open_tool_calls("interrupted by the user");
-            }
-        }
-    }
-}
-
-fn eprint_prompt() {
-    use std::io::Write;
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "› ");
-    let _ = err.flush();
 }

@@ -1,0 +1,192 @@
+//! Line editing for the chat: rustyline on a blocking thread, with history, Tab completion of
+//! slash commands and skill names, and multi-line input (`\` continuation, `"""` blocks,
+//! bracketed paste).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rustyline::completion::{Completer, Pair};
+use rustyline::error::ReadlineError;
+use rustyline::history::FileHistory;
+use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+use rustyline::{Config, Context, EditMode, Editor, Helper, Highlighter, Hinter};
+
+/// Slash commands with their one-line help, in `/help` order.
+pub const COMMANDS: [(&str, &str); 10] = [
+    ("/help", "list these commands"),
+    (
+        "/skills",
+        "the skills found, with their root and marks for shadowed, warned or untrusted ones",
+    ),
+    (
+        "/skill",
+        "NAME [message] — activate a skill by hand, then optionally send a message",
+    ),
+    ("/reset", "forget the conversation (skills and settings stay)"),
+    ("/model", "[NAME] — show or switch the model"),
+    ("/approve", "[ask|auto|yes|no] — show or change the approval policy"),
+    ("/history", "this session's messages"),
+    ("/reload", "scan the skill folders again"),
+    ("/exit", "end the session (also /quit or Ctrl-D)"),
+    ("/quit", "end the session"),
+];
+
+/// Completion and multi-line rules.
+#[derive(Helper, Hinter, Highlighter)]
+pub struct ChatHelper {
+    skills: Arc<Mutex<Vec<String>>>,
+}
+
+impl Completer for ChatHelper {
+    type Candidate = Pair;
+
+    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let before = &line[..pos];
+        if let Some(partial) = before.strip_prefix("/skill ").filter(|p| !p.contains(' ')) {
+            let skills = self.skills.lock().unwrap_or_else(|p| p.into_inner());
+            let found = skills
+                .iter()
+                .filter(|s| s.starts_with(partial))
+                .map(|s| Pair {
+                    display: s.clone(),
+                    replacement: format!("{s} "),
+                })
+                .collect();
+            return Ok((7, found));
+        }
+        if before.starts_with('/') && !before.contains(' ') {
+            let found = COMMANDS
+                .iter()
+                .filter(|(c, _)| c.starts_with(before))
+                .map(|(c, _)| Pair {
+                    display: c.to_string(),
+                    replacement: c.to_string(),
+                })
+                .collect();
+            return Ok((0, found));
+        }
+        Ok((pos, Vec::new()))
+    }
+}
+
+impl Validator for ChatHelper {
+    fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
+        let input = ctx.input();
+        let open_block = input.trim_start().starts_with("\"\"\"") && input.matches("\"\"\"").count() % 2 == 1;
+        if open_block || input.ends_with('\\') {
+            return Ok(ValidationResult::Incomplete);
+        }
+        Ok(ValidationResult::Valid(None))
+    }
+}
+
+/// The message a finished input stands for: `"""` markers and continuation backslashes removed.
+pub fn message_of(input: &str) -> String {
+    let trimmed = input.trim();
+    if let Some(inner) = trimmed.strip_prefix("\"\"\"").and_then(|r| r.strip_suffix("\"\"\"")) {
+        return inner.trim_matches('\n').to_string();
+    }
+    input.replace("\\\n", "\n").trim().to_string()
+}
+
+/// What reading a line gave.
+pub enum Input {
+    Line(String),
+    /// Ctrl-C at the prompt: the line was cleared.
+    Cleared,
+    /// Ctrl-D on an empty line.
+    End,
+}
+
+/// A line editor shared with a blocking thread.
+pub struct LineEditor {
+    editor: Arc<Mutex<Editor<ChatHelper, FileHistory>>>,
+    history: Option<PathBuf>,
+    pub skills: Arc<Mutex<Vec<String>>>,
+}
+
+impl LineEditor {
+    /// `vi`: vi key bindings instead of emacs; `history`: the file to load and append to.
+    pub fn new(vi: bool, history: Option<PathBuf>) -> Result<Self, String> {
+        let config = Config::builder()
+            .edit_mode(if vi { EditMode::Vi } else { EditMode::Emacs })
+            .auto_add_history(false)
+            .history_ignore_dups(true)
+            .and_then(|b| b.max_history_size(5000))
+            .map_err(|e| format!("cannot configure the line editor: {e}"))?
+            .bracketed_paste(true)
+            .completion_type(rustyline::CompletionType::List)
+            .build();
+        let mut editor: Editor<ChatHelper, FileHistory> =
+            Editor::with_config(config).map_err(|e| format!("cannot open the terminal for editing: {e}"))?;
+        let skills = Arc::new(Mutex::new(Vec::new()));
+        editor.set_helper(Some(ChatHelper { skills: skills.clone() }));
+        if let Some(path) = &history {
+            // A missing file is the first session; anything else is worth a debug line only.
+            if let Err(e) = editor.load_history(path) {
+                tracing::debug!("history not loaded from {}: {e}", path.display());
+            }
+        }
+        Ok(Self {
+            editor: Arc::new(Mutex::new(editor)),
+            history,
+            skills,
+        })
+    }
+
+    /// Read one (possibly multi-line) input on a blocking thread.
+    pub async fn read(&self, prompt: &str) -> Result<Input, String> {
+        let editor = self.editor.clone();
+        let prompt = prompt.to_string();
+        let result = tokio::task::spawn_blocking(move || {
+            let mut ed = editor.lock().unwrap_or_else(|p| p.into_inner());
+            ed.readline(&prompt)
+        })
+        .await
+        .map_err(|e| format!("the line editor stopped: {e}"))?;
+        match result {
+            Ok(line) => Ok(Input::Line(line)),
+            Err(ReadlineError::Interrupted) => Ok(Input::Cleared),
+            Err(ReadlineError::Eof) => Ok(Input::End),
+            Err(e) => Err(format!("cannot read the terminal: {e}")),
+        }
+    }
+
+    /// Remember an input (already stripped of secrets) in memory and in the history file.
+    pub fn remember(&self, entry: &str) {
+        let mut ed = self.editor.lock().unwrap_or_else(|p| p.into_inner());
+        if !matches!(ed.add_history_entry(entry), Ok(true)) {
+            return;
+        }
+        if let Some(path) = &self.history {
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            if let Err(e) = ed.append_history(path) {
+                tracing::debug!("history not saved to {}: {e}", path.display());
+            }
+        }
+    }
+}
+
+/// `$XDG_STATE_HOME/agent/history`, else `~/.local/state/agent/history`.
+pub fn history_path() -> Option<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "agent")?;
+    let state = dirs
+        .state_dir()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dirs.data_local_dir().to_path_buf());
+    Some(state.join("history"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_line_inputs_become_one_message() {
+        assert_eq!(message_of("first \\\nsecond"), "first \nsecond");
+        assert_eq!(message_of("\"\"\"\nline one\nline two\n\"\"\""), "line one\nline two");
+        assert_eq!(message_of("  plain  "), "plain");
+    }
+}

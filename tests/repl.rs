@@ -1,0 +1,243 @@
+//! The chat in a pseudo-terminal (rexpect): conversation, slash commands, completion, multi-line
+//! paste, Ctrl-C, history across sessions, Ctrl-D.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+use rexpect::process::WaitStatus;
+use rexpect::session::{PtySession, spawn_command};
+use serde_json::json;
+
+/// The real binary in a pty, talking to `mock`, skills from the workspace, a clean HOME.
+fn chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", ws.home())
+        .env("TERM", "xterm-256color")
+        .env("NO_COLOR", "1")
+        .env("AGENT_RETRIES", "0")
+        .env("AGENT_BASE_URL", mock.base_url())
+        .env("AGENT_API_KEY", "sk-test-key-0123456789")
+        .arg("--skills-dir")
+        .arg(ws.skills())
+        .args(extra)
+        .current_dir(ws.work());
+    let mut p = spawn_command(cmd, Some(10_000)).unwrap();
+    p.exp_string("/help for commands").unwrap();
+    p
+}
+
+fn type_line(p: &mut PtySession, line: &str) {
+    p.send(line).unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+}
+
+fn ctrl_d_exits_zero(mut p: PtySession) {
+    p.send_control('d').unwrap();
+    p.exp_eof().unwrap();
+    assert!(matches!(p.process().wait().unwrap(), WaitStatus::Exited(_, 0)));
+}
+
+/// Run the pty part on a blocking thread while the mock keeps serving.
+async fn blocking<F: FnOnce() + Send + 'static>(f: F) {
+    tokio::task::spawn_blocking(f).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_two_turn_conversation_keeps_context_and_ctrl_d_exits_0() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let mock = std::sync::Arc::new(MockLlm::start(vec![text("First answer."), text("Second answer.")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &[]);
+        type_line(&mut p, "my name is Ada");
+        p.exp_string("First answer.").unwrap();
+        type_line(&mut p, "what is my name?");
+        p.exp_string("Second answer.").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let reqs = mock.requests().await;
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(contents(&reqs[1], "user"), ["my name is Ada", "what is my name?"]);
+    assert_eq!(contents(&reqs[1], "assistant"), ["First answer."]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn slash_commands_completion_and_reset() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    ws.skill(
+        "weather",
+        "---\nname: weather\ndescription: Current weather for a city.\n---\nWEATHER-BODY\n",
+        None,
+    );
+    let mock = std::sync::Arc::new(MockLlm::start(vec![text("one"), text("two")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &[]);
+        type_line(&mut p, "/help");
+        p.exp_string("/reload").unwrap();
+        p.exp_string("Ctrl-D leaves").unwrap();
+        // Tab completes `/sk` to `/skill`; an `s` and Enter make it `/skills`.
+        p.send("/sk\t").unwrap();
+        p.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        type_line(&mut p, "s");
+        p.exp_string("weather").unwrap();
+        p.exp_string(w.skills().to_str().unwrap()).unwrap();
+        type_line(&mut p, "/frobnicate");
+        p.exp_string("unknown command /frobnicate").unwrap();
+        type_line(&mut p, "/skill wea\t");
+        p.exp_string("skill weather").unwrap();
+        type_line(&mut p, "hello");
+        p.exp_string("one").unwrap();
+        type_line(&mut p, "/reset");
+        p.exp_string("conversation cleared").unwrap();
+        type_line(&mut p, "again");
+        p.exp_string("two").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let reqs = mock.requests().await;
+    assert!(
+        contents(&reqs[0], "tool")[0].contains("WEATHER-BODY"),
+        "/skill activated it by hand"
+    );
+    assert_eq!(contents(&reqs[1], "user"), ["again"], "/reset forgot the first turn");
+    assert!(contents(&reqs[1], "tool").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pasted_block_and_continuations_are_one_message() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let mock = std::sync::Arc::new(MockLlm::start(vec![text("got the paste"), text("got the block")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &[]);
+        p.send("\x1b[200~line one\nline two\x1b[201~").unwrap();
+        p.send("\r").unwrap();
+        p.flush().unwrap();
+        p.exp_string("got the paste").unwrap();
+        type_line(&mut p, "first \\");
+        type_line(&mut p, "second");
+        p.exp_string("got the block").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let reqs = mock.requests().await;
+    assert_eq!(contents(&reqs[0], "user"), ["line one\nline two"]);
+    assert_eq!(contents(&reqs[1], "user")[1], "first \nsecond");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_cancels_a_slow_response_and_the_next_turn_works() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let slow = Reply::Raw(
+        wiremock::ResponseTemplate::new(200)
+            .set_delay(Duration::from_secs(30))
+            .set_body_raw(sse_body(&text("too late")), "text/event-stream"),
+    );
+    let mock = std::sync::Arc::new(MockLlm::start(vec![slow, text("fresh answer")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &[]);
+        type_line(&mut p, "take your time");
+        std::thread::sleep(Duration::from_millis(500));
+        let pressed = std::time::Instant::now();
+        p.send_control('c').unwrap();
+        p.exp_string("interrupted").unwrap();
+        assert!(
+            pressed.elapsed() < Duration::from_secs(1),
+            "prompt came back in {:?}",
+            pressed.elapsed()
+        );
+        type_line(&mut p, "are you there?");
+        p.exp_string("fresh answer").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let reqs = mock.requests().await;
+    assert_eq!(contents(&reqs[1], "user"), ["take your time", "are you there?"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_during_a_command_leaves_no_process() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let marker = format!("repl-sleep-marker-{}", std::process::id());
+    ws.skill(
+        "sleepy",
+        "# Sleepy\n\nSleeps for a long time.\n",
+        Some(&format!("#!/bin/sh\nsh -c 'sleep 300; echo {marker}' &\nsleep 300\n")),
+    );
+    let mock = std::sync::Arc::new(
+        MockLlm::start(vec![
+            tool("activate_skill", json!({"name": "sleepy"})),
+            tool("run_command", json!({"command": "./run.sh"})),
+            text("after"),
+        ])
+        .await,
+    );
+    let (w, m, mk) = (ws.clone(), mock.clone(), marker.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &["--yes"]);
+        type_line(&mut p, "sleep please");
+        p.exp_string("run [sleepy] ./run.sh").unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        p.send_control('c').unwrap();
+        p.exp_string("interrupted").unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+        assert!(
+            !String::from_utf8_lossy(&ps.stdout).contains(&mk),
+            "a process survived Ctrl-C"
+        );
+        type_line(&mut p, "still there?");
+        p.exp_string("after").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let reqs = mock.requests().await;
+    assert!(
+        contents(&reqs[2], "tool").last().unwrap().contains("interrupted"),
+        "the open call was answered"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn history_is_written_without_secrets_and_recalled_next_session() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let mock = std::sync::Arc::new(MockLlm::start(vec![text("noted"), text("noted again"), text("recalled")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &[]);
+        type_line(&mut p, "remember the number 4711");
+        p.exp_string("noted").unwrap();
+        type_line(&mut p, "my key is sk-test-key-0123456789");
+        p.exp_string("noted again").unwrap();
+        ctrl_d_exits_zero(p);
+
+        let history = std::fs::read_to_string(w.home().join(".local/state/agent/history")).unwrap();
+        assert!(history.contains("remember the number 4711"), "{history}");
+        assert!(
+            !history.contains("sk-test-key-0123456789") && history.contains("[REDACTED:AGENT_API_KEY]"),
+            "{history}"
+        );
+
+        let mut p = chat(&w, &m, &[]);
+        p.send("\x1b[A\x1b[A").unwrap();
+        p.flush().unwrap();
+        p.exp_string("remember the number 4711").unwrap();
+        p.send("\r").unwrap();
+        p.flush().unwrap();
+        p.exp_string("recalled").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let reqs = mock.requests().await;
+    assert_eq!(contents(&reqs[2], "user"), ["remember the number 4711"]);
+}
