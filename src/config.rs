@@ -122,6 +122,10 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// Bytes of conversation kept before old tool outputs are shortened.
     pub history_budget: usize,
+    /// Bytes of skill catalog per request.
+    pub catalog_budget: usize,
+    /// Activate a clear winner before the first request.
+    pub preactivate: bool,
     pub skill_roots: Vec<SkillRoot>,
     /// Whether a person can be asked questions on a terminal.
     pub interactive: bool,
@@ -166,6 +170,9 @@ impl Config {
         let idle_timeout = Duration::from_secs(pick_number(None, &env, "AGENT_IDLE_TIMEOUT", 120)?.max(1));
         let history_budget = usize::try_from(pick_number(None, &env, "AGENT_HISTORY_BUDGET", 64 * 1024)?)
             .map_err(|_| AppError::config("AGENT_HISTORY_BUDGET is too large"))?;
+        let catalog_budget = usize::try_from(pick_number(None, &env, "AGENT_CATALOG_BUDGET", 8 * 1024)?)
+            .map_err(|_| AppError::config("AGENT_CATALOG_BUDGET is too large"))?;
+        let preactivate = matches!(env.get("AGENT_PREACTIVATE"), Some("1" | "true" | "yes" | "on"));
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
         Ok(Self {
@@ -180,6 +187,8 @@ impl Config {
             connect_timeout,
             idle_timeout,
             history_budget,
+            catalog_budget,
+            preactivate,
             skill_roots,
             interactive,
             env,

@@ -3,30 +3,56 @@
 use serde_json::Value;
 
 use crate::skills::SkillSet;
+use crate::skills::catalog::Catalog;
 
 const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/system.md");
 const NO_SKILLS: &str = include_str!("../../prompts/no_skills.md");
+const CATALOG_MORE: &str = include_str!("../../prompts/catalog_more.md");
 const TOOLS_JSON: &str = include_str!("../../prompts/tools.json");
+const SEARCH_TOOL_JSON: &str = include_str!("../../prompts/search_tool.json");
 
-/// The system prompt with the catalog of every skill's name and description (never bodies).
+/// The system prompt with the full catalog of every skill's name and description (never bodies).
 pub fn system_prompt(skills: &SkillSet) -> String {
-    let catalog = if skills.is_empty() {
-        NO_SKILLS.to_string()
-    } else {
-        skills.render()
+    let catalog = Catalog {
+        text: skills.render(),
+        listed: skills.all().len(),
+        omitted: 0,
     };
-    SYSTEM_TEMPLATE.replace("{{skills}}", &catalog)
+    system_prompt_with(skills, &catalog)
 }
 
-/// The tool schemas, with `activate_skill.name` restricted to the known names.
-/// With no skills there is nothing to activate or run, so no tools are offered.
-pub fn tools(skills: &SkillSet) -> Value {
+/// The system prompt with a given (possibly budgeted) catalog.
+pub fn system_prompt_with(skills: &SkillSet, catalog: &Catalog) -> String {
+    let mut text = if skills.is_empty() {
+        NO_SKILLS.to_string()
+    } else {
+        catalog.text.clone()
+    };
+    if catalog.omitted > 0 {
+        text.push_str(&CATALOG_MORE.replace("{{omitted}}", &catalog.omitted.to_string()));
+    }
+    SYSTEM_TEMPLATE.replace("{{skills}}", &text)
+}
+
+/// The tool schemas. When every skill is listed, `activate_skill.name` is an enum of their names;
+/// when the catalog is budgeted, names are free text (the enum would defeat the budget) and
+/// `search_skills` is added. With no skills there is nothing to activate or run: no tools.
+pub fn tools(skills: &SkillSet, budgeted: bool) -> Value {
     if skills.is_empty() {
         return Value::Null;
     }
-    // The file is part of the binary and checked by a unit test, so parsing cannot fail at run time.
+    // Both files are part of the binary and checked by a unit test, so parsing cannot fail here.
     let mut tools: Value = serde_json::from_str(TOOLS_JSON).unwrap_or(Value::Null);
-    if let Some(slot) = tools.pointer_mut("/0/function/parameters/properties/name/enum") {
+    if budgeted {
+        if let Some(props) = tools.pointer_mut("/0/function/parameters/properties/name")
+            && let Some(obj) = props.as_object_mut()
+        {
+            obj.remove("enum");
+        }
+        if let (Some(list), Ok(search)) = (tools.as_array_mut(), serde_json::from_str::<Value>(SEARCH_TOOL_JSON)) {
+            list.push(search);
+        }
+    } else if let Some(slot) = tools.pointer_mut("/0/function/parameters/properties/name/enum") {
         *slot = Value::from(skills.names());
     }
     tools
@@ -47,11 +73,13 @@ mod tests {
             .collect();
         assert_eq!(names, ["activate_skill", "run_command", "read_skill_file"]);
         assert!(tools.pointer("/0/function/parameters/properties/name/enum").is_some());
+        let search: Value = serde_json::from_str(SEARCH_TOOL_JSON).unwrap();
+        assert_eq!(search["function"]["name"], "search_skills");
     }
 
     #[test]
     fn no_skills_no_tools() {
-        assert!(tools(&SkillSet::default()).is_null());
+        assert!(tools(&SkillSet::default(), false).is_null());
         assert!(system_prompt(&SkillSet::default()).contains("no skills"));
     }
 }

@@ -25,14 +25,38 @@ impl Agent {
             Ok(ToolRequest::Activate { name }) => self.activate(&name),
             Ok(ToolRequest::Run { command }) => self.run_command(&command).await,
             Ok(ToolRequest::Read { skill, path }) => self.read_skill_file(&skill, &path),
+            Ok(ToolRequest::Search { query }) => self.search_skills(&query),
             Err(message) => message,
         }
     }
 
     fn unknown_skill(&self, name: &str) -> String {
-        let names = self.skills.names();
+        let similar: Vec<&str> = self
+            .skills
+            .search(&name.replace(['-', '_'], " "), 5)
+            .iter()
+            .map(|(s, _)| s.name.as_str())
+            .collect();
+        let names = if similar.is_empty() {
+            self.skills.names()
+        } else {
+            similar
+        };
         let shown = names.iter().take(50).copied().collect::<Vec<_>>().join(", ");
-        format!("error: there is no skill named {name:?}; known skills: {shown}")
+        format!("error: there is no skill named {name:?}; known skills include: {shown}")
+    }
+
+    fn search_skills(&self, query: &str) -> String {
+        let hits = self.skills.search(query, 10);
+        if hits.is_empty() {
+            return format!("no skill matches {query:?}; try other keywords");
+        }
+        hits.iter()
+            .map(|(s, _)| {
+                let desc: String = s.description.chars().take(300).collect();
+                format!("- {}: {desc}\n", s.name)
+            })
+            .collect()
     }
 
     pub(super) fn activate(&mut self, name: &str) -> String {
@@ -214,6 +238,7 @@ pub enum ToolRequest {
     Activate { name: String },
     Run { command: String },
     Read { skill: String, path: String },
+    Search { query: String },
 }
 
 /// Decode a tool call; the error is the tool result that tells the model how to fix it.
@@ -239,6 +264,9 @@ pub fn decode_call(name: &str, raw_args: &str) -> Result<ToolRequest, String> {
             }),
             _ => Err(need()),
         },
+        "search_skills" => str_arg(&args, "query")
+            .map(|q| ToolRequest::Search { query: q.to_string() })
+            .ok_or_else(need),
         other => Err(format!(
             "error: there is no tool named {other:?}; use activate_skill, run_command or read_skill_file"
         )),
@@ -270,6 +298,7 @@ fn example(tool: &str) -> &'static str {
         "activate_skill" => r#"{"name": "<skill>"}"#,
         "run_command" => r#"{"command": "<shell command>"}"#,
         "read_skill_file" => r#"{"skill": "<skill>", "path": "<relative path>"}"#,
+        "search_skills" => r#"{"query": "<keywords>"}"#,
         _ => "{}",
     }
 }

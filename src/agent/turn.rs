@@ -29,6 +29,10 @@ pub struct AgentOptions {
     pub trust: Arc<TrustStore>,
     /// Bytes of conversation kept before old tool outputs are shortened.
     pub history_budget: usize,
+    /// Bytes of catalog per request; over it, the most relevant skills are listed.
+    pub catalog_budget: usize,
+    /// Activate a clear winner before the first request (saves a round trip).
+    pub preactivate: bool,
 }
 
 /// Why a turn ended without an answer.
@@ -59,6 +63,8 @@ pub struct Agent {
     pub(super) partial: Arc<std::sync::Mutex<String>>,
     /// Whether the user was told the history is being shortened.
     pub(super) budget_noticed: bool,
+    /// Whether the user was told the catalog is over its budget.
+    catalog_noticed: bool,
 }
 
 impl Agent {
@@ -85,6 +91,7 @@ impl Agent {
             usage: None,
             partial: Arc::default(),
             budget_noticed: false,
+            catalog_noticed: false,
         }
     }
 
@@ -105,6 +112,44 @@ impl Agent {
 
     pub fn emit(&self, event: Event) {
         self.sink.emit(event);
+    }
+
+    /// Put the catalog for this request in the system prompt: all skills, or within the budget the
+    /// ones most relevant to the conversation. Returns whether skills were left out.
+    pub(super) fn refresh_catalog(&mut self, request: &str) -> bool {
+        let mut query: Vec<&str> = self.user_turns().into_iter().rev().take(1).collect();
+        query.push(request);
+        let catalog = self.skills.render_within(self.options.catalog_budget, &query.join(" "));
+        if catalog.omitted > 0 && !self.catalog_noticed {
+            self.catalog_noticed = true;
+            self.emit(Event::Warning {
+                message: format!(
+                    "{} skills do not fit the catalog budget of {} bytes (AGENT_CATALOG_BUDGET): each request lists \
+                     the {} most relevant to the conversation, and the model can search_skills for the other {}",
+                    self.skills.all().len(),
+                    self.options.catalog_budget,
+                    catalog.listed,
+                    catalog.omitted
+                ),
+            });
+        }
+        self.messages[0] = ChatMessage::system(prompt::system_prompt_with(&self.skills, &catalog));
+        catalog.omitted > 0
+    }
+
+    /// Activate the one clearly best skill for `request` before the model is asked at all.
+    fn preactivate(&mut self, request: &str) {
+        let hits = self.skills.search(request, 2);
+        let clear = match hits.as_slice() {
+            [(best, score)] => (*score >= PREACTIVATE_MIN_SCORE).then(|| best.name.clone()),
+            [(best, first), (_, second)] => {
+                (*first >= PREACTIVATE_MIN_SCORE && *first >= second * PREACTIVATE_MARGIN).then(|| best.name.clone())
+            }
+            _ => None,
+        };
+        if let Some(name) = clear.filter(|n| !self.activated.contains(n)) {
+            let _ = self.activate_by_hand(&name);
+        }
     }
 
     /// Count one model call and add its token usage to the session's.
@@ -138,8 +183,12 @@ impl Agent {
 
     /// Run one user turn to the model's final answer.
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
+        let budgeted = self.refresh_catalog(user_message);
+        if self.options.preactivate {
+            self.preactivate(user_message);
+        }
         self.remember(ChatMessage::user(user_message));
-        let tools = prompt::tools(&self.skills);
+        let tools = prompt::tools(&self.skills, budgeted);
         let mut steps = 0u32;
         let mut recent_calls: Vec<String> = Vec::new();
         loop {
@@ -178,6 +227,10 @@ impl Agent {
         }
     }
 }
+
+/// BM25 score a skill needs to be pre-activated, and how far ahead of the next it must be.
+const PREACTIVATE_MIN_SCORE: f32 = 2.0;
+const PREACTIVATE_MARGIN: f32 = 1.5;
 
 /// "; the model kept calling X" when one call dominates the turn.
 fn describe_repetition(calls: &[String]) -> String {

@@ -1,19 +1,46 @@
-//! The set of loaded skills: lookup by name and the compact catalog the model routes on.
+//! The set of loaded skills: lookup by name, and the catalog the model routes on — every skill
+//! when it fits the byte budget, else the most relevant ones.
 
 use std::fmt::Write;
+use std::sync::{Arc, OnceLock};
 
 use super::Skill;
 use super::fields::MAX_DESCRIPTION_CHARS;
+use super::search::{Hit, SkillIndex};
 
-/// Loaded skills in precedence order, unique by name.
-#[derive(Debug, Clone, Default)]
+/// Loaded skills in precedence order, unique by name, with a search index built on first use.
+#[derive(Clone, Default)]
 pub struct SkillSet {
     skills: Vec<Skill>,
+    index: Arc<OnceLock<SkillIndex>>,
+}
+
+impl std::fmt::Debug for SkillSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillSet").field("skills", &self.skills.len()).finish()
+    }
+}
+
+/// A catalog as sent in one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Catalog {
+    pub text: String,
+    pub listed: usize,
+    /// Skills left out to stay within the budget.
+    pub omitted: usize,
+}
+
+fn line(skill: &Skill) -> String {
+    let desc: String = skill.description.chars().take(MAX_DESCRIPTION_CHARS).collect();
+    format!("- {}: {}\n", skill.name, desc)
 }
 
 impl SkillSet {
     pub fn new(skills: Vec<Skill>) -> Self {
-        Self { skills }
+        Self {
+            skills,
+            index: Arc::default(),
+        }
     }
 
     pub fn all(&self) -> &[Skill] {
@@ -37,14 +64,118 @@ impl SkillSet {
         self.skills.iter().map(|s| s.name.as_str()).collect()
     }
 
-    /// One line per skill, `- name: description`, descriptions cut at the spec limit.
+    /// The BM25 index over these skills, built once.
+    pub fn index(&self) -> &SkillIndex {
+        self.index.get_or_init(|| SkillIndex::build(&self.skills))
+    }
+
+    /// The skills most relevant to `query`, best first.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<(&Skill, f32)> {
+        self.index()
+            .search(query, limit)
+            .into_iter()
+            .filter_map(|Hit { index, score }| self.skills.get(index).map(|s| (s, score)))
+            .collect()
+    }
+
+    /// Every skill, one `- name: description` line each, descriptions cut at the spec limit.
     pub fn render(&self) -> String {
-        let mut out = String::new();
-        for skill in &self.skills {
-            let desc: String = skill.description.chars().take(MAX_DESCRIPTION_CHARS).collect();
-            // Writing to a String cannot fail.
-            let _ = writeln!(out, "- {}: {}", skill.name, desc);
+        self.skills.iter().map(line).collect()
+    }
+
+    /// The catalog within `budget` bytes: everything if it fits, else the skills most relevant to
+    /// `query` first, then others in catalog order while room remains.
+    pub fn render_within(&self, budget: usize, query: &str) -> Catalog {
+        let full = self.render();
+        if full.len() <= budget {
+            return Catalog {
+                text: full,
+                listed: self.skills.len(),
+                omitted: 0,
+            };
         }
-        out
+        let mut chosen = vec![false; self.skills.len()];
+        let mut text = String::new();
+        let mut listed = 0;
+        let ranked = self.index().search(query, 200).into_iter().map(|h| h.index);
+        for i in ranked.chain(0..self.skills.len()) {
+            if chosen[i] {
+                continue;
+            }
+            let entry = line(&self.skills[i]);
+            if text.len() + entry.len() > budget {
+                continue;
+            }
+            chosen[i] = true;
+            // Writing to a String cannot fail.
+            let _ = write!(text, "{entry}");
+            listed += 1;
+            if budget - text.len() < 40 {
+                break;
+            }
+        }
+        Catalog {
+            text,
+            listed,
+            omitted: self.skills.len() - listed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skills::{Dialect, discover::RootKind};
+    use std::path::PathBuf;
+
+    fn skill(i: usize) -> Skill {
+        let topics = [
+            "pdf files",
+            "kubernetes pods",
+            "weather forecasts",
+            "git history",
+            "invoices",
+        ];
+        Skill {
+            name: format!("skill-{i}"),
+            description: format!(
+                "Handles {} number {i} quickly and safely for the user.",
+                topics[i % topics.len()]
+            ),
+            dir: PathBuf::new(),
+            skill_file: PathBuf::new(),
+            root: PathBuf::new(),
+            root_kind: RootKind::Flag,
+            dialect: Dialect::AgentSkills,
+            entry: None,
+            allowed_tools: vec![],
+            version: None,
+            license: None,
+            compatibility: None,
+            diagnostics: vec![],
+        }
+    }
+
+    #[test]
+    fn small_sets_are_listed_whole() {
+        let set = SkillSet::new((0..5).map(skill).collect());
+        let c = set.render_within(8192, "anything");
+        assert_eq!((c.listed, c.omitted), (5, 0));
+        assert_eq!(c.text, set.render());
+    }
+
+    #[test]
+    fn ten_thousand_skills_stay_within_budget_and_relevant_ones_come_first() {
+        let set = SkillSet::new((0..10_000).map(skill).collect());
+        for budget in [1024, 8192, 32 * 1024] {
+            let c = set.render_within(budget, "git history of my repository");
+            assert!(c.text.len() <= budget, "{} > {budget}", c.text.len());
+            assert_eq!(c.listed + c.omitted, 10_000);
+            assert!(
+                c.text.lines().next().unwrap().contains("git history"),
+                "{}",
+                c.text.lines().next().unwrap()
+            );
+        }
     }
 }

@@ -79,8 +79,9 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
         if !seen_roots.insert(canonical) {
             continue;
         }
-        for dir in skill_dirs(&root.path, &mut out.warnings) {
-            match load_skill(&dir, &root.path) {
+        let dirs = skill_dirs(&root.path, &mut out.warnings);
+        for loaded in load_all(&dirs, &root.path) {
+            match loaded {
                 Loaded::Skill(mut skill) => match by_name.get(&skill.name) {
                     Some(winner) => out.warnings.push(Diagnostic::new(
                         Severity::Warning,
@@ -104,6 +105,36 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
         }
     }
     out
+}
+
+/// Load every folder, in parallel on large roots, keeping the folders' order in the result.
+fn load_all(dirs: &[PathBuf], root: &Path) -> Vec<Loaded> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    // Threads cost more than they save on small roots.
+    if threads < 2 || dirs.len() < 64 {
+        return dirs.iter().map(|d| load_skill(d, root)).collect();
+    }
+    let chunk = dirs.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = dirs
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(|d| load_skill(d, root)).collect::<Vec<_>>()))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    // A panic in the loader is a bug; report the folders as skipped, don't lose the rest.
+                    vec![Loaded::Skipped(Diagnostic::new(
+                        Severity::Error,
+                        root,
+                        None,
+                        "internal error while loading",
+                    ))]
+                })
+            })
+            .collect()
+    })
 }
 
 /// Direct subfolders of `root` (symlinks followed), sorted by name for a stable order. A root that

@@ -238,6 +238,8 @@ pub fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, front: &Fro
         skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
         trust: Arc::new(TrustStore::load()),
         history_budget: config.history_budget,
+        catalog_budget: config.catalog_budget,
+        preactivate: config.preactivate,
     };
     sink.emit(Event::Session {
         version: env!("CARGO_PKG_VERSION"),
