@@ -1,1 +1,289 @@
-fn main() {}
+//! Per-turn overhead and plain-chat comparison against an in-process, zero-latency mock model.
+//!
+//! Runs the release `agent` binary (and the peers `aichat` and `llm`, when found on PATH) against
+//! the same mock and prints a markdown report to stdout: wall time and peak RSS per run, request
+//! bytes, and ratios. `bench/run.sh` builds everything, installs the peers and stores the report.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+const RUNS: usize = 15;
+
+/// Answers like a model that routes to the `echo` skill: activate, run, answer; and plain text
+/// when no tools are offered. Decided from the request alone, so any number of runs works.
+struct ScriptedModel;
+
+fn sse(events: &[Value]) -> String {
+    let mut body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    body.push_str("data: [DONE]\n\n");
+    body
+}
+
+impl Respond for ScriptedModel {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        let messages = body["messages"].as_array().cloned().unwrap_or_default();
+        let since_user = messages
+            .iter()
+            .rev()
+            .take_while(|m| m["role"] != "user")
+            .filter(|m| m["role"] == "tool")
+            .count();
+        let has_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+        let call = |id: &str, name: &str, args: Value| json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":id,"type":"function","function":{"name":name,"arguments":args.to_string()}}]},"finish_reason":"tool_calls"}]});
+        let events = match (has_tools, since_user) {
+            (true, 0) => vec![call("c1", "activate_skill", json!({"name": "echo"}))],
+            (true, 1) => vec![call("c2", "run_command", json!({"command": "./run.sh bench"}))],
+            _ => vec![
+                json!({"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello! "}}]}),
+                json!({"choices":[{"index":0,"delta":{"content":"All done."},"finish_reason":"stop"}]}),
+            ],
+        };
+        if body["stream"].as_bool().unwrap_or(false) {
+            ResponseTemplate::new(200).set_body_raw(sse(&events), "text/event-stream")
+        } else {
+            let text = "Hello! All done.";
+            ResponseTemplate::new(200).set_body_json(json!({"id":"x","object":"chat.completion","model":"mock","choices":[{"index":0,"message":{"role":"assistant","content":text},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":4,"total_tokens":14}}))
+        }
+    }
+}
+
+/// Wall time and peak RSS (KB, from GNU time) of one run; `None` when the run failed.
+fn measure(cmd: &mut Command) -> Option<(Duration, u64)> {
+    let started = Instant::now();
+    let out = cmd.output().ok()?;
+    let wall = started.elapsed();
+    if !out.status.success() {
+        eprintln!("run failed: {:?}\n{}", cmd, String::from_utf8_lossy(&out.stderr));
+        return None;
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let rss = stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("maxrss_kb="))
+        .and_then(|v| v.trim().parse().ok())?;
+    Some((wall, rss))
+}
+
+fn timed(program: &str) -> Command {
+    let mut cmd = Command::new("/usr/bin/time");
+    cmd.args(["-f", "maxrss_kb=%M", program]);
+    cmd
+}
+
+struct Stats {
+    median_ms: f64,
+    p90_ms: f64,
+    rss_mb: f64,
+}
+
+fn repeat(mut make: impl FnMut() -> Command) -> Option<Stats> {
+    let _ = measure(&mut make()); // warm the page cache
+    let mut walls = Vec::new();
+    let mut rss = 0;
+    for _ in 0..RUNS {
+        let (wall, kb) = measure(&mut make())?;
+        walls.push(wall.as_secs_f64() * 1000.0);
+        rss = rss.max(kb);
+    }
+    walls.sort_by(f64::total_cmp);
+    Some(Stats {
+        median_ms: walls[walls.len() / 2],
+        p90_ms: walls[(walls.len() * 9) / 10 - 1],
+        rss_mb: rss as f64 / 1024.0,
+    })
+}
+
+/// What every agent run needs.
+#[derive(Clone)]
+struct Setup {
+    agent: PathBuf,
+    home: PathBuf,
+    base: String,
+    work: PathBuf,
+}
+
+impl Setup {
+    fn agent_cmd(&self, skills_dir: &Path, message: &str) -> Command {
+        let mut cmd = timed(self.agent.to_str().unwrap_or("agent"));
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("AGENT_BASE_URL", &self.base)
+            .env("AGENT_API_KEY", "sk-bench-0000000000")
+            .current_dir(&self.work)
+            .arg("--skills-dir")
+            .arg(skills_dir)
+            .args(["--once", message, "--yes"]);
+        cmd
+    }
+}
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(program)).find(|f| f.is_file()))
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 1)]
+async fn main() {
+    let agent = PathBuf::from(
+        std::env::var("AGENT_BIN")
+            .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/agent").into()),
+    );
+    if !agent.is_file() {
+        eprintln!("build the release binary first: cargo build --release");
+        std::process::exit(1);
+    }
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ScriptedModel)
+        .mount(&server)
+        .await;
+    let base = format!("{}/v1", server.uri());
+    let work = tempfile::tempdir().unwrap();
+    let home = work.path().join("home");
+    let skills = work.path().join("skills");
+    let empty = work.path().join("no-skills");
+    for d in [&home, &skills.join("echo"), &empty] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(
+        skills.join("echo/SKILL.md"),
+        "---\nname: echo\ndescription: Echoes its input back, for benchmarks.\n---\nRun `./run.sh TEXT`.\n",
+    )
+    .unwrap();
+    let script = skills.join("echo/run.sh");
+    std::fs::write(&script, "#!/bin/sh\necho \"echo: $*\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let setup = Setup {
+        agent: agent.clone(),
+        home: home.clone(),
+        base: base.clone(),
+        // An empty working directory: no project skills besides the ones each run names.
+        work: empty.clone(),
+    };
+    let agent_cmd = {
+        let setup = setup.clone();
+        move |skills_dir: &Path, message: &str| setup.agent_cmd(skills_dir, message)
+    };
+
+    let report = tokio::task::spawn_blocking({
+        let skills = skills.clone();
+        let empty = empty.clone();
+        let base = base.clone();
+        let home = home.clone();
+        let work_path = work.path().to_path_buf();
+        move || {
+            let mut out = String::new();
+            let turn = repeat(|| agent_cmd(&skills, "echo something for me"));
+            let chat = repeat(|| agent_cmd(&empty, "hello"));
+            out.push_str("### One turn with a skill (3 LLM calls + 1 command)\n\n| | median | p90 | peak RSS |\n|---|---|---|---|\n");
+            if let Some(s) = &turn {
+                out.push_str(&format!("| `agent --once` | {:.1} ms | {:.1} ms | {:.1} MB |\n", s.median_ms, s.p90_ms, s.rss_mb));
+            }
+            out.push_str("\n### Plain one-shot chat, side by side (1 LLM call, same mock)\n\n| tool | median | p90 | peak RSS | time vs agent | RSS vs agent |\n|---|---|---|---|---|---|\n");
+            let mut rows = Vec::new();
+            if let Some(s) = chat {
+                rows.push(("agent".to_string(), s));
+            }
+            if let Some(aichat) = on_path("aichat") {
+                let cfg = work_path.join("aichat");
+                std::fs::create_dir_all(&cfg).unwrap();
+                std::fs::write(cfg.join("config.yaml"), format!("model: mock:gpt-4.1-mini\nsave: false\nhighlight: false\nclients:\n  - type: openai-compatible\n    name: mock\n    api_base: {base}\n    api_key: sk-bench-0000000000\n    models:\n      - name: gpt-4.1-mini\n")).unwrap();
+                if let Some(s) = repeat(|| {
+                    let mut cmd = timed(aichat.to_str().unwrap());
+                    cmd.env("AICHAT_CONFIG_DIR", &cfg).env("HOME", &home).arg("hello");
+                    cmd
+                }) {
+                    rows.push(("aichat".to_string(), s));
+                }
+            }
+            let llm_bin = std::env::var("LLM_BIN").ok().map(PathBuf::from).or_else(|| on_path("llm"));
+            if let Some(llm) = llm_bin {
+                let dir = work_path.join("llm");
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(dir.join("extra-openai-models.yaml"), format!("- model_id: mock\n  model_name: gpt-4.1-mini\n  api_base: \"{base}\"\n")).unwrap();
+                if let Some(s) = repeat(|| {
+                    let mut cmd = timed(llm.to_str().unwrap());
+                    cmd.env("LLM_USER_PATH", &dir).env("OPENAI_API_KEY", "sk-bench-0000000000").env("HOME", &home).args(["-m", "mock", "--no-log", "hello"]);
+                    cmd
+                }) {
+                    rows.push(("llm".to_string(), s));
+                }
+            }
+            let (base_ms, base_rss) = rows.first().map_or((1.0, 1.0), |(_, s)| (s.median_ms, s.rss_mb));
+            for (name, s) in &rows {
+                out.push_str(&format!(
+                    "| `{name}` | {:.1} ms | {:.1} ms | {:.1} MB | {:.2}× | {:.2}× |\n",
+                    s.median_ms,
+                    s.p90_ms,
+                    s.rss_mb,
+                    s.median_ms / base_ms,
+                    s.rss_mb / base_rss
+                ));
+            }
+            if rows.len() < 3 {
+                out.push_str("\n(Peers not found on PATH are left out; `bench/run.sh` installs them.)\n");
+            }
+            out
+        }
+    })
+    .await
+    .unwrap();
+
+    // Request bytes of one turn, from what the mock received.
+    server.reset().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ScriptedModel)
+        .mount(&server)
+        .await;
+    let _ = tokio::task::spawn_blocking({
+        let mut cmd = setup.agent_cmd(&skills, "echo something for me");
+        move || cmd.output()
+    })
+    .await;
+    let sizes: Vec<usize> = server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| r.body.len())
+        .collect();
+    server.reset().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ScriptedModel)
+        .mount(&server)
+        .await;
+    let _ = tokio::task::spawn_blocking({
+        let mut cmd = setup.agent_cmd(&empty, "hello");
+        move || cmd.output()
+    })
+    .await;
+    let hello: Vec<usize> = server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| r.body.len())
+        .collect();
+
+    println!("{report}");
+    println!("### Request bytes\n\n| request | bytes |\n|---|---|");
+    if let Some(h) = hello.first() {
+        println!("| plain \"hello\", no skills | {h} |");
+    }
+    for (i, s) in sizes.iter().enumerate() {
+        println!("| one-skill turn, call {} | {s} |", i + 1);
+    }
+    let _ = home;
+}
