@@ -1,10 +1,7 @@
 //! Retrieval quality of the catalog's BM25 ranking on a small labelled set (`bench/retrieval.json`):
 //! recall@1, @3 and @5 — how often the expected skill is among the first K results.
 
-use std::path::PathBuf;
-
-use agent::skills::discover::RootKind;
-use agent::skills::{Dialect, Skill, SkillSet};
+use agent::skills::{Skill, SkillSet};
 use serde_json::Value;
 
 fn main() {
@@ -15,20 +12,11 @@ fn main() {
         .as_array()
         .expect("skills")
         .iter()
-        .map(|s| Skill {
-            name: s["name"].as_str().unwrap_or_default().to_string(),
-            description: s["description"].as_str().unwrap_or_default().to_string(),
-            dir: PathBuf::new(),
-            skill_file: PathBuf::new(),
-            root: PathBuf::new(),
-            root_kind: RootKind::Flag,
-            dialect: Dialect::AgentSkills,
-            entry: None,
-            allowed_tools: vec![],
-            version: None,
-            license: None,
-            compatibility: None,
-            diagnostics: vec![],
+        .map(|s| {
+            Skill::synthetic(
+                s["name"].as_str().unwrap_or_default(),
+                s["description"].as_str().unwrap_or_default(),
+            )
         })
         .collect();
     let set = SkillSet::new(skills);

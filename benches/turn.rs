@@ -125,6 +125,24 @@ impl Setup {
     }
 }
 
+/// Body sizes of the requests one run of `cmd` sends to a freshly reset mock.
+async fn request_sizes(server: &MockServer, mut cmd: Command) -> Vec<usize> {
+    server.reset().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ScriptedModel)
+        .mount(server)
+        .await;
+    let _ = tokio::task::spawn_blocking(move || cmd.output()).await;
+    server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| r.body.len())
+        .collect()
+}
+
 fn on_path(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(program)).find(|f| f.is_file()))
 }
@@ -239,43 +257,9 @@ async fn main() {
     .await
     .unwrap();
 
-    // Request bytes of one turn, from what the mock received.
-    server.reset().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(ScriptedModel)
-        .mount(&server)
-        .await;
-    let _ = tokio::task::spawn_blocking({
-        let mut cmd = setup.agent_cmd(&skills, "echo something for me");
-        move || cmd.output()
-    })
-    .await;
-    let sizes: Vec<usize> = server
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .iter()
-        .map(|r| r.body.len())
-        .collect();
-    server.reset().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(ScriptedModel)
-        .mount(&server)
-        .await;
-    let _ = tokio::task::spawn_blocking({
-        let mut cmd = setup.agent_cmd(&empty, "hello");
-        move || cmd.output()
-    })
-    .await;
-    let hello: Vec<usize> = server
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .iter()
-        .map(|r| r.body.len())
-        .collect();
+    // Request bytes, from what the mock received.
+    let sizes = request_sizes(&server, setup.agent_cmd(&skills, "echo something for me")).await;
+    let hello = request_sizes(&server, setup.agent_cmd(&empty, "hello")).await;
 
     println!("{report}");
     println!("### Request bytes\n\n| request | bytes |\n|---|---|");

@@ -5,20 +5,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::*;
+use common::{run_outcome as run, *};
 use serde_json::json;
 use wiremock::ResponseTemplate;
-
-async fn run(mut cmd: assert_cmd::Command) -> (i32, String, String) {
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn sse(events: &[serde_json::Value], done: bool) -> String {
     let mut body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();

@@ -2,22 +2,11 @@
 
 mod common;
 
-use common::*;
+use common::{run_outcome as run, *};
 use serde_json::{Value, json};
 
 const SKILL: &str = "# Echo\n\n## Description\nEchoes a greeting with the secret-free date.\n";
 const RUN: &str = "#!/bin/sh\necho \"hello $1 from $SKILL_NAME token=$ECHO_TOKEN\"\n";
-
-async fn run(mut cmd: assert_cmd::Command) -> (i32, String, String) {
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// Events with run-dependent fields removed.
 fn stable_events(stdout: &str) -> Vec<Value> {

@@ -5,14 +5,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::*;
+use common::{run_output as run, *};
 use serde_json::json;
-
-async fn run(mut cmd: assert_cmd::Command) -> std::process::Output {
-    tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap()
-}
 
 fn last_tool_result(req: &serde_json::Value) -> String {
     contents(req, "tool").last().cloned().unwrap_or_default()

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::*;
+use common::{run_output as run, *};
 use serde_json::json;
 
 const SKILL_MD: &str = "---\nname: probe\ndescription: Probe the environment.\n---\nRun ./run.sh\n";
@@ -14,12 +14,6 @@ fn probe_workspace() -> Workspace {
     ws.skill("probe", SKILL_MD, Some(RUN_SH));
     std::fs::write(ws.skills().join("probe/notes.txt"), "inside file").unwrap();
     ws
-}
-
-async fn run(mut cmd: assert_cmd::Command) -> std::process::Output {
-    tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap()
 }
 
 fn last_tool_result(req: &serde_json::Value) -> String {

@@ -201,21 +201,13 @@ mod tests {
     use std::path::PathBuf;
 
     fn skill() -> Skill {
-        Skill {
-            name: "weather".into(),
-            description: "d".into(),
-            dir: PathBuf::from("/skills/weather"),
-            skill_file: PathBuf::from("/skills/weather/SKILL.md"),
-            root: PathBuf::from("/skills"),
-            root_kind: crate::skills::discover::RootKind::Flag,
-            dialect: Dialect::Scp,
-            entry: Some("run.sh".into()),
-            allowed_tools: vec![],
-            version: None,
-            license: None,
-            compatibility: None,
-            diagnostics: vec![],
-        }
+        let mut s = Skill::synthetic("weather", "d");
+        s.dir = PathBuf::from("/skills/weather");
+        s.skill_file = PathBuf::from("/skills/weather/SKILL.md");
+        s.root = PathBuf::from("/skills");
+        s.dialect = Dialect::Scp;
+        s.entry = Some("run.sh".into());
+        s
     }
 
     #[test]

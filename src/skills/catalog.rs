@@ -125,8 +125,6 @@ impl SkillSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::skills::{Dialect, discover::RootKind};
-    use std::path::PathBuf;
 
     fn skill(i: usize) -> Skill {
         let topics = [
@@ -136,24 +134,11 @@ mod tests {
             "git history",
             "invoices",
         ];
-        Skill {
-            name: format!("skill-{i}"),
-            description: format!(
-                "Handles {} number {i} quickly and safely for the user.",
-                topics[i % topics.len()]
-            ),
-            dir: PathBuf::new(),
-            skill_file: PathBuf::new(),
-            root: PathBuf::new(),
-            root_kind: RootKind::Flag,
-            dialect: Dialect::AgentSkills,
-            entry: None,
-            allowed_tools: vec![],
-            version: None,
-            license: None,
-            compatibility: None,
-            diagnostics: vec![],
-        }
+        let description = format!(
+            "Handles {} number {i} quickly and safely for the user.",
+            topics[i % topics.len()]
+        );
+        Skill::synthetic(&format!("skill-{i}"), &description)
     }
 
     #[test]

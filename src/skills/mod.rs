@@ -99,6 +99,25 @@ pub struct Skill {
 }
 
 impl Skill {
+    /// A skill that exists only in memory, for tests and benchmarks of routing and catalogs.
+    pub fn synthetic(name: &str, description: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            description: description.to_string(),
+            dir: PathBuf::new(),
+            skill_file: PathBuf::new(),
+            root: PathBuf::new(),
+            root_kind: discover::RootKind::Flag,
+            dialect: Dialect::AgentSkills,
+            entry: None,
+            allowed_tools: Vec::new(),
+            version: None,
+            license: None,
+            compatibility: None,
+            diagnostics: Vec::new(),
+        }
+    }
+
     /// Relative paths of the files bundled with the skill (not `SKILL.md`), sorted, at most
     /// `limit`. Hidden entries, `node_modules` and `__pycache__` are skipped and symlinked folders
     /// are not entered, so a link loop cannot trap the walk.

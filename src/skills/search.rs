@@ -56,25 +56,9 @@ impl SkillIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::skills::{Dialect, discover::RootKind};
-    use std::path::PathBuf;
 
     fn skill(name: &str, description: &str) -> Skill {
-        Skill {
-            name: name.into(),
-            description: description.into(),
-            dir: PathBuf::new(),
-            skill_file: PathBuf::new(),
-            root: PathBuf::new(),
-            root_kind: RootKind::Flag,
-            dialect: Dialect::AgentSkills,
-            entry: None,
-            allowed_tools: vec![],
-            version: None,
-            license: None,
-            compatibility: None,
-            diagnostics: vec![],
-        }
+        Skill::synthetic(name, description)
     }
 
     #[test]

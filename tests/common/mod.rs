@@ -314,3 +314,20 @@ pub async fn raw_server(
 }
 
 pub const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+
+/// Run the binary on a blocking thread (the mock keeps serving) and return its output.
+pub async fn run_output(mut cmd: Command) -> std::process::Output {
+    tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap()
+}
+
+/// Run the binary and return (exit code, stdout, stderr).
+pub async fn run_outcome(cmd: Command) -> (i32, String, String) {
+    let out = run_output(cmd).await;
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
