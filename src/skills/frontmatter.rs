@@ -239,6 +239,10 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
         out.map = rest.map;
         return out;
     }
+    if let Some(map) = plain_scalars(yaml) {
+        out.map = Some(map);
+        return out;
+    }
     match YAML::parse(yaml) {
         Ok(pod) => match pod_to_json(pod) {
             Value::Object(map) => out.map = Some(map),
@@ -285,6 +289,32 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
 
 fn first_line_of(s: &str) -> &str {
     s.lines().next().unwrap_or(s)
+}
+
+/// Fast path for the common frontmatter: only `key: text` lines whose values YAML would read as
+/// plain strings. Anything else (quotes, lists, maps, numbers, booleans, comments, continuation
+/// lines) returns `None` and goes through the YAML parser, so results never differ.
+fn plain_scalars(yaml: &str) -> Option<Map<String, Value>> {
+    let mut map = Map::new();
+    for line in yaml.split('\n') {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (key, value) = line.split_once(": ")?;
+        let value = value.trim_end();
+        let key_ok = !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_');
+        let first_ok = value.chars().next().is_some_and(char::is_alphabetic);
+        let plain = !value.contains(": ") && !value.contains(" #") && !value.ends_with(':');
+        let typed = matches!(
+            value.to_ascii_lowercase().as_str(),
+            "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "y" | "n"
+        );
+        if !key_ok || !first_ok || !plain || typed || map.contains_key(key) {
+            return None;
+        }
+        map.insert(key.to_string(), Value::String(value.to_string()));
+    }
+    (!map.is_empty()).then_some(map)
 }
 
 /// yaml-rust reports "... at byte N line L column C"; pull out L.
@@ -470,6 +500,31 @@ mod tests {
         let map = f.map.unwrap();
         assert_eq!(map["metadata"]["a"]["b"], 1);
         assert!(map["version"].is_number());
+    }
+
+    #[test]
+    fn plain_fast_path_agrees_with_yaml() {
+        for yaml in [
+            "name: pdf-tools\ndescription: Extract text and tables from PDF files. Use when asked (politely).",
+            "name: x\nlicense: MIT\ncompatibility: Needs sqlite3 3.37 or newer",
+        ] {
+            let fast = plain_scalars(yaml).unwrap();
+            let slow = match pod_to_json(YAML::parse(yaml).unwrap()) {
+                Value::Object(m) => m,
+                _ => unreachable!(),
+            };
+            assert_eq!(fast, slow, "{yaml}");
+        }
+        for yaml in [
+            "name: a\nversion: 1.0",
+            "name: yes",
+            "name: a\ndescription: b: c",
+            "name: a\n  more",
+            "tags: [a]",
+            "name: 'q'",
+        ] {
+            assert!(plain_scalars(yaml).is_none(), "{yaml}");
+        }
     }
 
     #[test]

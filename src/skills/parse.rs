@@ -24,11 +24,16 @@ pub enum Loaded {
 
 /// Read a file, at most [`MAX_SKILL_FILE_BYTES`] of it.
 pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut buf = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_SKILL_FILE_BYTES)
-        .read_to_end(&mut buf)?;
-    Ok(buf)
+    read_capped_with_size(path).map(|(buf, _)| buf)
+}
+
+/// Read at most [`MAX_SKILL_FILE_BYTES`] of a file, and its full size (one open, no extra stat).
+fn read_capped_with_size(path: &Path) -> std::io::Result<(Vec<u8>, u64)> {
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut buf = Vec::with_capacity(usize::try_from(size.min(MAX_SKILL_FILE_BYTES)).unwrap_or(0));
+    file.take(MAX_SKILL_FILE_BYTES).read_to_end(&mut buf)?;
+    Ok((buf, size))
 }
 
 /// The skill file of a folder: `SKILL.md`, else `skill.md`.
@@ -53,8 +58,8 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
             "lowercase `skill.md`; `SKILL.md` is the usual name",
         ));
     }
-    let raw = match read_capped(&file) {
-        Ok(raw) => raw,
+    let (raw, size) = match read_capped_with_size(&file) {
+        Ok(read) => read,
         Err(e) => {
             return Loaded::Skipped(Diagnostic::new(
                 Severity::Error,
@@ -64,7 +69,6 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
             ));
         }
     };
-    let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
     if size > MAX_SKILL_FILE_BYTES {
         diags.push(Diagnostic::new(
             Severity::Warning,
