@@ -10,7 +10,7 @@ use agent::skills::discover::{RootKind, SkillRoot, discover};
 use agent::skills::search::SkillIndex;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
-const SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
+const SIZES: [usize; 5] = [10, 100, 1_000, 5_000, 10_000];
 
 fn set_dir(n: usize) -> PathBuf {
     let base = std::env::var("BENCH_SKILLS_DIR").unwrap_or_else(|_| "/tmp/agent-bench-skills".into());

@@ -28,12 +28,22 @@ impl Respond for ScriptedModel {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
         let messages = body["messages"].as_array().cloned().unwrap_or_default();
-        let since_user = messages
-            .iter()
-            .rev()
-            .take_while(|m| m["role"] != "user")
-            .filter(|m| m["role"] == "tool")
-            .count();
+        let this_turn: Vec<&Value> = messages.iter().rev().take_while(|m| m["role"] != "user").collect();
+        let activated = messages.iter().any(|m| {
+            m["role"] == "tool"
+                && m["content"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("Skill echo activated"))
+        });
+        // Steps already taken this turn; a skill pre-activated before the request counts as the first.
+        let steps = this_turn.iter().filter(|m| m["role"] == "tool").count();
+        let activated_this_turn = this_turn.iter().any(|m| {
+            m["role"] == "tool"
+                && m["content"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("Skill echo activated"))
+        });
+        let since_user = steps + usize::from(activated && !activated_this_turn);
         let has_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
         let call = |id: &str, name: &str, args: Value| json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":id,"type":"function","function":{"name":name,"arguments":args.to_string()}}]},"finish_reason":"tool_calls"}]});
         let events = match (has_tools, since_user) {
@@ -173,9 +183,29 @@ async fn main() {
     }
     std::fs::write(
         skills.join("echo/SKILL.md"),
-        "---\nname: echo\ndescription: Echoes its input back, for benchmarks.\n---\nRun `./run.sh TEXT`.\n",
+        "---\nname: echo\ndescription: Echoes text back to the user, for benchmarks.\n---\nRun `./run.sh TEXT`.\n",
     )
     .unwrap();
+    // Neighbours, so that ranking (and pre-activation) has something to choose between.
+    let topics = [
+        "pdf files",
+        "kubernetes pods",
+        "csv tables",
+        "calendar events",
+        "audio clips",
+        "git history",
+        "invoices",
+        "photos",
+    ];
+    for (i, topic) in topics.iter().cycle().take(24).enumerate() {
+        let name = format!("{}-{i}", topic.split(' ').next().unwrap_or("t"));
+        std::fs::create_dir_all(skills.join(&name)).unwrap();
+        std::fs::write(
+            skills.join(&name).join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: Works with {topic} for everyday tasks.\n---\nbody\n"),
+        )
+        .unwrap();
+    }
     let script = skills.join("echo/run.sh");
     std::fs::write(&script, "#!/bin/sh\necho \"echo: $*\"\n").unwrap();
     use std::os::unix::fs::PermissionsExt;
@@ -201,11 +231,22 @@ async fn main() {
         let work_path = work.path().to_path_buf();
         move || {
             let mut out = String::new();
-            let turn = repeat(|| agent_cmd(&skills, "echo something for me"));
+            let turn = repeat(|| agent_cmd(&skills, "echo this text back to me"));
+            let preactivated = repeat(|| {
+                let mut cmd = agent_cmd(&skills, "echo this text back to me");
+                cmd.env("AGENT_PREACTIVATE", "1");
+                cmd
+            });
             let chat = repeat(|| agent_cmd(&empty, "hello"));
             out.push_str("### One turn with a skill (3 LLM calls + 1 command)\n\n| | median | p90 | peak RSS |\n|---|---|---|---|\n");
             if let Some(s) = &turn {
                 out.push_str(&format!("| `agent --once` | {:.1} ms | {:.1} ms | {:.1} MB |\n", s.median_ms, s.p90_ms, s.rss_mb));
+            }
+            if let Some(s) = &preactivated {
+                out.push_str(&format!(
+                    "| `AGENT_PREACTIVATE=1 agent --once` (2 LLM calls) | {:.1} ms | {:.1} ms | {:.1} MB |\n",
+                    s.median_ms, s.p90_ms, s.rss_mb
+                ));
             }
             out.push_str("\n### Plain one-shot chat, side by side (1 LLM call, same mock)\n\n| tool | median | p90 | peak RSS | time vs agent | RSS vs agent |\n|---|---|---|---|---|---|\n");
             let mut rows = Vec::new();
@@ -258,8 +299,11 @@ async fn main() {
     .unwrap();
 
     // Request bytes, from what the mock received.
-    let sizes = request_sizes(&server, setup.agent_cmd(&skills, "echo something for me")).await;
+    let sizes = request_sizes(&server, setup.agent_cmd(&skills, "echo this text back to me")).await;
     let hello = request_sizes(&server, setup.agent_cmd(&empty, "hello")).await;
+    let mut pre = setup.agent_cmd(&skills, "echo something for me");
+    pre.env("AGENT_PREACTIVATE", "1");
+    let preactivated = request_sizes(&server, pre).await;
 
     println!("{report}");
     println!("### Request bytes\n\n| request | bytes |\n|---|---|");
@@ -269,5 +313,15 @@ async fn main() {
     for (i, s) in sizes.iter().enumerate() {
         println!("| one-skill turn, call {} | {s} |", i + 1);
     }
+    for (i, s) in preactivated.iter().enumerate() {
+        println!("| same turn pre-activated, call {} | {s} |", i + 1);
+    }
+    println!(
+        "\nPre-activation: {} LLM calls instead of {} for this turn, {} request bytes in all instead of {}.",
+        preactivated.len(),
+        sizes.len(),
+        preactivated.iter().sum::<usize>(),
+        sizes.iter().sum::<usize>()
+    );
     let _ = home;
 }
