@@ -279,3 +279,20 @@ async fn the_same_failing_call_repeated_stops_at_the_step_limit() {
     assert_eq!(reqs.len(), 4);
     assert!(contents(&reqs[1], "tool")[0].contains("no skill named \"ghost\""));
 }
+
+#[tokio::test]
+async fn secrets_echoed_in_error_bodies_are_redacted_in_messages_and_logs() {
+    let mock = MockLlm::start(vec![status(
+        400,
+        r#"{"error":{"message":"invalid header value tok-secret-abcdef12"}}"#,
+    )])
+    .await;
+    let (code, _, err) = once(
+        &mock,
+        &[("MY_SERVICE_TOKEN", "tok-secret-abcdef12"), ("RUST_LOG", "agent=debug")],
+    )
+    .await;
+    assert_eq!(code, 4);
+    assert!(!err.contains("tok-secret-abcdef12"), "{err}");
+    assert!(err.contains("[REDACTED:MY_SERVICE_TOKEN]"), "{err}");
+}

@@ -241,3 +241,69 @@ async fn history_is_written_without_secrets_and_recalled_next_session() {
     let reqs = mock.requests().await;
     assert_eq!(contents(&reqs[2], "user"), ["remember the number 4711"]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_chat_survives_a_failed_turn() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let mock = std::sync::Arc::new(
+        MockLlm::start(vec![
+            status(500, r#"{"error":{"message":"upstream exploded"}}"#),
+            text("back to normal"),
+        ])
+        .await,
+    );
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &[]);
+        type_line(&mut p, "first try");
+        p.exp_string("upstream exploded").unwrap();
+        type_line(&mut p, "second try");
+        p.exp_string("back to normal").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_in_once_mode_exits_130_leaving_nothing_running() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let marker = format!("once-sleep-marker-{}", std::process::id());
+    ws.skill(
+        "sleepy",
+        "# Sleepy\n\nSleeps for a long time.\n",
+        Some(&format!("#!/bin/sh\nsleep 300 # {marker}\n")),
+    );
+    let mock = std::sync::Arc::new(
+        MockLlm::start(vec![
+            tool("activate_skill", json!({"name": "sleepy"})),
+            tool("run_command", json!({"command": "./run.sh"})),
+        ])
+        .await,
+    );
+    let (w, m, mk) = (ws.clone(), mock.clone(), marker.clone());
+    blocking(move || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", w.home())
+            .env("TERM", "xterm-256color")
+            .env("AGENT_BASE_URL", m.base_url())
+            .env("AGENT_API_KEY", "sk-test-key-0123456789")
+            .arg("--skills-dir")
+            .arg(w.skills())
+            .args(["--yes", "--once", "sleep please"])
+            .current_dir(w.work());
+        let mut p = spawn_command(cmd, Some(10_000)).unwrap();
+        p.exp_string("run [sleepy] ./run.sh").unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        p.send_control('c').unwrap();
+        p.exp_eof().unwrap();
+        assert!(matches!(p.process().wait().unwrap(), WaitStatus::Exited(_, 130)));
+        let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+        assert!(
+            !String::from_utf8_lossy(&ps.stdout).contains(&mk),
+            "a process survived Ctrl-C"
+        );
+    })
+    .await;
+}

@@ -14,6 +14,7 @@ use super::cassette::Tape;
 use super::stream::Accumulator;
 use super::transport::{EndpointInfo, RetryNotice, Transport};
 use super::types::{ChatMessage, ChatRequest, Chunk, Reply};
+use crate::exec::redact::Redactor;
 
 /// The endpoint as async-openai sees it; sends `Authorization` only when there is a key,
 /// since some local servers reject an empty bearer token.
@@ -66,6 +67,8 @@ pub struct LlmSettings {
     pub idle_timeout: Duration,
     /// Record or replay the calls.
     pub tape: Tape,
+    /// Applied to error messages and raw snippets before anyone logs or prints them.
+    pub redactor: Redactor,
 }
 
 /// A chat-completions client bound to one endpoint and model.
@@ -77,6 +80,7 @@ pub struct LlmClient {
     /// Ask for token usage in streams: OpenAI itself wants `stream_options` for that, while
     /// some compatible servers reject the unknown field, so only there.
     usage_in_stream: bool,
+    redactor: Redactor,
 }
 
 impl LlmClient {
@@ -116,6 +120,7 @@ impl LlmClient {
             stream: settings.stream,
             idle_timeout: settings.idle_timeout,
             usage_in_stream,
+            redactor: settings.redactor,
         })
     }
 
@@ -139,8 +144,20 @@ impl LlmClient {
         .unwrap_or(Value::Null)
     }
 
-    /// Send one request; text deltas go to `on_text` as they arrive.
+    /// Send one request; text deltas go to `on_text` as they arrive. Errors come back redacted.
     pub async fn complete(
+        &self,
+        messages: &[ChatMessage],
+        tools: &Value,
+        on_text: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<Reply, LlmError> {
+        self.complete_raw(messages, tools, on_text).await.map_err(|e| LlmError {
+            message: self.redactor.redact(&e.message).into_owned(),
+            snippet: e.snippet.map(|s| self.redactor.redact(&s).into_owned()),
+        })
+    }
+
+    async fn complete_raw(
         &self,
         messages: &[ChatMessage],
         tools: &Value,
@@ -180,13 +197,10 @@ fn from_openai(err: OpenAIError) -> LlmError {
             Ok(e) => *e,
             Err(other) => LlmError::new(format!("model request failed: {other}")),
         },
-        OpenAIError::JSONDeserialize(e, content) => {
-            tracing::debug!(raw = %content, "undecodable response chunk");
-            LlmError::new(format!(
-                "the endpoint sent a response that is not a chat completion ({e})"
-            ))
-            .with_snippet(content)
-        }
+        OpenAIError::JSONDeserialize(e, content) => LlmError::new(format!(
+            "the endpoint sent a response that is not a chat completion ({e})"
+        ))
+        .with_snippet(content),
         OpenAIError::StreamError(e) => LlmError::new(format!("the response stream broke off: {e}")),
         OpenAIError::Reqwest(e) => LlmError::new(format!("the response could not be read: {e}")),
         other => LlmError::new(format!("model request failed: {other}")),

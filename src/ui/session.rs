@@ -225,6 +225,7 @@ pub fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, front: &Fro
             connect_timeout: config.connect_timeout,
             idle_timeout: config.idle_timeout,
             tape,
+            redactor: Redactor::from_env(&config.env.merged()),
         },
         Arc::new(move |message| notice_sink.emit(Event::Warning { message })),
     )
