@@ -231,12 +231,7 @@ async fn weather_in_tokyo_end_to_end_with_bundled_skills() {
         .respond_with(ResponseTemplate::new(200).set_body_string("Tokyo: ☀️ +12°C\n"))
         .mount(&weather)
         .await;
-    let mock = MockLlm::start(vec![
-        tool("activate_skill", json!({"name": "weather"})),
-        tool("run_command", json!({"command": "./run.sh Tokyo"})),
-        text("Tokyo: sunny, +12°C."),
-    ])
-    .await;
+    let mock = MockLlm::start(activate_run_answer("weather", "./run.sh Tokyo", "Tokyo: sunny, +12°C.")).await;
     let ws = Workspace::new();
     let mut cmd = ws.bare_agent();
     cmd.env("AGENT_BASE_URL", mock.base_url())

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{run_outcome as run, *};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const SKILL: &str = "# Echo\n\n## Description\nEchoes a greeting with the secret-free date.\n";
 const RUN: &str = "#!/bin/sh\necho \"hello $1 from $SKILL_NAME token=$ECHO_TOKEN\"\n";
@@ -43,11 +43,11 @@ async fn a_recorded_session_replays_without_server_or_key() {
     let ws = Workspace::new();
     ws.skill("echo", SKILL, Some(RUN));
     let cassette = ws.dir.path().join("session.jsonl");
-    let mock = MockLlm::start(vec![
-        tool("activate_skill", json!({"name": "echo"})),
-        tool("run_command", json!({"command": "./run.sh world"})),
-        text("The script said hello world."),
-    ])
+    let mock = MockLlm::start(activate_run_answer(
+        "echo",
+        "./run.sh world",
+        "The script said hello world.",
+    ))
     .await;
     let mut cmd = ws.agent(&mock);
     cmd.env("ECHO_TOKEN", "tok-very-secret-123")
@@ -90,12 +90,7 @@ async fn departures_from_the_recording_are_reported() {
     let ws = Workspace::new();
     ws.skill("echo", SKILL, Some(RUN));
     let cassette = ws.dir.path().join("session.jsonl");
-    let mock = MockLlm::start(vec![
-        tool("activate_skill", json!({"name": "echo"})),
-        tool("run_command", json!({"command": "./run.sh world"})),
-        text("done"),
-    ])
-    .await;
+    let mock = MockLlm::start(activate_run_answer("echo", "./run.sh world", "done")).await;
     let mut cmd = ws.agent(&mock);
     cmd.env("ECHO_TOKEN", "tok-very-secret-123")
         .arg("--record")

@@ -174,14 +174,7 @@ async fn ctrl_c_during_a_command_leaves_no_process() {
         "# Sleepy\n\nSleeps for a long time.\n",
         Some(&format!("#!/bin/sh\nsh -c 'sleep 300; echo {marker}' &\nsleep 300\n")),
     );
-    let mock = std::sync::Arc::new(
-        MockLlm::start(vec![
-            tool("activate_skill", json!({"name": "sleepy"})),
-            tool("run_command", json!({"command": "./run.sh"})),
-            text("after"),
-        ])
-        .await,
-    );
+    let mock = std::sync::Arc::new(MockLlm::start(activate_run_answer("sleepy", "./run.sh", "after")).await);
     let (w, m, mk) = (ws.clone(), mock.clone(), marker.clone());
     blocking(move || {
         let mut p = chat(&w, &m, &["--yes"]);

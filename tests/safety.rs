@@ -12,22 +12,18 @@ fn last_tool_result(req: &serde_json::Value) -> String {
     contents(req, "tool").last().cloned().unwrap_or_default()
 }
 
-/// Activate `skill`, run `command`, then answer "done".
-fn script(skill: &str, command: &str) -> Vec<Reply> {
-    vec![
-        tool("activate_skill", json!({"name": skill})),
-        tool("run_command", json!({"command": command})),
-        text("done"),
-    ]
-}
-
 const PLAIN: &str = "---\nname: plain\ndescription: A plain skill.\n---\nbody\n";
 
 #[tokio::test]
 async fn a_command_reading_stdin_sees_eof_at_once() {
     let ws = Workspace::new();
     ws.skill("plain", PLAIN, None);
-    let mock = MockLlm::start(script("plain", "cat; read line; echo \"read-done:$?\"")).await;
+    let mock = MockLlm::start(activate_run_answer(
+        "plain",
+        "cat; read line; echo \"read-done:$?\"",
+        "done",
+    ))
+    .await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "x", "--yes", "--timeout", "20"]);
     let out = run(cmd).await;
@@ -43,9 +39,10 @@ async fn a_command_reading_stdin_sees_eof_at_once() {
 async fn fifty_megabytes_of_output_stay_capped_for_the_model_and_in_memory() {
     let ws = Workspace::new();
     ws.skill("plain", PLAIN, None);
-    let mock = MockLlm::start(script(
+    let mock = MockLlm::start(activate_run_answer(
         "plain",
         "echo START; head -c 52428800 /dev/zero | tr '\\0' x; echo; echo END",
+        "done",
     ))
     .await;
     let mut cmd = ws.agent(&mock);
@@ -79,7 +76,7 @@ async fn fifty_megabytes_of_output_stay_capped_for_the_model_and_in_memory() {
 async fn env_shows_no_agent_key() {
     let ws = Workspace::new();
     ws.skill("plain", PLAIN, None);
-    let mock = MockLlm::start(script("plain", "env")).await;
+    let mock = MockLlm::start(activate_run_answer("plain", "env", "done")).await;
     let mut cmd = ws.agent(&mock);
     cmd.env("OPENAI_API_KEY", "sk-openai-secret-999")
         .args(["--once", "x", "--yes"]);
@@ -177,7 +174,7 @@ async fn a_composed_skill_calls_other_skills_through_agent_skills_path() {
         .await;
     let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("skills");
     let ws = Workspace::new();
-    let mock = MockLlm::start(script("report", "./run.sh Tokyo")).await;
+    let mock = MockLlm::start(activate_run_answer("report", "./run.sh Tokyo", "done")).await;
     let mut cmd = ws.bare_agent();
     cmd.env("AGENT_BASE_URL", mock.base_url())
         .env("WEATHER_BASE_URL", weather.uri())
@@ -214,7 +211,7 @@ async fn untrusted_project_skills_cannot_run_until_trusted() {
             .contains("agent skills trust")
     );
 
-    let mock = MockLlm::start(script("proj", "./run.sh")).await;
+    let mock = MockLlm::start(activate_run_answer("proj", "./run.sh", "done")).await;
     let mut cmd = project_agent(&mock);
     cmd.args(["--once", "x", "--approve", "auto"]);
     let out = run(cmd).await;
@@ -225,7 +222,7 @@ async fn untrusted_project_skills_cannot_run_until_trusted() {
         "{result}"
     );
 
-    let mock = MockLlm::start(script("proj", "./run.sh")).await;
+    let mock = MockLlm::start(activate_run_answer("proj", "./run.sh", "done")).await;
     let mut cmd = project_agent(&mock);
     cmd.args(["--once", "x", "--yes"]);
     run(cmd).await;
@@ -239,7 +236,7 @@ async fn untrusted_project_skills_cannot_run_until_trusted() {
         String::from_utf8_lossy(&trusted.stderr)
     );
     assert!(String::from_utf8_lossy(&trusted.stdout).contains("trusted "));
-    let mock = MockLlm::start(script("proj", "./run.sh")).await;
+    let mock = MockLlm::start(activate_run_answer("proj", "./run.sh", "done")).await;
     let mut cmd = project_agent(&mock);
     cmd.args(["--once", "x", "--approve", "auto"]);
     run(cmd).await;

@@ -23,12 +23,7 @@ fn last_tool_result(req: &serde_json::Value) -> String {
 #[tokio::test]
 async fn child_env_drops_agent_keys_adds_skill_vars_and_redacts_secrets() {
     let ws = probe_workspace();
-    let mock = MockLlm::start(vec![
-        tool("activate_skill", json!({"name": "probe"})),
-        tool("run_command", json!({"command": "./run.sh"})),
-        text("ok"),
-    ])
-    .await;
+    let mock = MockLlm::start(activate_run_answer("probe", "./run.sh", "ok")).await;
     let mut cmd = ws.agent(&mock);
     cmd.env("OPENAI_API_KEY", "sk-openai-should-not-leak")
         .env("MY_SERVICE_TOKEN", "tok-secret-value-42")
@@ -80,12 +75,7 @@ async fn without_terminal_unapproved_commands_are_denied_with_a_hint() {
 #[tokio::test]
 async fn auto_policy_runs_the_skills_own_script() {
     let ws = probe_workspace();
-    let mock = MockLlm::start(vec![
-        tool("activate_skill", json!({"name": "probe"})),
-        tool("run_command", json!({"command": "./run.sh"})),
-        text("ok"),
-    ])
-    .await;
+    let mock = MockLlm::start(activate_run_answer("probe", "./run.sh", "ok")).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "probe", "--approve", "auto"]);
     let out = run(cmd).await;
@@ -184,12 +174,7 @@ async fn broken_tool_calls_get_correctable_errors() {
 #[tokio::test]
 async fn json_mode_emits_one_versioned_event_per_line() {
     let ws = probe_workspace();
-    let mock = MockLlm::start(vec![
-        tool("activate_skill", json!({"name": "probe"})),
-        tool("run_command", json!({"command": "./run.sh"})),
-        text("all good"),
-    ])
-    .await;
+    let mock = MockLlm::start(activate_run_answer("probe", "./run.sh", "all good")).await;
     let mut cmd = ws.agent(&mock);
     cmd.env("MY_SERVICE_TOKEN", "tok-secret-value-42")
         .args(["--once", "probe", "--yes", "--json", "--no-stream"]);

@@ -18,11 +18,7 @@ fn weather_workspace() -> Workspace {
 }
 
 fn weather_script() -> Vec<Reply> {
-    vec![
-        tool("activate_skill", json!({"name": "weather"})),
-        tool("run_command", json!({"command": "./run.sh Tokyo"})),
-        text("It is sunny in Tokyo."),
-    ]
+    activate_run_answer("weather", "./run.sh Tokyo", "It is sunny in Tokyo.")
 }
 
 async fn check_full_loop(stream: bool) {

@@ -331,3 +331,12 @@ pub async fn run_outcome(cmd: Command) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// The usual three replies of a skill turn: activate `skill`, run `command`, answer `answer`.
+pub fn activate_run_answer(skill: &str, command: &str, answer: &str) -> Vec<Reply> {
+    vec![
+        tool("activate_skill", json!({ "name": skill })),
+        tool("run_command", json!({ "command": command })),
+        text(answer),
+    ]
+}
