@@ -44,7 +44,7 @@ pub struct Discovery {
 }
 
 fn is_ignored(name: &str) -> bool {
-    name.starts_with('.') || name == "node_modules" || name == "target"
+    name.starts_with('.') || name == "node_modules"
 }
 
 /// Scan every root in order.
