@@ -239,9 +239,7 @@ async fn weather_in_tokyo_end_to_end_with_bundled_skills() {
         .arg("--skills-dir")
         .arg(skill_dir("..").join("skills"))
         .args(["--once", "weather in Tokyo"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert_eq!(stdout(&out), "Tokyo: sunny, +12°C.\n");

@@ -44,9 +44,7 @@ async fn over_budget_the_catalog_is_bounded_relevant_and_searchable() {
     let mut cmd = ws.agent(&mock);
     cmd.env("AGENT_CATALOG_BUDGET", "2048")
         .args(["--once", "remind customers about overdue invoices"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert_eq!(stderr.matches("AGENT_CATALOG_BUDGET").count(), 1, "told once: {stderr}");
@@ -87,9 +85,7 @@ async fn under_budget_every_skill_is_listed_without_search() {
     let mock = MockLlm::start(vec![text("ok")]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hi"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     assert_eq!(out.status.code(), Some(0));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("AGENT_CATALOG_BUDGET"));
     let reqs = mock.requests().await;
@@ -109,9 +105,7 @@ async fn a_clear_winner_is_preactivated_when_enabled() {
     let mut cmd = ws.agent(&mock);
     cmd.env("AGENT_PREACTIVATE", "1")
         .args(["--once", "email the overdue invoices reminder", "--yes"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("skill invoice-sender"), "{stderr}");
@@ -132,9 +126,7 @@ async fn no_preactivation_without_a_clear_winner_or_by_default() {
         let mock = MockLlm::start(vec![text("ok")]).await;
         let mut cmd = ws.agent(&mock);
         cmd.env("AGENT_PREACTIVATE", env).args(["--once", query]);
-        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-            .await
-            .unwrap();
+        let out = run_output(cmd).await;
         assert_eq!(out.status.code(), Some(0));
         assert!(contents(&mock.requests().await[0], "tool").is_empty(), "{env} {query}");
     }

@@ -96,9 +96,7 @@ async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     assert!(
         out.stderr.is_empty() || !String::from_utf8_lossy(&out.stderr).contains("error"),
         "{}",

@@ -28,9 +28,7 @@ async fn eval(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> (i32, String) {
     cmd.args(["skills", "eval"])
         .arg(ws.dir.path().join("cases.yaml"))
         .args(extra);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),

@@ -29,9 +29,7 @@ async fn check_full_loop(stream: bool) {
     if !stream {
         cmd.arg("--no-stream");
     }
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
@@ -96,9 +94,7 @@ async fn server_that_ignores_stream_flag_still_works() {
     let mock = MockLlm::start(vec![json_reply]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hi"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "plain json answer\n");
 }
@@ -116,9 +112,7 @@ async fn parallel_tool_calls_are_all_answered_in_order() {
     .await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "weather in Oslo", "--yes"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let reqs = mock.requests().await;
     let msgs = reqs[1]["messages"].as_array().unwrap();
@@ -135,9 +129,7 @@ async fn step_limit_exits_5_naming_the_repetition() {
     let mock = MockLlm::repeating(vec![tool("activate_skill", json!({"name": "weather"}))]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "loop forever", "--max-steps", "2"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(5), "{stderr}");
     assert!(stderr.contains("2 tool steps"), "{stderr}");
@@ -151,9 +143,7 @@ async fn server_error_exits_4() {
     let mock = MockLlm::start(vec![status(500, r#"{"error":{"message":"boom"}}"#)]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hi"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("HTTP 500") && stderr.contains("boom"), "{stderr}");
@@ -165,9 +155,7 @@ async fn retries_then_succeeds() {
     let mock = MockLlm::start(vec![status(503, "overloaded"), text("fine")]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hi"]).env("AGENT_RETRIES", "1");
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("retry 1 of 1"), "{stderr}");
@@ -180,9 +168,7 @@ async fn rejected_key_exits_4_naming_the_variable() {
     let mock = MockLlm::start(vec![status(401, r#"{"error":{"message":"Incorrect API key"}}"#)]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hi"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4));
     assert!(
@@ -264,9 +250,7 @@ async fn dotenv_supplies_key_and_url_and_flags_win() {
     .unwrap();
     let mut cmd = ws.bare_agent();
     cmd.args(["--once", "hi", "--model", "flag-model"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let raw = mock.raw_requests().await;
     assert_eq!(
@@ -283,9 +267,7 @@ async fn keyless_local_server_gets_no_authorization_header() {
     let mock = MockLlm::start(vec![text("local answer")]).await;
     let mut cmd = ws.bare_agent();
     cmd.env("AGENT_BASE_URL", mock.base_url()).args(["--once", "hi"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "local answer\n");
     assert!(mock.raw_requests().await[0].headers.get("authorization").is_none());
@@ -297,9 +279,7 @@ async fn plain_hello_request_is_under_2kb() {
     let mock = MockLlm::start(vec![text("hello!")]).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "hello"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     assert_eq!(out.status.code(), Some(0));
     let size = mock.raw_requests().await[0].body.len();
     eprintln!("plain hello request body: {size} bytes");
@@ -312,16 +292,12 @@ async fn piped_stdin_is_the_message_or_extra_context() {
     let mock = MockLlm::start(vec![text("a"), text("b")]).await;
     let mut cmd = ws.agent(&mock);
     cmd.write_stdin("weather in Lima\n");
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     assert_eq!(out.status.code(), Some(0));
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "summarise this"])
         .write_stdin("line one\nline two\n");
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     assert_eq!(out.status.code(), Some(0));
     let reqs = mock.requests().await;
     assert_eq!(contents(&reqs[0], "user"), ["weather in Lima"]);
@@ -350,9 +326,7 @@ async fn old_tool_outputs_are_shortened_past_the_history_budget() {
     let mut cmd = ws.agent(&mock);
     cmd.env("AGENT_HISTORY_BUDGET", "9000")
         .args(["--once", "print a lot", "--yes"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = run_output(cmd).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert_eq!(stderr.matches("AGENT_HISTORY_BUDGET").count(), 1, "told once: {stderr}");
