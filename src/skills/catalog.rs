@@ -35,6 +35,16 @@ fn line(skill: &Skill) -> String {
     format!("- {}: {}\n", skill.name, desc)
 }
 
+/// `line(skill).len()` without building the line.
+fn line_len(skill: &Skill) -> usize {
+    let desc = &skill.description;
+    let desc_len = desc
+        .char_indices()
+        .nth(MAX_DESCRIPTION_CHARS)
+        .map_or(desc.len(), |(i, _)| i);
+    "- ".len() + skill.name.len() + ": ".len() + desc_len + "\n".len()
+}
+
 impl SkillSet {
     pub fn new(skills: Vec<Skill>) -> Self {
         Self {
@@ -86,10 +96,11 @@ impl SkillSet {
     /// The catalog within `budget` bytes: everything if it fits, else the skills most relevant to
     /// `query` first, then others in catalog order while room remains.
     pub fn render_within(&self, budget: usize, query: &str) -> Catalog {
-        let full = self.render();
-        if full.len() <= budget {
+        // Size first: over budget, the full text (a megabyte at 10,000 skills) is never needed.
+        let full_len: usize = self.skills.iter().map(line_len).sum();
+        if full_len <= budget {
             return Catalog {
-                text: full,
+                text: self.render(),
                 listed: self.skills.len(),
                 omitted: 0,
             };
@@ -139,6 +150,14 @@ mod tests {
             topics[i % topics.len()]
         );
         Skill::synthetic(&format!("skill-{i}"), &description)
+    }
+
+    #[test]
+    fn line_len_matches_the_line() {
+        let long = Skill::synthetic("long", &"é".repeat(2000));
+        for s in [skill(3), long] {
+            assert_eq!(line_len(&s), line(&s).len());
+        }
     }
 
     #[test]
