@@ -30,12 +30,14 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
                     .collect();
                 let _ = writeln!(out, "{}", json!({"v": 1, "skills": skills, "problems": problems}));
             } else {
+                let mut any_untrusted = false;
                 for s in &discovery.skills {
                     let mut marks = String::new();
                     if s.diagnostics.iter().any(|d| d.severity >= Severity::Warning) {
                         marks.push_str(" (!)");
                     }
                     if blocked_reason(s, &trust).is_some() {
+                        any_untrusted = true;
                         marks.push_str(" (untrusted)");
                     }
                     let desc: String = s.description.chars().take(80).collect();
@@ -44,7 +46,7 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
                 for d in discovery.skipped.iter().chain(&discovery.warnings) {
                     eprintln!("warning: {d}");
                 }
-                if discovery.skills.iter().any(|s| blocked_reason(s, &trust).is_some()) {
+                if any_untrusted {
                     eprintln!("(untrusted): project skills can't run commands until you run `agent skills trust` here");
                 }
                 if discovery.skills.is_empty() {
@@ -167,6 +169,7 @@ fn blocked_reason(skill: &Skill, trust: &TrustStore) -> Option<String> {
 }
 
 fn summary(s: &Skill, trust: &TrustStore) -> serde_json::Value {
+    let blocked = blocked_reason(s, trust);
     json!({
         "name": s.name,
         "description": s.description,
@@ -177,8 +180,8 @@ fn summary(s: &Skill, trust: &TrustStore) -> serde_json::Value {
         "entry": s.entry,
         "allowed_tools": s.allowed_tools,
         "warnings": s.diagnostics.iter().filter(|d| d.severity >= Severity::Warning).count(),
-        "trusted": blocked_reason(s, trust).is_none(),
-        "blocked": blocked_reason(s, trust),
+        "trusted": blocked.is_none(),
+        "blocked": blocked,
     })
 }
 
