@@ -20,7 +20,7 @@ impl Agent {
         let catalog = self.skills.render_within(self.options.catalog_budget, request);
         let messages = [
             ChatMessage::system(prompt::system_prompt_with(&self.skills, &catalog)),
-            ChatMessage::user(self.redactor.redact(request).into_owned()),
+            ChatMessage::user(self.options.redactor.redact(request).into_owned()),
         ];
         let tools = prompt::tools(&self.skills, catalog.omitted > 0);
         let reply = self.llm.complete(&messages, &tools, &mut |_| {}).await?;

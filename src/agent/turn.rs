@@ -23,6 +23,8 @@ pub struct AgentOptions {
     pub max_steps: u32,
     /// Environment children start from (before SPEC §5 edits).
     pub base_env: BTreeMap<String, String>,
+    /// Secret redaction for `base_env`, built once per run and shared with the LLM client.
+    pub redactor: Redactor,
     /// Every skill root, for `AGENT_SKILLS_PATH`.
     pub skill_roots: Vec<PathBuf>,
     /// Which project skill folders may run commands.
@@ -49,7 +51,6 @@ pub struct Agent {
     pub(super) llm: LlmClient,
     pub(super) skills: SkillSet,
     pub(super) options: AgentOptions,
-    pub(super) redactor: Redactor,
     pub(super) sink: Arc<dyn EventSink>,
     pub(super) approver: Arc<dyn Approver>,
     pub(super) messages: Vec<ChatMessage>,
@@ -75,13 +76,11 @@ impl Agent {
         sink: Arc<dyn EventSink>,
         approver: Arc<dyn Approver>,
     ) -> Self {
-        let redactor = Redactor::from_env(&options.base_env);
         let messages = vec![ChatMessage::system(prompt::system_prompt(&skills))];
         Self {
             llm,
             skills,
             options,
-            redactor,
             sink,
             approver,
             messages,
@@ -103,6 +102,11 @@ impl Agent {
     /// Change the approval policy for the rest of the session.
     pub fn set_approval(&mut self, policy: ApprovalPolicy) {
         self.options.approve = policy;
+    }
+
+    /// The run's secret redaction.
+    pub fn redactor(&self) -> &Redactor {
+        &self.options.redactor
     }
 
     /// Where this agent's events go.
@@ -174,7 +178,7 @@ impl Agent {
     /// Add a message, with secrets redacted: everything the model sees passes through here.
     pub(super) fn remember(&mut self, mut message: ChatMessage) {
         if let Some(content) = message.content.as_mut()
-            && let std::borrow::Cow::Owned(clean) = self.redactor.redact(content)
+            && let std::borrow::Cow::Owned(clean) = self.options.redactor.redact(content)
         {
             *content = clean;
         }

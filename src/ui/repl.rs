@@ -9,7 +9,6 @@ use crate::agent::{Agent, Event};
 use crate::cli::Cli;
 use crate::config::Config;
 use crate::exec::approval::ApprovalPolicy;
-use crate::exec::redact::Redactor;
 use crate::exec::trust::TrustStore;
 use crate::exit::{AppError, ExitCode};
 use crate::skills::discover::{Discovery, RootKind, discover};
@@ -26,7 +25,6 @@ pub async fn run(cli: &Cli, config: Config, discovery: Discovery, front: &Fronte
         .get("AGENT_EDIT_MODE")
         .is_some_and(|m| m.eq_ignore_ascii_case("vi"));
     let editor = LineEditor::new(vi, history_path()).map_err(AppError::config)?;
-    let redactor = Redactor::from_env(&config.env.merged());
     set_completions(&editor, agent.skills());
     eprintln!(
         "agent {} · {} · {} skills · /help for commands, Ctrl-D to leave",
@@ -46,7 +44,7 @@ pub async fn run(cli: &Cli, config: Config, discovery: Discovery, front: &Fronte
             continue;
         }
         // Secrets typed at the prompt never reach the history file.
-        editor.remember(&redactor.redact(&input));
+        editor.remember(&agent.redactor().redact(&input));
         let text = if let Some(command) = message.strip_prefix('/') {
             match slash(command, &mut agent, &config, &mut warnings, &editor) {
                 Slash::Done => continue,

@@ -209,7 +209,9 @@ fn read_stdin() -> Result<Option<String>, AppError> {
 
 pub fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, front: &Frontend) -> Result<Agent, AppError> {
     let sink = front.sink.clone();
-    let tape = tape(cli, config, &discovery)?;
+    let base_env = config.env.merged();
+    let redactor = Redactor::from_env(&base_env);
+    let tape = tape(cli, &redactor, &discovery)?;
     if !matches!(tape, Tape::Replay(_)) {
         config.require_key()?;
     }
@@ -225,7 +227,7 @@ pub fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, front: &Fro
             connect_timeout: config.connect_timeout,
             idle_timeout: config.idle_timeout,
             tape,
-            redactor: Redactor::from_env(&config.env.merged()),
+            redactor: redactor.clone(),
         },
         Arc::new(move |message| notice_sink.emit(Event::Warning { message })),
     )
@@ -235,7 +237,8 @@ pub fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, front: &Fro
         approve: config.approve,
         command_timeout: config.command_timeout,
         max_steps: config.max_steps,
-        base_env: config.env.merged(),
+        base_env,
+        redactor,
         skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
         trust: Arc::new(TrustStore::load()),
         history_budget: config.history_budget,
@@ -254,14 +257,14 @@ pub fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, front: &Fro
 }
 
 /// The cassette this run records to or replays from, if any.
-fn tape(cli: &Cli, config: &Config, discovery: &Discovery) -> Result<Tape, AppError> {
+fn tape(cli: &Cli, redactor: &Redactor, discovery: &Discovery) -> Result<Tape, AppError> {
     let scrubber = || {
         let dirs: Vec<(String, std::path::PathBuf)> = discovery
             .skills
             .iter()
             .map(|s| (s.name.clone(), s.dir.clone()))
             .collect();
-        Scrubber::new(Redactor::from_env(&config.env.merged()), &dirs)
+        Scrubber::new(redactor.clone(), &dirs)
     };
     Ok(match (&cli.record, &cli.replay) {
         (Some(path), _) => Tape::Record(Arc::new(Recorder::create(path, scrubber()).map_err(AppError::config)?)),
