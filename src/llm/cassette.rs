@@ -127,10 +127,7 @@ impl Recorder {
                 }
             }
         });
-        let mut rebuilt = http::Response::new(reqwest::Body::wrap_stream(body));
-        *rebuilt.status_mut() = status;
-        *rebuilt.headers_mut() = headers;
-        reqwest::Response::from(rebuilt)
+        super::transport::with_body(status, headers, reqwest::Body::wrap_stream(body))
     }
 }
 

@@ -96,12 +96,7 @@ impl Transport {
                 if !status.is_success() {
                     return Err(self.status_error(status, &text, &url, 0));
                 }
-                let mut replayed = http::Response::new(Bytes::from(text));
-                *replayed.status_mut() = status;
-                replayed
-                    .headers_mut()
-                    .insert(CONTENT_TYPE, http::HeaderValue::from_static("text/event-stream"));
-                return as_event_stream(reqwest::Response::from(replayed)).await;
+                return as_event_stream(sse_response(status, text)).await;
             }
             let sent = match tokio::time::timeout(self.idle, self.http.execute(request)).await {
                 Ok(result) => result,
@@ -236,13 +231,22 @@ async fn as_event_stream(resp: reqwest::Response) -> Result<reqwest::Response, L
             .with_snippet(truncate(&text)));
         }
     };
-    let sse = format!("data: {one_line}\n\ndata: [DONE]\n\n");
-    let mut rebuilt = http::Response::new(Bytes::from(sse));
+    Ok(sse_response(status, format!("data: {one_line}\n\ndata: [DONE]\n\n")))
+}
+
+/// A server-sent-event response with `body`, made here rather than received.
+fn sse_response(status: StatusCode, body: String) -> reqwest::Response {
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, http::HeaderValue::from_static("text/event-stream"));
+    with_body(status, headers, reqwest::Body::from(body))
+}
+
+/// A response with the given status and headers around a new body (to wrap or replace one).
+pub(super) fn with_body(status: StatusCode, headers: HeaderMap, body: reqwest::Body) -> reqwest::Response {
+    let mut rebuilt = http::Response::new(body);
     *rebuilt.status_mut() = status;
-    rebuilt
-        .headers_mut()
-        .insert(CONTENT_TYPE, http::HeaderValue::from_static("text/event-stream"));
-    Ok(reqwest::Response::from(rebuilt))
+    *rebuilt.headers_mut() = headers;
+    reqwest::Response::from(rebuilt)
 }
 
 /// The event appended when an SSE body ends without `data: [DONE]` (read as `Chunk::agent_stream_truncated`).
@@ -291,10 +295,7 @@ fn watch_for_done(resp: reqwest::Response) -> reqwest::Response {
             }
         }
     });
-    let mut rebuilt = http::Response::new(reqwest::Body::wrap_stream(body));
-    *rebuilt.status_mut() = status;
-    *rebuilt.headers_mut() = headers;
-    reqwest::Response::from(rebuilt)
+    with_body(status, headers, reqwest::Body::wrap_stream(body))
 }
 
 fn is_retryable(status: StatusCode) -> bool {
