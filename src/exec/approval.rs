@@ -18,6 +18,16 @@ pub enum ApprovalPolicy {
 }
 
 impl ApprovalPolicy {
+    /// The name `parse` reads back (and `--approve` takes).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ask => "ask",
+            Self::Auto => "auto",
+            Self::Yes => "yes",
+            Self::No => "no",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
             "ask" => Some(Self::Ask),
@@ -280,6 +290,18 @@ mod tests {
         assert!(!glob_match("wttr.in/*", "wttr.inx/Oslo"));
         assert!(glob_match("a?c*", "abcdef"));
         assert!(same_program("./run.sh", "run.sh") && same_program("scripts/q.sh", "./scripts/q.sh"));
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for p in [
+            ApprovalPolicy::Ask,
+            ApprovalPolicy::Auto,
+            ApprovalPolicy::Yes,
+            ApprovalPolicy::No,
+        ] {
+            assert_eq!(ApprovalPolicy::parse(p.as_str()), Some(p));
+        }
     }
 
     #[test]

@@ -139,11 +139,11 @@ fn slash(
             agent.set_model(arg);
             eprintln!("model is now {arg}");
         }
-        "approve" if arg.is_empty() => eprintln!("approval policy: {}", policy_name(agent.approval())),
+        "approve" if arg.is_empty() => eprintln!("approval policy: {}", agent.approval().as_str()),
         "approve" => match ApprovalPolicy::parse(arg) {
             Some(policy) => {
                 agent.set_approval(policy);
-                eprintln!("approval policy is now {}", policy_name(policy));
+                eprintln!("approval policy is now {}", policy.as_str());
             }
             None => eprintln!("unknown policy {arg:?}: use ask, auto, yes or no"),
         },
@@ -183,15 +183,6 @@ fn slash(
 
 fn agent_sink(agent: &Agent) -> std::sync::Arc<dyn crate::agent::EventSink> {
     agent.sink()
-}
-
-fn policy_name(p: ApprovalPolicy) -> &'static str {
-    match p {
-        ApprovalPolicy::Ask => "ask",
-        ApprovalPolicy::Auto => "auto",
-        ApprovalPolicy::Yes => "yes",
-        ApprovalPolicy::No => "no",
-    }
 }
 
 fn show_skills(skills: &SkillSet, warnings: &[crate::skills::Diagnostic]) {
