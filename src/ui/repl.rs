@@ -159,7 +159,7 @@ fn slash(
         }
         "reload" => {
             let found = discover(&config.skill_roots);
-            report_discovery(&found, &*agent_sink(agent), false);
+            report_discovery(&found, &*agent.sink(), false);
             *warnings = found.warnings;
             let count = found.skills.len();
             agent.set_skills(SkillSet::new(found.skills));
@@ -179,10 +179,6 @@ fn slash(
         }
     }
     Slash::Done
-}
-
-fn agent_sink(agent: &Agent) -> std::sync::Arc<dyn crate::agent::EventSink> {
-    agent.sink()
 }
 
 fn show_skills(skills: &SkillSet, warnings: &[crate::skills::Diagnostic]) {
