@@ -11,6 +11,8 @@ pub enum ExitCode {
     Config = 3,
     Llm = 4,
     StepLimit = 5,
+    /// Answered, but a command the model proposed was denied or could not be approved.
+    Denied = 6,
     Interrupted = 130,
 }
 

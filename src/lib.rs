@@ -11,4 +11,5 @@ pub mod exec;
 pub mod exit;
 pub mod llm;
 pub mod skills;
+pub mod support;
 pub mod ui;

@@ -1,0 +1,3 @@
+//! Small leaf helpers that several layers share. Nothing here imports from the rest of the crate.
+
+pub mod terminal_text;
