@@ -12,7 +12,7 @@ use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn skill_dir(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("skills").join(name)
+    repo_path("skills").join(name)
 }
 
 /// Run a skill script the way the agent does: `sh -c` in the skill folder, stdin empty.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::*;
 use serde_json::Value;
@@ -23,7 +23,7 @@ fn check(ws: &Workspace, args: &[&str], dirs: &[&Path]) -> (i32, String) {
 
 #[test]
 fn strict_mode_flags_exactly_what_the_reference_validator_flags() {
-    let base = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/skills-ref");
+    let base = conformance_dir();
     let golden: Value = serde_json::from_str(&std::fs::read_to_string(base.join("golden.json")).unwrap()).unwrap();
     let ws = Workspace::new();
     let mut compared = 0;
@@ -46,7 +46,7 @@ fn strict_mode_flags_exactly_what_the_reference_validator_flags() {
 #[test]
 fn bundled_skills_pass_even_strictly_except_scp_ones() {
     let ws = Workspace::new();
-    let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("skills");
+    let bundled = repo_path("skills");
     let (code, stdout) = check(&ws, &[], &[&bundled]);
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("0 error(s), 0 warning(s)"), "{stdout}");

@@ -233,6 +233,21 @@ impl Workspace {
     }
 }
 
+/// A path inside the checkout being tested. Cargo sets `CARGO_MANIFEST_DIR` when it runs a test,
+/// so this is the checkout the suite runs in, even when a test binary built from another copy
+/// was reused (`.ci/run` runs the suite from a fresh copy with a shared target dir).
+pub fn repo_path(rel: &str) -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .join(rel)
+}
+
+/// The Agent Skills reference fixtures and their golden verdicts, inside this checkout.
+pub fn conformance_dir() -> PathBuf {
+    repo_path("tests/conformance/skills-ref")
+}
+
 pub fn write_script(path: &Path, body: &str) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::write(path, body).unwrap();
