@@ -197,7 +197,10 @@ fn time_script_works_offline() {
     let more = run_script("time", "./run.sh 'sao paulo' KOLKATA", &[]);
     let text = stdout(&more);
     assert!(text.contains("sao paulo (America/Sao_Paulo): "), "{text}");
-    assert!(text.contains("KOLKATA (Asia/Kolkata): ") && text.contains("UTC+05:30"), "{text}");
+    assert!(
+        text.contains("KOLKATA (Asia/Kolkata): ") && text.contains("UTC+05:30"),
+        "{text}"
+    );
     for bad in ["Atlantis", "../../../etc/passwd"] {
         let out = run_script("time", &format!("./run.sh {bad}"), &[]);
         assert_eq!(out.status.code(), Some(1), "{bad}");

@@ -1,6 +1,7 @@
 //! Front ends: human and JSON renderers of the event stream, terminal approval, the session runners.
 
 pub mod approve;
+pub mod endpoint;
 pub mod eval_cmd;
 pub mod human;
 pub mod json;

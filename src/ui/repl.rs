@@ -27,9 +27,10 @@ pub async fn run(cli: &Cli, config: Config, discovery: Discovery, front: &Fronte
     let editor = LineEditor::new(vi, history_path()).map_err(AppError::config)?;
     set_completions(&editor, agent.skills());
     eprintln!(
-        "agent {} · {} · {} skills · /help for commands, Ctrl-D to leave",
+        "agent {} · {} at {} · {} skills · /help for commands, Ctrl-D to leave",
         env!("CARGO_PKG_VERSION"),
         agent.model(),
+        config.base_url,
         agent.skills().all().len()
     );
     let sink = &*front.sink;

@@ -93,6 +93,7 @@ async fn dispatch(cli: &Cli, config: Config, front: &Frontend) -> Result<ExitCod
                 sink: Arc::new(Quiet),
                 human: None,
             };
+            let config = super::endpoint::settle(cli, config).await?;
             let agent = build_agent(cli, &config, discovery, &quiet)?;
             return super::eval_cmd::run(agent, cases, *threshold, cli.json).await;
         }
@@ -100,7 +101,9 @@ async fn dispatch(cli: &Cli, config: Config, front: &Frontend) -> Result<ExitCod
     }
     let sink = &*front.sink;
     report_discovery(&discovery, sink, cli.json || cli.verbose > 0);
-    let message = match initial_message(cli)? {
+    let message = initial_message(cli)?;
+    let config = super::endpoint::settle(cli, config).await?;
+    let message = match message {
         Some(m) => m,
         None => return super::repl::run(cli, config, discovery, front).await,
     };

@@ -227,6 +227,10 @@ impl Workspace {
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.home())
             .env("AGENT_RETRIES", "0")
+            // A named model skips asking the mock's /v1/models, and no port is probed for a
+            // local server: tests never reach a real one on this machine.
+            .env("AGENT_MODEL", "gpt-4.1-mini")
+            .env("AGENT_PROBE_PORTS", "")
             .current_dir(self.work())
             .timeout(std::time::Duration::from_secs(60));
         cmd
