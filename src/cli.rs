@@ -13,6 +13,13 @@ pub enum ApproveArg {
     No,
 }
 
+/// A skill format whose rules `skills check --spec` applies to every skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SpecArg {
+    /// The Agent Skills spec: YAML frontmatter with `name` and `description`, no extra keys.
+    AgentSkills,
+}
+
 /// `agent`: a terminal agent that turns plain skill folders into capabilities of an LLM.
 #[derive(Debug, Parser)]
 #[command(name = "agent", version, about, long_about = None)]
@@ -112,14 +119,31 @@ pub enum SkillsCommand {
         #[arg(long)]
         threshold: Option<f64>,
     },
-    /// Lint skills: loader findings, shadowing, routing and portability problems.
+    /// Lint skills: loader findings, missing files, shadowing, routing and portability problems.
     /// Exit 1 when there is an error (with --strict, also a warning).
     Check {
         /// Skill roots or skill folders to check; default: every configured root.
         dirs: Vec<PathBuf>,
-        /// Hold skills to the Agent Skills spec and treat warnings as errors.
+        /// Treat warnings as errors; each skill is held to its own dialect's rules.
         #[arg(long)]
         strict: bool,
+        /// Hold every skill to this spec's rules, whatever its dialect (SCP skills then need
+        /// frontmatter too).
+        #[arg(long, value_enum, value_name = "SPEC")]
+        spec: Option<SpecArg>,
+    },
+    /// Write a working skill skeleton: SKILL.md, an executable run.sh and routing cases for
+    /// `skills eval`. Goes into the first writable --skills-dir or AGENT_SKILLS_PATH root, else
+    /// ~/.agents/skills; never overwrites.
+    New {
+        /// Skill name: lowercase letters, digits and single hyphens (also the folder's name).
+        name: String,
+        /// Plain-markdown SKILL.md plus skill.json (SCP) instead of YAML frontmatter.
+        #[arg(long)]
+        scp: bool,
+        /// Put the skill folder in DIR instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
     /// Let this project's skills (./.agents/skills, ./skills, or the folders given) run commands.
     Trust {

@@ -9,5 +9,6 @@ pub mod line_editor;
 pub mod markdown;
 pub mod repl;
 pub mod session;
+pub mod skill_new;
 pub mod skills_cmd;
 pub mod tty;

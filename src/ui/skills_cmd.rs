@@ -11,7 +11,7 @@ use crate::exec::trust::TrustStore;
 use crate::exit::{AppError, ExitCode};
 use crate::skills::Diagnostic;
 use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
-use crate::skills::lint::{catalog_bytes, lint};
+use crate::skills::lint::{Rules, catalog_bytes, lint};
 use crate::skills::search::SkillIndex;
 use crate::skills::{Severity, Skill};
 
@@ -103,7 +103,13 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
             }
             Ok(ExitCode::Answered)
         }
-        SkillsCommand::Check { dirs, strict } => check(dirs, *strict, discovery, json),
+        SkillsCommand::Check { dirs, strict, spec } => {
+            let rules = Rules {
+                strict: *strict,
+                agent_skills_everywhere: spec.is_some(),
+            };
+            check(dirs, rules, discovery, json)
+        }
         SkillsCommand::Search { query, limit } => {
             let query = query.join(" ");
             let index = SkillIndex::build(&discovery.skills);
@@ -129,6 +135,7 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
             }
             Ok(ExitCode::Answered)
         }
+        SkillsCommand::New { name, scp, dir } => super::skill_new::run(name, *scp, dir.as_deref(), config, json),
         SkillsCommand::Eval { .. } => Err(AppError::internal("eval runs through the session, not here")),
         SkillsCommand::Trust { dirs } => {
             let targets: Vec<PathBuf> = if dirs.is_empty() {
@@ -186,7 +193,8 @@ fn summary(s: &Skill, trust: &TrustStore) -> serde_json::Value {
 }
 
 /// `agent skills check`: every finding per skill, a summary, and exit 1 on errors.
-fn check(dirs: &[PathBuf], strict: bool, configured: &Discovery, json: bool) -> Result<ExitCode, AppError> {
+fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery, json: bool) -> Result<ExitCode, AppError> {
+    let strict = rules.strict;
     let own;
     let discovery = if dirs.is_empty() {
         configured
@@ -213,7 +221,7 @@ fn check(dirs: &[PathBuf], strict: bool, configured: &Discovery, json: bool) -> 
     let mut reports = Vec::new();
     for skill in &discovery.skills {
         let mut findings: Vec<Diagnostic> = skill.diagnostics.clone();
-        findings.extend(lint(skill, strict));
+        findings.extend(lint(skill, rules));
         findings.iter().for_each(&mut tally);
         reports.push((skill, findings));
     }
@@ -237,7 +245,7 @@ fn check(dirs: &[PathBuf], strict: bool, configured: &Discovery, json: bool) -> 
         let _ = writeln!(
             out,
             "{}",
-            json!({"v": 1, "strict": strict, "errors": errors, "warnings": warnings, "skills": skills, "problems": problems})
+            json!({"v": 1, "strict": strict, "spec": rules.agent_skills_everywhere.then_some("agent-skills"), "errors": errors, "warnings": warnings, "skills": skills, "problems": problems})
         );
     } else {
         for (skill, findings) in &reports {
@@ -271,10 +279,11 @@ fn check(dirs: &[PathBuf], strict: bool, configured: &Discovery, json: bool) -> 
             };
             let _ = writeln!(out, "{level}: {d}");
         }
-        let mode = if strict {
-            " (--strict: warnings count as errors)"
-        } else {
-            ""
+        let mode = match (strict, rules.agent_skills_everywhere) {
+            (true, true) => " (--strict: warnings count as errors; Agent Skills rules for every skill)",
+            (true, false) => " (--strict: warnings count as errors; each skill held to its own dialect)",
+            (false, true) => " (Agent Skills rules for every skill)",
+            (false, false) => "",
         };
         let _ = writeln!(
             out,
