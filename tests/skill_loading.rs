@@ -172,3 +172,43 @@ fn project_and_user_roots_with_shadowing() {
     assert_eq!(skills[0]["description"], "project copy");
     assert!(listing["problems"].to_string().contains("shadowed"));
 }
+
+#[test]
+fn piped_skills_list_is_one_tab_separated_line_per_skill() {
+    let ws = Workspace::new();
+    let long = "A description that is much longer than any terminal would show in one row of a table, \
+                kept whole for scripts that read the list.";
+    ws.skill(
+        "long-one",
+        &format!("---\nname: long-one\ndescription: {long}\n---\n"),
+        None,
+    );
+    ws.skill(
+        "Bad_Name",
+        "---\nname: Bad_Name\ndescription: Breaks the naming rules.\n---\n",
+        None,
+    );
+    let out = ws
+        .bare_agent()
+        .args(["skills", "list", "--skills-dir"])
+        .arg(ws.skills())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = stdout.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows.len(), 2, "no header line: {stdout}");
+    let root = ws.skills().display().to_string();
+    assert_eq!(
+        rows[0],
+        [
+            "Bad_Name",
+            "agent-skills",
+            "warnings",
+            root.as_str(),
+            "Breaks the naming rules."
+        ]
+    );
+    assert_eq!(rows[1], ["long-one", "agent-skills", "ok", root.as_str(), long]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("agent skills show NAME"));
+}

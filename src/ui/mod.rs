@@ -9,6 +9,8 @@ pub mod line_editor;
 pub mod markdown;
 pub mod repl;
 pub mod session;
+pub mod skill_list;
 pub mod skill_new;
 pub mod skills_cmd;
+pub mod table;
 pub mod tty;

@@ -1,10 +1,11 @@
 //! `agent skills list|show|trust`: what discovery found, for people and for scripts.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use serde_json::json;
 
+use super::skill_list;
 use crate::cli::SkillsCommand;
 use crate::config::Config;
 use crate::exec::trust::TrustStore;
@@ -20,39 +21,7 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
     let mut out = std::io::stdout().lock();
     match action {
         SkillsCommand::List => {
-            if json {
-                let skills: Vec<_> = discovery.skills.iter().map(|s| summary(s, &trust)).collect();
-                let problems: Vec<_> = discovery
-                    .skipped
-                    .iter()
-                    .chain(&discovery.warnings)
-                    .map(|d| d.to_string())
-                    .collect();
-                let _ = writeln!(out, "{}", json!({"v": 1, "skills": skills, "problems": problems}));
-            } else {
-                let mut any_untrusted = false;
-                for s in &discovery.skills {
-                    let mut marks = String::new();
-                    if s.diagnostics.iter().any(|d| d.severity >= Severity::Warning) {
-                        marks.push_str(" (!)");
-                    }
-                    if blocked_reason(s, &trust).is_some() {
-                        any_untrusted = true;
-                        marks.push_str(" (untrusted)");
-                    }
-                    let desc: String = s.description.chars().take(80).collect();
-                    let _ = writeln!(out, "{}{marks}\t{}\t{}\t{desc}", s.name, s.dialect, s.root.display());
-                }
-                for d in discovery.skipped.iter().chain(&discovery.warnings) {
-                    eprintln!("warning: {d}");
-                }
-                if any_untrusted {
-                    eprintln!("(untrusted): project skills can't run commands until you run `agent skills trust` here");
-                }
-                if discovery.skills.is_empty() {
-                    eprintln!("no skills found; see README \"Where skills come from\"");
-                }
-            }
+            list(&mut out, discovery, &trust, json);
             Ok(ExitCode::Answered)
         }
         SkillsCommand::Show { name } => {
@@ -165,9 +134,51 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
     }
 }
 
+/// `skills list`: JSON, a table on a terminal, tab-separated lines when piped; notes on stderr.
+fn list(out: &mut dyn Write, discovery: &Discovery, trust: &TrustStore, json: bool) {
+    if json {
+        let skills: Vec<_> = discovery.skills.iter().map(|s| summary(s, trust)).collect();
+        let problems: Vec<_> = discovery
+            .skipped
+            .iter()
+            .chain(&discovery.warnings)
+            .map(|d| d.to_string())
+            .collect();
+        let _ = writeln!(out, "{}", json!({"v": 1, "skills": skills, "problems": problems}));
+    } else {
+        if std::io::stdout().is_terminal() {
+            let width = skill_list::terminal_width(&console::Term::stdout());
+            if !discovery.skills.is_empty() {
+                for line in skill_list::table_lines(&discovery.skills, trust, width) {
+                    let _ = writeln!(out, "{line}");
+                }
+            }
+        } else {
+            skill_list::write_tsv(out, &discovery.skills, trust);
+        }
+        let any_untrusted = discovery.skills.iter().any(|s| skill_list::is_untrusted(s, trust));
+        for d in discovery.skipped.iter().chain(&discovery.warnings) {
+            eprintln!("warning: {d}");
+        }
+        if any_untrusted {
+            eprintln!("untrusted: project skills can't run commands until you run `agent skills trust` here");
+        }
+        if discovery
+            .skills
+            .iter()
+            .any(|s| s.diagnostics.iter().any(|d| d.severity >= Severity::Warning))
+        {
+            eprintln!("warnings: `agent skills show NAME` lists them with file, line and fix");
+        }
+        if discovery.skills.is_empty() {
+            eprintln!("no skills found; see README \"Where skills come from\"");
+        }
+    }
+}
+
 /// Why a skill cannot run commands at all, if it can't.
 fn blocked_reason(skill: &Skill, trust: &TrustStore) -> Option<String> {
-    (skill.root_kind == RootKind::Project && !trust.is_trusted(&skill.root)).then(|| {
+    skill_list::is_untrusted(skill, trust).then(|| {
         format!(
             "project folder {} is not trusted: run `agent skills trust` there once, or use --yes",
             skill.root.display()
