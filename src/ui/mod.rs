@@ -4,6 +4,7 @@ pub mod approve;
 pub mod endpoint;
 pub mod eval_cmd;
 pub mod human;
+pub mod install;
 pub mod json;
 pub mod line_editor;
 pub mod markdown;
