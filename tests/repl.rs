@@ -11,8 +11,9 @@ use rexpect::process::WaitStatus;
 use rexpect::session::{PtySession, spawn_command};
 use serde_json::json;
 
-/// The real binary in a pty, talking to `mock`, skills from the workspace, a clean HOME.
-fn chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
+/// The real binary for a pty: a clean environment and HOME, 100 columns, no colour, skills from
+/// the workspace, run in its work folder.
+fn pty_agent(ws: &Workspace) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -20,14 +21,20 @@ fn chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
         .env("TERM", "xterm-256color")
         .env("NO_COLOR", "1")
         .env("COLUMNS", "100")
-        .env("AGENT_RETRIES", "0")
+        .arg("--skills-dir")
+        .arg(ws.skills())
+        .current_dir(ws.work());
+    cmd
+}
+
+/// The chat in a pty, talking to `mock`.
+fn chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
+    let mut cmd = pty_agent(ws);
+    cmd.env("AGENT_RETRIES", "0")
         .env("AGENT_BASE_URL", mock.base_url())
         .env("AGENT_API_KEY", "sk-test-key-0123456789")
         .env("AGENT_MODEL", "gpt-4.1-mini")
-        .arg("--skills-dir")
-        .arg(ws.skills())
-        .args(extra)
-        .current_dir(ws.work());
+        .args(extra);
     let mut p = spawn_command(cmd, Some(10_000)).unwrap();
     p.exp_string("/help for commands").unwrap();
     p
@@ -350,16 +357,8 @@ async fn history_shows_whole_multi_line_messages() {
 
 /// `agent skills list` in a pseudo-terminal `columns` wide; returns everything it printed.
 fn list_on_a_terminal(ws: &Workspace, columns: &str) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", ws.home())
-        .env("TERM", "xterm-256color")
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", columns)
-        .args(["skills", "list", "--skills-dir"])
-        .arg(ws.skills())
-        .current_dir(ws.work());
+    let mut cmd = pty_agent(ws);
+    cmd.env("COLUMNS", columns).args(["skills", "list"]);
     let mut p = spawn_command(cmd, Some(10_000)).unwrap();
     let out = p.exp_eof().unwrap();
     assert!(matches!(p.process().wait().unwrap(), WaitStatus::Exited(_, 0)));

@@ -21,6 +21,17 @@ fn check(ws: &Workspace, args: &[&str], dirs: &[&Path]) -> (i32, String) {
     )
 }
 
+/// The names of the skills a `check --json` report fails.
+fn failing(report: &Value) -> Vec<&str> {
+    report["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["ok"] == false)
+        .map(|s| s["name"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn strict_mode_flags_exactly_what_the_reference_validator_flags() {
     let base = conformance_dir();
@@ -60,14 +71,7 @@ fn bundled_skills_pass_strictly_each_by_its_own_dialect() {
     let (code, stdout) = check(&ws, &["--strict", "--spec", "agent-skills", "--json"], &[&bundled]);
     assert_eq!(code, 1, "{stdout}");
     let report: Value = serde_json::from_str(&stdout).unwrap();
-    let failed: Vec<&str> = report["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["ok"] == false)
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(failed, ["github", "weather"]);
+    assert_eq!(failing(&report), ["github", "weather"]);
     assert!(stdout.contains("no YAML frontmatter"));
 }
 
@@ -194,13 +198,6 @@ fn broken_skills_are_reported_with_file_line_and_exit_1() {
     let (code, stdout) = check(&ws, &["--strict", "--json"], &[&root]);
     assert_eq!(code, 1);
     let report: Value = serde_json::from_str(&stdout).unwrap();
-    let failing: Vec<&str> = report["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["ok"] == false)
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(failing, ["long-body", "not-exec"]);
+    assert_eq!(failing(&report), ["long-body", "not-exec"]);
     assert!(report["skills"][0]["catalog_bytes"].as_u64().unwrap() > 10);
 }
