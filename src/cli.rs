@@ -13,9 +13,25 @@ pub enum ApproveArg {
     No,
 }
 
+/// A skill format whose rules `skills check --spec` applies to every skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SpecArg {
+    /// The Agent Skills spec: YAML frontmatter with `name` and `description`, no extra keys.
+    AgentSkills,
+}
+
+/// The end of `--help` and of the manual page: the settings that have no flag, and exit codes.
+const AFTER_LONG_HELP: &str = "Settings without a flag come from the environment or a .env file (.env.example lists \
+every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), AGENT_BASE_URL, AGENT_MODEL, \
+AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_STREAM, AGENT_RETRIES.
+
+Exit status: 0 answered; 1 internal error, or a failed `skills check` or `skills eval`; 2 usage error; \
+3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, but a \
+proposed command was denied; 130 interrupted.";
+
 /// `agent`: a terminal agent that turns plain skill folders into capabilities of an LLM.
 #[derive(Debug, Parser)]
-#[command(name = "agent", version, about, long_about = None)]
+#[command(name = "agent", version, about, long_about = None, after_long_help = AFTER_LONG_HELP)]
 pub struct Cli {
     /// Run one turn with this message, print the answer and exit.
     #[arg(long, value_name = "MSG")]
@@ -81,9 +97,20 @@ pub enum Command {
         #[command(subcommand)]
         action: SkillsCommand,
     },
+    /// Print a shell completion script, e.g. `agent completions bash > ~/.local/share/bash-completion/completions/agent`.
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page agent(1) as roff (`agent man | man -l -`), or write every page into DIR.
+    Man {
+        /// Write agent.1, agent-skills.1, agent-skills-check.1 and the rest into this folder instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
-/// `agent skills …`
+/// `agent skills ...`
 #[derive(Debug, Subcommand)]
 pub enum SkillsCommand {
     /// List every discovered skill with its root and dialect.
@@ -108,18 +135,35 @@ pub enum SkillsCommand {
         /// YAML file: a list of `{prompt, expect_skill}` or `{prompt, expect: none}` cases, or a
         /// map with `cases:` and an optional `threshold:`.
         cases: PathBuf,
-        /// Lowest passing fraction, 0.0–1.0 (default: the file's `threshold`, else 1.0).
+        /// Lowest passing fraction, 0.0 to 1.0 (default: the file's `threshold`, else 1.0).
         #[arg(long)]
         threshold: Option<f64>,
     },
-    /// Lint skills: loader findings, shadowing, routing and portability problems.
+    /// Lint skills: loader findings, missing files, shadowing, routing and portability problems.
     /// Exit 1 when there is an error (with --strict, also a warning).
     Check {
         /// Skill roots or skill folders to check; default: every configured root.
         dirs: Vec<PathBuf>,
-        /// Hold skills to the Agent Skills spec and treat warnings as errors.
+        /// Treat warnings as errors; each skill is held to its own dialect's rules.
         #[arg(long)]
         strict: bool,
+        /// Hold every skill to this spec's rules, whatever its dialect (SCP skills then need
+        /// frontmatter too).
+        #[arg(long, value_enum, value_name = "SPEC")]
+        spec: Option<SpecArg>,
+    },
+    /// Write a working skill skeleton: SKILL.md, an executable run.sh and routing cases for
+    /// `skills eval`. Goes into the first writable --skills-dir or AGENT_SKILLS_PATH root, else
+    /// ~/.agents/skills; never overwrites.
+    New {
+        /// Skill name: lowercase letters, digits and single hyphens (also the folder's name).
+        name: String,
+        /// Plain-markdown SKILL.md plus skill.json (SCP) instead of YAML frontmatter.
+        #[arg(long)]
+        scp: bool,
+        /// Put the skill folder in DIR instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
     /// Let this project's skills (./.agents/skills, ./skills, or the folders given) run commands.
     Trust {

@@ -112,7 +112,12 @@ impl std::fmt::Debug for ApiKey {
 pub struct Config {
     pub api_key: Option<ApiKey>,
     pub base_url: String,
+    /// Whether the base URL was set (flag, environment, `.env`) rather than defaulted.
+    pub base_url_given: bool,
     pub model: String,
+    /// Whether the model was set (flag, environment, `.env`) rather than defaulted; a default
+    /// model is asked of any server but api.openai.com (`ui::endpoint`).
+    pub model_given: bool,
     pub approve: ApprovalPolicy,
     pub command_timeout: Duration,
     pub max_steps: u32,
@@ -143,11 +148,13 @@ impl Config {
                 var,
             })
         });
-        let model = cli
-            .model
-            .clone()
-            .or_else(|| env.get("AGENT_MODEL").map(str::to_string))
-            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+        let base_url_given = cli.base_url.is_some()
+            || ["AGENT_BASE_URL", "OPENAI_BASE_URL"]
+                .iter()
+                .any(|v| env.get(v).is_some());
+        let model = cli.model.clone().or_else(|| env.get("AGENT_MODEL").map(str::to_string));
+        let model_given = model.is_some();
+        let model = model.unwrap_or_else(|| DEFAULT_MODEL.to_string());
         let approve = match (cli.yes, cli.approve) {
             (true, _) => ApprovalPolicy::Yes,
             (false, Some(arg)) => policy_from_arg(arg),
@@ -178,7 +185,9 @@ impl Config {
         Ok(Self {
             api_key,
             base_url,
+            base_url_given,
             model,
+            model_given,
             approve,
             command_timeout: Duration::from_secs(timeout_secs),
             max_steps,

@@ -12,7 +12,7 @@ use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn skill_dir(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("skills").join(name)
+    repo_path("skills").join(name)
 }
 
 /// Run a skill script the way the agent does: `sh -c` in the skill folder, stdin empty.
@@ -194,8 +194,18 @@ fn time_script_works_offline() {
         "{}",
         lines[2]
     );
-    let bad = run_script("time", "./run.sh Atlantis", &[]);
-    assert_eq!(bad.status.code(), Some(1));
+    let more = run_script("time", "./run.sh 'sao paulo' KOLKATA", &[]);
+    let text = stdout(&more);
+    assert!(text.contains("sao paulo (America/Sao_Paulo): "), "{text}");
+    assert!(
+        text.contains("KOLKATA (Asia/Kolkata): ") && text.contains("UTC+05:30"),
+        "{text}"
+    );
+    for bad in ["Atlantis", "../../../etc/passwd"] {
+        let out = run_script("time", &format!("./run.sh {bad}"), &[]);
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("unknown place"), "{bad}");
+    }
 }
 
 #[test]

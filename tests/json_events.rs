@@ -18,7 +18,7 @@ type Spec = BTreeMap<String, BTreeMap<String, Field>>;
 
 /// Field tables per event type (`""` holds the fields common to all), and the JSON examples.
 fn read_doc() -> (Spec, Vec<Value>) {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/events.md")).unwrap();
+    let doc = std::fs::read_to_string(repo_path("docs/events.md")).unwrap();
     let mut spec: Spec = BTreeMap::new();
     let mut examples = Vec::new();
     let mut section = String::new();

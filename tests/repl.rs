@@ -11,24 +11,43 @@ use rexpect::process::WaitStatus;
 use rexpect::session::{PtySession, spawn_command};
 use serde_json::json;
 
-/// The real binary in a pty, talking to `mock`, skills from the workspace, a clean HOME.
-fn chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
+/// The real binary for a pty: a clean environment and HOME, 100 columns, no colour, skills from
+/// the workspace, run in its work folder.
+fn pty_agent(ws: &Workspace) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", ws.home())
         .env("TERM", "xterm-256color")
         .env("NO_COLOR", "1")
-        .env("AGENT_RETRIES", "0")
-        .env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
+        .env("COLUMNS", "100")
         .arg("--skills-dir")
         .arg(ws.skills())
-        .args(extra)
         .current_dir(ws.work());
+    cmd
+}
+
+/// The chat in a pty, talking to `mock`.
+fn chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
+    let mut cmd = pty_agent(ws);
+    cmd.env("AGENT_RETRIES", "0")
+        .env("AGENT_BASE_URL", mock.base_url())
+        .env("AGENT_API_KEY", "sk-test-key-0123456789")
+        .env("AGENT_MODEL", "gpt-4.1-mini")
+        .args(extra);
     let mut p = spawn_command(cmd, Some(10_000)).unwrap();
     p.exp_string("/help for commands").unwrap();
     p
+}
+
+/// `text` as rexpect reports terminal output: one char per byte (non-ASCII arrives as Latin-1).
+fn pty_text(text: &str) -> String {
+    text.bytes().map(char::from).collect()
+}
+
+/// Terminal output as rexpect reports it, decoded back to UTF-8.
+fn from_pty(out: &str) -> String {
+    String::from_utf8_lossy(&out.chars().map(|c| c as u32 as u8).collect::<Vec<u8>>()).into_owned()
 }
 
 fn type_line(p: &mut PtySession, line: &str) {
@@ -88,8 +107,10 @@ async fn slash_commands_completion_and_reset() {
         p.flush().unwrap();
         std::thread::sleep(Duration::from_millis(300));
         type_line(&mut p, "s");
-        p.exp_string("weather").unwrap();
+        p.exp_string("NAME     DIALECT       STATUS  ROOT").unwrap();
+        p.exp_string("weather  agent-skills  ok").unwrap();
         p.exp_string(w.skills().to_str().unwrap()).unwrap();
+        p.exp_string("Current weather for a city.").unwrap();
         type_line(&mut p, "/frobnicate");
         p.exp_string("unknown command /frobnicate").unwrap();
         type_line(&mut p, "/skill wea\t");
@@ -124,6 +145,8 @@ async fn a_pasted_block_and_continuations_are_one_message() {
         p.flush().unwrap();
         p.exp_string("got the paste").unwrap();
         type_line(&mut p, "first \\");
+        // The next line is asked for under a continuation prompt.
+        p.exp_string(&pty_text("… ")).unwrap();
         type_line(&mut p, "second");
         p.exp_string("got the block").unwrap();
         ctrl_d_exits_zero(p);
@@ -163,6 +186,15 @@ async fn ctrl_c_cancels_a_slow_response_and_the_next_turn_works() {
     .await;
     let reqs = mock.requests().await;
     assert_eq!(contents(&reqs[1], "user"), ["take your time", "are you there?"]);
+    // The interrupted request is answered by a marker, so roles still alternate.
+    let roles: Vec<&str> = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["system", "user", "assistant", "user"]);
+    assert_eq!(contents(&reqs[1], "assistant"), ["[interrupted by the user]"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -282,6 +314,7 @@ async fn ctrl_c_in_once_mode_exits_130_leaving_nothing_running() {
             .env("TERM", "xterm-256color")
             .env("AGENT_BASE_URL", m.base_url())
             .env("AGENT_API_KEY", "sk-test-key-0123456789")
+            .env("AGENT_MODEL", "gpt-4.1-mini")
             .arg("--skills-dir")
             .arg(w.skills())
             .args(["--yes", "--once", "sleep please"])
@@ -299,4 +332,76 @@ async fn ctrl_c_in_once_mode_exits_130_leaving_nothing_running() {
         );
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn history_shows_whole_multi_line_messages() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let mock = std::sync::Arc::new(MockLlm::start(vec![text("got both lines")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &[]);
+        for line in ["\"\"\"", "line one", "line two"] {
+            type_line(&mut p, line);
+            p.exp_string(&pty_text("… ")).unwrap();
+        }
+        type_line(&mut p, "\"\"\"");
+        p.exp_string("got both lines").unwrap();
+        type_line(&mut p, "/history");
+        p.exp_string("  1. line one\r\n     line two").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    assert_eq!(contents(&mock.requests().await[0], "user"), ["line one\nline two"]);
+}
+
+/// `agent skills list` in a pseudo-terminal `columns` wide; returns everything it printed.
+fn list_on_a_terminal(ws: &Workspace, columns: &str) -> String {
+    let mut cmd = pty_agent(ws);
+    cmd.env("COLUMNS", columns).args(["skills", "list"]);
+    let mut p = spawn_command(cmd, Some(10_000)).unwrap();
+    let out = p.exp_eof().unwrap();
+    assert!(matches!(p.process().wait().unwrap(), WaitStatus::Exited(_, 0)));
+    from_pty(&out)
+}
+
+#[test]
+fn skills_list_is_a_table_that_fits_the_terminal() {
+    let ws = Workspace::new();
+    let long = "Look up GitHub repositories, open issues, pull requests and users through the GitHub API, \
+                with rate limits handled and pagination followed. Use for anything about GitHub.";
+    ws.skill(
+        "github-lookup",
+        &format!("---\nname: github-lookup\ndescription: {long}\n---\n"),
+        None,
+    );
+    ws.skill(
+        "time",
+        "---\nname: time\ndescription: Local time in a city.\n---\n",
+        None,
+    );
+    for columns in ["120", "60"] {
+        let out = list_on_a_terminal(&ws, columns);
+        let width: usize = columns.parse().unwrap();
+        let lines: Vec<&str> = out.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert!(lines[0].starts_with("NAME           DIALECT       STATUS"), "{out}");
+        assert!(lines[0].ends_with("DESCRIPTION"), "{out}");
+        for line in &lines {
+            assert!(line.chars().count() <= width, "{columns} columns, yet: {line:?}");
+        }
+        let github = lines.iter().find(|l| l.starts_with("github-lookup")).unwrap();
+        assert!(github.ends_with('…'), "{github}");
+        // Cut after a whole word of the description.
+        let shown = github.rsplit("  ").next().unwrap().trim_end_matches('…');
+        assert!(long.starts_with(shown), "{shown:?}");
+        let next = long[shown.len()..].chars().next().unwrap();
+        assert!(next == ' ' || next == ',', "cut mid-word: {shown:?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("time ") && l.ends_with("Local time in a city."))
+        );
+        // Wide enough for the ROOT column, or it gives way to the description.
+        assert_eq!(lines[0].contains("ROOT"), columns == "120", "{out}");
+    }
 }

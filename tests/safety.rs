@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::{run_output as run, *};
 use serde_json::json;
 
@@ -172,7 +170,7 @@ async fn a_composed_skill_calls_other_skills_through_agent_skills_path() {
         .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("Tokyo: ☀️ +12°C\n"))
         .mount(&weather)
         .await;
-    let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("skills");
+    let bundled = repo_path("skills");
     let ws = Workspace::new();
     let mock = MockLlm::start(activate_run_answer("report", "./run.sh Tokyo", "done")).await;
     let mut cmd = ws.bare_agent();

@@ -1,13 +1,16 @@
 //! Every category of real-world SKILL.md mess, loaded through discovery: each loads with the
 //! right fields and a located warning, or is skipped with a reason. Never a panic or a hang.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use agent::skills::discover::{Discovery, RootKind, SkillRoot, discover};
 use agent::skills::{Dialect, Severity, Skill};
+use common::repo_path;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+    repo_path("tests/fixtures")
 }
 
 fn load(roots: &[&Path]) -> Discovery {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::*;
 use serde_json::Value;
@@ -18,18 +18,11 @@ fn list(ws: &Workspace, roots: &[&Path]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn conformance_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/skills-ref")
-}
-
 /// Every reference folder with a readable description loads with exactly that description.
 #[test]
 fn reference_fixtures_load_leniently() {
     let base = conformance_dir();
-    let golden: Value = serde_json::from_str(
-        &std::fs::read_to_string(base.join("golden.json")).expect("../shared/conformance is beside the checkout"),
-    )
-    .unwrap();
+    let golden: Value = serde_json::from_str(&std::fs::read_to_string(base.join("golden.json")).unwrap()).unwrap();
     let ws = Workspace::new();
     let mut checked = 0;
     for (rel, expect) in golden.as_object().unwrap() {
@@ -178,4 +171,44 @@ fn project_and_user_roots_with_shadowing() {
     assert_eq!(skills.len(), 1);
     assert_eq!(skills[0]["description"], "project copy");
     assert!(listing["problems"].to_string().contains("shadowed"));
+}
+
+#[test]
+fn piped_skills_list_is_one_tab_separated_line_per_skill() {
+    let ws = Workspace::new();
+    let long = "A description that is much longer than any terminal would show in one row of a table, \
+                kept whole for scripts that read the list.";
+    ws.skill(
+        "long-one",
+        &format!("---\nname: long-one\ndescription: {long}\n---\n"),
+        None,
+    );
+    ws.skill(
+        "Bad_Name",
+        "---\nname: Bad_Name\ndescription: Breaks the naming rules.\n---\n",
+        None,
+    );
+    let out = ws
+        .bare_agent()
+        .args(["skills", "list", "--skills-dir"])
+        .arg(ws.skills())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = stdout.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows.len(), 2, "no header line: {stdout}");
+    let root = ws.skills().display().to_string();
+    assert_eq!(
+        rows[0],
+        [
+            "Bad_Name",
+            "agent-skills",
+            "warnings",
+            root.as_str(),
+            "Breaks the naming rules."
+        ]
+    );
+    assert_eq!(rows[1], ["long-one", "agent-skills", "ok", root.as_str(), long]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("agent skills show NAME"));
 }

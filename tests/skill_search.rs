@@ -2,13 +2,11 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::*;
 use serde_json::Value;
 
 fn search(ws: &Workspace, query: &str) -> Value {
-    let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("skills");
+    let bundled = repo_path("skills");
     let out = ws
         .bare_agent()
         .arg("--skills-dir")

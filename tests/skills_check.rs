@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::*;
 use serde_json::Value;
@@ -21,15 +21,30 @@ fn check(ws: &Workspace, args: &[&str], dirs: &[&Path]) -> (i32, String) {
     )
 }
 
+/// The names of the skills a `check --json` report fails.
+fn failing(report: &Value) -> Vec<&str> {
+    report["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["ok"] == false)
+        .map(|s| s["name"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn strict_mode_flags_exactly_what_the_reference_validator_flags() {
-    let base = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/skills-ref");
+    let base = conformance_dir();
     let golden: Value = serde_json::from_str(&std::fs::read_to_string(base.join("golden.json")).unwrap()).unwrap();
     let ws = Workspace::new();
     let mut compared = 0;
     for (rel, verdict) in golden.as_object().unwrap() {
         let flagged_by_reference = !verdict["validate_errors"].as_array().unwrap().is_empty();
-        let (code, stdout) = check(&ws, &["--strict", "--json"], &[&base.join(rel)]);
+        let (code, stdout) = check(
+            &ws,
+            &["--strict", "--spec", "agent-skills", "--json"],
+            &[&base.join(rel)],
+        );
         let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{rel}: {e}: {stdout}"));
         assert_eq!(
             code == 1,
@@ -44,15 +59,92 @@ fn strict_mode_flags_exactly_what_the_reference_validator_flags() {
 }
 
 #[test]
-fn bundled_skills_pass_even_strictly_except_scp_ones() {
+fn bundled_skills_pass_strictly_each_by_its_own_dialect() {
     let ws = Workspace::new();
-    let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("skills");
+    let bundled = repo_path("skills");
     let (code, stdout) = check(&ws, &[], &[&bundled]);
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("0 error(s), 0 warning(s)"), "{stdout}");
     let (code, stdout) = check(&ws, &["--strict"], &[&bundled]);
-    assert_eq!(code, 1, "weather and github are SCP skills: {stdout}");
+    assert_eq!(code, 0, "weather and github are good SCP skills: {stdout}");
+    // Held to the Agent Skills spec, the SCP ones lack frontmatter, and only they fail.
+    let (code, stdout) = check(&ws, &["--strict", "--spec", "agent-skills", "--json"], &[&bundled]);
+    assert_eq!(code, 1, "{stdout}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(failing(&report), ["github", "weather"]);
     assert!(stdout.contains("no YAML frontmatter"));
+}
+
+/// The first fenced block of `lang` after the README heading `heading`.
+fn readme_block(heading: &str, lang: &str) -> String {
+    let readme = std::fs::read_to_string(repo_path("README.md")).unwrap();
+    let after = &readme[readme
+        .find(heading)
+        .unwrap_or_else(|| panic!("README has no {heading:?}"))..];
+    let fence = format!("```{lang}\n");
+    let start = after.find(&fence).unwrap() + fence.len();
+    let len = after[start..].find("\n```").unwrap();
+    format!("{}\n", &after[start..start + len])
+}
+
+#[test]
+fn the_readme_examples_pass_strictly_once_the_files_they_name_exist() {
+    let ws = Workspace::new();
+    let root = ws.skills();
+    let pdf = ws.skill(
+        "pdf-tools",
+        &readme_block("### Agent Skills (YAML frontmatter)", "markdown"),
+        None,
+    );
+    let (code, stdout) = check(&ws, &[], &[&root]);
+    assert_eq!(code, 0, "a missing file is a warning: {stdout}");
+    assert!(
+        stdout.contains("SKILL.md:11: names `scripts/extract.sh`, which is not in the skill folder"),
+        "{stdout}"
+    );
+    assert_eq!(check(&ws, &["--strict"], &[&root]).0, 1);
+    // The layout the README shows: the script, executable.
+    std::fs::create_dir_all(pdf.join("scripts")).unwrap();
+    std::fs::write(pdf.join("scripts/extract.sh"), "#!/bin/sh\npdftotext \"$1\" -\n").unwrap();
+    let (code, stdout) = check(&ws, &["--strict"], &[&root]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("runs `scripts/extract.sh`, which is not executable; run `chmod +x scripts/extract.sh`"),
+        "{stdout}"
+    );
+    write_script(&pdf.join("scripts/extract.sh"), "#!/bin/sh\npdftotext \"$1\" -\n");
+    let (code, stdout) = check(&ws, &["--strict"], &[&root]);
+    assert_eq!(code, 0, "{stdout}");
+
+    let weather = ws.skill(
+        "weather",
+        &readme_block("### SCP (plain markdown + `run.sh`)", "markdown"),
+        Some("#!/bin/sh\necho \"$1: sunny +12°C\"\n"),
+    );
+    std::fs::write(
+        weather.join("skill.json"),
+        readme_block("### SCP (plain markdown + `run.sh`)", "json"),
+    )
+    .unwrap();
+    let (code, stdout) = check(&ws, &["--strict"], &[&root]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("ok    weather"), "{stdout}");
+    let (code, stdout) = check(&ws, &["--strict", "--spec", "agent-skills"], &[&root]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("weather/SKILL.md:1: no YAML frontmatter"), "{stdout}");
+
+    // skill.json naming an entry that is not there is flagged too.
+    std::fs::write(
+        weather.join("skill.json"),
+        r#"{"name": "weather", "description": "Current weather for a city right now.", "entry": "bin/weather"}"#,
+    )
+    .unwrap();
+    let (code, stdout) = check(&ws, &["--strict"], &[&root]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("`entry` names `bin/weather`, which does not exist"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -106,13 +198,6 @@ fn broken_skills_are_reported_with_file_line_and_exit_1() {
     let (code, stdout) = check(&ws, &["--strict", "--json"], &[&root]);
     assert_eq!(code, 1);
     let report: Value = serde_json::from_str(&stdout).unwrap();
-    let failing: Vec<&str> = report["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["ok"] == false)
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(failing, ["long-body", "not-exec"]);
+    assert_eq!(failing(&report), ["long-body", "not-exec"]);
     assert!(report["skills"][0]["catalog_bytes"].as_u64().unwrap() > 10);
 }

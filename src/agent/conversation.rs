@@ -11,6 +11,8 @@ use super::turn::Agent;
 
 /// Prefix of a tool output that was cut to keep the conversation within budget.
 const SHORTENED: &str = "[shortened to save context]";
+/// What stands in the conversation for an answer the user cut short.
+const INTERRUPTED: &str = "[interrupted by the user]";
 /// How much of a shortened tool output is kept.
 const SHORTENED_KEEP_CHARS: usize = 200;
 
@@ -81,16 +83,25 @@ impl Agent {
         Ok(dir)
     }
 
-    /// After a turn was cancelled: keep what the model had said, marked, and answer its open
-    /// tool calls, so the next request is valid.
+    /// After a turn was cancelled: answer its open tool calls, and record in the model's place
+    /// what it had said (if anything), marked as interrupted. The next request is then valid, and
+    /// never carries two user messages in a row with nothing said between them: servers whose
+    /// chat templates insist on alternating roles reject that, and the model could not tell the
+    /// first request was abandoned.
     pub fn interrupted(&mut self) {
         let partial = std::mem::take(&mut *self.partial.lock().unwrap_or_else(|p| p.into_inner()));
         self.close_open_tool_calls("interrupted by the user");
-        if !partial.is_empty() {
-            self.remember(ChatMessage::assistant(
-                Some(format!("{partial} [interrupted by the user]")),
-                Vec::new(),
-            ));
+        let unanswered = self
+            .messages
+            .last()
+            .is_some_and(|m| m.role == "user" || m.role == "tool");
+        if unanswered || !partial.is_empty() {
+            let text = if partial.is_empty() {
+                INTERRUPTED.to_string()
+            } else {
+                format!("{partial} {INTERRUPTED}")
+            };
+            self.remember(ChatMessage::assistant(Some(text), Vec::new()));
         }
     }
 

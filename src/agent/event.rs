@@ -34,6 +34,8 @@ pub enum Event {
         stdout_bytes: u64,
         stderr_bytes: u64,
         timed_out: bool,
+        /// The last few lines of stderr, secrets redacted: why a failed command failed.
+        stderr_tail: Vec<String>,
     },
     CommandDenied {
         skill: Option<String>,

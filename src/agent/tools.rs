@@ -17,6 +17,9 @@ use super::turn::Agent;
 const MAX_READ_BYTES: u64 = 64 * 1024;
 /// Most files listed on activation.
 const MAX_LISTED_FILES: usize = 100;
+/// Lines of stderr a `command_finished` event carries, and the most characters of each.
+const STDERR_TAIL_LINES: usize = 5;
+const STDERR_TAIL_CHARS: usize = 300;
 
 impl Agent {
     /// Run one tool call and return the text the model gets back.
@@ -151,6 +154,7 @@ impl Agent {
                     stdout_bytes: out.stdout.total_bytes,
                     stderr_bytes: out.stderr.total_bytes,
                     timed_out: out.timed_out,
+                    stderr_tail: last_lines(&self.options.redactor.redact(&out.stderr.text), STDERR_TAIL_LINES),
                 });
                 format_output(&out, self.options.command_timeout.as_secs())
             }
@@ -330,6 +334,24 @@ fn format_output(out: &CommandOutput, timeout_secs: u64) -> String {
     text
 }
 
+/// The last `n` non-blank lines of `text` as a terminal would show them (a `\r` redraw keeps
+/// only what came after it), each cut to [`STDERR_TAIL_CHARS`].
+fn last_lines(text: &str, n: usize) -> Vec<String> {
+    let mut lines: Vec<String> = text
+        .lines()
+        .rev()
+        .map(|l| l.rsplit('\r').next().unwrap_or(l).trim_end())
+        .filter(|l| !l.trim().is_empty())
+        .take(n)
+        .map(|l| match l.char_indices().nth(STDERR_TAIL_CHARS) {
+            Some((cut, _)) => format!("{}…", &l[..cut]),
+            None => l.to_string(),
+        })
+        .collect();
+    lines.reverse();
+    lines
+}
+
 /// Read `rel` inside `dir`, refusing anything that resolves outside it.
 pub fn read_inside(dir: &Path, rel: &str) -> Result<String, String> {
     let rel_path = Path::new(rel);
@@ -390,6 +412,15 @@ mod tests {
         );
         assert!(decode_call("read_skill_file", r#"{"skill":"a"}"#).is_err());
         assert!(decode_call("fly", "{}").unwrap_err().contains("no tool named"));
+    }
+
+    #[test]
+    fn stderr_tail_is_the_last_visible_lines() {
+        let text = "one\n\ntwo\n  \nprogress 10%\rprogress 100%\nthree\n";
+        assert_eq!(last_lines(text, 3), ["two", "progress 100%", "three"]);
+        assert_eq!(last_lines("", 3), Vec::<String>::new());
+        let long = "x".repeat(STDERR_TAIL_CHARS + 10);
+        assert_eq!(last_lines(&long, 1)[0].chars().count(), STDERR_TAIL_CHARS + 1);
     }
 
     #[test]

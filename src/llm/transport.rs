@@ -326,7 +326,7 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     Some(wait.min(MAX_RETRY_AFTER))
 }
 
-fn transport_cause(e: &reqwest::Error) -> String {
+pub(super) fn transport_cause(e: &reqwest::Error) -> String {
     let mut cause = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
@@ -340,7 +340,7 @@ fn transport_cause(e: &reqwest::Error) -> String {
 }
 
 /// The `error.message` of an OpenAI-style error body, else the body itself.
-fn server_message(body: &str) -> String {
+pub(super) fn server_message(body: &str) -> String {
     let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
     let message = parsed.as_ref().and_then(|v| {
         v.pointer("/error/message")

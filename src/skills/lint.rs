@@ -23,19 +23,28 @@ const BASHISMS: [(&str, &str); 9] = [
     ("pipefail", "`set -o pipefail`"),
 ];
 
-/// Every check for one skill; `strict` adds the Agent Skills spec's own rules.
-pub fn lint(skill: &Skill, strict: bool) -> Vec<Diagnostic> {
+/// Which rules `skills check` holds skills to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Rules {
+    /// Each dialect's own rules in full (with `skills check --strict`, warnings fail the check).
+    pub strict: bool,
+    /// The Agent Skills spec's rules for every skill, SCP ones included (`--spec agent-skills`).
+    pub agent_skills_everywhere: bool,
+}
+
+/// Every check for one skill under `rules`.
+pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let file = &skill.skill_file;
-    if strict && skill.dialect == Dialect::Scp {
+    if rules.agent_skills_everywhere && skill.dialect == Dialect::Scp {
         out.push(Diagnostic::new(
             Severity::Warning,
             file,
             Some(1),
-            "no YAML frontmatter: fine for agent (SCP dialect), but the Agent Skills spec requires `name` and `description` frontmatter",
+            "no YAML frontmatter: a fine SCP skill for agent, but the Agent Skills spec requires `name` and `description` frontmatter",
         ));
     }
-    if strict
+    if (rules.strict || rules.agent_skills_everywhere)
         && skill.version.is_some()
         && skill.dialect == Dialect::AgentSkills
         && let Some(d) = skill
@@ -72,6 +81,7 @@ pub fn lint(skill: &Skill, strict: bool) -> Vec<Diagnostic> {
             ));
         }
     }
+    out.extend(super::refs::check_references(skill));
     for script in scripts(skill) {
         out.extend(bashisms(&script));
     }

@@ -6,7 +6,9 @@ pub mod fields;
 pub mod frontmatter;
 pub mod lint;
 pub mod parse;
+pub mod refs;
 pub mod search;
+pub mod skeleton;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::markdown::MarkdownStream;
 use crate::agent::{Event, EventSink};
+use crate::support::terminal_text::visible;
 
 struct State {
     /// Whether the last byte written to stdout was a newline (or nothing was written).
@@ -127,6 +128,7 @@ impl EventSink for HumanRenderer {
                 duration_ms,
                 stdout_bytes,
                 timed_out,
+                stderr_tail,
                 ..
             } => {
                 let status = match (timed_out, exit_code, signal) {
@@ -140,6 +142,12 @@ impl EventSink for HumanRenderer {
                     duration_ms as f64 / 1000.0,
                     human_bytes(stdout_bytes)
                 ));
+                if timed_out || exit_code != Some(0) {
+                    for line in &stderr_tail {
+                        let shown = format!("  │ {}", visible(line));
+                        self.progress(&console::style(shown).for_stderr().dim().to_string());
+                    }
+                }
                 self.wait("thinking");
             }
             Event::CommandDenied { command, reason, .. } => {

@@ -8,15 +8,17 @@ use std::sync::{Arc, Mutex};
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
-use rustyline::validate::{ValidationContext, ValidationResult, Validator};
-use rustyline::{Config, Context, EditMode, Editor, Helper, Highlighter, Hinter};
+use rustyline::{Config, Context, EditMode, Editor, Helper, Highlighter, Hinter, Validator};
+
+/// The prompt of a line that continues the input above it.
+pub const CONTINUATION_PROMPT: &str = "… ";
 
 /// Slash commands with their one-line help, in `/help` order.
 pub const COMMANDS: [(&str, &str); 10] = [
     ("/help", "list these commands"),
     (
         "/skills",
-        "the skills found, with their root and marks for shadowed, warned or untrusted ones",
+        "the skills found: name, dialect, status (warnings, untrusted), root and description",
     ),
     (
         "/skill",
@@ -32,7 +34,7 @@ pub const COMMANDS: [(&str, &str); 10] = [
 ];
 
 /// Completion and multi-line rules.
-#[derive(Helper, Hinter, Highlighter)]
+#[derive(Helper, Hinter, Highlighter, Validator)]
 pub struct ChatHelper {
     skills: Arc<Mutex<Vec<String>>>,
 }
@@ -69,15 +71,12 @@ impl Completer for ChatHelper {
     }
 }
 
-impl Validator for ChatHelper {
-    fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
-        let input = ctx.input();
-        let open_block = input.trim_start().starts_with("\"\"\"") && input.matches("\"\"\"").count() % 2 == 1;
-        if open_block || input.ends_with('\\') {
-            return Ok(ValidationResult::Incomplete);
-        }
-        Ok(ValidationResult::Valid(None))
-    }
+/// Whether an input goes on: it ends with `\`, or opens a `"""` block it has not closed.
+/// The editor then reads the next line under [`CONTINUATION_PROMPT`], as a shell's `PS2` does
+/// (rustyline's own multi-line editing shows no prompt on the lines after the first).
+pub fn needs_more(input: &str) -> bool {
+    let open_block = input.trim_start().starts_with("\"\"\"") && input.matches("\"\"\"").count() % 2 == 1;
+    open_block || input.ends_with('\\')
 }
 
 /// The message a finished input stands for: `"""` markers and continuation backslashes removed.
@@ -134,8 +133,29 @@ impl LineEditor {
         })
     }
 
-    /// Read one (possibly multi-line) input on a blocking thread.
+    /// Read one input: a line, or several when it continues (`\` at the end, an open `"""`
+    /// block), each further one under [`CONTINUATION_PROMPT`]. Ctrl-C drops the whole input;
+    /// Ctrl-D on a continuation line ends it with what was typed so far.
     pub async fn read(&self, prompt: &str) -> Result<Input, String> {
+        let mut text = match self.read_line(prompt).await? {
+            Input::Line(line) => line,
+            other => return Ok(other),
+        };
+        while needs_more(&text) {
+            match self.read_line(CONTINUATION_PROMPT).await? {
+                Input::Line(more) => {
+                    text.push('\n');
+                    text.push_str(&more);
+                }
+                Input::Cleared => return Ok(Input::Cleared),
+                Input::End => break,
+            }
+        }
+        Ok(Input::Line(text))
+    }
+
+    /// Read what rustyline calls one line (a paste may hold several) on a blocking thread.
+    async fn read_line(&self, prompt: &str) -> Result<Input, String> {
         let editor = self.editor.clone();
         let prompt = prompt.to_string();
         let result = tokio::task::spawn_blocking(move || {
@@ -182,6 +202,14 @@ pub fn history_path() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn continuations_and_open_blocks_need_more() {
+        assert!(needs_more("first \\"));
+        assert!(needs_more("\"\"\"\nline one"));
+        assert!(!needs_more("\"\"\"\nline one\n\"\"\""));
+        assert!(!needs_more("plain"));
+    }
 
     #[test]
     fn multi_line_inputs_become_one_message() {

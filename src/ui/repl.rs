@@ -11,8 +11,9 @@ use crate::config::Config;
 use crate::exec::approval::ApprovalPolicy;
 use crate::exec::trust::TrustStore;
 use crate::exit::{AppError, ExitCode};
-use crate::skills::discover::{Discovery, RootKind, discover};
-use crate::skills::{Severity, SkillSet};
+use crate::skills::SkillSet;
+use crate::skills::discover::{Discovery, discover};
+use crate::support::terminal_text::for_terminal;
 
 const PROMPT: &str = "› ";
 
@@ -27,9 +28,10 @@ pub async fn run(cli: &Cli, config: Config, discovery: Discovery, front: &Fronte
     let editor = LineEditor::new(vi, history_path()).map_err(AppError::config)?;
     set_completions(&editor, agent.skills());
     eprintln!(
-        "agent {} · {} · {} skills · /help for commands, Ctrl-D to leave",
+        "agent {} · {} at {} · {} skills · /help for commands, Ctrl-D to leave",
         env!("CARGO_PKG_VERSION"),
         agent.model(),
+        config.base_url,
         agent.skills().all().len()
     );
     let sink = &*front.sink;
@@ -153,8 +155,7 @@ fn slash(
                 eprintln!("no messages yet");
             }
             for (i, t) in turns.iter().enumerate() {
-                let first: String = t.lines().next().unwrap_or_default().chars().take(100).collect();
-                eprintln!("{:>3}. {first}", i + 1);
+                eprintln!("{}", numbered(i + 1, t));
             }
         }
         "reload" => {
@@ -186,20 +187,11 @@ fn show_skills(skills: &SkillSet, warnings: &[crate::skills::Diagnostic]) {
         eprintln!("no skills found; see the README, \"Where skills come from\"");
     }
     let trust = TrustStore::load();
-    for s in skills.all() {
-        let mut marks = Vec::new();
-        if s.diagnostics.iter().any(|d| d.severity >= Severity::Warning) {
-            marks.push("warnings: agent skills show");
+    let width = super::skill_list::terminal_width(&console::Term::stderr());
+    if !skills.is_empty() {
+        for line in super::skill_list::table_lines(skills.all(), &trust, width) {
+            eprintln!("  {line}");
         }
-        if s.root_kind == RootKind::Project && !trust.is_trusted(&s.root) {
-            marks.push("untrusted");
-        }
-        let marks = if marks.is_empty() {
-            String::new()
-        } else {
-            format!("  [{}]", marks.join(", "))
-        };
-        eprintln!("  {:<18} {}{marks}", s.name, s.root.display());
     }
     let shadowed: HashSet<String> = warnings
         .iter()
@@ -208,5 +200,32 @@ fn show_skills(skills: &SkillSet, warnings: &[crate::skills::Diagnostic]) {
         .collect();
     for w in shadowed {
         eprintln!("  shadowed: {w}");
+    }
+}
+
+/// A message as `/history` shows it: numbered, every line of it, continuation lines indented
+/// under the first, control characters shown escaped.
+fn numbered(n: usize, message: &str) -> String {
+    let text = for_terminal(message);
+    let mut lines = text.lines();
+    let mut out = format!("{n:>3}. {}", lines.next().unwrap_or_default());
+    for line in lines {
+        out.push_str("\n     ");
+        out.push_str(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_shows_whole_messages() {
+        assert_eq!(numbered(1, "one line"), "  1. one line");
+        assert_eq!(
+            numbered(12, "first\nsecond\n\x1b[2Jthird"),
+            " 12. first\n     second\n     \\x1b[2Jthird"
+        );
     }
 }

@@ -47,6 +47,20 @@ impl Frontend {
 
 /// Run the program; returns the process exit code.
 pub async fn run(cli: Cli) -> i32 {
+    // Generated from the flag definitions alone: no configuration can break them.
+    let generated = match &cli.command {
+        Some(Command::Completions { shell }) => Some(super::install::completions(*shell)),
+        Some(Command::Man { dir }) => Some(super::install::man(dir.as_deref())),
+        _ => None,
+    };
+    if let Some(result) = generated {
+        return result
+            .unwrap_or_else(|e| {
+                eprintln!("error: {}", e.message);
+                e.code
+            })
+            .code();
+    }
     let env = std::env::current_dir()
         .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))
         .and_then(|cwd| Ok((Environment::load(&cwd)?, cwd)));
@@ -87,12 +101,18 @@ pub async fn run(cli: Cli) -> i32 {
 
 async fn dispatch(cli: &Cli, config: Config, front: &Frontend) -> Result<ExitCode, AppError> {
     let discovery = discover(&config.skill_roots);
+    if let Some(Command::Completions { .. } | Command::Man { .. }) = &cli.command {
+        return Err(AppError::internal(
+            "completions and man pages are written before configuration",
+        ));
+    }
     if let Some(Command::Skills { action }) = &cli.command {
         if let SkillsCommand::Eval { cases, threshold } = action {
             let quiet = Frontend {
                 sink: Arc::new(Quiet),
                 human: None,
             };
+            let config = super::endpoint::settle(cli, config).await?;
             let agent = build_agent(cli, &config, discovery, &quiet)?;
             return super::eval_cmd::run(agent, cases, *threshold, cli.json).await;
         }
@@ -100,7 +120,9 @@ async fn dispatch(cli: &Cli, config: Config, front: &Frontend) -> Result<ExitCod
     }
     let sink = &*front.sink;
     report_discovery(&discovery, sink, cli.json || cli.verbose > 0);
-    let message = match initial_message(cli)? {
+    let message = initial_message(cli)?;
+    let config = super::endpoint::settle(cli, config).await?;
+    let message = match message {
         Some(m) => m,
         None => return super::repl::run(cli, config, discovery, front).await,
     };

@@ -1,17 +1,18 @@
 //! `agent skills list|show|trust`: what discovery found, for people and for scripts.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use serde_json::json;
 
+use super::skill_list;
 use crate::cli::SkillsCommand;
 use crate::config::Config;
 use crate::exec::trust::TrustStore;
 use crate::exit::{AppError, ExitCode};
 use crate::skills::Diagnostic;
 use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
-use crate::skills::lint::{catalog_bytes, lint};
+use crate::skills::lint::{Rules, catalog_bytes, lint};
 use crate::skills::search::SkillIndex;
 use crate::skills::{Severity, Skill};
 
@@ -20,39 +21,7 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
     let mut out = std::io::stdout().lock();
     match action {
         SkillsCommand::List => {
-            if json {
-                let skills: Vec<_> = discovery.skills.iter().map(|s| summary(s, &trust)).collect();
-                let problems: Vec<_> = discovery
-                    .skipped
-                    .iter()
-                    .chain(&discovery.warnings)
-                    .map(|d| d.to_string())
-                    .collect();
-                let _ = writeln!(out, "{}", json!({"v": 1, "skills": skills, "problems": problems}));
-            } else {
-                let mut any_untrusted = false;
-                for s in &discovery.skills {
-                    let mut marks = String::new();
-                    if s.diagnostics.iter().any(|d| d.severity >= Severity::Warning) {
-                        marks.push_str(" (!)");
-                    }
-                    if blocked_reason(s, &trust).is_some() {
-                        any_untrusted = true;
-                        marks.push_str(" (untrusted)");
-                    }
-                    let desc: String = s.description.chars().take(80).collect();
-                    let _ = writeln!(out, "{}{marks}\t{}\t{}\t{desc}", s.name, s.dialect, s.root.display());
-                }
-                for d in discovery.skipped.iter().chain(&discovery.warnings) {
-                    eprintln!("warning: {d}");
-                }
-                if any_untrusted {
-                    eprintln!("(untrusted): project skills can't run commands until you run `agent skills trust` here");
-                }
-                if discovery.skills.is_empty() {
-                    eprintln!("no skills found; see README \"Where skills come from\"");
-                }
-            }
+            list(&mut out, discovery, &trust, json);
             Ok(ExitCode::Answered)
         }
         SkillsCommand::Show { name } => {
@@ -103,7 +72,13 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
             }
             Ok(ExitCode::Answered)
         }
-        SkillsCommand::Check { dirs, strict } => check(dirs, *strict, discovery, json),
+        SkillsCommand::Check { dirs, strict, spec } => {
+            let rules = Rules {
+                strict: *strict,
+                agent_skills_everywhere: spec.is_some(),
+            };
+            check(dirs, rules, discovery, json)
+        }
         SkillsCommand::Search { query, limit } => {
             let query = query.join(" ");
             let index = SkillIndex::build(&discovery.skills);
@@ -129,6 +104,7 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
             }
             Ok(ExitCode::Answered)
         }
+        SkillsCommand::New { name, scp, dir } => super::skill_new::run(name, *scp, dir.as_deref(), config, json),
         SkillsCommand::Eval { .. } => Err(AppError::internal("eval runs through the session, not here")),
         SkillsCommand::Trust { dirs } => {
             let targets: Vec<PathBuf> = if dirs.is_empty() {
@@ -158,9 +134,51 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
     }
 }
 
+/// `skills list`: JSON, a table on a terminal, tab-separated lines when piped; notes on stderr.
+fn list(out: &mut dyn Write, discovery: &Discovery, trust: &TrustStore, json: bool) {
+    if json {
+        let skills: Vec<_> = discovery.skills.iter().map(|s| summary(s, trust)).collect();
+        let problems: Vec<_> = discovery
+            .skipped
+            .iter()
+            .chain(&discovery.warnings)
+            .map(|d| d.to_string())
+            .collect();
+        let _ = writeln!(out, "{}", json!({"v": 1, "skills": skills, "problems": problems}));
+    } else {
+        if std::io::stdout().is_terminal() {
+            let width = skill_list::terminal_width(&console::Term::stdout());
+            if !discovery.skills.is_empty() {
+                for line in skill_list::table_lines(&discovery.skills, trust, width) {
+                    let _ = writeln!(out, "{line}");
+                }
+            }
+        } else {
+            skill_list::write_tsv(out, &discovery.skills, trust);
+        }
+        let any_untrusted = discovery.skills.iter().any(|s| skill_list::is_untrusted(s, trust));
+        for d in discovery.skipped.iter().chain(&discovery.warnings) {
+            eprintln!("warning: {d}");
+        }
+        if any_untrusted {
+            eprintln!("untrusted: project skills can't run commands until you run `agent skills trust` here");
+        }
+        if discovery
+            .skills
+            .iter()
+            .any(|s| s.diagnostics.iter().any(|d| d.severity >= Severity::Warning))
+        {
+            eprintln!("warnings: `agent skills show NAME` lists them with file, line and fix");
+        }
+        if discovery.skills.is_empty() {
+            eprintln!("no skills found; see README \"Where skills come from\"");
+        }
+    }
+}
+
 /// Why a skill cannot run commands at all, if it can't.
 fn blocked_reason(skill: &Skill, trust: &TrustStore) -> Option<String> {
-    (skill.root_kind == RootKind::Project && !trust.is_trusted(&skill.root)).then(|| {
+    skill_list::is_untrusted(skill, trust).then(|| {
         format!(
             "project folder {} is not trusted: run `agent skills trust` there once, or use --yes",
             skill.root.display()
@@ -186,7 +204,8 @@ fn summary(s: &Skill, trust: &TrustStore) -> serde_json::Value {
 }
 
 /// `agent skills check`: every finding per skill, a summary, and exit 1 on errors.
-fn check(dirs: &[PathBuf], strict: bool, configured: &Discovery, json: bool) -> Result<ExitCode, AppError> {
+fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery, json: bool) -> Result<ExitCode, AppError> {
+    let strict = rules.strict;
     let own;
     let discovery = if dirs.is_empty() {
         configured
@@ -213,7 +232,7 @@ fn check(dirs: &[PathBuf], strict: bool, configured: &Discovery, json: bool) -> 
     let mut reports = Vec::new();
     for skill in &discovery.skills {
         let mut findings: Vec<Diagnostic> = skill.diagnostics.clone();
-        findings.extend(lint(skill, strict));
+        findings.extend(lint(skill, rules));
         findings.iter().for_each(&mut tally);
         reports.push((skill, findings));
     }
@@ -237,7 +256,7 @@ fn check(dirs: &[PathBuf], strict: bool, configured: &Discovery, json: bool) -> 
         let _ = writeln!(
             out,
             "{}",
-            json!({"v": 1, "strict": strict, "errors": errors, "warnings": warnings, "skills": skills, "problems": problems})
+            json!({"v": 1, "strict": strict, "spec": rules.agent_skills_everywhere.then_some("agent-skills"), "errors": errors, "warnings": warnings, "skills": skills, "problems": problems})
         );
     } else {
         for (skill, findings) in &reports {
@@ -271,10 +290,11 @@ fn check(dirs: &[PathBuf], strict: bool, configured: &Discovery, json: bool) -> 
             };
             let _ = writeln!(out, "{level}: {d}");
         }
-        let mode = if strict {
-            " (--strict: warnings count as errors)"
-        } else {
-            ""
+        let mode = match (strict, rules.agent_skills_everywhere) {
+            (true, true) => " (--strict: warnings count as errors; Agent Skills rules for every skill)",
+            (true, false) => " (--strict: warnings count as errors; each skill held to its own dialect)",
+            (false, true) => " (Agent Skills rules for every skill)",
+            (false, false) => "",
         };
         let _ = writeln!(
             out,

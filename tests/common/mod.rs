@@ -227,10 +227,29 @@ impl Workspace {
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.home())
             .env("AGENT_RETRIES", "0")
+            // A named model skips asking the mock's /v1/models, and no port is probed for a
+            // local server: tests never reach a real one on this machine.
+            .env("AGENT_MODEL", "gpt-4.1-mini")
+            .env("AGENT_PROBE_PORTS", "")
             .current_dir(self.work())
             .timeout(std::time::Duration::from_secs(60));
         cmd
     }
+}
+
+/// A path inside the checkout being tested. Cargo sets `CARGO_MANIFEST_DIR` when it runs a test,
+/// so this is the checkout the suite runs in, even when a test binary built from another copy
+/// was reused (`.ci/run` runs the suite from a fresh copy with a shared target dir).
+pub fn repo_path(rel: &str) -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .join(rel)
+}
+
+/// The Agent Skills reference fixtures and their golden verdicts, inside this checkout.
+pub fn conformance_dir() -> PathBuf {
+    repo_path("tests/conformance/skills-ref")
 }
 
 pub fn write_script(path: &Path, body: &str) {

@@ -1,0 +1,106 @@
+//! The skill listing of `agent skills list` and the chat's `/skills`: a table that fits the
+//! terminal for people, one tab-separated line per skill for scripts.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::table::Table;
+use crate::exec::trust::TrustStore;
+use crate::skills::discover::RootKind;
+use crate::skills::{Severity, Skill};
+use crate::support::terminal_text::visible;
+
+const HEADERS: [&str; 5] = ["NAME", "DIALECT", "STATUS", "ROOT", "DESCRIPTION"];
+/// The ROOT column, left out first on a narrow terminal.
+const ROOT_COLUMN: usize = 3;
+
+/// `ok`, or what stands in a skill's way: `warnings` (see `skills show`), `untrusted`.
+pub fn status(skill: &Skill, trust: &TrustStore) -> String {
+    let mut marks = Vec::new();
+    if skill.diagnostics.iter().any(|d| d.severity >= Severity::Warning) {
+        marks.push("warnings");
+    }
+    if is_untrusted(skill, trust) {
+        marks.push("untrusted");
+    }
+    if marks.is_empty() { "ok".into() } else { marks.join(",") }
+}
+
+/// A project skill whose folder the user has not trusted yet.
+pub fn is_untrusted(skill: &Skill, trust: &TrustStore) -> bool {
+    skill.root_kind == RootKind::Project && !trust.is_trusted(&skill.root)
+}
+
+/// The table for a terminal `width` columns wide; roots shown relative to `cwd` or as `~/…`.
+pub fn table_lines(skills: &[Skill], trust: &TrustStore, width: usize) -> Vec<String> {
+    let cwd = std::env::current_dir().ok();
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let rows = skills
+        .iter()
+        .map(|s| {
+            vec![
+                visible(&s.name).into_owned(),
+                s.dialect.to_string(),
+                status(s, trust),
+                visible(&short_path(&s.root, cwd.as_deref(), home.as_deref())).into_owned(),
+                visible(&s.description).into_owned(),
+            ]
+        })
+        .collect();
+    Table {
+        headers: &HEADERS,
+        rows,
+        droppable: Some(ROOT_COLUMN),
+    }
+    .render(width)
+}
+
+/// One line per skill, no header, fields separated by tabs: name, dialect, status, root (absolute)
+/// and the whole description. Tabs and newlines inside a field are shown escaped.
+pub fn write_tsv(out: &mut dyn Write, skills: &[Skill], trust: &TrustStore) {
+    for s in skills {
+        let _ = writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}",
+            visible(&s.name),
+            s.dialect,
+            status(s, trust),
+            visible(&s.root.display().to_string()),
+            visible(&s.description)
+        );
+    }
+}
+
+/// The columns a terminal offers: `COLUMNS` when set (the usual override), else its size.
+pub fn terminal_width(term: &console::Term) -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok())
+        .filter(|&c: &usize| c > 0)
+        .unwrap_or_else(|| usize::from(term.size().1))
+}
+
+/// `./x` under the working directory, `~/x` under the home folder, else the path itself.
+fn short_path(path: &Path, cwd: Option<&Path>, home: Option<&Path>) -> String {
+    if let Some(rel) = cwd.and_then(|c| path.strip_prefix(c).ok()) {
+        return format!("./{}", rel.display());
+    }
+    if let Some(rel) = home.and_then(|h| path.strip_prefix(h).ok()) {
+        return format!("~/{}", rel.display());
+    }
+    path.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_are_shortened() {
+        let (cwd, home) = (Path::new("/w/proj"), Path::new("/home/u"));
+        let short = |p: &str| short_path(Path::new(p), Some(cwd), Some(home));
+        assert_eq!(short("/w/proj/skills"), "./skills");
+        assert_eq!(short("/home/u/.agents/skills"), "~/.agents/skills");
+        assert_eq!(short("/opt/skills"), "/opt/skills");
+    }
+}

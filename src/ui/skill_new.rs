@@ -1,0 +1,99 @@
+//! `agent skills new NAME [--scp] [--dir DIR]`: write a working skill skeleton and say what next.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::config::Config;
+use crate::exit::{AppError, ExitCode};
+use crate::skills::Dialect;
+use crate::skills::discover::RootKind;
+use crate::skills::skeleton::{WriteError, invalid_name, skeleton, write};
+
+/// Write the skeleton of `name` and print what was written and how to try it.
+pub fn run(name: &str, scp: bool, dir: Option<&Path>, config: &Config, json: bool) -> Result<ExitCode, AppError> {
+    if let Some(why) = invalid_name(name) {
+        return Err(AppError::usage(format!(
+            "{why}: skill names are lowercase letters, digits and single hyphens (the folder gets the same name)"
+        )));
+    }
+    let root = target_root(dir, config)?;
+    let skill_dir = root.join(name);
+    let dialect = if scp { Dialect::Scp } else { Dialect::AgentSkills };
+    let files = skeleton(name, dialect, &skill_dir);
+    write(&skill_dir, &files).map_err(|e| match e {
+        WriteError::Exists(why) => AppError::usage(why),
+        WriteError::Io(why) => AppError::config(why),
+    })?;
+    let searched = config.skill_roots.iter().any(|r| same_folder(&r.path, &root));
+    let mut out = std::io::stdout().lock();
+    if json {
+        let listed: Vec<_> = files.iter().map(|f| f.path).collect();
+        let _ = writeln!(
+            out,
+            "{}",
+            json!({"v": 1, "created": skill_dir, "dialect": dialect, "files": listed, "found_by_agent": searched})
+        );
+        return Ok(ExitCode::Answered);
+    }
+    let shown = skill_dir.display();
+    let _ = writeln!(out, "created {shown} ({dialect})");
+    for f in &files {
+        let _ = writeln!(out, "  {:<19} {}", f.path, f.purpose);
+    }
+    let _ = writeln!(out, "next:");
+    let _ = writeln!(out, "  agent skills check --strict {shown}");
+    let _ = writeln!(out, "  {shown}/run.sh hello");
+    let _ = writeln!(out, "  agent skills eval {shown}/tests/routing.yaml");
+    if !searched {
+        let _ = writeln!(
+            out,
+            "note: agent does not search {} for skills; pass --skills-dir {0} or add it to AGENT_SKILLS_PATH",
+            root.display()
+        );
+    }
+    Ok(ExitCode::Answered)
+}
+
+/// `--dir`, else the first root the user named (`--skills-dir`, then `AGENT_SKILLS_PATH`) that is
+/// a writable folder, else the user's own `~/.agents/skills`: found from every folder, and
+/// needing no trust step, unlike a project's `./skills`.
+fn target_root(dir: Option<&Path>, config: &Config) -> Result<PathBuf, AppError> {
+    if let Some(d) = dir {
+        let cwd = std::env::current_dir()
+            .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))?;
+        return Ok(cwd.join(d));
+    }
+    let named = config
+        .skill_roots
+        .iter()
+        .filter(|r| matches!(r.kind, RootKind::Flag | RootKind::EnvPath))
+        .find(|r| r.path.is_dir() && writable(&r.path));
+    if let Some(root) = named {
+        return Ok(root.path.clone());
+    }
+    config
+        .skill_roots
+        .iter()
+        .find(|r| r.kind == RootKind::User)
+        .map(|r| r.path.clone())
+        .ok_or_else(|| AppError::config("no home folder to put the skill in (HOME is unset); pass --dir DIR"))
+}
+
+/// Whether this process may create entries in `dir`.
+fn writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c_path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: access() only reads the NUL-terminated path, which outlives the call.
+    unsafe { libc::access(c_path.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
+}
+
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
