@@ -66,6 +66,8 @@ pub struct Agent {
     pub(super) budget_noticed: bool,
     /// Whether the user was told the catalog is over its budget.
     catalog_noticed: bool,
+    /// Commands refused by the approval policy, a person, or for want of a terminal, this turn.
+    pub(super) commands_denied: usize,
 }
 
 impl Agent {
@@ -91,6 +93,7 @@ impl Agent {
             partial: Arc::default(),
             budget_noticed: false,
             catalog_noticed: false,
+            commands_denied: 0,
         }
     }
 
@@ -175,6 +178,12 @@ impl Agent {
         self.usage
     }
 
+    /// How many commands the model proposed in the last turn were denied (or could not be
+    /// approved); a one-shot run that answered ends with exit 6 when this is not zero.
+    pub fn commands_denied(&self) -> usize {
+        self.commands_denied
+    }
+
     /// Add a message, with secrets redacted: everything the model sees passes through here.
     pub(super) fn remember(&mut self, mut message: ChatMessage) {
         if let Some(content) = message.content.as_mut()
@@ -187,6 +196,7 @@ impl Agent {
 
     /// Run one user turn to the model's final answer.
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
+        self.commands_denied = 0;
         let budgeted = self.refresh_catalog(user_message);
         if self.options.preactivate {
             self.preactivate(user_message);
