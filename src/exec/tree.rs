@@ -98,14 +98,21 @@ fn send(pid: i32, signal: Signal) {
     }
 }
 
-/// Freeze everything, kill it, reap orphans; again until a sweep finds nothing alive.
+/// Freeze everything, kill it, reap orphans; again until a sweep finds nothing alive. When the
+/// command left nothing behind (the usual case) this is one walk of `/proc`.
 fn kill_everything(root: i32) {
     for _ in 0..MAX_ROUNDS {
-        let mut frozen: HashSet<i32> = HashSet::new();
+        let table = process_table();
+        let alive = collect(root, &table, false);
+        if alive.is_empty() {
+            reap_orphans(root, &table);
+            return;
+        }
         // Freeze until a sweep finds no process we have not stopped: a fork racing the first
         // SIGSTOP shows up in the next sweep, and a stopped process cannot fork again.
+        let mut frozen: HashSet<i32> = HashSet::new();
+        let mut fresh = alive;
         for _ in 0..MAX_ROUNDS {
-            let fresh: Vec<i32> = members(root).into_iter().filter(|p| !frozen.contains(p)).collect();
             if fresh.is_empty() {
                 break;
             }
@@ -113,16 +120,13 @@ fn kill_everything(root: i32) {
                 send(pid, Signal::STOP);
                 frozen.insert(pid);
             }
-        }
-        if frozen.is_empty() {
-            reap_orphans(root);
-            return;
+            fresh = members(root).into_iter().filter(|p| !frozen.contains(p)).collect();
         }
         for pid in &frozen {
             send(*pid, Signal::KILL);
         }
         std::thread::sleep(Duration::from_millis(5));
-        reap_orphans(root);
+        reap_orphans(root, &process_table());
     }
     tracing::warn!("processes of command {root} survived {MAX_ROUNDS} rounds of SIGKILL");
 }
@@ -170,12 +174,11 @@ fn parse_stat(stat: &str) -> Option<Entry> {
 /// The processes that belong to the command of `root`: `root` and its descendants, plus orphans
 /// reparented to the agent (its direct children that are no command's own process) and theirs.
 /// With `include_zombies` false, only processes that can still run are returned.
-fn collect(root: i32, include_zombies: bool) -> Vec<i32> {
+fn collect(root: i32, table: &HashMap<i32, Entry>, include_zombies: bool) -> Vec<i32> {
     let me = rustix::process::getpid().as_raw_nonzero().get();
-    let table = process_table();
     let other_roots: Vec<i32> = spawn_lock().iter().copied().filter(|p| *p != root).collect();
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
-    for (pid, e) in &table {
+    for (pid, e) in table {
         children.entry(e.ppid).or_default().push(*pid);
     }
     let mut stack: Vec<i32> = children
@@ -203,15 +206,14 @@ fn collect(root: i32, include_zombies: bool) -> Vec<i32> {
 
 /// The command's processes that can still run.
 fn members(root: i32) -> Vec<i32> {
-    collect(root, false)
+    collect(root, &process_table(), false)
 }
 
 /// Reap the command's dead orphans (direct children of the agent), by pid: never `waitpid(-1)`,
 /// which would steal the exit status of tokio's own children (the command's own process is one).
-fn reap_orphans(root: i32) {
+fn reap_orphans(root: i32, table: &HashMap<i32, Entry>) {
     let me = rustix::process::getpid().as_raw_nonzero().get();
-    let table = process_table();
-    for pid in collect(root, true) {
+    for pid in collect(root, table, true) {
         let orphan = pid != root && table.get(&pid).is_some_and(|e| e.ppid == me && e.zombie);
         if let (true, Some(p)) = (orphan, Pid::from_raw(pid)) {
             let _ = rustix::process::waitpid(Some(p), WaitOptions::NOHANG);
