@@ -23,7 +23,7 @@ impl Agent {
     /// Run one tool call and return the text the model gets back.
     pub(super) async fn dispatch(&mut self, name: &str, raw_args: &str) -> String {
         match decode_call(name, raw_args) {
-            Ok(ToolRequest::Activate { name }) => self.activate(&name),
+            Ok(ToolRequest::Activate { name }) => self.activate_off_thread(&name).await,
             Ok(ToolRequest::Run { command }) => self.run_command(&command).await,
             Ok(ToolRequest::Read { skill, path }) => self.read_skill_file(&skill, &path).await,
             Ok(ToolRequest::Search { query }) => self.search_skills(&query),
@@ -60,7 +60,30 @@ impl Agent {
             .collect()
     }
 
+    /// Activate by hand (before a request, `/NAME`): reads the skill's files on this thread.
     pub(super) fn activate(&mut self, name: &str) -> String {
+        let files = self.not_yet_active(name).map(|skill| SkillFiles::read(&skill));
+        self.activate_with(name, files)
+    }
+
+    /// Activate for the model: the skill's files are read off the async threads.
+    async fn activate_off_thread(&mut self, name: &str) -> String {
+        let files = match self.not_yet_active(name) {
+            Some(skill) => tokio::task::spawn_blocking(move || SkillFiles::read(&skill)).await.ok(),
+            None => None,
+        };
+        self.activate_with(name, files)
+    }
+
+    /// The skill called `name`, when activating it must read its files.
+    fn not_yet_active(&self, name: &str) -> Option<Skill> {
+        self.skills
+            .get(name)
+            .filter(|s| !self.activated.contains(&s.name))
+            .cloned()
+    }
+
+    fn activate_with(&mut self, name: &str, files: Option<SkillFiles>) -> String {
         let Some(skill) = self.skills.get(name).cloned() else {
             return self.unknown_skill(name);
         };
@@ -72,7 +95,8 @@ impl Agent {
                 skill.name
             );
         }
-        let body = match skill.read_body() {
+        let SkillFiles { body, mut files } = files.unwrap_or_else(|| SkillFiles::read(&skill));
+        let body = match body {
             Ok(b) => b,
             Err(e) => return format!("error: cannot read {}: {e}", skill.skill_file.display()),
         };
@@ -81,7 +105,6 @@ impl Agent {
             skill: skill.name.clone(),
             dir: dir.clone(),
         });
-        let mut files = skill.bundled_files(MAX_LISTED_FILES);
         if files.len() == MAX_LISTED_FILES {
             files.push("… (more not listed)".into());
         }
@@ -248,6 +271,22 @@ impl Agent {
             Ok(Ok(text)) => text,
             Ok(Err(e)) => format!("error: {e}"),
             Err(e) => format!("error: reading {path:?} failed: {e}"),
+        }
+    }
+}
+
+/// What activating a skill reads from its folder.
+struct SkillFiles {
+    body: std::io::Result<String>,
+    files: Vec<String>,
+}
+
+impl SkillFiles {
+    /// Blocking: the `SKILL.md` body (a checked, capped read) and the bundled file list.
+    fn read(skill: &Skill) -> Self {
+        Self {
+            body: skill.read_body(),
+            files: skill.bundled_files(MAX_LISTED_FILES),
         }
     }
 }
