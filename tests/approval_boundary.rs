@@ -42,27 +42,15 @@ fn probes(canary: &Path) -> Vec<String> {
     .collect()
 }
 
-fn tool_results(request: &Value) -> Vec<String> {
-    contents(request, "tool")
-}
-
 /// Run one agent turn that activates `skill` and proposes every command at once; return
 /// (exit code, stderr, the tool results the model got for the commands).
 async fn propose(ws: &Workspace, skill: &str, commands: &[String], extra: &[&str]) -> (i32, String, Vec<String>) {
-    let calls: Vec<(&str, Value)> = commands
-        .iter()
-        .map(|c| ("run_command", json!({ "command": c })))
-        .collect();
-    let mock = MockLlm::start(vec![
-        tool("activate_skill", json!({ "name": skill })),
-        tools(&calls),
-        text("done"),
-    ])
-    .await;
+    let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
+    let mock = MockLlm::start(activate_run_all_answer(skill, &commands, "done")).await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "go"]).args(extra);
     let out = run(cmd).await;
-    let results = tool_results(&mock.requests().await[2]);
+    let results = contents(&mock.requests().await[2], "tool");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -107,24 +95,14 @@ async fn a_bare_script_name_is_never_looked_up_on_path() {
     );
     let path = format!("{}:{}", hostile.display(), std::env::var("PATH").unwrap());
     for skill in ["plain", "granted"] {
-        let calls = ["run.sh Tokyo", "./run.sh Tokyo"];
-        let mock = MockLlm::start(vec![
-            tool("activate_skill", json!({ "name": skill })),
-            tools(
-                &calls
-                    .iter()
-                    .map(|c| ("run_command", json!({ "command": c })))
-                    .collect::<Vec<_>>(),
-            ),
-            text("done"),
-        ])
-        .await;
+        let replies = activate_run_all_answer(skill, &["run.sh Tokyo", "./run.sh Tokyo"], "done");
+        let mock = MockLlm::start(replies).await;
         let mut cmd = ws.agent(&mock);
         cmd.env("PATH", &path).args(["--once", "go", "--approve", "auto"]);
         let out = run(cmd).await;
         assert_eq!(out.status.code(), Some(6), "{skill}");
         assert!(!canary.exists(), "{skill}: the run.sh on PATH ran");
-        let results = tool_results(&mock.requests().await[2]);
+        let results = contents(&mock.requests().await[2], "tool");
         assert!(results[1].starts_with("denied:"), "{skill}: {}", results[1]);
         assert!(
             results[2].contains("[Tokyo]"),
@@ -153,16 +131,7 @@ async fn skill_dir_with_a_space_runs_the_real_script_with_the_right_words() {
         "$SKILL_DIR/run.sh 'New York' 'a;b' \"$SKILL_DIR\"",
         "${SKILL_DIR}/run.sh x",
     ];
-    let calls: Vec<(&str, Value)> = commands
-        .iter()
-        .map(|c| ("run_command", json!({ "command": c })))
-        .collect();
-    let mock = MockLlm::start(vec![
-        tool("activate_skill", json!({ "name": "spaced" })),
-        tools(&calls),
-        text("done"),
-    ])
-    .await;
+    let mock = MockLlm::start(activate_run_all_answer("spaced", &commands, "done")).await;
     let mut cmd = ws.bare_agent();
     cmd.env("AGENT_BASE_URL", mock.base_url())
         .env("AGENT_API_KEY", "sk-test-key-0123456789")
@@ -172,7 +141,7 @@ async fn skill_dir_with_a_space_runs_the_real_script_with_the_right_words() {
     let out = run(cmd).await;
     assert_eq!(out.status.code(), Some(6), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!canary.exists(), "the path up to the space ran");
-    let results = tool_results(&mock.requests().await[2]);
+    let results = contents(&mock.requests().await[2], "tool");
     assert!(
         results[1].starts_with("denied:"),
         "an unquoted ; is not literal: {}",

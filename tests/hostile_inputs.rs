@@ -12,32 +12,9 @@ use serde_json::json;
 
 const COUNTER_SKILL: &str = "---\nname: count\ndescription: Counts its calls.\n---\nRun ./run.sh\n";
 
-fn last_tool_result(req: &serde_json::Value) -> String {
-    contents(req, "tool").last().cloned().unwrap_or_default()
-}
-
 fn mkfifo(path: &Path) {
     let status = std::process::Command::new("mkfifo").arg(path).status().unwrap();
     assert!(status.success(), "mkfifo {}", path.display());
-}
-
-/// Command lines of the processes whose arguments contain `marker`.
-fn processes_with(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
-        if let Ok(raw) = std::fs::read(entry.path().join("cmdline")) {
-            let line = String::from_utf8_lossy(&raw).replace('\0', " ");
-            if line.contains(marker) {
-                found.push(line);
-            }
-        }
-    }
-    found
-}
-
-/// Digits unique to this test process and `tag`, usable as `sleep`'s fraction and found in `/proc`.
-fn marker(tag: u32) -> String {
-    format!("{tag}{:09}", std::process::id())
 }
 
 #[tokio::test]
@@ -45,15 +22,7 @@ async fn only_sixteen_tool_calls_of_one_response_run_and_the_rest_are_answered()
     let ws = Workspace::new();
     ws.skill("count", COUNTER_SKILL, Some("#!/bin/sh\necho x >> \"$COUNTER\"\n"));
     let counter = ws.dir.path().join("counter");
-    let calls: Vec<(&str, serde_json::Value)> = (0..1000)
-        .map(|_| ("run_command", json!({"command": "./run.sh"})))
-        .collect();
-    let mock = MockLlm::start(vec![
-        tool("activate_skill", json!({"name": "count"})),
-        tools(&calls),
-        text("done"),
-    ])
-    .await;
+    let mock = MockLlm::start(activate_run_all_answer("count", &["./run.sh"; 1000], "done")).await;
     let mut cmd = ws.agent(&mock);
     cmd.env("COUNTER", &counter)
         .args(["--once", "count", "--approve", "auto", "--max-steps", "3"]);
