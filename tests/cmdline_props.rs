@@ -46,6 +46,7 @@ fn sh_words(line: &str) -> Vec<String> {
 fn piece() -> impl Strategy<Value = String> {
     prop_oneof![
         6 => "[A-Za-z0-9_./,:@%+=-]{1,6}",
+        1 => "[éü東ß٣Ж]{1,3}",
         3 => "'[ -&(-~é東；\\\\$`\"]{0,6}'",
         3 => "\"[ !#%&'()*+,./:;<=>?@A-Z\\[\\]^_a-z{|}~é東；-]{0,6}\"",
         2 => Just("$SKILL_DIR".to_string()),
@@ -104,8 +105,10 @@ fn metacharacter() -> impl Strategy<Value = &'static str> {
         "\u{7}",
         "；",
         "｜",
-        "é",
+        "＆",
+        "＞",
         "\u{a0}",
+        "\u{301}",
         "\u{200b}",
         "'open",
         "\"open",

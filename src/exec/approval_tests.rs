@@ -34,6 +34,7 @@ fn auto_runs_the_skills_own_scripts_as_argv() {
     let run = |c: &str| argv(evaluate(ApprovalPolicy::Auto, c, &s));
     assert_eq!(run("./run.sh Tokyo").unwrap(), ["./run.sh", "Tokyo"]);
     assert_eq!(run("./run.sh 'New York'").unwrap(), ["./run.sh", "New York"]);
+    assert_eq!(run("./run.sh Zürich").unwrap(), ["./run.sh", "Zürich"]);
     assert_eq!(run("sh ./run.sh Paris").unwrap(), ["sh", "./run.sh", "Paris"]);
     assert_eq!(run("bash scripts/q.sh").unwrap(), ["bash", "scripts/q.sh"]);
     assert_eq!(run("scripts/q.sh -v").unwrap(), ["scripts/q.sh", "-v"]);

@@ -22,9 +22,13 @@ impl std::fmt::Display for NotLiteral {
 }
 
 /// Characters that stand for themselves outside quotes in every POSIX shell, wherever they appear
-/// in a word. (`=` is safe except in the first word, where it would make an assignment.)
+/// in a word. (`=` is safe except in the first word, where it would make an assignment.) Letters
+/// and digits of other scripts count (`./run.sh Zürich`): no shell gives them a meaning, and they
+/// cannot pass for an operator the way a fullwidth `；` or `｜` could; other non-ASCII does not.
 fn is_plain(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ',' | ':' | '@' | '%' | '+' | '=')
+    c.is_ascii_alphanumeric()
+        || matches!(c, '_' | '-' | '.' | '/' | ',' | ':' | '@' | '%' | '+' | '=')
+        || (!c.is_ascii() && c.is_alphanumeric())
 }
 
 /// What a rejected character is, in words a user and a model understand.
@@ -42,7 +46,7 @@ fn describe(c: char) -> String {
         '!' => "a negation or history expansion",
         '\n' | '\r' => "a line break",
         c if c.is_control() => "a control character",
-        c if !c.is_ascii() => "a non-ASCII character outside quotes",
+        c if !c.is_ascii() => "a non-ASCII symbol outside quotes",
         _ => "a shell metacharacter",
     };
     format!("{what} ({})", c.escape_default())
@@ -178,6 +182,10 @@ mod tests {
             words("./run.sh \"東京 ; #\" key=value -x,y:z@h%+"),
             ["./run.sh", "東京 ; #", "key=value", "-x,y:z@h%+"]
         );
+        assert_eq!(
+            words("./run.sh Zürich 東京 São_Paulo ４２"),
+            ["./run.sh", "Zürich", "東京", "São_Paulo", "４２"]
+        );
     }
 
     #[test]
@@ -239,6 +247,8 @@ mod tests {
             "./run.sh x；id",
             "./run.sh ｜ id",
             "./run.sh\u{a0}x",
+            "./run.sh x＆id",
+            "./run.sh Zu\u{308}rich",
             "./run.sh 'a\u{202e}b'",
             "./run.sh 'a\u{1b}[2Kb'",
             "./run.sh 'a\tb'",
