@@ -14,6 +14,7 @@ use std::path::Path;
 /// What [`read_regular`] read: at most the cap, and the file's full size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Capped {
+    /// The first bytes of the file, at most the cap.
     pub bytes: Vec<u8>,
     /// The size the file reported when opened (at least the bytes read).
     pub size: u64,
