@@ -28,6 +28,9 @@ pub struct Environment {
     dotenv_path: Option<PathBuf>,
 }
 
+/// Largest `.env` that is read.
+const MAX_DOTENV_BYTES: u64 = 1024 * 1024;
+
 impl Environment {
     /// Snapshot the process environment and read `.env` in `dir`, if any.
     pub fn load(dir: &Path) -> Result<Self, AppError> {
@@ -38,8 +41,9 @@ impl Environment {
         let mut dotenv = BTreeMap::new();
         let mut dotenv_path = None;
         if path.is_file() {
-            let entries = dotenvy::from_path_iter(&path)
+            let read = crate::support::fs::read_whole(&path, MAX_DOTENV_BYTES)
                 .map_err(|e| AppError::config(format!("cannot read {}: {e}", path.display())))?;
+            let entries = dotenvy::from_read_iter(std::io::Cursor::new(read.bytes));
             for entry in entries {
                 let (key, value) = entry.map_err(|e| {
                     AppError::config(format!(

@@ -104,7 +104,7 @@ async fn auto_runs_run_sh_but_not_rm_rf_home() {
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "x", "--approve", "auto", "--json"]);
     let out = run(cmd).await;
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(6), "answered, but a command was denied");
     assert!(canary.exists(), "rm -rf ~ ran");
     let reqs = mock.requests().await;
     assert!(last_tool_result(&reqs[2]).contains("tool-ran"));
@@ -149,7 +149,7 @@ async fn allowed_tools_grants_in_every_spelling() {
         let mut cmd = ws.agent(&mock);
         cmd.args(["--once", "x", "--approve", "auto"]);
         let out = run(cmd).await;
-        assert_eq!(out.status.code(), Some(0), "{name}");
+        assert_eq!(out.status.code(), Some(6), "{name}: the second command was denied");
         let reqs = mock.requests().await;
         assert!(
             last_tool_result(&reqs[2]).contains("granted ok"),
@@ -213,7 +213,7 @@ async fn untrusted_project_skills_cannot_run_until_trusted() {
     let mut cmd = project_agent(&mock);
     cmd.args(["--once", "x", "--approve", "auto"]);
     let out = run(cmd).await;
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(6));
     let result = last_tool_result(&mock.requests().await[2]);
     assert!(
         result.contains("not trusted") && result.contains("agent skills trust"),

@@ -52,11 +52,12 @@ async fn child_env_drops_agent_keys_adds_skill_vars_and_redacts_secrets() {
 #[tokio::test]
 async fn without_terminal_unapproved_commands_are_denied_with_a_hint() {
     let ws = probe_workspace();
+    let canary = ws.dir.path().join("canary");
     let mock = MockLlm::start(vec![
         tool("activate_skill", json!({"name": "probe"})),
         tool(
             "run_command",
-            json!({"command": "touch /tmp/should-not-exist-agent-test && echo ran"}),
+            json!({"command": format!("touch {} && echo ran", canary.display())}),
         ),
         text("could not run it"),
     ])
@@ -65,11 +66,45 @@ async fn without_terminal_unapproved_commands_are_denied_with_a_hint() {
     cmd.args(["--once", "probe"]);
     let out = run(cmd).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("--yes"), "{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(6),
+        "answered, but a command was denied: {stderr}"
+    );
+    assert!(
+        stderr.contains("--yes") && !stderr.contains("--approve auto"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("could not run it"));
     let result = last_tool_result(&mock.requests().await[2]);
     assert!(result.starts_with("denied:") && result.contains("--yes"), "{result}");
-    assert!(!result.contains("ran"));
+    assert!(result.contains("operator"), "the model is told why: {result}");
+    assert!(!canary.exists());
+}
+
+#[tokio::test]
+async fn a_denied_own_script_recommends_approve_auto_and_done_says_6() {
+    let ws = probe_workspace();
+    let mock = MockLlm::start(activate_run_answer("probe", "./run.sh", "could not run it")).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--once", "probe", "--approve", "ask", "--json"]);
+    let out = run(cmd).await;
+    assert_eq!(out.status.code(), Some(6));
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let denied = events.iter().find(|e| e["type"] == "command_denied").unwrap();
+    let reason = denied["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("--approve auto") && !reason.contains("--yes"),
+        "{reason}"
+    );
+    let done = events.last().unwrap();
+    assert_eq!(
+        (done["type"].as_str(), done["exit_code"].as_i64()),
+        (Some("done"), Some(6))
+    );
 }
 
 #[tokio::test]
@@ -99,9 +134,13 @@ async fn approve_no_runs_nothing() {
     let mut cmd = ws.agent(&mock);
     cmd.args(["--once", "probe", "--approve", "no"]);
     let out = run(cmd).await;
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(6));
     assert!(!marker.exists());
-    assert!(last_tool_result(&mock.requests().await[2]).contains("denied by policy"));
+    let result = last_tool_result(&mock.requests().await[2]);
+    assert!(
+        result.contains("denied by policy") && result.contains("--yes"),
+        "{result}"
+    );
 }
 
 #[tokio::test]

@@ -24,6 +24,10 @@ pub enum Event {
         skill: String,
         command: String,
         cwd: String,
+        /// The words it runs as, without a shell, when it was pre-approved as a literal command;
+        /// absent when it runs with `sh -c`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        argv: Option<Vec<String>>,
     },
     CommandFinished {
         skill: String,

@@ -4,11 +4,12 @@ use std::path::{Component, Path};
 
 use serde_json::Value;
 
-use crate::exec::approval::{self, ApprovalPolicy, Verdict};
+use crate::exec::approval::{self, ApprovalPolicy, Plan, Verdict};
 use crate::exec::env::child_env;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
 use crate::skills::Skill;
 use crate::skills::discover::RootKind;
+use crate::support::fs::read_regular;
 
 use super::event::{ApprovalRequest, Event};
 use super::turn::Agent;
@@ -25,9 +26,9 @@ impl Agent {
     /// Run one tool call and return the text the model gets back.
     pub(super) async fn dispatch(&mut self, name: &str, raw_args: &str) -> String {
         match decode_call(name, raw_args) {
-            Ok(ToolRequest::Activate { name }) => self.activate(&name),
+            Ok(ToolRequest::Activate { name }) => self.activate_off_thread(&name).await,
             Ok(ToolRequest::Run { command }) => self.run_command(&command).await,
-            Ok(ToolRequest::Read { skill, path }) => self.read_skill_file(&skill, &path),
+            Ok(ToolRequest::Read { skill, path }) => self.read_skill_file(&skill, &path).await,
             Ok(ToolRequest::Search { query }) => self.search_skills(&query),
             Err(message) => message,
         }
@@ -62,7 +63,30 @@ impl Agent {
             .collect()
     }
 
+    /// Activate by hand (before a request, `/NAME`): reads the skill's files on this thread.
     pub(super) fn activate(&mut self, name: &str) -> String {
+        let files = self.not_yet_active(name).map(|skill| SkillFiles::read(&skill));
+        self.activate_with(name, files)
+    }
+
+    /// Activate for the model: the skill's files are read off the async threads.
+    async fn activate_off_thread(&mut self, name: &str) -> String {
+        let files = match self.not_yet_active(name) {
+            Some(skill) => tokio::task::spawn_blocking(move || SkillFiles::read(&skill)).await.ok(),
+            None => None,
+        };
+        self.activate_with(name, files)
+    }
+
+    /// The skill called `name`, when activating it must read its files.
+    fn not_yet_active(&self, name: &str) -> Option<Skill> {
+        self.skills
+            .get(name)
+            .filter(|s| !self.activated.contains(&s.name))
+            .cloned()
+    }
+
+    fn activate_with(&mut self, name: &str, files: Option<SkillFiles>) -> String {
         let Some(skill) = self.skills.get(name).cloned() else {
             return self.unknown_skill(name);
         };
@@ -74,7 +98,8 @@ impl Agent {
                 skill.name
             );
         }
-        let body = match skill.read_body() {
+        let SkillFiles { body, mut files } = files.unwrap_or_else(|| SkillFiles::read(&skill));
+        let body = match body {
             Ok(b) => b,
             Err(e) => return format!("error: cannot read {}: {e}", skill.skill_file.display()),
         };
@@ -83,7 +108,6 @@ impl Agent {
             skill: skill.name.clone(),
             dir: dir.clone(),
         });
-        let mut files = skill.bundled_files(MAX_LISTED_FILES);
         if files.len() == MAX_LISTED_FILES {
             files.push("… (more not listed)".into());
         }
@@ -113,21 +137,29 @@ impl Agent {
         if command.is_empty() {
             return "error: the command is empty".into();
         }
-        if let Some(reason) = self.approval_denial(&skill, command).await {
-            self.emit(Event::CommandDenied {
-                skill: Some(skill.name.clone()),
-                command: command.to_string(),
-                reason: reason.clone(),
-            });
-            return format!(
-                "denied: {reason}. The command did not run; do not retry it. Tell the user what you would have run."
-            );
-        }
+        let plan = match self.approve(&skill, command).await {
+            Ok(plan) => plan,
+            Err(reason) => {
+                self.commands_denied += 1;
+                self.emit(Event::CommandDenied {
+                    skill: Some(skill.name.clone()),
+                    command: command.to_string(),
+                    reason: reason.clone(),
+                });
+                return format!(
+                    "denied: {reason}. The command did not run; do not retry it. Tell the user what you would have run."
+                );
+            }
+        };
         let cwd = skill.dir.display().to_string();
         self.emit(Event::CommandStarted {
             skill: skill.name.clone(),
             command: command.to_string(),
             cwd,
+            argv: match &plan {
+                Plan::Argv(argv) => Some(argv.words().to_vec()),
+                Plan::Shell(_) => None,
+            },
         });
         let env = child_env(
             &self.options.base_env,
@@ -136,7 +168,7 @@ impl Agent {
             &self.options.skill_roots,
         );
         let spec = CommandSpec {
-            command,
+            plan: &plan,
             cwd: &skill.dir,
             env: &env,
             timeout: self.options.command_timeout,
@@ -159,7 +191,11 @@ impl Agent {
                 format_output(&out, self.options.command_timeout.as_secs())
             }
             Err(e) => {
-                let message = format!("could not start `sh -c` in {}: {e}", skill.dir.display());
+                let program = match &plan {
+                    Plan::Argv(argv) => argv.program().display().to_string(),
+                    Plan::Shell(_) => "sh".to_string(),
+                };
+                let message = format!("could not start {program} in {}: {e}", skill.dir.display());
                 self.emit(Event::Warning {
                     message: message.clone(),
                 });
@@ -168,26 +204,30 @@ impl Agent {
         }
     }
 
-    /// `None` when the command may run, else why not.
-    async fn approval_denial(&self, skill: &Skill, command: &str) -> Option<String> {
+    /// What runs, once the policy (or a person) allowed it; else why not.
+    async fn approve(&self, skill: &Skill, command: &str) -> Result<Plan, String> {
         if let Some(reason) = self.untrusted(skill).await {
-            return Some(reason);
+            return Err(reason);
         }
         match approval::evaluate(self.options.approve, command, skill) {
-            Verdict::Run => None,
-            Verdict::Deny(reason) => Some(reason),
-            Verdict::AskUser if !self.approver.can_ask() => Some(
-                "needs approval but there is no terminal to ask on; rerun with --yes (or --approve yes) to allow commands".into(),
-            ),
-            Verdict::AskUser => {
+            Verdict::Run(plan) => Ok(plan),
+            Verdict::Deny(reason) => Err(reason),
+            Verdict::AskUser(pending) if !self.approver.can_ask() => Err(no_terminal(pending.plan())),
+            Verdict::AskUser(pending) => {
                 let approver = self.approver.clone();
                 let request = ApprovalRequest {
                     skill: skill.name.clone(),
                     command: command.to_string(),
                     cwd: skill.dir.display().to_string(),
                 };
-                let approved = tokio::task::spawn_blocking(move || approver.ask(&request)).await.unwrap_or(false);
-                (!approved).then(|| "denied by the user".to_string())
+                let approved = tokio::task::spawn_blocking(move || approver.ask(&request))
+                    .await
+                    .unwrap_or(false);
+                if approved {
+                    Ok(pending.approve())
+                } else {
+                    Err("denied by the user".to_string())
+                }
             }
         }
     }
@@ -225,14 +265,48 @@ impl Agent {
         None
     }
 
-    fn read_skill_file(&self, name: &str, path: &str) -> String {
+    /// Off the async threads: even a checked, non-blocking read is disk I/O.
+    async fn read_skill_file(&self, name: &str, path: &str) -> String {
         let Some(skill) = self.skills.get(name) else {
             return self.unknown_skill(name);
         };
-        match read_inside(&skill.dir, path) {
-            Ok(text) => text,
-            Err(e) => format!("error: {e}"),
+        let (dir, rel) = (skill.dir.clone(), path.to_string());
+        match tokio::task::spawn_blocking(move || read_inside(&dir, &rel)).await {
+            Ok(Ok(text)) => text,
+            Ok(Err(e)) => format!("error: {e}"),
+            Err(e) => format!("error: reading {path:?} failed: {e}"),
         }
+    }
+}
+
+/// What activating a skill reads from its folder.
+struct SkillFiles {
+    body: std::io::Result<String>,
+    files: Vec<String>,
+}
+
+impl SkillFiles {
+    /// Blocking: the `SKILL.md` body (a checked, capped read) and the bundled file list.
+    fn read(skill: &Skill) -> Self {
+        Self {
+            body: skill.read_body(),
+            files: skill.bundled_files(MAX_LISTED_FILES),
+        }
+    }
+}
+
+/// Why a command that needs a yes was denied without a terminal, naming the narrowest setting that
+/// would have let it run (`--approve auto` for the skill's own literal script, else `--yes`).
+fn no_terminal(plan: &Plan) -> String {
+    match plan {
+        Plan::Argv(_) => "needs approval but there is no terminal to ask on; rerun with --approve auto to let \
+                          the skill's own scripts run"
+            .to_string(),
+        Plan::Shell(shell) => format!(
+            "needs approval ({}) but there is no terminal to ask on; rerun with --yes (or --approve yes) to allow \
+             every command",
+            shell.why()
+        ),
     }
 }
 
@@ -368,17 +442,12 @@ pub fn read_inside(dir: &Path, rel: &str) -> Result<String, String> {
     if target.is_dir() {
         return Err(format!("{rel:?} is a folder; name a file in it"));
     }
-    use std::io::Read;
-    let mut buf = Vec::new();
-    let file = std::fs::File::open(&target).map_err(|e| format!("cannot read {rel:?}: {e}"))?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    file.take(MAX_READ_BYTES)
-        .read_to_end(&mut buf)
-        .map_err(|e| format!("cannot read {rel:?}: {e}"))?;
-    let mut text = String::from_utf8_lossy(&buf).into_owned();
-    if size > MAX_READ_BYTES {
+    let read = read_regular(&target, MAX_READ_BYTES).map_err(|e| format!("cannot read {rel:?}: {e}"))?;
+    let mut text = read.text();
+    if read.truncated() {
         text.push_str(&format!(
-            "\n[… file is {size} bytes; only the first {MAX_READ_BYTES} are shown]"
+            "\n[… file is {} bytes; only the first {MAX_READ_BYTES} are shown]",
+            read.size
         ));
     }
     Ok(text)
@@ -397,6 +466,9 @@ mod tests {
         assert!(read_inside(dir.path(), "../x").is_err());
         assert!(read_inside(dir.path(), "/etc/passwd").is_err());
         assert!(read_inside(dir.path(), "link").unwrap_err().contains("outside"));
+        let fifo = dir.path().join("pipe");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+        assert!(read_inside(dir.path(), "pipe").unwrap_err().contains("FIFO"));
     }
 
     #[test]

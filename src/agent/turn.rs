@@ -9,7 +9,7 @@ use crate::exec::approval::ApprovalPolicy;
 use crate::exec::redact::Redactor;
 use crate::exec::trust::TrustStore;
 use crate::llm::types::Usage;
-use crate::llm::{ChatMessage, LlmClient, LlmError};
+use crate::llm::{ChatMessage, LlmClient, LlmError, ToolCall};
 use crate::skills::SkillSet;
 
 use super::event::{Approver, Event, EventSink};
@@ -66,6 +66,8 @@ pub struct Agent {
     pub(super) budget_noticed: bool,
     /// Whether the user was told the catalog is over its budget.
     catalog_noticed: bool,
+    /// Commands refused by the approval policy, a person, or for want of a terminal, this turn.
+    pub(super) commands_denied: usize,
 }
 
 impl Agent {
@@ -91,6 +93,7 @@ impl Agent {
             partial: Arc::default(),
             budget_noticed: false,
             catalog_noticed: false,
+            commands_denied: 0,
         }
     }
 
@@ -175,6 +178,12 @@ impl Agent {
         self.usage
     }
 
+    /// How many commands the model proposed in the last turn were denied (or could not be
+    /// approved); a one-shot run that answered ends with exit 6 when this is not zero.
+    pub fn commands_denied(&self) -> usize {
+        self.commands_denied
+    }
+
     /// Add a message, with secrets redacted: everything the model sees passes through here.
     pub(super) fn remember(&mut self, mut message: ChatMessage) {
         if let Some(content) = message.content.as_mut()
@@ -187,6 +196,7 @@ impl Agent {
 
     /// Run one user turn to the model's final answer.
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
+        self.commands_denied = 0;
         let budgeted = self.refresh_catalog(user_message);
         if self.options.preactivate {
             self.preactivate(user_message);
@@ -223,14 +233,42 @@ impl Agent {
             }
             let content = (!reply.content.is_empty()).then(|| reply.content.clone());
             self.remember(ChatMessage::assistant(content, reply.tool_calls.clone()));
-            for call in &reply.tool_calls {
-                recent_calls.push(format!("{}({})", call.function.name, call.function.arguments));
-                let result = self.dispatch(&call.function.name, &call.function.arguments).await;
-                self.remember(ChatMessage::tool(call.id.clone(), result));
-            }
+            self.run_calls(&reply.tool_calls, &mut recent_calls).await;
         }
     }
 }
+
+impl Agent {
+    /// Run the first [`MAX_CALLS_PER_RESPONSE`] tool calls of one response; answer the rest with an
+    /// error saying so, so every call has a result and the next request stays valid.
+    async fn run_calls(&mut self, calls: &[ToolCall], recent_calls: &mut Vec<String>) {
+        if calls.len() > MAX_CALLS_PER_RESPONSE {
+            self.emit(Event::Warning {
+                message: format!(
+                    "the model asked for {} tool calls in one response; only the first {MAX_CALLS_PER_RESPONSE} run",
+                    calls.len()
+                ),
+            });
+        }
+        for (i, call) in calls.iter().enumerate() {
+            let result = if i < MAX_CALLS_PER_RESPONSE {
+                recent_calls.push(format!("{}({})", call.function.name, call.function.arguments));
+                self.dispatch(&call.function.name, &call.function.arguments).await
+            } else {
+                format!(
+                    "error: not run: at most {MAX_CALLS_PER_RESPONSE} tool calls of one response are executed and this \
+                     was call {} of {}. Ask again for what is still needed, in smaller steps.",
+                    i + 1,
+                    calls.len()
+                )
+            };
+            self.remember(ChatMessage::tool(call.id.clone(), result));
+        }
+    }
+}
+
+/// Tool calls of one model response that are executed (SPEC §4); the rest get an error.
+pub const MAX_CALLS_PER_RESPONSE: usize = 16;
 
 /// BM25 score a skill needs to be pre-activated, and how far ahead of the next it must be.
 const PREACTIVATE_MIN_SCORE: f32 = 2.0;

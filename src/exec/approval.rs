@@ -1,6 +1,13 @@
-//! Deciding whether a proposed command may run without asking (SPEC §3 `approve`).
+//! Deciding whether a proposed command may run, and HOW it runs (SPEC §4a).
+//!
+//! The decision is a [`Plan`], and the plan is what `process` executes, so what was checked is
+//! what runs: a pre-approved command becomes an argument vector run without a shell; anything
+//! else becomes `sh -c COMMAND`, which only a person's yes (or `--approve yes`) can release.
+
+use std::path::{Component, Path, PathBuf};
 
 use super::cmdline;
+use super::grant::{Grant, glob_match, has_wildcards, parse_grant};
 use crate::skills::Skill;
 
 /// The approval policy in force.
@@ -9,7 +16,7 @@ use crate::skills::Skill;
 pub enum ApprovalPolicy {
     /// Every command needs a yes from the user.
     Ask,
-    /// A skill's own scripts run; anything else needs a yes (denied without a terminal).
+    /// A skill's own scripts (and its grants) run; anything else needs a yes (denied without a terminal).
     Auto,
     /// Everything runs.
     Yes,
@@ -28,6 +35,7 @@ impl ApprovalPolicy {
         }
     }
 
+    /// Read a policy name (`ask`, `auto`, `yes`, `no`, any case).
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
             "ask" => Some(Self::Ask),
@@ -39,276 +47,215 @@ impl ApprovalPolicy {
     }
 }
 
+/// A literal command, checked, ready to execute without a shell. Only this module makes one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Argv {
+    program: PathBuf,
+    words: Vec<String>,
+}
+
+impl Argv {
+    /// What to execute: an absolute path inside the skill folder, or a bare name (an interpreter
+    /// or a granted program) looked up on the child's `PATH`.
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    /// The words: `words[0]` as the model wrote it (the child's `argv[0]`), then the arguments.
+    pub fn words(&self) -> &[String] {
+        &self.words
+    }
+}
+
+/// A command that is not pre-approved, to run with `sh -c` once someone allowed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellCommand {
+    command: String,
+    why: String,
+}
+
+impl ShellCommand {
+    /// The command exactly as proposed (and as shown to the person asked).
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// Why it is not pre-approved, for denial messages.
+    pub fn why(&self) -> &str {
+        &self.why
+    }
+}
+
+/// How an allowed command is executed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// One literal simple command of the skill's own script or a grant: executed as this argv.
+    Argv(Argv),
+    /// Anything else: `sh -c COMMAND`, exactly as shown.
+    Shell(ShellCommand),
+}
+
+impl Plan {
+    /// The plan for `command` proposed for `skill`: an argv when it would be pre-approved.
+    pub fn for_command(command: &str, skill: &Skill) -> Self {
+        match preapproved_argv(command, skill) {
+            Ok(argv) => Plan::Argv(argv),
+            Err(why) => Plan::Shell(ShellCommand {
+                command: command.to_string(),
+                why,
+            }),
+        }
+    }
+
+    /// The narrowest `--approve` setting that would have run this without asking.
+    pub fn narrowest_policy(&self) -> &'static str {
+        match self {
+            Plan::Argv(_) => "--approve auto",
+            Plan::Shell(_) => "--yes",
+        }
+    }
+}
+
 /// What the policy says about one command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    Run,
-    /// A person must decide.
-    AskUser,
+    /// Run this without asking.
+    Run(Plan),
+    /// A person must decide; a yes releases the plan.
+    AskUser(Pending),
     /// Refused without asking, with the reason the model and user are told.
     Deny(String),
 }
 
+/// A command waiting for a person's decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending(Plan);
+
+impl Pending {
+    /// What would run.
+    pub fn plan(&self) -> &Plan {
+        &self.0
+    }
+
+    /// A person said yes: this is what runs.
+    pub fn approve(self) -> Plan {
+        self.0
+    }
+}
+
 /// Apply `policy` to `command` proposed for `skill`.
 pub fn evaluate(policy: ApprovalPolicy, command: &str, skill: &Skill) -> Verdict {
-    match policy {
-        ApprovalPolicy::Yes => Verdict::Run,
-        ApprovalPolicy::No => Verdict::Deny("denied by policy: --approve no runs nothing".into()),
-        ApprovalPolicy::Ask => Verdict::AskUser,
-        ApprovalPolicy::Auto if preapproved(command, skill) => Verdict::Run,
-        ApprovalPolicy::Auto => Verdict::AskUser,
+    let plan = Plan::for_command(command, skill);
+    match (policy, plan) {
+        (ApprovalPolicy::Yes, plan) => Verdict::Run(plan),
+        (ApprovalPolicy::No, plan) => Verdict::Deny(format!(
+            "denied by policy: --approve no runs nothing (rerun with {} to allow it)",
+            plan.narrowest_policy()
+        )),
+        (ApprovalPolicy::Auto, plan @ Plan::Argv(_)) => Verdict::Run(plan),
+        (ApprovalPolicy::Auto | ApprovalPolicy::Ask, plan) => Verdict::AskUser(Pending(plan)),
     }
 }
 
+/// Interpreters that may run one of the skill's own scripts: `sh ./run.sh`, `python3 scripts/x.py`.
 const INTERPRETERS: [&str; 7] = ["sh", "bash", "python3", "python", "node", "ruby", "perl"];
 
-/// What one `allowed-tools` entry lets run: `Bash`, `Bash(git:*)`, `Bash(git log *)`,
-/// `Bash(curl -s wttr.in/*)` (`*` and `?` match inside a word).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Grant {
-    /// Any command (`Bash`, `Bash(*)`).
-    Any,
-    /// These leading words, then any arguments (`Bash(git:*)`, `Bash(git log *)`).
-    Prefix(Vec<String>),
-    /// Exactly these words (`Bash(npm run test)`).
-    Exact(Vec<String>),
-}
-
-/// Read one `allowed-tools` entry; entries for other tools (Read, Grep …) grant no commands.
-pub fn parse_grant(entry: &str) -> Option<Grant> {
-    let entry = entry.trim();
-    let (tool, spec) = match entry.split_once('(') {
-        Some((tool, rest)) => (tool.trim(), Some(rest.strip_suffix(')')?.trim())),
-        None => (entry, None),
+/// The argv of `command` when it is one literal simple command of the skill's own script or
+/// allowed by a grant; otherwise why not.
+fn preapproved_argv(command: &str, skill: &Skill) -> Result<Argv, String> {
+    let dir = skill.dir.to_string_lossy();
+    let words = cmdline::literal_words(command, &dir)
+        .map_err(|e| format!("it is not one simple command of literal words: {e}"))?;
+    let grants: Vec<Grant> = skill.allowed_tools.iter().filter_map(|t| parse_grant(t)).collect();
+    let granted = || {
+        grants.iter().any(|g| {
+            g.allows(&words, |pattern, word| {
+                same_program(
+                    &pattern.replace("${SKILL_DIR}", &dir).replace("$SKILL_DIR", &dir),
+                    word,
+                    &skill.dir,
+                )
+            })
+        })
     };
-    if !tool.eq_ignore_ascii_case("bash") && !tool.eq_ignore_ascii_case("shell") {
-        return None;
+    if !runs_own_script(&words, skill) && !granted() {
+        return Err(format!(
+            "`{}` is not the skill's own script (./{} or a file under scripts/, named by a path) and no allowed-tools grant matches",
+            words[0],
+            skill.entry.as_deref().unwrap_or("run.sh")
+        ));
     }
-    let Some(spec) = spec.filter(|s| !s.is_empty() && *s != "*" && *s != ":*") else {
-        return Some(Grant::Any);
+    let program = if words[0].contains('/') {
+        // Absolute, so the program does not depend on which directory the spawn resolves it in.
+        skill.dir.join(&words[0]).components().collect()
+    } else {
+        PathBuf::from(&words[0])
     };
-    if let Some(prefix) = spec.strip_suffix(":*") {
-        return Some(Grant::Prefix(shell_words::split(prefix).ok()?));
-    }
-    let mut words = shell_words::split(spec).ok()?;
-    if words.last().is_some_and(|w| w == "*") {
-        words.pop();
-        return Some(Grant::Prefix(words));
-    }
-    Some(Grant::Exact(words))
+    Ok(Argv { program, words })
 }
 
-impl Grant {
-    fn allows(&self, words: &[String]) -> bool {
-        let matches = |pattern: &[String]| {
-            pattern.iter().zip(words).enumerate().all(
-                |(i, (p, w))| {
-                    if i == 0 { same_program(p, w) } else { glob_match(p, w) }
-                },
-            )
-        };
-        match self {
-            Grant::Any => true,
-            Grant::Prefix(p) => words.len() >= p.len() && !p.is_empty() && matches(p),
-            Grant::Exact(p) => words.len() == p.len() && !p.is_empty() && matches(p),
-        }
+/// A call of the skill's entry script or a file under its `scripts/`, named by a path (never a
+/// bare word a `PATH` lookup would resolve), optionally through an interpreter.
+fn runs_own_script(words: &[String], skill: &Skill) -> bool {
+    let script = match words {
+        [program, script, ..] if INTERPRETERS.contains(&program.as_str()) => script,
+        [program, ..] => program,
+        [] => return false,
+    };
+    if !script.contains('/') || script.starts_with('-') {
+        return false;
     }
+    let Some(target) = resolve_inside(&skill.dir, script) else {
+        return false;
+    };
+    let is_entry = skill
+        .entry
+        .as_deref()
+        .and_then(|e| resolve_inside(&skill.dir, e))
+        .is_some_and(|entry| entry == target);
+    let in_scripts = resolve_inside_dir(&skill.dir, "scripts").is_some_and(|scripts| target.starts_with(scripts));
+    is_entry || in_scripts
 }
 
-fn same_program(pattern: &str, word: &str) -> bool {
-    if glob_match(pattern, word) {
+/// The real path of `path` (relative to `dir`, or absolute) when it is a regular file inside `dir`.
+fn resolve_inside(dir: &Path, path: &str) -> Option<PathBuf> {
+    let root = std::fs::canonicalize(dir).ok()?;
+    let target = std::fs::canonicalize(dir.join(path)).ok()?;
+    (target.starts_with(&root) && target.is_file()).then_some(target)
+}
+
+/// The real path of the folder `name` inside `dir`, when it stays inside.
+fn resolve_inside_dir(dir: &Path, name: &str) -> Option<PathBuf> {
+    let root = std::fs::canonicalize(dir).ok()?;
+    let target = std::fs::canonicalize(dir.join(name)).ok()?;
+    (target.starts_with(&root) && target.is_dir()).then_some(target)
+}
+
+/// Whether a grant's program `pattern` names the program `word`: bare names match bare names
+/// (as `PATH` would find them); paths match paths, literally or by resolving to the same file.
+fn same_program(pattern: &str, word: &str, dir: &Path) -> bool {
+    if pattern.contains('/') != word.contains('/') {
+        return false;
+    }
+    if !word.contains('/') {
+        return glob_match(pattern, word);
+    }
+    let climbs = Path::new(word).components().any(|c| c == Component::ParentDir);
+    if !climbs && glob_match(pattern, word) {
         return true;
     }
-    match (normalize_relative(pattern), normalize_relative(word)) {
-        (Some(a), Some(b)) if pattern.contains('/') || word.contains('/') => glob_match(&a, &b),
+    if has_wildcards(pattern) {
+        return false;
+    }
+    match (
+        std::fs::canonicalize(dir.join(pattern)),
+        std::fs::canonicalize(dir.join(word)),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
 }
 
-/// `*` matches any run of characters, `?` one character; everything else literally.
-fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
-}
-
-/// True when every part of `command` is the skill's own script or granted by its `allowed-tools`.
-pub fn preapproved(command: &str, skill: &Skill) -> bool {
-    let dir = skill.dir.display().to_string();
-    let expanded = command
-        .replace("\"$SKILL_DIR\"/", "./")
-        .replace("\"${SKILL_DIR}\"/", "./")
-        .replace("$SKILL_DIR/", "./")
-        .replace("${SKILL_DIR}/", "./")
-        .replace(&format!("{dir}/"), "./");
-    let Ok(line) = cmdline::parse(&expanded) else {
-        return false;
-    };
-    let grants: Vec<Grant> = skill.allowed_tools.iter().filter_map(|t| parse_grant(t)).collect();
-    line.parts
-        .iter()
-        .all(|words| runs_own_script(words, skill) || grants.iter().any(|g| g.allows(words)))
-}
-
-/// A call of the skill's entry script or a file under its `scripts/`, optionally via an interpreter.
-fn runs_own_script(words: &[String], skill: &Skill) -> bool {
-    let mut words = words.iter().map(String::as_str);
-    let Some(mut program) = words.next() else {
-        return false;
-    };
-    if INTERPRETERS.contains(&program) {
-        match words.next() {
-            Some(script) if !script.starts_with('-') => program = script,
-            _ => return false,
-        }
-    }
-    let Some(relative) = normalize_relative(program) else {
-        return false;
-    };
-    skill.entry.as_deref() == Some(relative.as_str())
-        || (relative.starts_with("scripts/") && skill.dir.join(&relative).is_file())
-}
-
-/// `./run.sh`, `run.sh`, `scripts/../run.sh` → `run.sh`; anything escaping the folder → None.
-fn normalize_relative(path: &str) -> Option<String> {
-    if path.starts_with('/') {
-        return None;
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::skills::{Dialect, Skill};
-    use std::path::PathBuf;
-
-    fn skill() -> Skill {
-        let mut s = Skill::synthetic("weather", "d");
-        s.dir = PathBuf::from("/skills/weather");
-        s.skill_file = PathBuf::from("/skills/weather/SKILL.md");
-        s.root = PathBuf::from("/skills");
-        s.dialect = Dialect::Scp;
-        s.entry = Some("run.sh".into());
-        s
-    }
-
-    #[test]
-    fn auto_runs_the_entry_script_with_plain_arguments() {
-        let s = skill();
-        for ok in [
-            "./run.sh Tokyo",
-            "run.sh 'New York'",
-            "sh run.sh Paris",
-            "\"$SKILL_DIR\"/run.sh Oslo",
-            "/skills/weather/run.sh x",
-        ] {
-            assert_eq!(evaluate(ApprovalPolicy::Auto, ok, &s), Verdict::Run, "{ok}");
-        }
-        for ask in [
-            "./run.sh x; rm -rf ~",
-            "./run.sh $(whoami)",
-            "rm -rf ~",
-            "./other.sh",
-            "../x/run.sh",
-            "./run.sh x | sh",
-            "./run.sh \"$(id)\"",
-        ] {
-            assert_eq!(evaluate(ApprovalPolicy::Auto, ask, &s), Verdict::AskUser, "{ask}");
-        }
-    }
-
-    #[test]
-    fn grants_in_real_world_spellings() {
-        let mut s = skill();
-        let check = |s: &Skill, cmd: &str| evaluate(ApprovalPolicy::Auto, cmd, s) == Verdict::Run;
-        s.allowed_tools = vec![
-            "Bash(git:*)".into(),
-            "Read".into(),
-            "Bash(curl -s wttr.in/*)".into(),
-            "Bash(npm run test)".into(),
-            "Bash(ls *)".into(),
-        ];
-        assert!(check(&s, "git log --oneline -5"));
-        assert!(check(&s, "git status && git diff"));
-        assert!(check(&s, "curl -s wttr.in/Tokyo?format=3"));
-        assert!(check(&s, "npm run test"));
-        assert!(check(&s, "ls -la"));
-        assert!(check(&s, "./run.sh x | git hash-object --stdin"));
-        assert!(!check(&s, "curl -s evil.example/x"));
-        assert!(!check(&s, "curl -s wttr.in/x -o /etc/passwd"));
-        assert!(!check(&s, "npm run test -- --evil"));
-        assert!(!check(&s, "gitx status"));
-        assert!(!check(&s, "git status; rm -rf ~"));
-        s.allowed_tools = vec!["Bash".into()];
-        assert!(check(&s, "rm -rf /tmp/whatever"));
-        assert!(!check(&s, "echo $(id)"));
-    }
-
-    #[test]
-    fn grant_parsing() {
-        assert_eq!(parse_grant("Bash"), Some(Grant::Any));
-        assert_eq!(parse_grant("Bash(*)"), Some(Grant::Any));
-        assert_eq!(
-            parse_grant("Bash(git log:*)"),
-            Some(Grant::Prefix(vec!["git".into(), "log".into()]))
-        );
-        assert_eq!(
-            parse_grant("Bash(./run.sh)"),
-            Some(Grant::Exact(vec!["./run.sh".into()]))
-        );
-        assert_eq!(parse_grant("Read"), None);
-        assert_eq!(parse_grant("Bash(unclosed"), None);
-        assert!(glob_match("wttr.in/*", "wttr.in/Oslo"));
-        assert!(!glob_match("wttr.in/*", "wttr.inx/Oslo"));
-        assert!(glob_match("a?c*", "abcdef"));
-        assert!(same_program("./run.sh", "run.sh") && same_program("scripts/q.sh", "./scripts/q.sh"));
-    }
-
-    #[test]
-    fn names_round_trip() {
-        for p in [
-            ApprovalPolicy::Ask,
-            ApprovalPolicy::Auto,
-            ApprovalPolicy::Yes,
-            ApprovalPolicy::No,
-        ] {
-            assert_eq!(ApprovalPolicy::parse(p.as_str()), Some(p));
-        }
-    }
-
-    #[test]
-    fn yes_and_no() {
-        let s = skill();
-        assert_eq!(evaluate(ApprovalPolicy::Yes, "rm -rf /tmp/x", &s), Verdict::Run);
-        assert!(matches!(evaluate(ApprovalPolicy::No, "./run.sh", &s), Verdict::Deny(_)));
-        assert_eq!(evaluate(ApprovalPolicy::Ask, "./run.sh", &s), Verdict::AskUser);
-    }
-}
+#[path = "approval_tests.rs"]
+mod tests;

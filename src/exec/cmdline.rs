@@ -1,179 +1,275 @@
-//! Splitting a shell command line into its simple commands, so approval can judge each part.
-//! Anything too dynamic to judge statically (command substitution, subshells, here-docs,
-//! redirections into files, leading variable assignments) is reported as such.
+//! Reading a proposed command as ONE simple command of literal words (SPEC §4a).
+//!
+//! This is deliberately not a shell parser. It accepts a small grammar whose meaning is the same in
+//! every POSIX shell — plain characters, single-quoted strings, double-quoted strings without `$`,
+//! backticks or backslashes, separated by spaces or tabs — and rejects everything else. A command
+//! accepted here is then executed as the words it yields, without a shell, so no difference between
+//! this reading and a shell's can ever matter: there is no second reading.
+//!
+//! The one expansion performed is the agent's own `$SKILL_DIR` / `${SKILL_DIR}` (quoted or not),
+//! replaced by the skill folder as part of the surrounding word, never split.
 
-/// Redirections that cannot change what a command does to files.
-const HARMLESS_REDIRECTS: [&str; 6] = [
-    "2>&1",
-    ">/dev/null",
-    "1>/dev/null",
-    "2>/dev/null",
-    "&>/dev/null",
-    "</dev/null",
-];
+use crate::support::terminal_text::is_invisible_format;
 
-/// The simple commands of a command line, each as its words (quotes removed).
+/// Why a command is not one simple command of literal words; shown to the user and the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandLine {
-    pub parts: Vec<Vec<String>>,
+pub struct NotLiteral(pub String);
+
+impl std::fmt::Display for NotLiteral {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
-/// Why a command line cannot be judged part by part.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Opaque(pub String);
-
-/// Split `command` at `;`, `&&`, `||`, `|`, `&` and newlines outside quotes.
-pub fn parse(command: &str) -> Result<CommandLine, Opaque> {
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut quote: Option<char> = None;
-    let mut chars = command.chars().peekable();
-    while let Some(c) = chars.next() {
-        match quote {
-            Some('\'') => {
-                current.push(c);
-                if c == '\'' {
-                    quote = None;
-                }
-                continue;
-            }
-            Some(_) => {
-                if c == '`' || (c == '$' && chars.peek() == Some(&'(')) {
-                    return Err(Opaque("command substitution".into()));
-                }
-                current.push(c);
-                if c == '\\' {
-                    if let Some(next) = chars.next() {
-                        current.push(next);
-                    }
-                } else if c == '"' {
-                    quote = None;
-                }
-                continue;
-            }
-            None => {}
-        }
-        match c {
-            '\'' | '"' => {
-                quote = Some(c);
-                current.push(c);
-            }
-            '\\' => {
-                current.push(c);
-                if let Some(next) = chars.next() {
-                    current.push(next);
-                }
-            }
-            '`' => return Err(Opaque("command substitution".into())),
-            '$' if chars.peek() == Some(&'(') => return Err(Opaque("command substitution".into())),
-            '(' | ')' | '{' | '}' => return Err(Opaque("a subshell or group".into())),
-            ';' | '\n' | '|' | '&' => {
-                // `2>&1` and `&>` are redirections, not separators.
-                if c == '&' && (current.ends_with('>') || chars.peek() == Some(&'>')) {
-                    current.push(c);
-                    continue;
-                }
-                if matches!(chars.peek(), Some('|' | '&')) {
-                    chars.next();
-                }
-                parts.push(std::mem::take(&mut current));
-            }
-            _ => current.push(c),
-        }
-    }
-    if quote.is_some() {
-        return Err(Opaque("an unclosed quote".into()));
-    }
-    parts.push(current);
-    let mut out = Vec::new();
-    for part in parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
-        out.push(words_of(part)?);
-    }
-    if out.is_empty() {
-        return Err(Opaque("an empty command".into()));
-    }
-    Ok(CommandLine { parts: out })
+/// Characters that stand for themselves outside quotes in every POSIX shell, wherever they appear
+/// in a word. (`=` is safe except in the first word, where it would make an assignment.) Letters
+/// and digits of other scripts count (`./run.sh Zürich`): no shell gives them a meaning, and they
+/// cannot pass for an operator the way a fullwidth `；` or `｜` could; other non-ASCII does not.
+fn is_plain(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(c, '_' | '-' | '.' | '/' | ',' | ':' | '@' | '%' | '+' | '=')
+        || (!c.is_ascii() && c.is_alphanumeric())
 }
 
-fn words_of(part: &str) -> Result<Vec<String>, Opaque> {
-    let raw = shell_words::split(part).map_err(|e| Opaque(format!("unparsable quoting ({e})")))?;
+/// What a rejected character is, in words a user and a model understand.
+fn describe(c: char) -> String {
+    let what = match c {
+        ';' | '&' | '|' => "an operator",
+        '<' | '>' => "a redirection",
+        '(' | ')' | '{' | '}' => "a subshell, group or brace",
+        '$' => "an expansion",
+        '`' => "command substitution",
+        '\\' => "a backslash escape",
+        '#' => "a comment",
+        '~' => "a tilde expansion",
+        '*' | '?' | '[' | ']' => "a glob",
+        '!' => "a negation or history expansion",
+        '\n' | '\r' => "a line break",
+        c if c.is_control() => "a control character",
+        c if !c.is_ascii() => "a non-ASCII symbol outside quotes",
+        _ => "a shell metacharacter",
+    };
+    format!("{what} ({})", c.escape_default())
+}
+
+/// The words of `command` with quotes removed and `$SKILL_DIR` replaced by `skill_dir`, if it is
+/// one simple command of literal words; otherwise what makes it more than that.
+pub fn literal_words(command: &str, skill_dir: &str) -> Result<Vec<String>, NotLiteral> {
+    if let Some(c) = command
+        .chars()
+        .find(|&c| (c.is_control() && c != '\t') || is_invisible_format(c))
+    {
+        return Err(NotLiteral(format!("it contains {}", describe(c))));
+    }
     let mut words = Vec::new();
-    let mut pending_redirect = false;
-    for (i, word) in raw.into_iter().enumerate() {
-        if pending_redirect {
-            if word != "/dev/null" && word != "&1" {
-                return Err(Opaque(format!("a redirection to {word:?}")));
+    let mut word: Option<String> = None;
+    let mut rest = command;
+    while let Some(c) = rest.chars().next() {
+        let after = &rest[c.len_utf8()..];
+        rest = match c {
+            ' ' | '\t' => {
+                words.extend(word.take());
+                after
             }
-            pending_redirect = false;
-            continue;
-        }
-        if HARMLESS_REDIRECTS.contains(&word.as_str()) {
-            continue;
-        }
-        if matches!(word.as_str(), ">" | "1>" | "2>" | "&>" | "<") {
-            pending_redirect = true;
-            continue;
-        }
-        if word.contains('>') || word.contains('<') {
-            return Err(Opaque(format!("a redirection ({word})")));
-        }
-        if i == words.len() && words.is_empty() && is_assignment(&word) {
-            return Err(Opaque(format!("a variable assignment before the command ({word})")));
-        }
-        words.push(word);
+            '\'' => {
+                let end = after
+                    .find('\'')
+                    .ok_or_else(|| NotLiteral("it has an unclosed single quote".into()))?;
+                word.get_or_insert_with(String::new).push_str(no_tab(&after[..end])?);
+                &after[end + 1..]
+            }
+            '"' => {
+                let end = after
+                    .find('"')
+                    .ok_or_else(|| NotLiteral("it has an unclosed double quote".into()))?;
+                let inner = substitute(no_tab(&after[..end])?, skill_dir)?;
+                word.get_or_insert_with(String::new).push_str(&inner);
+                &after[end + 1..]
+            }
+            '$' => {
+                let (value, next) = skill_dir_reference(rest, skill_dir)
+                    .ok_or_else(|| NotLiteral(format!("it contains {}", describe('$'))))?;
+                word.get_or_insert_with(String::new).push_str(value);
+                next
+            }
+            c if is_plain(c) => {
+                word.get_or_insert_with(String::new).push(c);
+                after
+            }
+            c => return Err(NotLiteral(format!("it contains {}", describe(c)))),
+        };
     }
-    if pending_redirect {
-        return Err(Opaque("a dangling redirection".into()));
+    words.extend(word);
+    let Some(first) = words.first() else {
+        return Err(NotLiteral("it is empty".into()));
+    };
+    if first.contains('=') {
+        return Err(NotLiteral(format!(
+            "its first word ({first}) would be read as a variable assignment"
+        )));
     }
     Ok(words)
 }
 
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=')
-        .is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+/// Quoted text, unless it holds a tab (which would look like a word break).
+fn no_tab(quoted: &str) -> Result<&str, NotLiteral> {
+    if quoted.contains('\t') {
+        return Err(NotLiteral("it has a tab inside quotes".into()));
+    }
+    Ok(quoted)
+}
+
+/// The text of a double-quoted string: nothing may be special in it but `$SKILL_DIR`.
+fn substitute(quoted: &str, skill_dir: &str) -> Result<String, NotLiteral> {
+    let mut out = String::with_capacity(quoted.len());
+    let mut rest = quoted;
+    while let Some(c) = rest.chars().next() {
+        match c {
+            '$' => {
+                let (value, next) = skill_dir_reference(rest, skill_dir)
+                    .ok_or_else(|| NotLiteral(format!("it contains {} inside double quotes", describe('$'))))?;
+                out.push_str(value);
+                rest = next;
+            }
+            '`' | '\\' => {
+                return Err(NotLiteral(format!("it contains {} inside double quotes", describe(c))));
+            }
+            c => {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `$SKILL_DIR` (not followed by a name character) or `${SKILL_DIR}` at the start of `text`:
+/// the folder and the text after the reference.
+fn skill_dir_reference<'a, 'b>(text: &'a str, skill_dir: &'b str) -> Option<(&'b str, &'a str)> {
+    if let Some(after) = text.strip_prefix("${SKILL_DIR}") {
+        return Some((skill_dir, after));
+    }
+    let after = text.strip_prefix("$SKILL_DIR")?;
+    let continues_name = after
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    (!continues_name).then_some((skill_dir, after))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parts(cmd: &str) -> Vec<Vec<String>> {
-        parse(cmd).unwrap().parts
+    fn words(cmd: &str) -> Vec<String> {
+        literal_words(cmd, "/skills/my dir").unwrap()
     }
 
     #[test]
-    fn splits_on_operators_outside_quotes() {
+    fn quotes_join_into_words() {
+        assert_eq!(words("./run.sh Tokyo"), ["./run.sh", "Tokyo"]);
+        assert_eq!(words("  ./run.sh\t'New York'  "), ["./run.sh", "New York"]);
         assert_eq!(
-            parts("git status && git log -1 | head -n 3; echo 'a; b'"),
-            vec![
-                vec!["git", "status"],
-                vec!["git", "log", "-1"],
-                vec!["head", "-n", "3"],
-                vec!["echo", "a; b"],
-            ]
+            words("./run.sh \"New York\" a'b'\"c\"d ''"),
+            ["./run.sh", "New York", "abcd", ""]
         );
-        assert_eq!(parts("./run.sh \"New York\" 2>&1"), vec![vec!["./run.sh", "New York"]]);
+        assert_eq!(words("printf 'granted %s\\n' ok"), ["printf", "granted %s\\n", "ok"]);
         assert_eq!(
-            parts("./run.sh x 2> /dev/null || true"),
-            vec![vec!["./run.sh", "x"], vec!["true"]]
+            words("./run.sh '$(id) `id` ; | & > #'"),
+            ["./run.sh", "$(id) `id` ; | & > #"]
+        );
+        assert_eq!(
+            words("./run.sh \"東京 ; #\" key=value -x,y:z@h%+"),
+            ["./run.sh", "東京 ; #", "key=value", "-x,y:z@h%+"]
+        );
+        assert_eq!(
+            words("./run.sh Zürich 東京 São_Paulo ４２"),
+            ["./run.sh", "Zürich", "東京", "São_Paulo", "４２"]
         );
     }
 
     #[test]
-    fn dynamic_constructs_are_opaque() {
-        for cmd in [
-            "echo $(id)",
-            "echo `id`",
-            "echo \"$(id)\"",
-            "(cd /; ls)",
-            "{ ls; }",
-            "ls > out.txt",
-            "cat <<EOF",
-            "FOO=1 ./run.sh",
-            "echo 'open",
+    fn skill_dir_becomes_part_of_one_word() {
+        assert_eq!(words("$SKILL_DIR/run.sh x"), ["/skills/my dir/run.sh", "x"]);
+        assert_eq!(words("\"$SKILL_DIR\"/run.sh"), ["/skills/my dir/run.sh"]);
+        assert_eq!(
+            words("${SKILL_DIR}/scripts/a.py \"${SKILL_DIR}x\""),
+            ["/skills/my dir/scripts/a.py", "/skills/my dirx"]
+        );
+        assert_eq!(words("./run.sh '$SKILL_DIR'"), ["./run.sh", "$SKILL_DIR"]);
+        for other in [
+            "$SKILL_DIRX/run.sh",
+            "$HOME/x",
+            "${SKILL_DIR:-/}/x",
+            "\"$SKILL_NAME\"",
+            "$1",
+            "$",
         ] {
-            assert!(parse(cmd).is_err(), "{cmd}");
+            assert!(literal_words(other, "/s").is_err(), "{other}");
         }
-        assert!(parse("echo '$(not run)'").is_ok());
+    }
+
+    #[test]
+    fn anything_beyond_literal_words_is_refused() {
+        for cmd in [
+            "./run.sh x; rm -rf ~",
+            "./run.sh && id",
+            "./run.sh || id",
+            "./run.sh | sh",
+            "./run.sh & id",
+            "./run.sh $(id)",
+            "./run.sh \"$(id)\"",
+            "./run.sh `id`",
+            "./run.sh \"`id`\"",
+            "./run.sh x\nid",
+            "./run.sh x\r",
+            "./run.sh #'\ntouch CANARY #'",
+            "./run.sh # comment",
+            "./run.sh &>/dev/null touch CANARY",
+            ">/dev/null X=/../run.sh touch CANARY",
+            "./run.sh 2>&1",
+            "./run.sh >/dev/null",
+            "./run.sh </dev/null",
+            "cat <<EOF",
+            "X=1 ./run.sh",
+            "PATH=/tmp ./run.sh",
+            "(./run.sh)",
+            "{ ./run.sh; }",
+            "./run.sh ~",
+            "./run.sh ~/x",
+            "./run.sh *",
+            "./run.sh x?",
+            "./run.sh [ab]",
+            "./run.sh {a,b}",
+            "! ./run.sh",
+            "./run.sh \\; id",
+            "./run.sh \"a\\\"b\"",
+            "./run.sh x；id",
+            "./run.sh ｜ id",
+            "./run.sh\u{a0}x",
+            "./run.sh x＆id",
+            "./run.sh Zu\u{308}rich",
+            "./run.sh 'a\u{202e}b'",
+            "./run.sh 'a\u{1b}[2Kb'",
+            "./run.sh 'a\tb'",
+            "./run.sh 'open",
+            "./run.sh \"open",
+            "",
+            "   ",
+        ] {
+            assert!(literal_words(cmd, "/s").is_err(), "{cmd:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn reasons_name_the_construct() {
+        let reason = |c: &str| literal_words(c, "/s").unwrap_err().0;
+        assert!(reason("a | b").contains("operator"));
+        assert!(reason("a 2>&1").contains("redirection"));
+        assert!(reason("a # b").contains("comment"));
+        assert!(reason("a\nb").contains("line break"));
+        assert!(reason("a\u{7}b").contains("control"));
+        assert!(reason("a；b").contains("non-ASCII"));
+        assert!(reason("X=1 a").contains("assignment"));
     }
 }

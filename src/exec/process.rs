@@ -1,42 +1,39 @@
-//! Running one shell command as its own process group: timeout, bounded capture, clean kill.
+//! Running one approved [`Plan`]: as an argv without a shell, or `sh -c` when a person allowed it;
+//! with a timeout, bounded capture, and an end to every process it started (SPEC §5).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Command;
+use rustix::process::Signal;
+use tokio::process::{Child, Command};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use super::approval::{Argv, Plan};
+pub use super::capture::Captured;
+use super::capture::capture;
+use super::tree::{self, Tree};
 
 /// Bytes of each stream kept from the start and from the end; the middle is cut.
 pub const DEFAULT_HEAD_BYTES: usize = 8 * 1024;
 pub const DEFAULT_TAIL_BYTES: usize = 8 * 1024;
-/// How long a process group gets between SIGTERM and SIGKILL.
+/// How long a timed-out command gets between SIGTERM and SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(2);
-/// How long output pipes may stay open after the command exits (background children holding them).
+/// How long output pipes may stay open after the command's own process is gone, before what it
+/// left behind is killed, and again after that before reading stops regardless.
 const DRAIN_GRACE: Duration = Duration::from_millis(500);
 
 /// What to run and how.
 #[derive(Debug, Clone)]
 pub struct CommandSpec<'a> {
-    pub command: &'a str,
+    pub plan: &'a Plan,
     pub cwd: &'a Path,
     pub env: &'a BTreeMap<String, String>,
     pub timeout: Duration,
     pub head_bytes: usize,
     pub tail_bytes: usize,
-}
-
-/// One output stream, bounded: head and tail kept, the middle counted.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Captured {
-    /// Head, a cut marker when bytes were dropped, and tail; invalid UTF-8 replaced.
-    pub text: String,
-    /// Bytes the command wrote in total.
-    pub total_bytes: u64,
-    pub truncated: bool,
-    /// The output was not valid UTF-8.
-    pub binary: bool,
 }
 
 /// The outcome of a command.
@@ -51,92 +48,57 @@ pub struct CommandOutput {
     pub duration: Duration,
 }
 
-/// Kills the whole process group when dropped while armed (Ctrl-C drops the running turn).
-struct GroupGuard {
-    pgid: Option<i32>,
-}
-
-impl GroupGuard {
-    fn signal(&self, sig: i32) {
-        if let Some(pgid) = self.pgid {
-            // SAFETY: killpg only sends a signal; an empty or foreign group yields ESRCH/EPERM, ignored.
-            unsafe {
-                libc::killpg(pgid, sig);
-            }
-        }
-    }
-}
-
-/// How long an interrupted command's group gets between SIGTERM and SIGKILL.
-const INTERRUPT_GRACE: Duration = Duration::from_millis(500);
-
-impl GroupGuard {
-    fn group_alive(&self) -> bool {
-        // SAFETY: signal 0 only checks that the group exists and may be signalled.
-        self.pgid.is_some_and(|pgid| unsafe { libc::killpg(pgid, 0) } == 0)
-    }
-}
-
-impl Drop for GroupGuard {
-    /// Reached with the group still running only when the turn is dropped (Ctrl-C, agent exit):
-    /// TERM, a short grace, then KILL. Blocking here is deliberate: nothing may outlive us.
-    fn drop(&mut self) {
-        if !self.group_alive() {
-            return;
-        }
-        self.signal(libc::SIGTERM);
-        let deadline = Instant::now() + INTERRUPT_GRACE;
-        while self.group_alive() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        self.signal(libc::SIGKILL);
-    }
-}
-
-/// Run `sh -c COMMAND` per `spec`. Errors only when the shell cannot be started.
+/// Run `spec.plan`. Errors only when the program cannot be started.
 pub async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
+    tree::become_subreaper();
     let started = Instant::now();
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(spec.command)
-        .current_dir(spec.cwd)
-        .env_clear()
-        .envs(spec.env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()?;
-    let guard = GroupGuard {
-        pgid: child.id().and_then(|id| i32::try_from(id).ok()),
+    let (mut child, tree) = match spawn(spec) {
+        Ok(spawned) => spawned,
+        Err(e) => return not_started(spec.plan, &e, started).ok_or(e),
     };
+    let (stop, stopped) = watch::channel(false);
     let (head, tail) = (spec.head_bytes, spec.tail_bytes);
-    let stdout = child.stdout.take().map(|s| tokio::spawn(capture(s, head, tail)));
-    let stderr = child.stderr.take().map(|s| tokio::spawn(capture(s, head, tail)));
+    let mut streams = [
+        Stream::new(
+            child
+                .stdout
+                .take()
+                .map(|s| tokio::spawn(capture(s, head, tail, stopped.clone()))),
+        ),
+        Stream::new(
+            child
+                .stderr
+                .take()
+                .map(|s| tokio::spawn(capture(s, head, tail, stopped))),
+        ),
+    ];
 
     let mut timed_out = false;
-    let status = match tokio::time::timeout(spec.timeout, child.wait()).await {
-        Ok(status) => status?,
+    let (status, tree) = match tokio::time::timeout(spec.timeout, child.wait()).await {
+        Ok(status) => (status?, Some(tree)),
         Err(_) => {
             timed_out = true;
-            guard.signal(libc::SIGTERM);
+            tree.signal_all(Signal::TERM);
             match tokio::time::timeout(KILL_GRACE, child.wait()).await {
-                Ok(status) => status?,
+                Ok(status) => (status?, Some(tree)),
                 Err(_) => {
-                    guard.signal(libc::SIGKILL);
-                    child.wait().await?
+                    let tree = kill_all(tree).await;
+                    (child.wait().await?, tree)
                 }
             }
         }
     };
-    // Background children may still hold the pipes; give them a moment, then end the group.
-    let stdout = finish(stdout, &guard).await;
-    let stderr = finish(stderr, &guard).await;
-    // The command is over; whatever it left in the background goes with it.
-    guard.signal(libc::SIGKILL);
-    let mut guard = guard;
-    guard.pgid = None;
+    // The command's own process is gone. Background writers get a moment to finish, then
+    // everything the command left is ended, and reading stops after a last grace in any case.
+    settle(&mut streams, DRAIN_GRACE).await;
+    if let Some(tree) = tree {
+        // If the blocking pool is gone (shutdown), the tree's drop does the same work.
+        let _ = tokio::task::spawn_blocking(move || tree.finish()).await;
+    }
+    settle(&mut streams, DRAIN_GRACE).await;
+    let _ = stop.send(true);
+    settle(&mut streams, DRAIN_GRACE).await;
+    let [stdout, stderr] = streams.map(Stream::take);
 
     use std::os::unix::process::ExitStatusExt;
     Ok(CommandOutput {
@@ -149,157 +111,131 @@ pub async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
     })
 }
 
-async fn finish(task: Option<tokio::task::JoinHandle<Captured>>, guard: &GroupGuard) -> Captured {
-    let Some(mut task) = task else {
-        return Captured::default();
+/// An argv whose program cannot be executed ends the way a shell would report it (126: found but
+/// not executable, 127: not found), with the reason on stderr, so the model and the user see the
+/// same outcome whether or not a shell was involved. Other start failures stay errors.
+fn not_started(plan: &Plan, err: &std::io::Error, started: Instant) -> Option<CommandOutput> {
+    let Plan::Argv(argv) = plan else {
+        return None;
     };
-    match tokio::time::timeout(DRAIN_GRACE, &mut task).await {
-        Ok(joined) => joined.unwrap_or_default(),
-        Err(_) => {
-            guard.signal(libc::SIGKILL);
-            task.await.unwrap_or_default()
-        }
-    }
+    let program = argv.program().display().to_string();
+    let (code, reason) = match err.kind() {
+        std::io::ErrorKind::PermissionDenied => (
+            126,
+            format!("{program}: Permission denied (it is not executable: `chmod +x` it, or name its interpreter)"),
+        ),
+        std::io::ErrorKind::NotFound => (127, format!("{program}: not found")),
+        _ => return None,
+    };
+    let text = format!("{reason}\n");
+    Some(CommandOutput {
+        exit_code: Some(code),
+        signal: None,
+        stdout: Captured::default(),
+        stderr: Captured {
+            total_bytes: text.len() as u64,
+            text,
+            truncated: false,
+            binary: false,
+        },
+        timed_out: false,
+        duration: started.elapsed(),
+    })
 }
 
-/// Read a stream to its end keeping at most `head + tail` bytes, so memory stays flat.
-async fn capture(mut reader: impl AsyncRead + Unpin, head_cap: usize, tail_cap: usize) -> Captured {
-    let mut head = Vec::with_capacity(head_cap.min(64 * 1024));
-    let mut tail: std::collections::VecDeque<u8> = std::collections::VecDeque::new();
-    let mut total: u64 = 0;
-    let mut buf = vec![0u8; 16 * 1024];
-    loop {
-        let n = match reader.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        total += n as u64;
-        let mut chunk = &buf[..n];
-        if head.len() < head_cap {
-            let take = (head_cap - head.len()).min(chunk.len());
-            head.extend_from_slice(&chunk[..take]);
-            chunk = &chunk[take..];
+/// Start the plan's process and register it, so its tree is ended when the returned [`Tree`] is.
+fn spawn(spec: &CommandSpec<'_>) -> std::io::Result<(Child, Tree)> {
+    let mut roots = tree::spawn_lock();
+    let child = match spec.plan {
+        Plan::Argv(argv) => match argv_command(argv, spec, false).spawn() {
+            // A script without a `#!` line: what a shell would do, still as an argv.
+            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => argv_command(argv, spec, true).spawn()?,
+            other => other?,
+        },
+        Plan::Shell(shell) => {
+            let mut cmd = Command::new("sh");
+            cmd.arg("-c").arg(shell.command());
+            prepared(cmd, spec).spawn()?
         }
-        if tail_cap > 0 && !chunk.is_empty() {
-            if chunk.len() >= tail_cap {
-                tail.clear();
-                tail.extend(&chunk[chunk.len() - tail_cap..]);
-            } else {
-                let overflow = (tail.len() + chunk.len()).saturating_sub(tail_cap);
-                tail.drain(..overflow);
-                tail.extend(chunk);
-            }
-        }
-    }
-    let tail: Vec<u8> = tail.into();
-    let kept = (head.len() + tail.len()) as u64;
-    let truncated = total > kept;
-    let binary = head.contains(&0) || tail.contains(&0) || !utf8_ok(&head, true) || !utf8_ok(&tail, !truncated);
-    let mut text = String::from_utf8_lossy(&head).into_owned();
-    if truncated {
-        text.push_str(&format!(
-            "\n[… {} bytes cut; first {} and last {} kept …]\n",
-            total - kept,
-            head.len(),
-            tail.len()
-        ));
-    }
-    text.push_str(&String::from_utf8_lossy(&tail));
-    Captured {
-        text,
-        total_bytes: total,
-        truncated,
-        binary,
-    }
+    };
+    let pid = child.id().and_then(|id| i32::try_from(id).ok()).unwrap_or(0);
+    let tree = Tree::register(pid, &mut roots);
+    Ok((child, tree))
 }
 
-/// Valid UTF-8, tolerating a character split at the cut edges.
-fn utf8_ok(bytes: &[u8], starts_clean: bool) -> bool {
-    let start = if starts_clean {
-        0
+/// The argv as a command: `program args…` with `argv[0]` as written, or `sh program args…`.
+fn argv_command(argv: &Argv, spec: &CommandSpec<'_>, via_sh: bool) -> Command {
+    let (first, rest) = argv
+        .words()
+        .split_first()
+        .map_or(("", &[][..]), |(f, r)| (f.as_str(), r));
+    let mut cmd = if via_sh {
+        let mut cmd = Command::new("sh");
+        cmd.arg(argv.program());
+        cmd
     } else {
-        bytes.iter().take(3).take_while(|b| (*b & 0xC0) == 0x80).count()
+        let mut cmd = Command::new(argv.program());
+        cmd.arg0(first);
+        cmd
     };
-    match std::str::from_utf8(&bytes[start..]) {
-        Ok(_) => true,
-        Err(e) => e.error_len().is_none(),
+    cmd.args(rest);
+    prepared(cmd, spec)
+}
+
+/// Where and with what a command runs: the skill folder, the child environment, no stdin, piped
+/// output, its own process group (so a terminal's Ctrl-C reaches the agent, which ends it).
+fn prepared(mut cmd: Command, spec: &CommandSpec<'_>) -> Command {
+    cmd.current_dir(spec.cwd)
+        .env_clear()
+        .envs(spec.env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    cmd
+}
+
+/// End every process of the command, off the async threads (it reads `/proc` and sleeps briefly);
+/// the tree comes back for the final sweep unless the blocking task was lost.
+async fn kill_all(tree: Tree) -> Option<Tree> {
+    tokio::task::spawn_blocking(move || {
+        tree.kill_all();
+        tree
+    })
+    .await
+    .ok()
+}
+
+/// One output stream being captured, and its result once the capture ended.
+struct Stream {
+    task: Option<JoinHandle<Captured>>,
+    done: Option<Captured>,
+}
+
+impl Stream {
+    fn new(task: Option<JoinHandle<Captured>>) -> Self {
+        Self { task, done: None }
+    }
+
+    fn take(self) -> Captured {
+        self.done.unwrap_or_default()
+    }
+}
+
+/// Wait up to `grace` for the captures still running to end.
+async fn settle(streams: &mut [Stream], grace: Duration) {
+    let deadline = tokio::time::Instant::now() + grace;
+    for stream in streams.iter_mut() {
+        if let Some(task) = stream.task.as_mut()
+            && let Ok(joined) = tokio::time::timeout_at(deadline, task).await
+        {
+            stream.done = Some(joined.unwrap_or_default());
+            stream.task = None;
+        }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec<'a>(command: &'a str, env: &'a BTreeMap<String, String>, timeout: Duration) -> CommandSpec<'a> {
-        CommandSpec {
-            command,
-            cwd: Path::new("/"),
-            env,
-            timeout,
-            head_bytes: 100,
-            tail_bytes: 100,
-        }
-    }
-
-    #[tokio::test]
-    async fn captures_exit_code_and_streams() {
-        let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
-        let out = run(&spec("echo out; echo err >&2; exit 3", &env, Duration::from_secs(10)))
-            .await
-            .unwrap();
-        assert_eq!(out.exit_code, Some(3));
-        assert_eq!(out.stdout.text, "out\n");
-        assert_eq!(out.stderr.text, "err\n");
-        assert!(!out.timed_out);
-    }
-
-    #[tokio::test]
-    async fn caps_output_keeping_head_and_tail() {
-        let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
-        let out = run(&spec(
-            "printf 'A%.0s' $(seq 1 500); seq 1 1000 | tr -d '\\n' >/dev/null; printf 'Z%.0s' $(seq 1 500)",
-            &env,
-            Duration::from_secs(10),
-        ))
-        .await
-        .unwrap();
-        assert_eq!(out.stdout.total_bytes, 1000);
-        assert!(out.stdout.truncated);
-        assert!(out.stdout.text.starts_with(&"A".repeat(100)));
-        assert!(out.stdout.text.ends_with(&"Z".repeat(100)));
-        assert!(out.stdout.text.contains("800 bytes cut"));
-    }
-
-    #[tokio::test]
-    async fn timeout_kills_the_group() {
-        let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
-        let out = run(&spec(
-            "sleep 30 & sleep 30; echo never",
-            &env,
-            Duration::from_millis(300),
-        ))
-        .await
-        .unwrap();
-        assert!(out.timed_out);
-        assert!(out.duration < Duration::from_secs(10));
-        assert!(!out.stdout.text.contains("never"));
-    }
-
-    #[tokio::test]
-    async fn stdin_is_empty() {
-        let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
-        let out = run(&spec("cat; echo done", &env, Duration::from_secs(10)))
-            .await
-            .unwrap();
-        assert_eq!(out.stdout.text, "done\n");
-    }
-
-    #[tokio::test]
-    async fn binary_output_is_flagged() {
-        let env = BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())]);
-        let out = run(&spec("printf 'a\\377\\376b'", &env, Duration::from_secs(10)))
-            .await
-            .unwrap();
-        assert!(out.stdout.binary);
-    }
-}
+#[path = "process_tests.rs"]
+mod tests;

@@ -5,6 +5,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+/// Most bytes of the store that are read (thousands of folders).
+const MAX_STORE_BYTES: u64 = 4 * 1024 * 1024;
+
 /// Trusted folders, one canonical path per line in `<config dir>/agent/trusted-folders`.
 #[derive(Debug)]
 pub struct TrustStore {
@@ -23,7 +26,8 @@ impl TrustStore {
     pub fn at(file: Option<PathBuf>) -> Self {
         let folders = file
             .as_ref()
-            .and_then(|f| std::fs::read_to_string(f).ok())
+            .and_then(|f| crate::support::fs::read_regular(f, MAX_STORE_BYTES).ok())
+            .map(|read| read.text())
             .map(|text| {
                 text.lines()
                     .filter(|l| !l.trim().is_empty())

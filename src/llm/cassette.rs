@@ -131,6 +131,9 @@ impl Recorder {
     }
 }
 
+/// Largest cassette that is loaded (a recorded session is a few hundred KB).
+const MAX_CASSETTE_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Serves a run's LLM side from a cassette, checking each request against the recorded one.
 pub struct Player {
     path: PathBuf,
@@ -141,8 +144,9 @@ pub struct Player {
 
 impl Player {
     pub fn open(path: &Path, scrubber: Scrubber) -> Result<Self, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read the cassette {}: {e}", path.display()))?;
+        let text = crate::support::fs::read_whole(path, MAX_CASSETTE_BYTES)
+            .map(|read| read.text())
+            .map_err(|e| format!("cannot read the cassette {}: {e}", path.display()))?;
         let mut exchanges = Vec::new();
         for (idx, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let exchange: Exchange = serde_json::from_str(line).map_err(|e| {

@@ -105,9 +105,10 @@ fn scripts(skill: &Skill) -> Vec<PathBuf> {
 
 /// Bash-only syntax in a script whose shebang promises plain `sh`.
 fn bashisms(script: &Path) -> Vec<Diagnostic> {
-    let Ok(text) = std::fs::read_to_string(script) else {
+    let Ok(read) = crate::support::fs::read_regular(script, super::parse::MAX_SKILL_FILE_BYTES) else {
         return Vec::new();
     };
+    let text = read.text();
     let first = text.lines().next().unwrap_or_default();
     let claims_sh = matches!(first.trim_end(), "#!/bin/sh" | "#!/usr/bin/env sh" | "#! /bin/sh");
     if !claims_sh {

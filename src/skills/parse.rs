@@ -1,6 +1,5 @@
 //! Loading one skill folder in either dialect: frontmatter fields, `skill.json`, markdown sections.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -8,6 +7,7 @@ use serde_json::{Map, Value};
 use super::fields::parse_skill_text;
 use super::frontmatter::kind_of;
 use super::{Diagnostic, Dialect, Severity, Skill};
+use crate::support::fs::{read_regular, read_whole};
 
 /// Bytes of a `SKILL.md` that are read at most; the rest of a larger file is ignored.
 pub const MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
@@ -27,21 +27,19 @@ pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     read_capped_with_size(path).map(|(buf, _)| buf)
 }
 
-/// Read at most [`MAX_SKILL_FILE_BYTES`] of a file, and its full size (one open, no extra stat).
+/// Read at most [`MAX_SKILL_FILE_BYTES`] of a regular file, and its full size.
 fn read_capped_with_size(path: &Path) -> std::io::Result<(Vec<u8>, u64)> {
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut buf = Vec::with_capacity(usize::try_from(size.min(MAX_SKILL_FILE_BYTES)).unwrap_or(0));
-    file.take(MAX_SKILL_FILE_BYTES).read_to_end(&mut buf)?;
-    Ok((buf, size))
+    let read = read_regular(path, MAX_SKILL_FILE_BYTES)?;
+    Ok((read.bytes, read.size))
 }
 
-/// The skill file of a folder: `SKILL.md`, else `skill.md`.
+/// The skill file of a folder: `SKILL.md`, else `skill.md`. Whatever kind of file it is: one that
+/// cannot be read (a FIFO, a device) makes the folder a skipped skill with a reason, not a non-skill.
 pub fn find_skill_file(dir: &Path) -> Option<PathBuf> {
     ["SKILL.md", "skill.md"]
         .iter()
         .map(|n| dir.join(n))
-        .find(|p| p.is_file())
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
 }
 
 /// Load the skill in `dir`, found under `root`.
@@ -114,9 +112,24 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
     }))
 }
 
+/// Bytes of a `skill.json` that are read at all; a larger manifest is ignored with a warning.
+pub const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
+
 fn read_manifest(dir: &Path, diags: &mut Vec<Diagnostic>) -> Option<Map<String, Value>> {
     let path = dir.join("skill.json");
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = match read_whole(&path, MAX_MANIFEST_BYTES) {
+        Ok(read) => read.text(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                &path,
+                None,
+                format!("cannot be used: {e}; ignored it"),
+            ));
+            return None;
+        }
+    };
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(map)) => Some(map),
         Ok(other) => {
@@ -147,9 +160,9 @@ fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec
     if !path.is_file() {
         if declared.is_some() {
             let manifest_path = dir.join("skill.json");
-            let line = std::fs::read_to_string(&manifest_path)
+            let line = read_whole(&manifest_path, MAX_MANIFEST_BYTES)
                 .ok()
-                .and_then(|t| t.lines().position(|l| l.contains("\"entry\"")))
+                .and_then(|t| t.text().lines().position(|l| l.contains("\"entry\"")))
                 .map_or(1, |i| i + 1);
             diags.push(Diagnostic::new(
                 Severity::Warning,

@@ -1,3 +1,4 @@
 //! Small leaf helpers that several layers share. Nothing here imports from the rest of the crate.
 
+pub mod fs;
 pub mod terminal_text;

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 /// Characters that change how the rest of a line is drawn without being visible themselves:
 /// bidirectional overrides and isolates (the "Trojan Source" set), zero-width joiners and spaces,
 /// the byte-order mark and the Unicode line/paragraph separators.
-fn is_invisible_format(c: char) -> bool {
+pub fn is_invisible_format(c: char) -> bool {
     matches!(
         c,
         '\u{200B}'..='\u{200F}'

@@ -18,10 +18,14 @@ pub struct Case {
     pub expect: Option<String>,
 }
 
+/// Largest cases file that is read.
+const MAX_CASES_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Read the cases file: a list of cases, or `{cases: [...], threshold: 0.9}`.
 pub fn read_cases(path: &Path) -> Result<(Vec<Case>, Option<f64>), AppError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| AppError::config(format!("cannot read {}: {e}", path.display())))?;
+    let text = crate::support::fs::read_whole(path, MAX_CASES_BYTES)
+        .map(|read| read.text())
+        .map_err(|e| AppError::config(format!("cannot read {}: {e}", path.display())))?;
     let doc = yaml_document(&text).map_err(|e| AppError::config(format!("{}: not valid YAML: {e}", path.display())))?;
     let (list, threshold) = match &doc {
         Value::Array(items) => (items.clone(), None),

@@ -138,6 +138,7 @@ async fn dispatch(cli: &Cli, config: Config, front: &Frontend) -> Result<ExitCod
         }
     };
     let code = match outcome {
+        Ok(_) if agent.commands_denied() > 0 => ExitCode::Denied,
         Ok(_) => ExitCode::Answered,
         Err(e) => turn_failure(&e, sink),
     };

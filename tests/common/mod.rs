@@ -359,3 +359,54 @@ pub fn activate_run_answer(skill: &str, command: &str, answer: &str) -> Vec<Repl
         text(answer),
     ]
 }
+
+/// Replies of a turn that activates `skill`, proposes all `commands` in ONE response, then answers.
+pub fn activate_run_all_answer(skill: &str, commands: &[&str], answer: &str) -> Vec<Reply> {
+    let calls: Vec<(&str, Value)> = commands
+        .iter()
+        .map(|c| ("run_command", json!({ "command": c })))
+        .collect();
+    vec![
+        tool("activate_skill", json!({ "name": skill })),
+        tools(&calls),
+        text(answer),
+    ]
+}
+
+/// The result the model got for the last tool call before `request`.
+pub fn last_tool_result(request: &Value) -> String {
+    contents(request, "tool").last().cloned().unwrap_or_default()
+}
+
+/// The skill names of a `skills list --json` document.
+pub fn listed_names(listing: &Value) -> Vec<String> {
+    listing["skills"]
+        .as_array()
+        .map(|skills| {
+            skills
+                .iter()
+                .filter_map(|s| s["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Digits unique to this test process and `tag`: used as `sleep`'s fraction (`sleep 1005.DIGITS`)
+/// they mark a test's processes, which [`processes_with`] then finds in `/proc`.
+pub fn marker(tag: u32) -> String {
+    format!("{tag}{:09}", std::process::id())
+}
+
+/// Command lines of the running processes whose arguments contain `marker`.
+pub fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
+        if let Ok(raw) = std::fs::read(entry.path().join("cmdline")) {
+            let line = String::from_utf8_lossy(&raw).replace('\0', " ");
+            if line.contains(marker) {
+                found.push(line);
+            }
+        }
+    }
+    found
+}

@@ -1,0 +1,204 @@
+//! Unit tests of the approval decision against real skill folders in temp dirs.
+
+use super::*;
+use crate::skills::{Dialect, Skill};
+
+/// A skill folder on disk: `run.sh`, `scripts/q.sh`, a folder with a space in its path.
+fn skill_in(root: &Path) -> Skill {
+    let dir = root.join("my skill");
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(dir.join("run.sh"), "#!/bin/sh\n").unwrap();
+    std::fs::write(dir.join("scripts/q.sh"), "#!/bin/sh\n").unwrap();
+    std::fs::write(dir.join("notes.txt"), "x").unwrap();
+    let mut s = Skill::synthetic("weather", "d");
+    s.dir = dir.clone();
+    s.skill_file = dir.join("SKILL.md");
+    s.root = root.to_path_buf();
+    s.dialect = Dialect::Scp;
+    s.entry = Some("run.sh".into());
+    s
+}
+
+fn argv(verdict: Verdict) -> Option<Vec<String>> {
+    match verdict {
+        Verdict::Run(Plan::Argv(a)) => Some(a.words().to_vec()),
+        _ => None,
+    }
+}
+
+#[test]
+fn auto_runs_the_skills_own_scripts_as_argv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = skill_in(tmp.path());
+    let dir = s.dir.display().to_string();
+    let run = |c: &str| argv(evaluate(ApprovalPolicy::Auto, c, &s));
+    assert_eq!(run("./run.sh Tokyo").unwrap(), ["./run.sh", "Tokyo"]);
+    assert_eq!(run("./run.sh 'New York'").unwrap(), ["./run.sh", "New York"]);
+    assert_eq!(run("./run.sh Zürich").unwrap(), ["./run.sh", "Zürich"]);
+    assert_eq!(run("sh ./run.sh Paris").unwrap(), ["sh", "./run.sh", "Paris"]);
+    assert_eq!(run("bash scripts/q.sh").unwrap(), ["bash", "scripts/q.sh"]);
+    assert_eq!(run("scripts/q.sh -v").unwrap(), ["scripts/q.sh", "-v"]);
+    assert_eq!(
+        run("\"$SKILL_DIR\"/run.sh Oslo").unwrap(),
+        [format!("{dir}/run.sh"), "Oslo".into()]
+    );
+    // Unquoted, with a space in the folder: still one word, because no shell splits it.
+    assert_eq!(
+        run("$SKILL_DIR/run.sh x").unwrap(),
+        [format!("{dir}/run.sh"), "x".into()]
+    );
+    assert_eq!(
+        run(&format!("'{dir}/run.sh' x")).unwrap(),
+        [format!("{dir}/run.sh"), "x".into()]
+    );
+    let Verdict::Run(Plan::Argv(a)) = evaluate(ApprovalPolicy::Auto, "./run.sh", &s) else {
+        panic!("not argv");
+    };
+    assert_eq!(a.program(), s.dir.join("run.sh"), "the program is absolute");
+}
+
+#[test]
+fn auto_asks_for_everything_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = skill_in(tmp.path());
+    std::os::unix::fs::symlink("/bin/sh", s.dir.join("scripts/out.sh")).unwrap();
+    std::os::unix::fs::symlink("/bin", s.dir.join("bin")).unwrap();
+    for ask in [
+        "run.sh",
+        "sh run.sh",
+        "./run.sh x; rm -rf ~",
+        "./run.sh $(whoami)",
+        "./run.sh \"$(id)\"",
+        "./run.sh x | sh",
+        "./run.sh 2>&1",
+        "rm -rf ~",
+        "./other.sh",
+        "./notes.txt",
+        "./scripts",
+        "../x/run.sh",
+        "scripts/../../my skill/run.sh",
+        "./scripts/out.sh -c id",
+        "./bin/sh",
+        "sh -c ./run.sh",
+        "sh -x ./run.sh",
+        "/bin/sh ./run.sh",
+        "X=1 ./run.sh",
+        "./run.sh #'\ntouch CANARY #'",
+        "./run.sh &>/dev/null touch CANARY",
+        ">/dev/null X=/../run.sh touch CANARY",
+    ] {
+        let verdict = evaluate(ApprovalPolicy::Auto, ask, &s);
+        assert!(
+            matches!(&verdict, Verdict::AskUser(p) if matches!(p.plan(), Plan::Shell(_))),
+            "{ask:?}: {verdict:?}"
+        );
+    }
+}
+
+#[test]
+fn the_entry_may_be_reached_by_another_path_that_resolves_to_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = skill_in(tmp.path());
+    let run = |c: &str| argv(evaluate(ApprovalPolicy::Auto, c, &s));
+    assert!(run("scripts/../run.sh").is_some());
+    assert!(run(".//run.sh").is_some());
+    std::fs::remove_file(s.dir.join("run.sh")).unwrap();
+    std::os::unix::fs::symlink("/bin/true", s.dir.join("run.sh")).unwrap();
+    assert!(
+        run("./run.sh").is_none(),
+        "an entry linked outside the folder is not the skill's own"
+    );
+}
+
+#[test]
+fn grants_approve_one_literal_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = skill_in(tmp.path());
+    let check = |s: &Skill, cmd: &str| argv(evaluate(ApprovalPolicy::Auto, cmd, s)).is_some();
+    s.allowed_tools = vec![
+        "Bash(git:*)".into(),
+        "Read".into(),
+        "Bash(curl -s wttr.in/*)".into(),
+        "Bash(npm run test)".into(),
+        "Bash(ls *)".into(),
+    ];
+    assert!(check(&s, "git log --oneline -5"));
+    assert!(check(&s, "curl -s wttr.in/Tokyo:format=3"));
+    assert!(check(&s, "npm run test"));
+    assert!(check(&s, "ls -la"));
+    assert!(!check(&s, "git status && git diff"));
+    assert!(!check(&s, "./run.sh x | git hash-object --stdin"));
+    assert!(!check(&s, "git status; rm -rf ~"));
+    assert!(!check(&s, "git log > /tmp/x"));
+    assert!(!check(&s, "curl -s evil.example/x"));
+    assert!(!check(&s, "curl -s wttr.in/x -o /etc/passwd"));
+    assert!(!check(&s, "npm run test -- --evil"));
+    assert!(!check(&s, "gitx status"));
+    assert!(!check(&s, "./git status"), "a path is not the granted program");
+    assert!(!check(&s, "GIT_DIR=/x git status"));
+    s.allowed_tools = vec!["Bash".into()];
+    assert!(check(&s, "rm -rf /tmp/whatever"));
+    assert!(!check(&s, "echo $(id)"));
+    assert!(!check(&s, "a && b"));
+}
+
+#[test]
+fn path_grants_match_the_same_file_and_never_a_path_lookup() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = skill_in(tmp.path());
+    std::fs::write(s.dir.join("tool.sh"), "#!/bin/sh\n").unwrap();
+    s.allowed_tools = vec!["Bash(./tool.sh:*)".into(), "Bash(./scripts/*)".into()];
+    let check = |cmd: &str| argv(evaluate(ApprovalPolicy::Auto, cmd, &s)).is_some();
+    assert!(check("./tool.sh a b"));
+    assert!(check("$SKILL_DIR/tool.sh a"));
+    assert!(!check("tool.sh a"), "a bare word is looked up on PATH");
+    assert!(check("./scripts/q.sh"));
+    assert!(!check("./scripts/../../x"), "a wildcard never matches a climbing path");
+}
+
+#[test]
+fn yes_no_and_ask() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = skill_in(tmp.path());
+    assert!(matches!(
+        evaluate(ApprovalPolicy::Yes, "rm -rf /tmp/x; id", &s),
+        Verdict::Run(Plan::Shell(_))
+    ));
+    assert!(matches!(
+        evaluate(ApprovalPolicy::Yes, "./run.sh", &s),
+        Verdict::Run(Plan::Argv(_))
+    ));
+    let Verdict::Deny(reason) = evaluate(ApprovalPolicy::No, "./run.sh", &s) else {
+        panic!("no must deny");
+    };
+    assert!(reason.contains("--approve auto"), "{reason}");
+    let Verdict::Deny(reason) = evaluate(ApprovalPolicy::No, "rm -rf x", &s) else {
+        panic!("no must deny");
+    };
+    assert!(reason.contains("--yes"), "{reason}");
+    let Verdict::AskUser(pending) = evaluate(ApprovalPolicy::Ask, "./run.sh", &s) else {
+        panic!("ask must ask");
+    };
+    assert_eq!(pending.plan().narrowest_policy(), "--approve auto");
+    assert!(matches!(pending.approve(), Plan::Argv(_)));
+    let Verdict::AskUser(pending) = evaluate(ApprovalPolicy::Auto, "./run.sh | id", &s) else {
+        panic!("auto must ask");
+    };
+    let Plan::Shell(shell) = pending.approve() else {
+        panic!("shell plan");
+    };
+    assert_eq!(shell.command(), "./run.sh | id");
+    assert!(shell.why().contains("operator"), "{}", shell.why());
+}
+
+#[test]
+fn names_round_trip() {
+    for p in [
+        ApprovalPolicy::Ask,
+        ApprovalPolicy::Auto,
+        ApprovalPolicy::Yes,
+        ApprovalPolicy::No,
+    ] {
+        assert_eq!(ApprovalPolicy::parse(p.as_str()), Some(p));
+    }
+}

@@ -1,0 +1,135 @@
+//! `allowed-tools` grants: which literal commands a skill's author lets run without asking.
+//!
+//! A grant is matched against the words of one literal simple command (see `cmdline`), never
+//! against command text, so `Bash(git status:*)` approves `git status --short` and nothing joined
+//! to it with `&&`, `|` or `;` (those are not literal commands at all).
+
+/// What one `allowed-tools` entry lets run: `Bash`, `Bash(git:*)`, `Bash(git log *)`,
+/// `Bash(curl -s wttr.in/*)` (`*` and `?` match inside a word).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grant {
+    /// Any literal command (`Bash`, `Bash(*)`).
+    Any,
+    /// These leading words, then any arguments (`Bash(git:*)`, `Bash(git log *)`).
+    Prefix(Vec<String>),
+    /// Exactly these words (`Bash(npm run test)`).
+    Exact(Vec<String>),
+}
+
+/// Read one `allowed-tools` entry; entries for other tools (Read, Grep …) grant no commands.
+pub fn parse_grant(entry: &str) -> Option<Grant> {
+    let entry = entry.trim();
+    let (tool, spec) = match entry.split_once('(') {
+        Some((tool, rest)) => (tool.trim(), Some(rest.strip_suffix(')')?.trim())),
+        None => (entry, None),
+    };
+    if !tool.eq_ignore_ascii_case("bash") && !tool.eq_ignore_ascii_case("shell") {
+        return None;
+    }
+    let Some(spec) = spec.filter(|s| !s.is_empty() && *s != "*" && *s != ":*") else {
+        return Some(Grant::Any);
+    };
+    if let Some(prefix) = spec.strip_suffix(":*") {
+        return Some(Grant::Prefix(shell_words::split(prefix).ok()?));
+    }
+    let mut words = shell_words::split(spec).ok()?;
+    if words.last().is_some_and(|w| w == "*") {
+        words.pop();
+        return Some(Grant::Prefix(words));
+    }
+    Some(Grant::Exact(words))
+}
+
+impl Grant {
+    /// Whether `words` (a literal command) is granted; `same_program` decides whether the
+    /// pattern's first word names the program `words[0]` names.
+    pub fn allows(&self, words: &[String], same_program: impl Fn(&str, &str) -> bool) -> bool {
+        let matches = |pattern: &[String]| {
+            pattern.iter().zip(words).enumerate().all(
+                |(i, (p, w))| {
+                    if i == 0 { same_program(p, w) } else { glob_match(p, w) }
+                },
+            )
+        };
+        match self {
+            Grant::Any => !words.is_empty(),
+            Grant::Prefix(p) => words.len() >= p.len() && !p.is_empty() && matches(p),
+            Grant::Exact(p) => words.len() == p.len() && !p.is_empty() && matches(p),
+        }
+    }
+}
+
+/// Whether a grant pattern has wildcards.
+pub fn has_wildcards(pattern: &str) -> bool {
+    pattern.contains(['*', '?'])
+}
+
+/// `*` matches any run of characters, `?` one character; everything else literally.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grant_parsing() {
+        assert_eq!(parse_grant("Bash"), Some(Grant::Any));
+        assert_eq!(parse_grant("Bash(*)"), Some(Grant::Any));
+        assert_eq!(
+            parse_grant("Bash(git log:*)"),
+            Some(Grant::Prefix(vec!["git".into(), "log".into()]))
+        );
+        assert_eq!(
+            parse_grant("Bash(git log *)"),
+            Some(Grant::Prefix(vec!["git".into(), "log".into()]))
+        );
+        assert_eq!(
+            parse_grant("Bash(./run.sh)"),
+            Some(Grant::Exact(vec!["./run.sh".into()]))
+        );
+        assert_eq!(parse_grant("Read"), None);
+        assert_eq!(parse_grant("Bash(unclosed"), None);
+    }
+
+    #[test]
+    fn globs_match_within_a_word() {
+        assert!(glob_match("wttr.in/*", "wttr.in/Oslo"));
+        assert!(!glob_match("wttr.in/*", "wttr.inx/Oslo"));
+        assert!(glob_match("a?c*", "abcdef"));
+        assert!(!glob_match("a?c", "abcd"));
+    }
+
+    #[test]
+    fn grants_match_word_by_word() {
+        let w = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+        let eq = |p: &str, w: &str| p == w;
+        let prefix = parse_grant("Bash(git status:*)").unwrap();
+        assert!(prefix.allows(&w("git status --short"), eq));
+        assert!(!prefix.allows(&w("git stash"), eq));
+        let exact = parse_grant("Bash(npm run test)").unwrap();
+        assert!(exact.allows(&w("npm run test"), eq));
+        assert!(!exact.allows(&w("npm run test -- --evil"), eq));
+        assert!(!Grant::Any.allows(&[], eq));
+    }
+}

@@ -1,0 +1,135 @@
+//! Unit tests of running plans: capture, caps, timeouts, argv execution, escaped processes.
+
+use super::*;
+use crate::exec::approval::Plan;
+use crate::skills::Skill;
+
+fn path_env() -> BTreeMap<String, String> {
+    BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())])
+}
+
+/// A `sh -c` plan (these commands are never literal, so they plan as shell).
+fn shell(command: &str) -> Plan {
+    let plan = Plan::for_command(command, &Skill::synthetic("t", "d"));
+    assert!(matches!(plan, Plan::Shell(_)), "{command} planned as argv");
+    plan
+}
+
+async fn run_plan(plan: &Plan, cwd: &Path, timeout: Duration) -> CommandOutput {
+    let env = path_env();
+    let spec = CommandSpec {
+        plan,
+        cwd,
+        env: &env,
+        timeout,
+        head_bytes: 100,
+        tail_bytes: 100,
+    };
+    run(&spec).await.unwrap()
+}
+
+async fn run_shell(command: &str, timeout: Duration) -> CommandOutput {
+    run_plan(&shell(command), Path::new("/"), timeout).await
+}
+
+/// Processes whose command line contains `marker` (`pgrep -f`).
+fn with_marker(marker: &str) -> String {
+    let out = std::process::Command::new("pgrep")
+        .args(["-a", "-f", marker])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A number unique to this test run, usable as `sleep`'s fraction digits and found in `/proc`.
+fn marker(tag: u32) -> String {
+    format!("{}{:09}", tag, std::process::id())
+}
+
+#[tokio::test]
+async fn captures_exit_code_and_streams() {
+    let out = run_shell("echo out; echo err >&2; exit 3", Duration::from_secs(10)).await;
+    assert_eq!(out.exit_code, Some(3));
+    assert_eq!(out.stdout.text, "out\n");
+    assert_eq!(out.stderr.text, "err\n");
+    assert!(!out.timed_out);
+}
+
+#[tokio::test]
+async fn caps_output_keeping_head_and_tail() {
+    let out = run_shell(
+        "printf 'A%.0s' $(seq 1 500); seq 1 1000 | tr -d '\\n' >/dev/null; printf 'Z%.0s' $(seq 1 500)",
+        Duration::from_secs(10),
+    )
+    .await;
+    assert_eq!(out.stdout.total_bytes, 1000);
+    assert!(out.stdout.truncated);
+    assert!(out.stdout.text.starts_with(&"A".repeat(100)));
+    assert!(out.stdout.text.ends_with(&"Z".repeat(100)));
+    assert!(out.stdout.text.contains("800 bytes cut"));
+}
+
+#[tokio::test]
+async fn timeout_kills_the_group() {
+    let out = run_shell("sleep 30 & sleep 30; echo never", Duration::from_millis(300)).await;
+    assert!(out.timed_out);
+    assert!(out.duration < Duration::from_secs(20));
+    assert!(!out.stdout.text.contains("never"));
+}
+
+#[tokio::test]
+async fn stdin_is_empty() {
+    let out = run_shell("cat; echo done", Duration::from_secs(10)).await;
+    assert_eq!(out.stdout.text, "done\n");
+}
+
+#[tokio::test]
+async fn binary_output_is_flagged() {
+    let out = run_shell("printf 'a\\377\\376b'", Duration::from_secs(10)).await;
+    assert!(out.stdout.binary);
+}
+
+#[tokio::test]
+async fn an_escaped_process_holding_the_pipe_neither_hangs_nor_survives() {
+    for (tag, shape) in [
+        (1, "setsid sleep 1005.{m} & sleep 1006.{m}"),
+        (2, "setsid -f sleep 1005.{m}; echo started"),
+        (3, "(sh -c 'sleep 1005.{m}' &) ; echo double-forked"),
+    ] {
+        let m = marker(tag);
+        let command = shape.replace("{m}", &m);
+        let started = Instant::now();
+        let out = run_shell(&command, Duration::from_secs(2)).await;
+        assert!(started.elapsed() < Duration::from_secs(20), "{command} hung");
+        assert!(out.duration < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(with_marker(&m), "", "{command} left processes");
+    }
+}
+
+#[tokio::test]
+async fn argv_runs_without_a_shell_and_falls_back_to_sh_without_a_shebang() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill_dir = dir.path().join("a skill");
+    std::fs::create_dir_all(&skill_dir).unwrap();
+    let script = skill_dir.join("run.sh");
+    std::fs::write(&script, "#!/bin/sh\nprintf '[%s]' \"$0\" \"$@\"\n").unwrap();
+    let bare = skill_dir.join("bare.sh");
+    std::fs::write(&bare, "printf '<%s>' \"$@\"\n").unwrap();
+    for f in [&script, &bare] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut skill = Skill::synthetic("s", "d");
+    skill.dir = skill_dir.clone();
+    skill.entry = Some("run.sh".into());
+    skill.allowed_tools = vec!["Bash(./bare.sh:*)".into()];
+    let plan = Plan::for_command("$SKILL_DIR/run.sh 'a;b' \"c d\" '$(id)'", &skill);
+    assert!(matches!(plan, Plan::Argv(_)), "{plan:?}");
+    let out = run_plan(&plan, &skill_dir, Duration::from_secs(10)).await;
+    assert_eq!(out.exit_code, Some(0), "{}", out.stderr.text);
+    assert_eq!(out.stdout.text, format!("[{}][a;b][c d][$(id)]", script.display()));
+    let plan = Plan::for_command("./bare.sh x 'y z'", &skill);
+    let out = run_plan(&plan, &skill_dir, Duration::from_secs(10)).await;
+    assert_eq!(out.stdout.text, "<x><y z>", "{}", out.stderr.text);
+}

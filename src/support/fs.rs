@@ -1,0 +1,143 @@
+//! Reading a file that someone else controls (a skill folder, a cloned repository) without hanging
+//! or growing: it must be a regular file, it is opened without blocking, and at most a cap is read.
+//!
+//! A FIFO blocks `open` until a writer appears, `/dev/zero` never ends, and a 200 MB `skill.json`
+//! would be held in memory whole; every one of those used to be a plain `read_to_string` away.
+//! Callers in async code run this on a blocking thread (`spawn_blocking`): a regular file on a slow
+//! disk is still blocking I/O.
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::Path;
+
+/// What [`read_regular`] read: at most the cap, and the file's full size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capped {
+    /// The first bytes of the file, at most the cap.
+    pub bytes: Vec<u8>,
+    /// The size the file reported when opened (at least the bytes read).
+    pub size: u64,
+}
+
+impl Capped {
+    /// Whether the file holds more than was read.
+    pub fn truncated(&self) -> bool {
+        self.size > self.bytes.len() as u64
+    }
+
+    /// The bytes as text, invalid UTF-8 replaced.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+}
+
+/// What a non-regular file is, for an error message a person understands.
+fn kind_of(meta: &Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+fn not_regular(meta: &Metadata) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("it is {}, not a regular file; refusing to read it", kind_of(meta)),
+    )
+}
+
+/// Read at most `cap` bytes of the regular file at `path` (symlinks followed). Anything else — a
+/// FIFO, a device, a socket, a folder — is an error saying what it is, returned at once.
+pub fn read_regular(path: &Path, cap: u64) -> io::Result<Capped> {
+    // `stat` first, so a device is never even opened (opening some has side effects).
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    // The path may have been swapped since: open without blocking (a FIFO would block here),
+    // check what was actually opened, then make reads blocking again.
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let opened = file.metadata()?;
+    if !opened.is_file() {
+        return Err(not_regular(&opened));
+    }
+    let flags = rustix::fs::fcntl_getfl(&file)?;
+    rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)?;
+    read_capped(file, opened.len(), cap)
+}
+
+fn read_capped(file: File, size: u64, cap: u64) -> io::Result<Capped> {
+    let mut bytes = Vec::with_capacity(usize::try_from(size.min(cap)).unwrap_or(0));
+    file.take(cap).read_to_end(&mut bytes)?;
+    let size = size.max(bytes.len() as u64);
+    Ok(Capped { bytes, size })
+}
+
+/// [`read_regular`], but a file over `cap` is an error naming its size, for files that are useless
+/// when cut (JSON, cassettes).
+pub fn read_whole(path: &Path, cap: u64) -> io::Result<Capped> {
+    let read = read_regular(path, cap)?;
+    if read.truncated() {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("it is {} bytes, over the {cap}-byte limit for this file", read.size),
+        ));
+    }
+    Ok(read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_regular_files_up_to_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, "hello world").unwrap();
+        let read = read_regular(&path, 5).unwrap();
+        assert_eq!(read.bytes, b"hello");
+        assert_eq!(read.size, 11);
+        assert!(read.truncated());
+        assert_eq!(read_regular(&path, 100).unwrap().text(), "hello world");
+        assert!(read_whole(&path, 5).unwrap_err().to_string().contains("11 bytes"));
+        assert!(!read_whole(&path, 11).unwrap().truncated());
+    }
+
+    #[test]
+    fn refuses_fifos_devices_and_folders_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+        let link = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        for (path, kind) in [
+            (fifo.as_path(), "FIFO"),
+            (link.as_path(), "character device"),
+            (Path::new("/dev/null"), "character device"),
+            (dir.path(), "folder"),
+        ] {
+            let err = read_regular(path, 1024).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+            assert!(err.to_string().contains(kind), "{path:?}: {err}");
+        }
+        assert_eq!(
+            read_regular(&dir.path().join("missing"), 1).unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
+    }
+}
