@@ -339,3 +339,27 @@ async fn old_tool_outputs_are_shortened_past_the_history_budget() {
     assert!(last[2].contains("END-two"), "the newest output is kept whole");
     assert!(mock.raw_requests().await[3].body.len() < 12_000);
 }
+
+#[tokio::test]
+async fn an_empty_message_is_a_usage_error_and_asks_nothing() {
+    let ws = weather_workspace();
+    let mock = MockLlm::start(vec![text("never")]).await;
+    for (once, stdin) in [("", ""), ("  ", "\n\n")] {
+        let mut cmd = ws.agent(&mock);
+        cmd.args(["--once", once]).write_stdin(stdin);
+        let (code, _, stderr) = run_outcome(cmd).await;
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("empty message"), "{stderr}");
+    }
+    let mut cmd = ws.agent(&mock);
+    cmd.write_stdin("   \n");
+    let (code, _, stderr) = run_outcome(cmd).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(mock.requests().await.is_empty(), "no request for an empty message");
+    // An empty --once with piped input takes the input as the message.
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--once", ""]).write_stdin("weather in Lima\n");
+    let (code, _, stderr) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(contents(&mock.requests().await[0], "user"), ["weather in Lima"]);
+}

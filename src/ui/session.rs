@@ -208,11 +208,14 @@ pub fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, detailed: b
 fn initial_message(cli: &Cli) -> Result<Option<String>, AppError> {
     let stdin = std::io::stdin();
     let piped = if stdin.is_terminal() { None } else { read_stdin()? };
+    let piped = piped.filter(|input| !input.trim().is_empty() || cli.once.is_none());
     match (&cli.once, piped) {
-        (Some(msg), Some(input)) if !input.trim().is_empty() => {
-            Ok(Some(format!("{msg}\n\nInput:\n```\n{}\n```", input.trim_end())))
-        }
-        (Some(msg), _) => Ok(Some(msg.clone())),
+        (Some(msg), Some(input)) if msg.trim().is_empty() => Ok(Some(input.trim().to_string())),
+        (Some(msg), Some(input)) => Ok(Some(format!("{msg}\n\nInput:\n```\n{}\n```", input.trim_end()))),
+        (Some(msg), None) if msg.trim().is_empty() => Err(AppError::usage(
+            "--once was given an empty message: say what to do, e.g. --once \"weather in Tokyo\"",
+        )),
+        (Some(msg), None) => Ok(Some(msg.clone())),
         (None, Some(input)) if !input.trim().is_empty() => Ok(Some(input.trim().to_string())),
         (None, Some(_)) => Err(AppError::usage(
             "stdin was empty: pipe a message in, or use --once \"MESSAGE\"",
