@@ -81,6 +81,12 @@ pub enum Command {
         #[command(subcommand)]
         action: SkillsCommand,
     },
+    /// Trust a folder (default: the working directory): its .env is read and its project skills
+    /// (./.agents/skills, ./skills) may run commands, as they are now; a change asks again.
+    Trust {
+        /// The folder to trust.
+        dir: Option<PathBuf>,
+    },
 }
 
 /// `agent skills …`
@@ -121,9 +127,9 @@ pub enum SkillsCommand {
         #[arg(long)]
         strict: bool,
     },
-    /// Let this project's skills (./.agents/skills, ./skills, or the folders given) run commands.
+    /// Moved to `agent trust [DIR]` (kept as an alias): trust the folder these skills belong to.
     Trust {
-        /// Folders to trust; default: the project skill folders of the working directory.
+        /// Project folders, or their skill folders (`./skills`); default: the working directory.
         dirs: Vec<PathBuf>,
     },
 }

@@ -1,4 +1,5 @@
-//! Resolved settings: flag > environment > `.env` in the working directory > default (SPEC §3).
+//! Resolved settings (SPEC §3): flag > environment > the working folder's `.env` if that folder is
+//! trusted > the user's `~/.config/agent/.env` > default.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -10,6 +11,7 @@ use url::Url;
 
 use crate::cli::{ApproveArg, Cli};
 use crate::exec::approval::ApprovalPolicy;
+use crate::exec::trust::{PROJECT_SKILL_ROOTS, hash_bytes, read_regular};
 use crate::exit::AppError;
 use crate::skills::discover::{RootKind, SkillRoot};
 
@@ -20,77 +22,132 @@ pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
 /// Names of the variables that may hold the agent's own LLM key, in lookup order.
 pub const API_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
 
-/// The process environment overlaid on the `.env` file of the working directory.
+/// Most bytes read of a `.env` file.
+const MAX_DOTENV_BYTES: u64 = 1024 * 1024;
+
+/// A `.env` file as read: its entries (or why they could not be read) and a content hash.
+#[derive(Debug, Clone)]
+pub struct Dotenv {
+    pub path: PathBuf,
+    pub entries: Result<Vec<(String, String)>, String>,
+    pub hash: String,
+}
+
+impl Dotenv {
+    /// Read `path`; `None` when there is no file there. Only a regular file is opened (a FIFO
+    /// cannot hang start-up), at most 1 MiB of it.
+    pub fn read(path: &Path) -> Option<Self> {
+        let meta = std::fs::metadata(path).ok()?;
+        let Some(bytes) = meta.is_file().then(|| read_regular(path, MAX_DOTENV_BYTES)).flatten() else {
+            return Some(Self {
+                path: path.to_path_buf(),
+                entries: Err("not a readable regular file".into()),
+                hash: String::new(),
+            });
+        };
+        let entries = dotenvy::from_read_iter(bytes.as_slice())
+            .map(|entry| entry.map_err(|e| format!("{e}; fix or remove that line")))
+            .collect();
+        Some(Self {
+            path: path.to_path_buf(),
+            entries,
+            hash: hash_bytes(&bytes),
+        })
+    }
+
+    /// The keys it sets, in file order. A file that does not parse is scanned line by line for
+    /// `KEY=` so the keys can still be shown.
+    pub fn keys(&self) -> Vec<String> {
+        if let Ok(entries) = &self.entries {
+            return entries.iter().map(|(k, _)| k.clone()).collect();
+        }
+        let bytes = read_regular(&self.path, MAX_DOTENV_BYTES).unwrap_or_default();
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .filter_map(|line| {
+                let line = line.trim_start();
+                let line = line.strip_prefix("export ").unwrap_or(line);
+                let (key, _) = line.split_once('=')?;
+                let key = key.trim();
+                let valid = !key.is_empty()
+                    && !key.starts_with('#')
+                    && key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'));
+                valid.then(|| key.to_string())
+            })
+            .collect()
+    }
+
+    /// The entries, or a configuration error naming the file.
+    fn map(&self) -> Result<BTreeMap<String, String>, AppError> {
+        match &self.entries {
+            Ok(entries) => Ok(entries.iter().cloned().collect()),
+            Err(e) => Err(AppError::config(format!(
+                "{} is not a valid .env file: {e}",
+                self.path.display()
+            ))),
+        }
+    }
+}
+
+/// The user's own `.env`: `$XDG_CONFIG_HOME/agent/.env`, default `~/.config/agent/.env`.
+pub fn user_dotenv_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "agent").map(|d| d.config_dir().join(".env"))
+}
+
+/// The settings sources below flags (SPEC §3): the process environment, then the working
+/// folder's `.env` when that folder is trusted, then the user's own `.env`.
 #[derive(Debug, Clone, Default)]
 pub struct Environment {
     process: BTreeMap<String, String>,
-    dotenv: BTreeMap<String, String>,
-    dotenv_path: Option<PathBuf>,
+    /// The trusted working folder's `.env` (empty when it is not trusted or absent).
+    folder: BTreeMap<String, String>,
+    /// The user's `~/.config/agent/.env`.
+    user: BTreeMap<String, String>,
 }
 
 impl Environment {
-    /// Snapshot the process environment and read `.env` in `dir`, if any.
-    pub fn load(dir: &Path) -> Result<Self, AppError> {
+    /// The process environment; `user` is the user's `.env` and `folder` the working folder's,
+    /// passed only once that folder is trusted.
+    pub fn load(user: Option<&Dotenv>, folder: Option<&Dotenv>) -> Result<Self, AppError> {
         let process = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
-        let path = dir.join(".env");
-        let mut dotenv = BTreeMap::new();
-        let mut dotenv_path = None;
-        if path.is_file() {
-            let entries = dotenvy::from_path_iter(&path)
-                .map_err(|e| AppError::config(format!("cannot read {}: {e}", path.display())))?;
-            for entry in entries {
-                let (key, value) = entry.map_err(|e| {
-                    AppError::config(format!(
-                        "{} is not a valid .env file: {e}; fix or remove that line",
-                        path.display()
-                    ))
-                })?;
-                dotenv.insert(key, value);
-            }
-            dotenv_path = Some(path);
-        }
         Ok(Self {
             process,
-            dotenv,
-            dotenv_path,
+            folder: folder.map(Dotenv::map).transpose()?.unwrap_or_default(),
+            user: user.map(Dotenv::map).transpose()?.unwrap_or_default(),
         })
     }
 
     /// Build an environment from explicit maps (tests).
     #[cfg(test)]
-    pub fn from_maps(process: &[(&str, &str)], dotenv: &[(&str, &str)]) -> Self {
+    pub fn from_maps(process: &[(&str, &str)], folder: &[(&str, &str)], user: &[(&str, &str)]) -> Self {
         let map = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Self {
             process: map(process),
-            dotenv: map(dotenv),
-            dotenv_path: None,
+            folder: map(folder),
+            user: map(user),
         }
     }
 
-    /// A variable's value: the process environment first, then `.env`. Empty counts as unset.
+    /// A variable's value: the process environment first, then the trusted folder's `.env`, then
+    /// the user's. Empty counts as unset.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.process
             .get(name)
-            .or_else(|| self.dotenv.get(name))
+            .or_else(|| self.folder.get(name))
+            .or_else(|| self.user.get(name))
             .map(String::as_str)
             .filter(|v| !v.is_empty())
     }
 
-    /// Every variable a child process should see before the agent's own edits:
-    /// the process environment plus `.env` entries it does not already define.
+    /// Every variable a child process should see before the agent's own edits (SPEC §5): the
+    /// process environment plus `.env` entries it does not already define.
     pub fn merged(&self) -> BTreeMap<String, String> {
-        let mut all = self.dotenv.clone();
+        let mut all = self.user.clone();
+        all.extend(self.folder.clone());
         all.extend(self.process.clone());
         all
-    }
-
-    fn dotenv_hint(&self) -> String {
-        match &self.dotenv_path {
-            Some(p) => format!("the environment or {}", p.display()),
-            None => "the environment or a .env file in the working directory".to_string(),
-        }
     }
 }
 
@@ -202,12 +259,12 @@ impl Config {
         if self.api_key.is_some() || is_local_endpoint(&self.base_url) {
             return Ok(());
         }
+        let user_file =
+            user_dotenv_path().map_or_else(|| "~/.config/agent/.env".to_string(), |p| p.display().to_string());
         Err(AppError::config(format!(
-            "no API key for {}: set AGENT_API_KEY or OPENAI_API_KEY in {} \
-             (copy .env.example to .env to start), or set AGENT_BASE_URL to a local \
-             server that needs none",
-            self.base_url,
-            self.env.dotenv_hint()
+            "no API key for {}: export AGENT_API_KEY or OPENAI_API_KEY, or put it in {user_file} \
+             (see .env.example), or set AGENT_BASE_URL to a local server that needs none",
+            self.base_url
         )))
     }
 }
@@ -308,8 +365,9 @@ fn skill_roots(flags: &[PathBuf], env: &Environment, cwd: &Path) -> Result<Vec<S
             roots.push(SkillRoot::new(path, RootKind::EnvPath));
         }
     }
-    roots.push(SkillRoot::new(cwd.join(".agents/skills"), RootKind::Project));
-    roots.push(SkillRoot::new(cwd.join("skills"), RootKind::Project));
+    for root in PROJECT_SKILL_ROOTS {
+        roots.push(SkillRoot::new(cwd.join(root), RootKind::Project));
+    }
     if let Some(home) = home_dir(env) {
         roots.push(SkillRoot::new(home.join(".agents/skills"), RootKind::User));
         roots.push(SkillRoot::new(home.join(".skills"), RootKind::User));
@@ -334,7 +392,7 @@ mod tests {
         let mut argv = vec!["agent"];
         argv.extend_from_slice(args);
         let cli = Cli::parse_from(argv);
-        let c = Config::resolve(&cli, Environment::from_maps(process, dotenv), Path::new("/tmp"))?;
+        let c = Config::resolve(&cli, Environment::from_maps(process, dotenv, &[]), Path::new("/tmp"))?;
         c.require_key()?;
         Ok(c)
     }
@@ -354,6 +412,38 @@ mod tests {
         assert_eq!(c.model, DEFAULT_MODEL);
         assert_eq!(c.base_url, DEFAULT_BASE_URL);
         assert_eq!(c.max_steps, 10);
+    }
+
+    #[test]
+    fn the_trusted_folder_env_beats_the_users_env_file() {
+        let env = Environment::from_maps(
+            &[("AGENT_TIMEOUT", "1")],
+            &[("AGENT_MODEL", "folder"), ("A", "f")],
+            &[("AGENT_MODEL", "user"), ("AGENT_TIMEOUT", "9"), ("B", "u")],
+        );
+        assert_eq!(env.get("AGENT_MODEL"), Some("folder"));
+        assert_eq!(env.get("AGENT_TIMEOUT"), Some("1"));
+        let merged = env.merged();
+        assert_eq!((merged["A"].as_str(), merged["B"].as_str()), ("f", "u"));
+        assert_eq!(merged["AGENT_TIMEOUT"], "1");
+    }
+
+    #[test]
+    fn a_dotenv_that_is_not_a_regular_file_or_malformed_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(Dotenv::read(&dir.path().join("none")).is_none());
+        let bad = dir.path().join("bad.env");
+        std::fs::write(&bad, "A=1\nB='unclosed\n").unwrap();
+        let read = Dotenv::read(&bad).unwrap();
+        assert!(read.entries.is_err() && read.map().is_err());
+        assert_eq!(read.keys(), ["A", "B"], "keys are still shown");
+        let fifo = std::ffi::CString::new(dir.path().join("fifo").to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo only creates a file at a path we own.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert!(Dotenv::read(&dir.path().join("fifo")).unwrap().entries.is_err());
+        let good = dir.path().join("good.env");
+        std::fs::write(&good, "# c\nA=1\nexport B=\"two\"\n").unwrap();
+        assert_eq!(Dotenv::read(&good).unwrap().keys(), ["A", "B"]);
     }
 
     #[test]

@@ -237,11 +237,13 @@ fn bad_flag_exits_2() {
 }
 
 #[tokio::test]
-async fn dotenv_supplies_key_and_url_and_flags_win() {
+async fn the_users_dotenv_supplies_key_and_url_and_flags_win() {
     let ws = weather_workspace();
     let mock = MockLlm::start(vec![text("from dotenv")]).await;
+    let config = ws.home().join(".config/agent");
+    std::fs::create_dir_all(&config).unwrap();
     std::fs::write(
-        ws.work().join(".env"),
+        config.join(".env"),
         format!(
             "AGENT_BASE_URL={}\nAGENT_API_KEY=sk-from-dotenv-123\nAGENT_MODEL=dotenv-model\n",
             mock.base_url()

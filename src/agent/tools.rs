@@ -139,6 +139,7 @@ impl Agent {
             timeout: self.options.command_timeout,
             head_bytes: DEFAULT_HEAD_BYTES,
             tail_bytes: DEFAULT_TAIL_BYTES,
+            redactor: &self.options.redactor,
         };
         match process::run(&spec).await {
             Ok(out) => {
@@ -179,7 +180,7 @@ impl Agent {
                 let approver = self.approver.clone();
                 let request = ApprovalRequest {
                     skill: skill.name.clone(),
-                    command: command.to_string(),
+                    command: self.options.redactor.redact(command).into_owned(),
                     cwd: skill.dir.display().to_string(),
                 };
                 let approved = tokio::task::spawn_blocking(move || approver.ask(&request)).await.unwrap_or(false);
@@ -188,35 +189,48 @@ impl Agent {
         }
     }
 
-    /// Project skills run commands only once their folder is trusted (or under `--approve yes`).
+    /// Project skills run commands only once their folder is trusted with their current content
+    /// (SPEC §3). `--yes` does not stand in for that; `--approve no` runs nothing anyway.
     async fn untrusted(&self, skill: &Skill) -> Option<String> {
-        let policy = self.options.approve;
-        if skill.root_kind != RootKind::Project || matches!(policy, ApprovalPolicy::Yes | ApprovalPolicy::No) {
+        if skill.root_kind != RootKind::Project || self.options.approve == ApprovalPolicy::No {
             return None;
         }
         let trust = self.options.trust.clone();
-        if trust.is_trusted(&skill.root) {
+        let (t, dir) = (trust.clone(), skill.dir.clone());
+        // Hashing reads the skill's files: off the async threads.
+        if tokio::task::spawn_blocking(move || t.skill_may_run(&dir))
+            .await
+            .unwrap_or(false)
+        {
             return None;
         }
-        let root = skill.root.display().to_string();
+        let folder = trust.folder().display().to_string();
         let refusal = format!(
-            "the project skills in {root} are not trusted yet; run `agent skills trust` in that project once, or pass --yes"
+            "the project skill {} is not trusted (new, or changed since {folder} was trusted); \
+             run `agent trust` in {folder} to let its skills run commands (--yes does not)",
+            trust.skill_key(&skill.dir)
         );
-        if !self.approver.can_ask() {
+        if !self.approver.can_ask() || trust.declined() {
             return Some(refusal);
         }
         let approver = self.approver.clone();
-        let folder = root.clone();
-        let agreed = tokio::task::spawn_blocking(move || approver.ask_trust(&folder))
-            .await
-            .unwrap_or(false);
-        if !agreed {
+        let asked = trust.clone();
+        let decided = tokio::task::spawn_blocking(move || {
+            let assessment = asked.assess();
+            let yes = approver.ask_trust(&assessment);
+            (yes, asked.decide(&assessment, yes))
+        })
+        .await;
+        let Ok((agreed, saved)) = decided else {
             return Some(refusal);
-        }
-        if let Err(e) = trust.trust(&skill.root) {
+        };
+        if let Err(e) = saved {
             self.emit(Event::Warning {
-                message: format!("trusted {root} for this session only: {e}"),
+                message: format!("decided for this session only: {e}"),
             });
+        }
+        if !agreed || !trust.skill_may_run(&skill.dir) {
+            return Some(refusal);
         }
         None
     }

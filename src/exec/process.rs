@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
+use super::redact::Redactor;
+
 /// Bytes of each stream kept from the start and from the end; the middle is cut.
 pub const DEFAULT_HEAD_BYTES: usize = 8 * 1024;
 pub const DEFAULT_TAIL_BYTES: usize = 8 * 1024;
@@ -25,6 +27,8 @@ pub struct CommandSpec<'a> {
     pub timeout: Duration,
     pub head_bytes: usize,
     pub tail_bytes: usize,
+    /// Secrets are replaced in the output before it is capped (SPEC §6).
+    pub redactor: &'a Redactor,
 }
 
 /// One output stream, bounded: head and tail kept, the middle counted.
@@ -111,9 +115,18 @@ pub async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
     let guard = GroupGuard {
         pgid: child.id().and_then(|id| i32::try_from(id).ok()),
     };
-    let (head, tail) = (spec.head_bytes, spec.tail_bytes);
-    let stdout = child.stdout.take().map(|s| tokio::spawn(capture(s, head, tail)));
-    let stderr = child.stderr.take().map(|s| tokio::spawn(capture(s, head, tail)));
+    let caps = Caps {
+        head: spec.head_bytes,
+        tail: spec.tail_bytes,
+    };
+    let stdout = child
+        .stdout
+        .take()
+        .map(|s| tokio::spawn(capture(s, caps, spec.redactor.clone())));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|s| tokio::spawn(capture(s, caps, spec.redactor.clone())));
 
     let mut timed_out = false;
     let status = match tokio::time::timeout(spec.timeout, child.wait()).await {
@@ -162,8 +175,18 @@ async fn finish(task: Option<tokio::task::JoinHandle<Captured>>, guard: &GroupGu
     }
 }
 
-/// Read a stream to its end keeping at most `head + tail` bytes, so memory stays flat.
-async fn capture(mut reader: impl AsyncRead + Unpin, head_cap: usize, tail_cap: usize) -> Captured {
+/// Bytes of a stream shown from its start and from its end.
+#[derive(Debug, Clone, Copy)]
+struct Caps {
+    head: usize,
+    tail: usize,
+}
+
+/// Read a stream to its end keeping at most `head + tail` bytes plus, on each side, the length of
+/// the longest secret form (so a secret straddling a cut is seen whole), so memory stays flat.
+async fn capture(mut reader: impl AsyncRead + Unpin, caps: Caps, redactor: Redactor) -> Captured {
+    let slack = redactor.longest();
+    let (head_cap, tail_cap) = (caps.head + slack, if caps.tail > 0 { caps.tail + slack } else { 0 });
     let mut head = Vec::with_capacity(head_cap.min(64 * 1024));
     let mut tail: std::collections::VecDeque<u8> = std::collections::VecDeque::new();
     let mut total: u64 = 0;
@@ -191,22 +214,42 @@ async fn capture(mut reader: impl AsyncRead + Unpin, head_cap: usize, tail_cap: 
             }
         }
     }
-    let tail: Vec<u8> = tail.into();
-    let kept = (head.len() + tail.len()) as u64;
-    let truncated = total > kept;
-    let binary = head.contains(&0) || tail.contains(&0) || !utf8_ok(&head, true) || !utf8_ok(&tail, !truncated);
-    let mut text = String::from_utf8_lossy(&head).into_owned();
-    if truncated {
-        text.push_str(&format!(
-            "\n[… {} bytes cut; first {} and last {} kept …]\n",
-            total - kept,
-            head.len(),
-            tail.len()
-        ));
-    }
-    text.push_str(&String::from_utf8_lossy(&tail));
+    assemble(&head, &Vec::from(tail), total, caps, &redactor)
+}
+
+/// Head and tail as the model sees them: secrets redacted first, then cut to the caps (a cut never
+/// halves a secret nor its marker), with a marker for the bytes left out.
+fn assemble(head: &[u8], tail: &[u8], total: u64, caps: Caps, redactor: &Redactor) -> Captured {
+    let contiguous = total == (head.len() + tail.len()) as u64;
+    let truncated = total > (caps.head + caps.tail) as u64;
+    let binary = head.contains(&0) || tail.contains(&0) || !utf8_ok(head, true) || !utf8_ok(tail, contiguous);
+    let (head_text, tail_text) = if contiguous {
+        let whole = String::from_utf8_lossy(&[head, tail].concat()).into_owned();
+        if !truncated {
+            return Captured {
+                text: redactor.redact(&whole).into_owned(),
+                total_bytes: total,
+                truncated,
+                binary,
+            };
+        }
+        (whole.clone(), whole)
+    } else {
+        (
+            String::from_utf8_lossy(head).into_owned(),
+            String::from_utf8_lossy(tail).into_owned(),
+        )
+    };
+    let shown_head = redactor.redact_and_cut(&head_text, caps.head, false);
+    let shown_tail = if caps.tail > 0 {
+        redactor.redact_and_cut(&tail_text, caps.tail, true)
+    } else {
+        String::new()
+    };
+    let (kept_head, kept_tail) = (caps.head.min(head.len()), caps.tail.min(tail.len()));
+    let cut = total.saturating_sub((caps.head + caps.tail) as u64);
     Captured {
-        text,
+        text: format!("{shown_head}\n[… {cut} bytes cut; first {kept_head} and last {kept_tail} kept …]\n{shown_tail}"),
         total_bytes: total,
         truncated,
         binary,
@@ -238,6 +281,7 @@ mod tests {
             timeout,
             head_bytes: 100,
             tail_bytes: 100,
+            redactor: &Redactor::NONE,
         }
     }
 
@@ -292,6 +336,34 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(out.stdout.text, "done\n");
+    }
+
+    #[test]
+    fn a_secret_straddling_a_cut_is_redacted_whole() {
+        let vars = BTreeMap::from([("GITHUB_TOKEN".to_string(), "ghp_0123456789abcdef".to_string())]);
+        let redactor = Redactor::from_env(&vars);
+        let caps = Caps { head: 10, tail: 10 };
+        // The secret starts 4 bytes before the head cap and, at the end, 4 bytes before the tail cap.
+        let text = format!(
+            "{}ghp_0123456789abcdef{}ghp_0123456789abcdef{}",
+            "a".repeat(6),
+            "m".repeat(100),
+            "z".repeat(6)
+        );
+        let slack = redactor.longest();
+        let (head, tail) = (
+            &text.as_bytes()[..10 + slack],
+            &text.as_bytes()[text.len() - 10 - slack..],
+        );
+        let out = assemble(head, tail, text.len() as u64, caps, &redactor);
+        assert!(out.truncated);
+        assert!(!out.text.contains("ghp_"), "{}", out.text);
+        assert!(
+            out.text.starts_with("aaaaaa[REDACTED:GITHUB_TOKEN]\n[…"),
+            "{}",
+            out.text
+        );
+        assert!(out.text.ends_with("…]\n[REDACTED:GITHUB_TOKEN]zzzzzz"), "{}", out.text);
     }
 
     #[tokio::test]

@@ -1,5 +1,8 @@
 //! Human output: the answer on stdout as it streams (markdown styled on a terminal), progress on
 //! stderr, with a spinner while waiting for the model or a command.
+//!
+//! Every piece of text in an event came from outside (the model, a skill, a command, a server), so
+//! it is redacted and made safe for the terminal (SPEC §6, §7) before it is styled or printed.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -9,6 +12,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::markdown::MarkdownStream;
 use crate::agent::{Event, EventSink};
+use crate::exec::redact::Redactor;
+use crate::support::terminal_text::{for_terminal, visible};
 
 struct State {
     /// Whether the last byte written to stdout was a newline (or nothing was written).
@@ -22,12 +27,13 @@ pub struct HumanRenderer {
     state: Mutex<State>,
     verbose: bool,
     spinners: bool,
+    redactor: Redactor,
 }
 
 impl HumanRenderer {
     /// Spinners only when stderr is a terminal; markdown styling only when stdout is one and
-    /// `NO_COLOR` is unset.
-    pub fn new(verbose: bool) -> Self {
+    /// `NO_COLOR` is unset. `redactor` is applied to every line.
+    pub fn new(verbose: bool, redactor: Redactor) -> Self {
         let styled = std::io::stdout().is_terminal() && console::colors_enabled();
         let width = console::Term::stdout().size().1 as usize;
         Self {
@@ -38,7 +44,18 @@ impl HumanRenderer {
             }),
             verbose,
             spinners: std::io::stderr().is_terminal(),
+            redactor,
         }
+    }
+
+    /// Outside text for one line: secrets redacted, anything invisible (newlines too) escaped.
+    fn one_line(&self, text: &str) -> String {
+        visible(&self.redactor.redact(text)).into_owned()
+    }
+
+    /// Outside text over several lines: secrets redacted, controls escaped, newlines kept.
+    fn lines(&self, text: &str) -> String {
+        for_terminal(&self.redactor.redact(text)).into_owned()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -109,15 +126,17 @@ impl EventSink for HumanRenderer {
                 ..
             } => {
                 if self.verbose {
-                    self.progress(&format!("· {model} at {base_url}, {skills} skills"));
+                    let (model, url) = (self.one_line(&model), self.one_line(&base_url));
+                    self.progress(&format!("· {model} at {url}, {skills} skills"));
                 }
             }
             Event::SkillSelected { skill, dir } => {
-                self.progress(&format!("▸ skill {skill} ({dir})"));
+                self.progress(&format!("▸ skill {} ({})", self.one_line(&skill), self.one_line(&dir)));
                 self.wait("thinking");
             }
             Event::CommandStarted { skill, command, .. } => {
-                self.progress(&format!("▸ run [{skill}] {command}"));
+                let command = self.one_line(&command);
+                self.progress(&format!("▸ run [{}] {command}", self.one_line(&skill)));
                 let shown: String = command.chars().take(60).collect();
                 self.wait(&format!("running {shown}"));
             }
@@ -143,7 +162,11 @@ impl EventSink for HumanRenderer {
                 self.wait("thinking");
             }
             Event::CommandDenied { command, reason, .. } => {
-                self.progress(&format!("✗ not run: {command} — {reason}"));
+                self.progress(&format!(
+                    "✗ not run: {} — {}",
+                    self.one_line(&command),
+                    self.lines(&reason)
+                ));
                 self.wait("thinking");
             }
             Event::MessageDelta { text } => {
@@ -151,8 +174,11 @@ impl EventSink for HumanRenderer {
                     return;
                 }
                 self.stop_waiting();
+                // Made safe before styling: the styles are ours, the text is the model's. Escapes
+                // are single characters, so one split across two deltas is caught in either half.
+                let safe = for_terminal(&text.replace("\r\n", "\n")).into_owned();
                 let mut state = self.lock();
-                let rendered = state.markdown.push(&text);
+                let rendered = state.markdown.push(&safe);
                 let mut out = std::io::stdout().lock();
                 let _ = out.write_all(rendered.as_bytes());
                 let _ = out.flush();
@@ -162,8 +188,8 @@ impl EventSink for HumanRenderer {
                 self.stop_waiting();
                 Self::end_stdout_line(&mut self.lock());
             }
-            Event::Warning { message } => self.progress(&format!("warning: {message}")),
-            Event::Error { message, .. } => self.progress(&format!("error: {message}")),
+            Event::Warning { message } => self.progress(&format!("warning: {}", self.lines(&message))),
+            Event::Error { message, .. } => self.progress(&format!("error: {}", self.lines(&message))),
         }
     }
 }

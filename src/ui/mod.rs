@@ -2,6 +2,7 @@
 
 pub mod approve;
 pub mod eval_cmd;
+pub mod folder_trust;
 pub mod human;
 pub mod json;
 pub mod line_editor;

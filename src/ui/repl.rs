@@ -2,6 +2,7 @@
 //! that cancels a turn without losing the session.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::line_editor::{COMMANDS, Input, LineEditor, history_path, message_of};
 use super::session::{Frontend, build_agent, finish, report_discovery, turn_failure};
@@ -9,17 +10,24 @@ use crate::agent::{Agent, Event};
 use crate::cli::Cli;
 use crate::config::Config;
 use crate::exec::approval::ApprovalPolicy;
-use crate::exec::trust::TrustStore;
+use crate::exec::trust::FolderTrust;
 use crate::exit::{AppError, ExitCode};
 use crate::skills::discover::{Discovery, RootKind, discover};
 use crate::skills::{Severity, SkillSet};
+use crate::support::terminal_text::visible;
 
 const PROMPT: &str = "› ";
 
 /// Run the chat until `/exit`, `/quit` or Ctrl-D.
-pub async fn run(cli: &Cli, config: Config, discovery: Discovery, front: &Frontend) -> Result<ExitCode, AppError> {
+pub async fn run(
+    cli: &Cli,
+    config: Config,
+    discovery: Discovery,
+    trust: Arc<FolderTrust>,
+    front: &Frontend,
+) -> Result<ExitCode, AppError> {
     let mut warnings = discovery.warnings.clone();
-    let mut agent = build_agent(cli, &config, discovery, front)?;
+    let mut agent = build_agent(cli, &config, discovery, trust, front)?;
     let vi = config
         .env
         .get("AGENT_EDIT_MODE")
@@ -29,7 +37,7 @@ pub async fn run(cli: &Cli, config: Config, discovery: Discovery, front: &Fronte
     eprintln!(
         "agent {} · {} · {} skills · /help for commands, Ctrl-D to leave",
         env!("CARGO_PKG_VERSION"),
-        agent.model(),
+        visible(agent.model()),
         agent.skills().all().len()
     );
     let sink = &*front.sink;
@@ -112,7 +120,7 @@ fn slash(
             );
             eprintln!("  Ctrl-C cancels a running turn or clears the line; Ctrl-D leaves.");
         }
-        "skills" => show_skills(agent.skills(), warnings),
+        "skills" => show_skills(agent.skills(), agent.folder_trust(), warnings),
         "skill" => {
             let (skill, message) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
             if skill.is_empty() {
@@ -120,9 +128,9 @@ fn slash(
                 return Slash::Done;
             }
             match agent.activate_by_hand(skill) {
-                Ok(dir) => eprintln!("▸ skill {skill} ({dir}) activated"),
+                Ok(dir) => eprintln!("▸ skill {} ({}) activated", visible(skill), visible(&dir)),
                 Err(e) => {
-                    eprintln!("{}", e.trim_start_matches("error: "));
+                    eprintln!("{}", visible(e.trim_start_matches("error: ")));
                     return Slash::Done;
                 }
             }
@@ -134,10 +142,10 @@ fn slash(
             agent.reset();
             eprintln!("conversation cleared");
         }
-        "model" if arg.is_empty() => eprintln!("model: {}", agent.model()),
+        "model" if arg.is_empty() => eprintln!("model: {}", visible(agent.model())),
         "model" => {
             agent.set_model(arg);
-            eprintln!("model is now {arg}");
+            eprintln!("model is now {}", visible(arg));
         }
         "approve" if arg.is_empty() => eprintln!("approval policy: {}", agent.approval().as_str()),
         "approve" => match ApprovalPolicy::parse(arg) {
@@ -154,7 +162,7 @@ fn slash(
             }
             for (i, t) in turns.iter().enumerate() {
                 let first: String = t.lines().next().unwrap_or_default().chars().take(100).collect();
-                eprintln!("{:>3}. {first}", i + 1);
+                eprintln!("{:>3}. {}", i + 1, visible(&agent.redactor().redact(&first)));
             }
         }
         "reload" => {
@@ -181,17 +189,16 @@ fn slash(
     Slash::Done
 }
 
-fn show_skills(skills: &SkillSet, warnings: &[crate::skills::Diagnostic]) {
+fn show_skills(skills: &SkillSet, trust: &FolderTrust, warnings: &[crate::skills::Diagnostic]) {
     if skills.is_empty() {
         eprintln!("no skills found; see the README, \"Where skills come from\"");
     }
-    let trust = TrustStore::load();
     for s in skills.all() {
         let mut marks = Vec::new();
         if s.diagnostics.iter().any(|d| d.severity >= Severity::Warning) {
             marks.push("warnings: agent skills show");
         }
-        if s.root_kind == RootKind::Project && !trust.is_trusted(&s.root) {
+        if s.root_kind == RootKind::Project && !trust.skill_may_run(&s.dir) {
             marks.push("untrusted");
         }
         let marks = if marks.is_empty() {
@@ -199,7 +206,8 @@ fn show_skills(skills: &SkillSet, warnings: &[crate::skills::Diagnostic]) {
         } else {
             format!("  [{}]", marks.join(", "))
         };
-        eprintln!("  {:<18} {}{marks}", s.name, s.root.display());
+        let root = s.root.display().to_string();
+        eprintln!("  {:<18} {}{marks}", visible(&s.name), visible(&root));
     }
     let shadowed: HashSet<String> = warnings
         .iter()
@@ -207,6 +215,6 @@ fn show_skills(skills: &SkillSet, warnings: &[crate::skills::Diagnostic]) {
         .map(|w| w.to_string())
         .collect();
     for w in shadowed {
-        eprintln!("  shadowed: {w}");
+        eprintln!("  shadowed: {}", visible(&w));
     }
 }
