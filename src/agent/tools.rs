@@ -8,6 +8,7 @@ use crate::exec::approval::{self, ApprovalPolicy, Verdict};
 use crate::exec::env::child_env;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
 use crate::skills::Skill;
+use crate::skills::catalog::model_line;
 use crate::skills::discover::RootKind;
 
 use super::event::{ApprovalRequest, Event};
@@ -42,7 +43,12 @@ impl Agent {
         } else {
             similar
         };
-        let shown = names.iter().take(50).copied().collect::<Vec<_>>().join(", ");
+        let shown = names
+            .iter()
+            .take(50)
+            .map(|n| model_line(n))
+            .collect::<Vec<_>>()
+            .join(", ");
         format!("error: there is no skill named {name:?}; known skills include: {shown}")
     }
 
@@ -53,8 +59,8 @@ impl Agent {
         }
         hits.iter()
             .map(|(s, _)| {
-                let desc: String = s.description.chars().take(300).collect();
-                format!("- {}: {desc}\n", s.name)
+                let desc: String = model_line(&s.description).chars().take(300).collect();
+                format!("- {}: {desc}\n", model_line(&s.name))
             })
             .collect()
     }
@@ -68,7 +74,7 @@ impl Agent {
         if self.activated.contains(&skill.name) {
             return format!(
                 "Skill {} is already active; its instructions are above. Commands run in {dir}.",
-                skill.name
+                model_line(&skill.name)
             );
         }
         let body = match skill.read_body() {
@@ -84,16 +90,12 @@ impl Agent {
         if files.len() == MAX_LISTED_FILES {
             files.push("… (more not listed)".into());
         }
-        format!(
-            "Skill {} activated. Folder: {dir} (commands run here; relative paths in the instructions are relative to it).\nFiles: {}\n\n{}",
-            skill.name,
-            if files.is_empty() {
-                "(none besides SKILL.md)".to_string()
-            } else {
-                files.join(", ")
-            },
-            body.trim()
-        )
+        let files = if files.is_empty() {
+            "(none besides SKILL.md)".to_string()
+        } else {
+            files.join(", ")
+        };
+        super::prompt::activation(&skill.name, &dir, &files, &body)
     }
 
     async fn run_command(&mut self, command: &str) -> String {
