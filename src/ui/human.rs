@@ -18,6 +18,8 @@ use crate::support::terminal_text::{for_terminal, visible};
 struct State {
     /// Whether the last byte written to stdout was a newline (or nothing was written).
     at_line_start: bool,
+    /// Piped stdout: a tool step came between two parts of the answer; start the next on a new line.
+    break_before_text: bool,
     markdown: MarkdownStream,
     spinner: Option<ProgressBar>,
 }
@@ -27,6 +29,8 @@ pub struct HumanRenderer {
     state: Mutex<State>,
     verbose: bool,
     spinners: bool,
+    /// stdout is a terminal shared with stderr: a progress line first ends the answer's line.
+    stdout_tty: bool,
     redactor: Redactor,
 }
 
@@ -39,11 +43,13 @@ impl HumanRenderer {
         Self {
             state: Mutex::new(State {
                 at_line_start: true,
+                break_before_text: false,
                 markdown: MarkdownStream::new(styled, width),
                 spinner: None,
             }),
             verbose,
             spinners: std::io::stderr().is_terminal(),
+            stdout_tty: std::io::stdout().is_terminal(),
             redactor,
         }
     }
@@ -100,11 +106,28 @@ impl HumanRenderer {
         let _ = out.flush();
     }
 
-    fn progress(&self, line: &str) {
+    /// A line on stderr. On a terminal it starts below the answer so far; when stdout is piped,
+    /// stdout is left alone (a retry notice must not split the answer), and only a tool step
+    /// (`step`) makes the answer's next part start on a new line.
+    fn progress_line(&self, line: &str, step: bool) {
         self.stop_waiting();
         let mut state = self.lock();
-        Self::end_stdout_line(&mut state);
+        if self.stdout_tty {
+            Self::end_stdout_line(&mut state);
+        } else if step && !state.at_line_start {
+            state.break_before_text = true;
+        }
         let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
+
+    /// A tool step on stderr.
+    fn progress(&self, line: &str) {
+        self.progress_line(line, true);
+    }
+
+    /// A warning or error on stderr: not a step of the answer.
+    fn notice(&self, line: &str) {
+        self.progress_line(line, false);
     }
 }
 
@@ -180,16 +203,25 @@ impl EventSink for HumanRenderer {
                 let mut state = self.lock();
                 let rendered = state.markdown.push(&safe);
                 let mut out = std::io::stdout().lock();
+                if std::mem::take(&mut state.break_before_text) {
+                    let _ = out.write_all(b"\n");
+                }
                 let _ = out.write_all(rendered.as_bytes());
                 let _ = out.flush();
                 state.at_line_start = text.ends_with('\n');
             }
             Event::Message { .. } | Event::Done { .. } => {
                 self.stop_waiting();
+                let mut state = self.lock();
+                state.break_before_text = false;
+                Self::end_stdout_line(&mut state);
+            }
+            Event::Warning { message } => self.notice(&format!("warning: {}", self.lines(&message))),
+            Event::Error { message, .. } => {
+                // The answer (if any) ends before the error is reported.
+                self.progress(&format!("error: {}", self.lines(&message)));
                 Self::end_stdout_line(&mut self.lock());
             }
-            Event::Warning { message } => self.progress(&format!("warning: {}", self.lines(&message))),
-            Event::Error { message, .. } => self.progress(&format!("error: {}", self.lines(&message))),
         }
     }
 }
