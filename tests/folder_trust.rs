@@ -324,3 +324,44 @@ async fn folders_trusted_the_old_way_keep_their_skills_but_not_their_dotenv() {
         "{stderr}"
     );
 }
+
+#[tokio::test]
+async fn the_users_own_dotenv_follows_xdg_config_home_and_needs_no_trust() {
+    let ws = Workspace::new();
+    let config = ws.dir.path().join("xdg-config");
+    std::fs::create_dir_all(config.join("agent")).unwrap();
+    let mock = MockLlm::start(vec![text("from the user's file")]).await;
+    std::fs::write(
+        config.join("agent/.env"),
+        format!(
+            "AGENT_BASE_URL={}\nAGENT_API_KEY=sk-user-file-0123456789\n",
+            mock.base_url()
+        ),
+    )
+    .unwrap();
+    let mut cmd = ws.bare_agent();
+    cmd.env("XDG_CONFIG_HOME", &config).args(["--once", "hi"]);
+    let (code, stdout, stderr) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "from the user's file\n");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let raw = mock.raw_requests().await;
+    assert_eq!(
+        raw[0].headers.get("authorization").unwrap(),
+        "Bearer sk-user-file-0123456789"
+    );
+}
+
+#[test]
+fn listings_keep_trust_warnings_off_their_json() {
+    let ws = Workspace::new();
+    std::fs::write(ws.work().join(".env"), "AGENT_MODEL=folder-model\n").unwrap();
+    let out = ws.bare_agent().args(["skills", "list", "--json"]).output().unwrap();
+    let listing: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert!(listing["skills"].is_array());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("ignoring") && stderr.contains("agent trust"),
+        "{stderr}"
+    );
+}

@@ -260,11 +260,23 @@ async fn a_folder_is_asked_about_once_and_again_after_a_change() {
             "AGENT_MODEL=folder-model\nAGENT_BASE_URL=http://127.0.0.1:9/v1\nNEW_KEY=1\n",
         )
         .unwrap();
+        let extra = w.work().join("skills/extra");
+        std::fs::create_dir_all(&extra).unwrap();
+        std::fs::write(
+            extra.join("SKILL.md"),
+            "---\nname: extra\ndescription: More.\n---\nbody\n",
+        )
+        .unwrap();
         let third = once(
             &w,
             &m,
             Some("n"),
-            &["This folder changed since you trusted it", "NEW_KEY [new]", "[y/N] "],
+            &[
+                "This folder changed since you trusted it",
+                "NEW_KEY [new]",
+                "new skills (they can run commands): skills/extra",
+                "[y/N] ",
+            ],
         );
         assert!(third.contains("ignoring") && third.contains("agent trust"), "{third}");
         let fourth = once(&w, &m, None, &["four"]);
@@ -280,4 +292,45 @@ async fn a_folder_is_asked_about_once_and_again_after_a_change() {
         .collect();
     // The environment's AGENT_BASE_URL wins over the .env's; its AGENT_MODEL applies while trusted.
     assert_eq!(models, ["folder-model", "folder-model", "gpt-4.1-mini", "gpt-4.1-mini"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_skill_edited_mid_session_is_asked_about_before_it_runs() {
+    let ws = Arc::new(Workspace::new());
+    project(&ws, "AGENT_MODEL=folder-model\n");
+    let canary = ws.dir.path().join("ran");
+    write_script(
+        &ws.work().join("skills/weather/run.sh"),
+        &format!("#!/bin/sh\ntouch '{}'\necho sunny\n", canary.display()),
+    );
+    let mock = Arc::new(
+        MockLlm::start(vec![
+            text("first"),
+            tool("activate_skill", json!({"name": "weather"})),
+            tool("run_command", json!({"command": "./run.sh"})),
+            text("done"),
+        ])
+        .await,
+    );
+    let (w, m, c) = (ws.clone(), mock.clone(), canary.clone());
+    blocking(move || {
+        let mut p = pty(&w, &m, &["--approve", "auto"], false);
+        p.exp_string("[y/N] ").unwrap();
+        answer(&mut p, "y");
+        p.exp_string("/help for commands").unwrap();
+        answer(&mut p, "hi");
+        p.exp_string("first").unwrap();
+        std::fs::write(w.work().join("skills/weather/notes.md"), "added while running").unwrap();
+        answer(&mut p, "weather please");
+        p.exp_string("This folder changed since you trusted it").unwrap();
+        p.exp_string("skills changed since: skills/weather").unwrap();
+        p.exp_string("[y/N] ").unwrap();
+        assert!(!c.exists(), "it ran before the question was answered");
+        answer(&mut p, "y");
+        p.exp_string("done").unwrap();
+        p.send_control('d').unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await;
+    assert!(canary.exists(), "trusted again, it ran");
 }

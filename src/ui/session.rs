@@ -60,7 +60,8 @@ pub async fn run(cli: Cli) -> i32 {
         let front = frontend(&cli, Redactor::NONE);
         return report(&front, super::folder_trust::trust_command(&dirs, &cwd, cli.json));
     }
-    let settled = super::folder_trust::settle(&cwd, ask_mode(&cli));
+    let ask = ask_mode(&cli);
+    let settled = super::folder_trust::settle(&cwd, ask);
     let redactor = settled
         .as_ref()
         .map(|s| Redactor::from_env(&s.env.merged()))
@@ -69,7 +70,12 @@ pub async fn run(cli: Cli) -> i32 {
     let result = match settled {
         Ok(settled) => {
             for message in settled.notes {
-                front.sink.emit(Event::Warning { message });
+                if ask == Ask::WarnDotenv {
+                    // A listing's stdout is one JSON document with --json: keep notes off it.
+                    eprintln!("warning: {message}");
+                } else {
+                    front.sink.emit(Event::Warning { message });
+                }
             }
             match Config::resolve(&cli, settled.env, &cwd) {
                 Ok(config) => dispatch(&cli, config, settled.trust, &front).await,
