@@ -157,13 +157,19 @@ async fn a_hostile_repositorys_dotenv_and_skills_are_not_used() {
     );
 }
 
-fn settings_probe(ws: &Workspace, mock: &MockLlm) -> assert_cmd::Command {
+/// One `--once` turn under `auto` in the work folder, against `mock`.
+fn turn(ws: &Workspace, mock: &MockLlm) -> assert_cmd::Command {
     let mut cmd = ws.bare_agent();
     cmd.env("AGENT_API_KEY", "sk-test-key-0123456789")
         .env("AGENT_BASE_URL", mock.base_url())
-        .arg("--skills-dir")
-        .arg(ws.skills())
         .args(["--once", "x", "--approve", "auto"]);
+    cmd
+}
+
+/// `turn` with the user's own skills (the environment probe) available too.
+fn settings_probe(ws: &Workspace, mock: &MockLlm) -> assert_cmd::Command {
+    let mut cmd = turn(ws, mock);
+    cmd.arg("--skills-dir").arg(ws.skills());
     cmd
 }
 
@@ -262,11 +268,7 @@ async fn a_skill_added_or_edited_after_trust_cannot_run_until_trusted_again() {
         text("done"),
     ])
     .await;
-    let mut cmd = ws.bare_agent();
-    cmd.env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .env("AGENT_BASE_URL", mock.base_url())
-        .args(["--once", "x", "--approve", "auto"]);
-    let (code, _, stderr) = run_outcome(cmd).await;
+    let (code, _, stderr) = run_outcome(turn(&ws, &mock)).await;
     assert!(answered(code), "{stderr}");
     assert!(old_canary.exists(), "the trusted skill ran");
     assert!(!new_canary.exists(), "a skill added after trust ran");
@@ -285,11 +287,7 @@ async fn a_skill_added_or_edited_after_trust_cannot_run_until_trusted_again() {
     )
     .unwrap();
     let mock = MockLlm::start(activate_run_answer("old", "./run.sh", "done")).await;
-    let mut cmd = ws.bare_agent();
-    cmd.env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .env("AGENT_BASE_URL", mock.base_url())
-        .args(["--once", "x", "--approve", "auto"]);
-    let (code, _, stderr) = run_outcome(cmd).await;
+    let (code, _, stderr) = run_outcome(turn(&ws, &mock)).await;
     assert!(answered(code), "{stderr}");
     assert!(!old_canary.exists(), "an edited skill ran without new trust");
     assert!(tool_results(&mock.requests().await[2]).contains("not trusted"));
@@ -307,11 +305,7 @@ async fn folders_trusted_the_old_way_keep_their_skills_but_not_their_dotenv() {
     std::fs::write(config.join("trusted-folders"), format!("{}\n", root.display())).unwrap();
 
     let mock = MockLlm::start(activate_run_answer("legacy", "./run.sh", "done")).await;
-    let mut cmd = ws.bare_agent();
-    cmd.env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .env("AGENT_BASE_URL", mock.base_url())
-        .args(["--once", "x", "--approve", "auto"]);
-    let (code, _, stderr) = run_outcome(cmd).await;
+    let (code, _, stderr) = run_outcome(turn(&ws, &mock)).await;
     assert_eq!(code, 0, "{stderr}");
     assert!(canary.exists(), "a skill folder trusted before still runs");
     assert_eq!(

@@ -40,6 +40,14 @@ fn answer(p: &mut PtySession, text: &str) {
     p.flush().unwrap();
 }
 
+/// Nothing the terminal would obey: no escape character in either stream.
+fn assert_inert(stdout: &str, stderr: &str) {
+    assert!(
+        !stdout.contains('\x1b') && !stderr.contains('\x1b'),
+        "{stdout:?} {stderr:?}"
+    );
+}
+
 const HOSTILE_TEXT: &str = "Title\x1b]0;pwned\x07 clear\x1b[2J clip\x1b]52;c;cm0gLXJmIH4=\x07 end";
 
 #[tokio::test(flavor = "multi_thread")]
@@ -114,10 +122,7 @@ async fn piped_human_output_and_progress_lines_are_escaped() {
     cmd.args(["--once", "x", "--yes"]);
     let (code, stdout, stderr) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{stderr}");
-    assert!(
-        !stdout.contains('\x1b') && !stderr.contains('\x1b'),
-        "{stdout:?} {stderr:?}"
-    );
+    assert_inert(&stdout, &stderr);
     assert!(stdout.contains("Title\\x1b]0;pwned\\x07 clear\\x1b[2J"), "{stdout}");
     assert!(
         stderr.contains("▸ run [plain] printf ok #\\x1b]0;cmd-title\\x07"),
@@ -185,10 +190,7 @@ async fn skill_names_descriptions_and_folders_are_escaped_in_listings() {
         cmd.arg("--skills-dir").arg(ws.skills()).args(args);
         let (code, stdout, stderr) = run_outcome(cmd).await;
         assert_eq!(code, 0, "{args:?}: {stderr}");
-        assert!(
-            !stdout.contains('\x1b') && !stderr.contains('\x1b'),
-            "{args:?}: {stdout:?} {stderr:?}"
-        );
+        assert_inert(&stdout, &stderr);
         assert!(stdout.contains("evil\\x1b[2J"), "{args:?}: {stdout}");
         assert!(
             stdout.contains("Looks \\x1b]52;c;cm0=\\x07 harmless"),
