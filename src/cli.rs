@@ -108,6 +108,12 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Trust a folder (default: the working directory): its .env is read and its project skills
+    /// (./.agents/skills, ./skills) may run commands, as they are now; a change asks again.
+    Trust {
+        /// The folder to trust.
+        dir: Option<PathBuf>,
+    },
 }
 
 /// `agent skills ...`
@@ -165,9 +171,9 @@ pub enum SkillsCommand {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
-    /// Let this project's skills (./.agents/skills, ./skills, or the folders given) run commands.
+    /// Moved to `agent trust [DIR]` (kept as an alias): trust the folder these skills belong to.
     Trust {
-        /// Folders to trust; default: the project skill folders of the working directory.
+        /// Project folders, or their skill folders (`./skills`); default: the working directory.
         dirs: Vec<PathBuf>,
     },
 }

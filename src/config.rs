@@ -1,4 +1,5 @@
-//! Resolved settings: flag > environment > `.env` in the working directory > default (SPEC §3).
+//! Resolved settings (SPEC §3): flag > environment > the working folder's `.env` if that folder is
+//! trusted > the user's `~/.config/agent/.env` > default.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -10,8 +11,12 @@ use url::Url;
 
 use crate::cli::{ApproveArg, Cli};
 use crate::exec::approval::ApprovalPolicy;
+use crate::exec::trust::PROJECT_SKILL_ROOTS;
+
+mod dotenv;
 use crate::exit::AppError;
 use crate::skills::discover::{RootKind, SkillRoot};
+pub use dotenv::{Dotenv, user_dotenv_path};
 
 /// Where the OpenAI API lives unless told otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -20,81 +25,60 @@ pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
 /// Names of the variables that may hold the agent's own LLM key, in lookup order.
 pub const API_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
 
-/// The process environment overlaid on the `.env` file of the working directory.
+/// The settings sources below flags (SPEC §3): the process environment, then the working
+/// folder's `.env` when that folder is trusted, then the user's own `.env`.
 #[derive(Debug, Clone, Default)]
 pub struct Environment {
     process: BTreeMap<String, String>,
-    dotenv: BTreeMap<String, String>,
-    dotenv_path: Option<PathBuf>,
+    /// The trusted working folder's `.env` (empty when it is not trusted or absent).
+    folder: BTreeMap<String, String>,
+    /// The user's `~/.config/agent/.env`.
+    user: BTreeMap<String, String>,
 }
 
-/// Largest `.env` that is read.
-const MAX_DOTENV_BYTES: u64 = 1024 * 1024;
-
 impl Environment {
-    /// Snapshot the process environment and read `.env` in `dir`, if any.
-    pub fn load(dir: &Path) -> Result<Self, AppError> {
+    /// The process environment; `user` is the user's `.env` and `folder` the working folder's,
+    /// passed only once that folder is trusted.
+    pub fn load(user: Option<&Dotenv>, folder: Option<&Dotenv>) -> Result<Self, AppError> {
         let process = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
-        let path = dir.join(".env");
-        let mut dotenv = BTreeMap::new();
-        let mut dotenv_path = None;
-        if path.is_file() {
-            let read = crate::support::fs::read_whole(&path, MAX_DOTENV_BYTES)
-                .map_err(|e| AppError::config(format!("cannot read {}: {e}", path.display())))?;
-            let entries = dotenvy::from_read_iter(std::io::Cursor::new(read.bytes));
-            for entry in entries {
-                let (key, value) = entry.map_err(|e| {
-                    AppError::config(format!(
-                        "{} is not a valid .env file: {e}; fix or remove that line",
-                        path.display()
-                    ))
-                })?;
-                dotenv.insert(key, value);
-            }
-            dotenv_path = Some(path);
-        }
         Ok(Self {
             process,
-            dotenv,
-            dotenv_path,
+            folder: folder.map(Dotenv::map).transpose()?.unwrap_or_default(),
+            user: user.map(Dotenv::map).transpose()?.unwrap_or_default(),
         })
     }
 
     /// Build an environment from explicit maps (tests).
     #[cfg(test)]
-    pub fn from_maps(process: &[(&str, &str)], dotenv: &[(&str, &str)]) -> Self {
+    pub fn from_maps(process: &[(&str, &str)], folder: &[(&str, &str)], user: &[(&str, &str)]) -> Self {
         let map = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Self {
             process: map(process),
-            dotenv: map(dotenv),
-            dotenv_path: None,
+            folder: map(folder),
+            user: map(user),
         }
     }
 
-    /// A variable's value: the process environment first, then `.env`. Empty counts as unset.
+    /// A variable's value: the process environment first, then the trusted folder's `.env`, then
+    /// the user's. Empty counts as unset.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.process
             .get(name)
-            .or_else(|| self.dotenv.get(name))
+            .or_else(|| self.folder.get(name))
+            .or_else(|| self.user.get(name))
             .map(String::as_str)
             .filter(|v| !v.is_empty())
     }
 
-    /// Every variable a child process should see before the agent's own edits:
-    /// the process environment plus `.env` entries it does not already define.
+    /// Every variable a child process should see before the agent's own edits (SPEC §5): the
+    /// process environment plus `.env` entries it does not already define.
     pub fn merged(&self) -> BTreeMap<String, String> {
-        let mut all = self.dotenv.clone();
+        let mut all = self.user.clone();
+        all.extend(self.folder.clone());
         all.extend(self.process.clone());
         all
-    }
-
-    fn dotenv_hint(&self) -> String {
-        match &self.dotenv_path {
-            Some(p) => format!("the environment or {}", p.display()),
-            None => "the environment or a .env file in the working directory".to_string(),
-        }
     }
 }
 
@@ -215,12 +199,12 @@ impl Config {
         if self.api_key.is_some() || is_local_endpoint(&self.base_url) {
             return Ok(());
         }
+        let user_file =
+            user_dotenv_path().map_or_else(|| "~/.config/agent/.env".to_string(), |p| p.display().to_string());
         Err(AppError::config(format!(
-            "no API key for {}: set AGENT_API_KEY or OPENAI_API_KEY in {} \
-             (copy .env.example to .env to start), or set AGENT_BASE_URL to a local \
-             server that needs none",
-            self.base_url,
-            self.env.dotenv_hint()
+            "no API key for {}: export AGENT_API_KEY or OPENAI_API_KEY, or put it in {user_file} \
+             (see .env.example), or set AGENT_BASE_URL to a local server that needs none",
+            self.base_url
         )))
     }
 }
@@ -321,8 +305,9 @@ fn skill_roots(flags: &[PathBuf], env: &Environment, cwd: &Path) -> Result<Vec<S
             roots.push(SkillRoot::new(path, RootKind::EnvPath));
         }
     }
-    roots.push(SkillRoot::new(cwd.join(".agents/skills"), RootKind::Project));
-    roots.push(SkillRoot::new(cwd.join("skills"), RootKind::Project));
+    for root in PROJECT_SKILL_ROOTS {
+        roots.push(SkillRoot::new(cwd.join(root), RootKind::Project));
+    }
     if let Some(home) = home_dir(env) {
         roots.push(SkillRoot::new(home.join(".agents/skills"), RootKind::User));
         roots.push(SkillRoot::new(home.join(".skills"), RootKind::User));
@@ -347,7 +332,7 @@ mod tests {
         let mut argv = vec!["agent"];
         argv.extend_from_slice(args);
         let cli = Cli::parse_from(argv);
-        let c = Config::resolve(&cli, Environment::from_maps(process, dotenv), Path::new("/tmp"))?;
+        let c = Config::resolve(&cli, Environment::from_maps(process, dotenv, &[]), Path::new("/tmp"))?;
         c.require_key()?;
         Ok(c)
     }
@@ -367,6 +352,20 @@ mod tests {
         assert_eq!(c.model, DEFAULT_MODEL);
         assert_eq!(c.base_url, DEFAULT_BASE_URL);
         assert_eq!(c.max_steps, 10);
+    }
+
+    #[test]
+    fn the_trusted_folder_env_beats_the_users_env_file() {
+        let env = Environment::from_maps(
+            &[("AGENT_TIMEOUT", "1")],
+            &[("AGENT_MODEL", "folder"), ("A", "f")],
+            &[("AGENT_MODEL", "user"), ("AGENT_TIMEOUT", "9"), ("B", "u")],
+        );
+        assert_eq!(env.get("AGENT_MODEL"), Some("folder"));
+        assert_eq!(env.get("AGENT_TIMEOUT"), Some("1"));
+        let merged = env.merged();
+        assert_eq!((merged["A"].as_str(), merged["B"].as_str()), ("f", "u"));
+        assert_eq!(merged["AGENT_TIMEOUT"], "1");
     }
 
     #[test]

@@ -296,3 +296,97 @@ async fn secrets_echoed_in_error_bodies_are_redacted_in_messages_and_logs() {
     assert!(!err.contains("tok-secret-abcdef12"), "{err}");
     assert!(err.contains("[REDACTED:MY_SERVICE_TOKEN]"), "{err}");
 }
+
+fn cut_text(text: &str) -> Reply {
+    let events: Vec<serde_json::Value> = text
+        .as_bytes()
+        .chunks(4)
+        .map(|c| json!({"choices":[{"index":0,"delta":{"content":String::from_utf8_lossy(c)}}]}))
+        .collect();
+    raw_sse(sse(&events, false))
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_anything_was_shown_is_retried() {
+    let cut = sse(
+        &[
+            json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"activate_skill","arguments":"{\"na"}}]}}]}),
+        ],
+        false,
+    );
+    let mock = MockLlm::start(vec![raw_sse(cut), text("whole answer")]).await;
+    let (code, out, err) = once(&mock, &[("AGENT_RETRIES", "1")]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "whole answer\n");
+    assert_eq!(mock.requests().await.len(), 2);
+    assert!(err.contains("broke off") && err.contains("retry 1 of 1"), "{err}");
+    assert!(!err.contains("not repeated"), "nothing had been shown: {err}");
+}
+
+#[tokio::test]
+async fn a_stream_cut_after_text_was_shown_is_retried_without_showing_it_twice() {
+    let mock = MockLlm::start(vec![cut_text("Hello wor"), text("Hello world, all of it.")]).await;
+    let (code, out, err) = once(&mock, &[("AGENT_RETRIES", "2")]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Hello world, all of it.\n");
+    assert!(
+        err.contains("retry 1 of 2") && err.contains("the part already shown is not repeated"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_retry_that_says_something_else_is_shown_in_full_and_announced() {
+    let mock = MockLlm::start(vec![cut_text("Hello wor"), text("Goodbye instead.")]).await;
+    let ws = Workspace::new();
+    let mut cmd = ws.agent(&mock);
+    cmd.env("AGENT_RETRIES", "1").args(["--once", "hi", "--json"]);
+    let (code, out, err) = run(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let events: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let shown: String = events
+        .iter()
+        .filter(|e| e["type"] == "message_delta")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown, "Hello wor\nGoodbye instead.");
+    let message = events.iter().find(|e| e["type"] == "message").unwrap();
+    assert_eq!(message["text"], "Goodbye instead.", "the final message is the retry's");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "warning" && e["message"].as_str().unwrap().contains("differs")),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn retries_of_cut_streams_are_bounded() {
+    let mock = MockLlm::start(vec![cut_text("Half"), cut_text("Half"), text("never")]).await;
+    let (code, _, err) = once(&mock, &[("AGENT_RETRIES", "1")]).await;
+    assert_eq!(code, 4, "{err}");
+    assert_eq!(mock.requests().await.len(), 2);
+    assert!(err.contains("cut off") && err.contains("after 2 attempts"), "{err}");
+}
+
+#[tokio::test]
+async fn json_that_is_not_a_completion_says_what_it_got() {
+    let listing = r#"{"object":"list","data":[{"id":"some-model"}]}"#;
+    let mock = MockLlm::start(vec![status(200, listing)]).await;
+    let ws = Workspace::new();
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["-v", "--once", "hi"]);
+    let (code, _, err) = run(cmd).await;
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains("not a chat completion (no `choices`; it sent an object with `data`, `object`)"),
+        "{err}"
+    );
+    assert!(!err.contains("empty response"), "{err}");
+    assert!(err.contains("some-model"), "-v shows the raw snippet: {err}");
+
+    let mock = MockLlm::start(vec![raw_sse(sse(&[json!({"status":"ok"})], true))]).await;
+    let (code, _, err) = once(&mock, &[]).await;
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("none of its 1 event(s) has `choices`"), "{err}");
+}

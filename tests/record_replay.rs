@@ -9,18 +9,26 @@ const SKILL: &str = "# Echo\n\n## Description\nEchoes a greeting with the secret
 const RUN: &str = "#!/bin/sh\necho \"hello $1 from $SKILL_NAME token=$ECHO_TOKEN\"\n";
 
 /// Events with run-dependent fields removed.
+/// Events without timings and URLs, consecutive `message_delta`s joined: where deltas are split
+/// depends on which secrets redaction holds back text for, and the replay has no API key.
 fn stable_events(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| {
-            let mut e: Value = serde_json::from_str(l).unwrap();
-            if let Some(o) = e.as_object_mut() {
-                o.remove("duration_ms");
-                o.remove("base_url");
-            }
-            e
-        })
-        .collect()
+    let mut events: Vec<Value> = Vec::new();
+    for line in stdout.lines() {
+        let mut e: Value = serde_json::from_str(line).unwrap();
+        if let Some(o) = e.as_object_mut() {
+            o.remove("duration_ms");
+            o.remove("base_url");
+        }
+        if e["type"] == "message_delta"
+            && let Some(last) = events.last_mut().filter(|l| l["type"] == "message_delta")
+        {
+            let joined = format!("{}{}", last["text"].as_str().unwrap(), e["text"].as_str().unwrap());
+            last["text"] = Value::String(joined);
+            continue;
+        }
+        events.push(e);
+    }
+    events
 }
 
 /// The agent replaying `cassette`: no base URL, no key, so any network use would fail.

@@ -206,7 +206,7 @@ async fn untrusted_project_skills_cannot_run_until_trusted() {
         listing["skills"][0]["blocked"]
             .as_str()
             .unwrap()
-            .contains("agent skills trust")
+            .contains("agent trust")
     );
 
     let mock = MockLlm::start(activate_run_answer("proj", "./run.sh", "done")).await;
@@ -216,16 +216,23 @@ async fn untrusted_project_skills_cannot_run_until_trusted() {
     assert_eq!(out.status.code(), Some(6));
     let result = last_tool_result(&mock.requests().await[2]);
     assert!(
-        result.contains("not trusted") && result.contains("agent skills trust"),
+        result.contains("not trusted") && result.contains("agent trust"),
         "{result}"
     );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot run commands") && stderr.contains("run `agent trust`"),
+        "one warning line names `agent trust`: {stderr}"
+    );
 
+    // --yes approves commands; it does not trust a folder.
     let mock = MockLlm::start(activate_run_answer("proj", "./run.sh", "done")).await;
     let mut cmd = project_agent(&mock);
     cmd.args(["--once", "x", "--yes"]);
     run(cmd).await;
-    assert!(last_tool_result(&mock.requests().await[2]).contains("project-ran"));
+    assert!(last_tool_result(&mock.requests().await[2]).contains("not trusted"));
 
+    // The old spelling still works, with a note that it moved.
     let trusted = ws.bare_agent().args(["skills", "trust"]).output().unwrap();
     assert_eq!(
         trusted.status.code(),
@@ -234,6 +241,7 @@ async fn untrusted_project_skills_cannot_run_until_trusted() {
         String::from_utf8_lossy(&trusted.stderr)
     );
     assert!(String::from_utf8_lossy(&trusted.stdout).contains("trusted "));
+    assert!(String::from_utf8_lossy(&trusted.stderr).contains("moved to `agent trust"));
     let mock = MockLlm::start(activate_run_answer("proj", "./run.sh", "done")).await;
     let mut cmd = project_agent(&mock);
     cmd.args(["--once", "x", "--approve", "auto"]);

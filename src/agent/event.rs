@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::exec::approval::ApprovalPolicy;
+use crate::exec::trust::Assessment;
 use crate::llm::types::Usage;
 
 /// Everything that happens during a session, in order. Renderers decide how to show it.
@@ -86,6 +87,6 @@ pub trait Approver: Send + Sync {
     fn can_ask(&self) -> bool;
     /// Ask; `true` means run it.
     fn ask(&self, request: &ApprovalRequest) -> bool;
-    /// Ask whether the project skills in `folder` may run commands from now on.
-    fn ask_trust(&self, folder: &str) -> bool;
+    /// Ask whether a folder (its `.env` and project skills) may be trusted, showing what changed.
+    fn ask_trust(&self, assessment: &Assessment) -> bool;
 }

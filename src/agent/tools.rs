@@ -8,6 +8,7 @@ use crate::exec::approval::{self, ApprovalPolicy, Plan, Verdict};
 use crate::exec::env::child_env;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
 use crate::skills::Skill;
+use crate::skills::catalog::model_line;
 use crate::skills::discover::RootKind;
 use crate::support::fs::read_regular;
 
@@ -46,7 +47,12 @@ impl Agent {
         } else {
             similar
         };
-        let shown = names.iter().take(50).copied().collect::<Vec<_>>().join(", ");
+        let shown = names
+            .iter()
+            .take(50)
+            .map(|n| model_line(n))
+            .collect::<Vec<_>>()
+            .join(", ");
         format!("error: there is no skill named {name:?}; known skills include: {shown}")
     }
 
@@ -57,8 +63,8 @@ impl Agent {
         }
         hits.iter()
             .map(|(s, _)| {
-                let desc: String = s.description.chars().take(300).collect();
-                format!("- {}: {desc}\n", s.name)
+                let desc: String = model_line(&s.description).chars().take(300).collect();
+                format!("- {}: {desc}\n", model_line(&s.name))
             })
             .collect()
     }
@@ -95,7 +101,7 @@ impl Agent {
         if self.activated.contains(&skill.name) {
             return format!(
                 "Skill {} is already active; its instructions are above. Commands run in {dir}.",
-                skill.name
+                model_line(&skill.name)
             );
         }
         let SkillFiles { body, mut files } = files.unwrap_or_else(|| SkillFiles::read(&skill));
@@ -111,16 +117,12 @@ impl Agent {
         if files.len() == MAX_LISTED_FILES {
             files.push("… (more not listed)".into());
         }
-        format!(
-            "Skill {} activated. Folder: {dir} (commands run here; relative paths in the instructions are relative to it).\nFiles: {}\n\n{}",
-            skill.name,
-            if files.is_empty() {
-                "(none besides SKILL.md)".to_string()
-            } else {
-                files.join(", ")
-            },
-            body.trim()
-        )
+        let files = if files.is_empty() {
+            "(none besides SKILL.md)".to_string()
+        } else {
+            files.join(", ")
+        };
+        super::prompt::activation(&skill.name, &dir, &files, &body)
     }
 
     async fn run_command(&mut self, command: &str) -> String {
@@ -174,6 +176,7 @@ impl Agent {
             timeout: self.options.command_timeout,
             head_bytes: DEFAULT_HEAD_BYTES,
             tail_bytes: DEFAULT_TAIL_BYTES,
+            redactor: &self.options.redactor,
         };
         match process::run(&spec).await {
             Ok(out) => {
@@ -217,7 +220,7 @@ impl Agent {
                 let approver = self.approver.clone();
                 let request = ApprovalRequest {
                     skill: skill.name.clone(),
-                    command: command.to_string(),
+                    command: self.options.redactor.redact(command).into_owned(),
                     cwd: skill.dir.display().to_string(),
                 };
                 let approved = tokio::task::spawn_blocking(move || approver.ask(&request))
@@ -232,35 +235,48 @@ impl Agent {
         }
     }
 
-    /// Project skills run commands only once their folder is trusted (or under `--approve yes`).
+    /// Project skills run commands only once their folder is trusted with their current content
+    /// (SPEC §3). `--yes` does not stand in for that; `--approve no` runs nothing anyway.
     async fn untrusted(&self, skill: &Skill) -> Option<String> {
-        let policy = self.options.approve;
-        if skill.root_kind != RootKind::Project || matches!(policy, ApprovalPolicy::Yes | ApprovalPolicy::No) {
+        if skill.root_kind != RootKind::Project || self.options.approve == ApprovalPolicy::No {
             return None;
         }
         let trust = self.options.trust.clone();
-        if trust.is_trusted(&skill.root) {
+        let (t, dir) = (trust.clone(), skill.dir.clone());
+        // Hashing reads the skill's files: off the async threads.
+        if tokio::task::spawn_blocking(move || t.skill_may_run(&dir))
+            .await
+            .unwrap_or(false)
+        {
             return None;
         }
-        let root = skill.root.display().to_string();
+        let folder = trust.folder().display().to_string();
         let refusal = format!(
-            "the project skills in {root} are not trusted yet; run `agent skills trust` in that project once, or pass --yes"
+            "the project skill {} is not trusted (new, or changed since {folder} was trusted); \
+             run `agent trust` in {folder} to let its skills run commands (--yes does not)",
+            trust.skill_key(&skill.dir)
         );
-        if !self.approver.can_ask() {
+        if !self.approver.can_ask() || trust.declined() {
             return Some(refusal);
         }
         let approver = self.approver.clone();
-        let folder = root.clone();
-        let agreed = tokio::task::spawn_blocking(move || approver.ask_trust(&folder))
-            .await
-            .unwrap_or(false);
-        if !agreed {
+        let asked = trust.clone();
+        let decided = tokio::task::spawn_blocking(move || {
+            let assessment = asked.assess();
+            let yes = approver.ask_trust(&assessment);
+            (yes, asked.decide(&assessment, yes))
+        })
+        .await;
+        let Ok((agreed, saved)) = decided else {
             return Some(refusal);
-        }
-        if let Err(e) = trust.trust(&skill.root) {
+        };
+        if let Err(e) = saved {
             self.emit(Event::Warning {
-                message: format!("trusted {root} for this session only: {e}"),
+                message: format!("decided for this session only: {e}"),
             });
+        }
+        if !agreed || !trust.skill_may_run(&skill.dir) {
+            return Some(refusal);
         }
         None
     }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::exec::approval::ApprovalPolicy;
-use crate::exec::redact::Redactor;
-use crate::exec::trust::TrustStore;
+use crate::exec::redact::{Redactor, StreamRedactor};
+use crate::exec::trust::FolderTrust;
 use crate::llm::types::Usage;
 use crate::llm::{ChatMessage, LlmClient, LlmError, ToolCall};
 use crate::skills::SkillSet;
@@ -27,8 +27,8 @@ pub struct AgentOptions {
     pub redactor: Redactor,
     /// Every skill root, for `AGENT_SKILLS_PATH`.
     pub skill_roots: Vec<PathBuf>,
-    /// Which project skill folders may run commands.
-    pub trust: Arc<TrustStore>,
+    /// Whether the working folder's project skills may run commands (SPEC §3).
+    pub trust: Arc<FolderTrust>,
     /// Bytes of conversation kept before old tool outputs are shortened.
     pub history_budget: usize,
     /// Bytes of catalog per request; over it, the most relevant skills are listed.
@@ -105,6 +105,11 @@ impl Agent {
     /// Change the approval policy for the rest of the session.
     pub fn set_approval(&mut self, policy: ApprovalPolicy) {
         self.options.approve = policy;
+    }
+
+    /// The working folder's trust, for listings.
+    pub fn folder_trust(&self) -> &FolderTrust {
+        &self.options.trust
     }
 
     /// The run's secret redaction.
@@ -185,11 +190,18 @@ impl Agent {
     }
 
     /// Add a message, with secrets redacted: everything the model sees passes through here.
+    /// Tool-call arguments included: they are sent back with every later request.
     pub(super) fn remember(&mut self, mut message: ChatMessage) {
+        let redactor = &self.options.redactor;
         if let Some(content) = message.content.as_mut()
-            && let std::borrow::Cow::Owned(clean) = self.options.redactor.redact(content)
+            && let std::borrow::Cow::Owned(clean) = redactor.redact(content)
         {
             *content = clean;
+        }
+        for call in &mut message.tool_calls {
+            if let std::borrow::Cow::Owned(clean) = redactor.redact(&call.function.arguments) {
+                call.function.arguments = clean;
+            }
         }
         self.messages.push(message);
     }
@@ -210,11 +222,17 @@ impl Agent {
             let sink = self.sink.clone();
             let partial = self.partial.clone();
             partial.lock().unwrap_or_else(|p| p.into_inner()).clear();
-            let mut on_text = move |t: &str| {
-                partial.lock().unwrap_or_else(|p| p.into_inner()).push_str(t);
-                sink.emit(Event::MessageDelta { text: t.to_string() });
+            // Secrets are redacted before a delta is shown, even one split across two deltas.
+            let mut secrets = StreamRedactor::new(self.options.redactor.clone());
+            let show = move |t: String| {
+                if !t.is_empty() {
+                    partial.lock().unwrap_or_else(|p| p.into_inner()).push_str(&t);
+                    sink.emit(Event::MessageDelta { text: t });
+                }
             };
+            let mut on_text = |t: &str| show(secrets.push(t));
             let reply = self.llm.complete(&self.messages, &tools, &mut on_text).await;
+            show(secrets.finish());
             self.count_call(reply.as_ref().ok().and_then(|r| r.usage));
             let reply = reply?;
             if reply.tool_calls.is_empty() {

@@ -6,6 +6,8 @@ use std::collections::VecDeque;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::watch;
 
+use super::redact::Redactor;
+
 /// One output stream, bounded: head and tail kept, the middle counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Captured {
@@ -18,14 +20,25 @@ pub struct Captured {
     pub binary: bool,
 }
 
+/// Bytes of a stream shown from its start and from its end.
+#[derive(Debug, Clone, Copy)]
+pub struct Caps {
+    pub head: usize,
+    pub tail: usize,
+}
+
 /// Read a stream to its end, or until `stop` turns true (an escaped process may hold the pipe
-/// open forever), keeping at most `head + tail` bytes.
+/// open forever), keeping at most `head + tail` bytes plus, on each side, the length of the
+/// longest secret form (so a secret straddling a cut is seen whole and redacted before the cut).
 pub async fn capture(
     mut reader: impl AsyncRead + Unpin,
-    head_cap: usize,
-    tail_cap: usize,
+    caps: Caps,
+    redactor: Redactor,
     mut stop: watch::Receiver<bool>,
 ) -> Captured {
+    let slack = redactor.longest();
+    let head_cap = caps.head + slack;
+    let tail_cap = if caps.tail > 0 { caps.tail + slack } else { 0 };
     let mut head = Vec::with_capacity(head_cap.min(64 * 1024));
     let mut tail: VecDeque<u8> = VecDeque::new();
     let mut total: u64 = 0;
@@ -58,22 +71,42 @@ pub async fn capture(
             }
         }
     }
-    let tail: Vec<u8> = tail.into();
-    let kept = (head.len() + tail.len()) as u64;
-    let truncated = total > kept;
-    let binary = head.contains(&0) || tail.contains(&0) || !utf8_ok(&head, true) || !utf8_ok(&tail, !truncated);
-    let mut text = String::from_utf8_lossy(&head).into_owned();
-    if truncated {
-        text.push_str(&format!(
-            "\n[… {} bytes cut; first {} and last {} kept …]\n",
-            total - kept,
-            head.len(),
-            tail.len()
-        ));
-    }
-    text.push_str(&String::from_utf8_lossy(&tail));
+    assemble(&head, &Vec::from(tail), total, caps, &redactor)
+}
+
+/// Head and tail as the model sees them: secrets redacted first, then cut to the caps (a cut never
+/// halves a secret nor its marker), with a marker for the bytes left out.
+fn assemble(head: &[u8], tail: &[u8], total: u64, caps: Caps, redactor: &Redactor) -> Captured {
+    let contiguous = total == (head.len() + tail.len()) as u64;
+    let truncated = total > (caps.head + caps.tail) as u64;
+    let binary = head.contains(&0) || tail.contains(&0) || !utf8_ok(head, true) || !utf8_ok(tail, contiguous);
+    let (head_text, tail_text) = if contiguous {
+        let whole = String::from_utf8_lossy(&[head, tail].concat()).into_owned();
+        if !truncated {
+            return Captured {
+                text: redactor.redact(&whole).into_owned(),
+                total_bytes: total,
+                truncated,
+                binary,
+            };
+        }
+        (whole.clone(), whole)
+    } else {
+        (
+            String::from_utf8_lossy(head).into_owned(),
+            String::from_utf8_lossy(tail).into_owned(),
+        )
+    };
+    let shown_head = redactor.redact_and_cut(&head_text, caps.head, false);
+    let shown_tail = if caps.tail > 0 {
+        redactor.redact_and_cut(&tail_text, caps.tail, true)
+    } else {
+        String::new()
+    };
+    let (kept_head, kept_tail) = (caps.head.min(head.len()), caps.tail.min(tail.len()));
+    let cut = total.saturating_sub((caps.head + caps.tail) as u64);
     Captured {
-        text,
+        text: format!("{shown_head}\n[… {cut} bytes cut; first {kept_head} and last {kept_tail} kept …]\n{shown_tail}"),
         total_bytes: total,
         truncated,
         binary,
@@ -90,5 +123,39 @@ fn utf8_ok(bytes: &[u8], starts_clean: bool) -> bool {
     match std::str::from_utf8(&bytes[start..]) {
         Ok(_) => true,
         Err(e) => e.error_len().is_none(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn a_secret_straddling_a_cut_is_redacted_whole() {
+        let vars = BTreeMap::from([("GITHUB_TOKEN".to_string(), "ghp_0123456789abcdef".to_string())]);
+        let redactor = Redactor::from_env(&vars);
+        let caps = Caps { head: 10, tail: 10 };
+        // The secret starts 4 bytes before the head cap and, at the end, 4 bytes before the tail cap.
+        let text = format!(
+            "{}ghp_0123456789abcdef{}ghp_0123456789abcdef{}",
+            "a".repeat(6),
+            "m".repeat(100),
+            "z".repeat(6)
+        );
+        let slack = redactor.longest();
+        let (head, tail) = (
+            &text.as_bytes()[..10 + slack],
+            &text.as_bytes()[text.len() - 10 - slack..],
+        );
+        let out = assemble(head, tail, text.len() as u64, caps, &redactor);
+        assert!(out.truncated);
+        assert!(!out.text.contains("ghp_"), "{}", out.text);
+        assert!(
+            out.text.starts_with("aaaaaa[REDACTED:GITHUB_TOKEN]\n[…"),
+            "{}",
+            out.text
+        );
+        assert!(out.text.ends_with("…]\n[REDACTED:GITHUB_TOKEN]zzzzzz"), "{}", out.text);
     }
 }

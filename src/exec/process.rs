@@ -13,7 +13,8 @@ use tokio::task::JoinHandle;
 
 use super::approval::{Argv, Plan};
 pub use super::capture::Captured;
-use super::capture::capture;
+use super::capture::{Caps, capture};
+use super::redact::Redactor;
 use super::tree::{self, Tree};
 
 /// Bytes of each stream kept from the start and from the end; the middle is cut.
@@ -34,6 +35,8 @@ pub struct CommandSpec<'a> {
     pub timeout: Duration,
     pub head_bytes: usize,
     pub tail_bytes: usize,
+    /// Secrets are replaced in the output before it is capped (SPEC §6).
+    pub redactor: &'a Redactor,
 }
 
 /// The outcome of a command.
@@ -57,19 +60,22 @@ pub async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
         Err(e) => return not_started(spec.plan, &e, started).ok_or(e),
     };
     let (stop, stopped) = watch::channel(false);
-    let (head, tail) = (spec.head_bytes, spec.tail_bytes);
+    let caps = Caps {
+        head: spec.head_bytes,
+        tail: spec.tail_bytes,
+    };
     let mut streams = [
         Stream::new(
             child
                 .stdout
                 .take()
-                .map(|s| tokio::spawn(capture(s, head, tail, stopped.clone()))),
+                .map(|s| tokio::spawn(capture(s, caps, spec.redactor.clone(), stopped.clone()))),
         ),
         Stream::new(
             child
                 .stderr
                 .take()
-                .map(|s| tokio::spawn(capture(s, head, tail, stopped))),
+                .map(|s| tokio::spawn(capture(s, caps, spec.redactor.clone(), stopped))),
         ),
     ];
 

@@ -24,6 +24,7 @@ async fn run_plan(plan: &Plan, cwd: &Path, timeout: Duration) -> CommandOutput {
         timeout,
         head_bytes: 100,
         tail_bytes: 100,
+        redactor: &Redactor::NONE,
     };
     run(&spec).await.unwrap()
 }

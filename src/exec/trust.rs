@@ -1,91 +1,291 @@
-//! Which project skill folders the user has trusted to run commands, remembered across sessions.
+//! Folder trust (SPEC §3): a cloned repository is not the user. Its `.env`, its project skills and
+//! their commands are used only once the user has trusted that folder, and only as they were when
+//! trusted: each decision is stored with content hashes, and a change needs a new decision.
+//!
+//! This module decides and remembers; asking the person is the front end's job.
 
-use std::collections::BTreeSet;
-use std::io::Write;
+mod content;
+mod store;
+
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Most bytes of the store that are read (thousands of folders).
-const MAX_STORE_BYTES: u64 = 4 * 1024 * 1024;
+pub use content::{PROJECT_SKILL_ROOTS, hash_bytes, hash_skill_dir, project_skills, read_regular, relative_key};
+pub use store::{DotenvRecord, Record, TrustStore};
 
-/// Trusted folders, one canonical path per line in `<config dir>/agent/trusted-folders`.
-#[derive(Debug)]
-pub struct TrustStore {
-    file: Option<PathBuf>,
-    folders: Mutex<BTreeSet<PathBuf>>,
+/// A folder's `.env` as the decision sees it: keys (never values) and a content hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DotenvState {
+    pub path: PathBuf,
+    pub keys: Vec<String>,
+    pub hash: String,
 }
 
-impl TrustStore {
-    /// Read the store from the user's config dir (`$XDG_CONFIG_HOME/agent`, else `~/.config/agent`).
-    pub fn load() -> Self {
-        let file = directories::ProjectDirs::from("", "", "agent").map(|d| d.config_dir().join("trusted-folders"));
-        Self::at(file)
+/// What a folder brings right now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub dotenv: Option<DotenvState>,
+    /// Project skills by key relative to the folder (`skills/weather`), with content hashes.
+    pub skills: BTreeMap<String, String>,
+}
+
+impl Snapshot {
+    /// Hash every project skill of `folder`; `dotenv` was read by the caller.
+    pub fn take(folder: &Path, dotenv: Option<DotenvState>) -> Self {
+        let skills = project_skills(folder)
+            .into_iter()
+            .map(|(key, dir)| (key, hash_skill_dir(&dir)))
+            .collect();
+        Self { dotenv, skills }
     }
 
-    /// A store kept in `file` (`None`: in memory only).
-    pub fn at(file: Option<PathBuf>) -> Self {
-        let folders = file
-            .as_ref()
-            .and_then(|f| crate::support::fs::read_regular(f, MAX_STORE_BYTES).ok())
-            .map(|read| read.text())
-            .map(|text| {
-                text.lines()
-                    .filter(|l| !l.trim().is_empty())
-                    .map(PathBuf::from)
-                    .collect()
-            })
-            .unwrap_or_default();
-        Self {
-            file,
-            folders: Mutex::new(folders),
+    /// Nothing to trust: no `.env`, no project skills.
+    pub fn is_empty(&self) -> bool {
+        self.dotenv.is_none() && self.skills.is_empty()
+    }
+
+    fn record(&self, trusted: bool) -> Record {
+        Record {
+            trusted,
+            dotenv: self.dotenv.as_ref().map(|d| DotenvRecord {
+                hash: d.hash.clone(),
+                keys: d.keys.clone(),
+            }),
+            skills: self.skills.clone(),
+            decided_at: store::now(),
         }
     }
+}
 
-    fn key(folder: &Path) -> PathBuf {
-        std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf())
+/// Where a folder stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// Never decided.
+    New,
+    /// Trusted (possibly for an older version of its content).
+    Trusted,
+    /// The user said no (possibly to an older version of its content).
+    Declined,
+}
+
+/// A `.env` that is new or different since the last decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DotenvChange {
+    /// Every key it sets now.
+    pub keys: Vec<String>,
+    /// Keys it did not set at the last decision (all of them the first time).
+    pub added: Vec<String>,
+    /// No earlier version of it was decided on.
+    pub first_time: bool,
+}
+
+/// What is undecided: everything the first time, else what changed since the last decision.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    pub dotenv: Option<DotenvChange>,
+    pub new_skills: Vec<String>,
+    pub changed_skills: Vec<String>,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        self.dotenv.is_none() && self.new_skills.is_empty() && self.changed_skills.is_empty()
     }
+}
 
-    pub fn is_trusted(&self, folder: &Path) -> bool {
-        let key = Self::key(folder);
-        self.folders.lock().unwrap_or_else(|p| p.into_inner()).contains(&key)
+/// A folder's content weighed against its record.
+#[derive(Debug, Clone)]
+pub struct Assessment {
+    /// The folder (canonical).
+    pub folder: PathBuf,
+    pub standing: Standing,
+    pub snapshot: Snapshot,
+    pub changes: Changes,
+    /// The `.env` may be read.
+    pub dotenv_trusted: bool,
+    /// Skills that may run commands, with the content hash they were trusted at.
+    pub trusted_skills: BTreeMap<String, String>,
+}
+
+impl Assessment {
+    /// Whether a person should be asked: something is undecided.
+    pub fn needs_decision(&self) -> bool {
+        !self.changes.is_empty()
     }
+}
 
-    /// Trust `folder` from now on; the error says why it could not be remembered.
-    pub fn trust(&self, folder: &Path) -> Result<PathBuf, String> {
-        let key = Self::key(folder);
-        let mut folders = self.folders.lock().unwrap_or_else(|p| p.into_inner());
-        if !folders.insert(key.clone()) {
-            return Ok(key);
-        }
-        let Some(file) = &self.file else {
-            return Err("no config directory to remember it in (is HOME set?)".into());
-        };
-        let write = || -> std::io::Result<()> {
-            if let Some(dir) = file.parent() {
-                std::fs::create_dir_all(dir)?;
+/// Weigh `now` against the last decision: only content that is exactly as trusted is trusted.
+pub fn assess(folder: &Path, now: Snapshot, record: Option<&Record>) -> Assessment {
+    let trusted = record.is_some_and(|r| r.trusted);
+    let old_skills = record.map(|r| &r.skills);
+    let old_dotenv = record.and_then(|r| r.dotenv.as_ref());
+    let mut changes = Changes::default();
+    let mut trusted_skills = BTreeMap::new();
+    for (key, hash) in &now.skills {
+        match old_skills.and_then(|s| s.get(key)) {
+            Some(old) if old == hash => {
+                if trusted {
+                    trusted_skills.insert(key.clone(), hash.clone());
+                }
             }
-            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(file)?;
-            writeln!(f, "{}", key.display())
+            Some(_) => changes.changed_skills.push(key.clone()),
+            None => changes.new_skills.push(key.clone()),
+        }
+    }
+    let dotenv_same = match (&now.dotenv, old_dotenv) {
+        (None, _) => true,
+        (Some(d), Some(old)) => d.hash == old.hash,
+        (Some(_), None) => false,
+    };
+    if !dotenv_same && let Some(d) = &now.dotenv {
+        let before: Vec<&String> = old_dotenv.map(|o| o.keys.iter().collect()).unwrap_or_default();
+        changes.dotenv = Some(DotenvChange {
+            keys: d.keys.clone(),
+            added: d.keys.iter().filter(|k| !before.contains(k)).cloned().collect(),
+            first_time: old_dotenv.is_none(),
+        });
+    }
+    let standing = match record {
+        None => Standing::New,
+        Some(r) if r.trusted => Standing::Trusted,
+        Some(_) => Standing::Declined,
+    };
+    Assessment {
+        folder: folder.to_path_buf(),
+        standing,
+        dotenv_trusted: trusted && dotenv_same && now.dotenv.is_some(),
+        snapshot: now,
+        changes,
+        trusted_skills,
+    }
+}
+
+/// What this session may use of one folder, shared by everything that runs commands.
+#[derive(Debug)]
+pub struct FolderTrust {
+    /// The folder as laid out (the working directory), so skill folders below it have keys.
+    laid_out: PathBuf,
+    /// The folder canonicalised: the store's key.
+    canonical: PathBuf,
+    store: TrustStore,
+    /// The `.env` as read at start.
+    dotenv: Option<DotenvState>,
+    session: Mutex<Session>,
+}
+
+#[derive(Debug, Default)]
+struct Session {
+    /// Skills that may run commands, at the hash they were trusted at.
+    skills: BTreeMap<String, String>,
+    /// The user said no this session: don't ask again until the next run.
+    declined: bool,
+}
+
+impl FolderTrust {
+    pub fn open(folder: &Path, dotenv: Option<DotenvState>, store: TrustStore) -> Self {
+        Self {
+            laid_out: folder.to_path_buf(),
+            canonical: std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf()),
+            store,
+            dotenv,
+            session: Mutex::default(),
+        }
+    }
+
+    /// The folder, canonical.
+    pub fn folder(&self) -> &Path {
+        &self.canonical
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Session> {
+        self.session.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Weigh the folder's content now against its record (or, never decided, against the folders
+    /// trusted before folder trust existed: their skills stay trusted, their `.env` is new).
+    pub fn assess(&self) -> Assessment {
+        let now = Snapshot::take(&self.laid_out, self.dotenv.clone());
+        let record = self.store.get(&self.canonical).or_else(|| self.migrate(&now));
+        assess(&self.canonical, now, record.as_ref())
+    }
+
+    /// A record for a folder whose skill roots were trusted under the old scheme, saved so later
+    /// edits are noticed. The old scheme never covered `.env`, so the record holds none.
+    fn migrate(&self, now: &Snapshot) -> Option<Record> {
+        let legacy = self.store.legacy_roots();
+        if legacy.is_empty() {
+            return None;
+        }
+        let roots: Vec<&str> = PROJECT_SKILL_ROOTS
+            .iter()
+            .copied()
+            .filter(|r| std::fs::canonicalize(self.laid_out.join(r)).is_ok_and(|c| legacy.contains(&c)))
+            .collect();
+        if roots.is_empty() {
+            return None;
+        }
+        let under = |key: &str| roots.iter().any(|r| key == *r || key.starts_with(&format!("{r}/")));
+        let record = Record {
+            trusted: true,
+            dotenv: None,
+            skills: now
+                .skills
+                .iter()
+                .filter(|(k, _)| under(k))
+                .map(|(k, h)| (k.clone(), h.clone()))
+                .collect(),
+            decided_at: store::now(),
         };
-        write().map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-        Ok(key)
+        if let Err(e) = self.store.put(&self.canonical, record.clone()) {
+            tracing::debug!("could not save the migrated trust record: {e}");
+        }
+        Some(record)
+    }
+
+    /// Take an assessment as this session's standing without a new decision.
+    pub fn adopt(&self, assessment: &Assessment) {
+        let mut session = self.lock();
+        session.skills = assessment.trusted_skills.clone();
+        session.declined = assessment.standing == Standing::Declined && !assessment.needs_decision();
+    }
+
+    /// Record the user's answer about the folder as assessed; the session follows it even when
+    /// it cannot be saved (the error says why).
+    pub fn decide(&self, assessment: &Assessment, trusted: bool) -> Result<(), String> {
+        {
+            let mut session = self.lock();
+            session.declined = !trusted;
+            session.skills = if trusted {
+                assessment.snapshot.skills.clone()
+            } else {
+                BTreeMap::new()
+            };
+        }
+        self.store.put(&self.canonical, assessment.snapshot.record(trusted))
+    }
+
+    /// Whether the user said no during this session (so nobody is asked again until next run).
+    pub fn declined(&self) -> bool {
+        self.lock().declined
+    }
+
+    /// Whether the project skill in `dir` may run commands: it was trusted with exactly the
+    /// content it has now.
+    pub fn skill_may_run(&self, dir: &Path) -> bool {
+        let key = relative_key(&self.laid_out, dir);
+        let Some(trusted_hash) = self.lock().skills.get(&key).cloned() else {
+            return false;
+        };
+        hash_skill_dir(dir) == trusted_hash
+    }
+
+    /// The key a skill folder has in this folder's record (`skills/weather`).
+    pub fn skill_key(&self, dir: &Path) -> String {
+        relative_key(&self.laid_out, dir)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn trust_is_remembered() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("cfg/trusted-folders");
-        let project = dir.path().join("skills");
-        std::fs::create_dir_all(&project).unwrap();
-        let store = TrustStore::at(Some(file.clone()));
-        assert!(!store.is_trusted(&project));
-        store.trust(&project).unwrap();
-        assert!(store.is_trusted(&project));
-        assert!(TrustStore::at(Some(file)).is_trusted(&project.join("../skills")));
-    }
-}
+#[path = "trust_tests.rs"]
+mod tests;

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::LlmError;
 use super::cassette::Tape;
-use super::stream::Accumulator;
-use super::transport::{EndpointInfo, RetryNotice, Transport};
+use super::stream::{Accumulator, Resend, Show};
+use super::transport::{EndpointInfo, RetryNotice, Transport, backoff};
 use super::types::{ChatMessage, ChatRequest, Chunk, Reply};
 use crate::exec::redact::Redactor;
 
@@ -81,6 +81,10 @@ pub struct LlmClient {
     /// some compatible servers reject the unknown field, so only there.
     usage_in_stream: bool,
     redactor: Redactor,
+    /// Times a response that broke off is asked for again (`AGENT_RETRIES`).
+    retries: u32,
+    /// Hears about those retries.
+    notice: RetryNotice,
 }
 
 impl LlmClient {
@@ -111,7 +115,7 @@ impl LlmClient {
             settings.idle_timeout,
             settings.tape,
             info,
-            notice,
+            notice.clone(),
         );
         let client = async_openai::Client::build(http, endpoint).with_http_service(transport);
         Ok(Self {
@@ -121,6 +125,8 @@ impl LlmClient {
             idle_timeout: settings.idle_timeout,
             usage_in_stream,
             redactor: settings.redactor,
+            retries: settings.retries,
+            notice,
         })
     }
 
@@ -151,10 +157,63 @@ impl LlmClient {
         tools: &Value,
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Reply, LlmError> {
-        self.complete_raw(messages, tools, on_text).await.map_err(|e| LlmError {
-            message: self.redactor.redact(&e.message).into_owned(),
-            snippet: e.snippet.map(|s| self.redactor.redact(&s).into_owned()),
-        })
+        self.complete_retrying(messages, tools, on_text)
+            .await
+            .map_err(|e| LlmError {
+                message: self.redactor.redact(&e.message).into_owned(),
+                snippet: e.snippet.map(|s| self.redactor.redact(&s).into_owned()),
+                cut_off: e.cut_off,
+            })
+    }
+
+    /// A response that breaks off before the model finished is asked for again, like a 5xx
+    /// (nothing of it has run: tool calls run only once a response is complete). Text already
+    /// shown is not shown twice; a retry that says something else is shown afresh, announced.
+    async fn complete_retrying(
+        &self,
+        messages: &[ChatMessage],
+        tools: &Value,
+        on_text: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<Reply, LlmError> {
+        let mut resend = Resend::default();
+        let mut attempt = 0u32;
+        loop {
+            let notice = &self.notice;
+            let mut show = |delta: &str| match resend.push(delta) {
+                Show::Text(text) if text.is_empty() => {}
+                Show::Text(text) => on_text(&text),
+                Show::Afresh(text) => {
+                    notice("the retried answer differs from the part shown before the cut; here it is in full".into());
+                    on_text("\n");
+                    on_text(&text);
+                }
+            };
+            match self.complete_raw(messages, tools, &mut show).await {
+                Err(e) if e.cut_off && attempt < self.retries => {
+                    attempt += 1;
+                    let delay = backoff(attempt - 1);
+                    let shown = if resend.anything_shown() {
+                        "; the part already shown is not repeated"
+                    } else {
+                        ""
+                    };
+                    (self.notice)(format!(
+                        "the response stream broke off before the model finished; retry {attempt} of {} in {:.1}s{shown}",
+                        self.retries,
+                        delay.as_secs_f64()
+                    ));
+                    resend.next_attempt();
+                    tokio::time::sleep(delay).await;
+                }
+                Err(e) if e.cut_off && attempt > 0 => {
+                    return Err(LlmError {
+                        message: format!("{} (after {} attempts)", e.message, attempt + 1),
+                        ..e
+                    });
+                }
+                other => return other,
+            }
+        }
     }
 
     async fn complete_raw(
@@ -201,8 +260,8 @@ fn from_openai(err: OpenAIError) -> LlmError {
             "the endpoint sent a response that is not a chat completion ({e})"
         ))
         .with_snippet(content),
-        OpenAIError::StreamError(e) => LlmError::new(format!("the response stream broke off: {e}")),
-        OpenAIError::Reqwest(e) => LlmError::new(format!("the response could not be read: {e}")),
+        OpenAIError::StreamError(e) => LlmError::new(format!("the response stream broke off: {e}")).cut_off(),
+        OpenAIError::Reqwest(e) => LlmError::new(format!("the response could not be read: {e}")).cut_off(),
         other => LlmError::new(format!("model request failed: {other}")),
     }
 }

@@ -17,6 +17,8 @@ pub struct LlmError {
     pub message: String,
     /// The raw response text involved, shown with `-v`.
     pub snippet: Option<String>,
+    /// The response broke off before the model finished: worth asking again.
+    pub cut_off: bool,
 }
 
 impl LlmError {
@@ -24,7 +26,14 @@ impl LlmError {
         Self {
             message: message.into(),
             snippet: None,
+            cut_off: false,
         }
+    }
+
+    /// Mark the error as a response that broke off (retried like a 5xx).
+    pub fn cut_off(mut self) -> Self {
+        self.cut_off = true;
+        self
     }
 
     pub fn with_snippet(mut self, snippet: impl Into<String>) -> Self {

@@ -21,6 +21,8 @@ pub struct Accumulator {
     finish_reason: Option<String>,
     usage: Option<super::types::Usage>,
     chunks: usize,
+    /// Some chunk had a `choices` field (even an empty one): this is a completion at all.
+    saw_choices: bool,
     truncated: bool,
 }
 
@@ -46,8 +48,9 @@ impl Accumulator {
         if chunk.usage.is_some() {
             self.usage = chunk.usage;
         }
+        self.saw_choices |= chunk.choices.is_some();
         // Only the first choice matters: we never ask for n > 1.
-        let Some(choice) = chunk.choices.into_iter().find(|c| c.index.unwrap_or(0) == 0) else {
+        let Some(choice) = chunk.choices.into_iter().flatten().find(|c| c.index.unwrap_or(0) == 0) else {
             return Ok(());
         };
         if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
@@ -124,9 +127,17 @@ impl Accumulator {
             };
             return Err(LlmError::new(format!(
                 "the response stream was cut off before the model finished (no finish_reason, no [DONE]){shown}. Try again"
-            )));
+            ))
+            .cut_off());
         }
         if self.content.is_empty() && self.calls.is_empty() {
+            if self.chunks > 0 && !self.saw_choices {
+                return Err(LlmError::new(format!(
+                    "the endpoint's response is not a chat completion: none of its {} event(s) has `choices`; \
+                     check that AGENT_BASE_URL is the chat API's base (…/v1)",
+                    self.chunks
+                )));
+            }
             let detail = if self.chunks == 0 {
                 "no data at all"
             } else {
@@ -158,9 +169,100 @@ impl Accumulator {
     }
 }
 
+/// What a retried response shows, given what the cut-off attempts already showed: the re-sent
+/// part that matches is not shown twice; if the retry says something else, the whole new answer is
+/// shown after a line break and the caller is told, so the user knows which text stands.
+#[derive(Debug, Default)]
+pub struct Resend {
+    /// The answer as the user has it on screen so far.
+    shown: String,
+    /// Text of the current attempt.
+    current: String,
+    /// Bytes of `current` already shown.
+    emitted: usize,
+    /// This attempt departed from `shown`: its text is shown as it comes.
+    diverged: bool,
+    /// Some attempt has been cut off.
+    retrying: bool,
+}
+
+/// What to do with one delta of a retried response.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Show {
+    /// Show this text (possibly empty).
+    Text(String),
+    /// The retry differs from what was shown: say so, then show this whole answer afresh.
+    Afresh(String),
+}
+
+impl Resend {
+    /// Start the next attempt after a cut: what was shown so far is the reference.
+    pub fn next_attempt(&mut self) {
+        let current = std::mem::take(&mut self.current);
+        if self.diverged || current.len() > self.shown.len() {
+            self.shown = current;
+        }
+        self.emitted = 0;
+        self.diverged = false;
+        self.retrying = true;
+    }
+
+    /// Whether any text was shown yet (then a retry is announced differently).
+    pub fn anything_shown(&self) -> bool {
+        !self.shown.is_empty() || !self.current.is_empty()
+    }
+
+    /// Take one delta of the current attempt.
+    pub fn push(&mut self, delta: &str) -> Show {
+        self.current.push_str(delta);
+        if !self.retrying || self.diverged {
+            self.emitted = self.current.len();
+            return Show::Text(delta.to_string());
+        }
+        if self.shown.starts_with(&self.current) {
+            return Show::Text(String::new());
+        }
+        if self.current.starts_with(&self.shown) {
+            let from = self.emitted.max(self.shown.len());
+            self.emitted = self.current.len();
+            return Show::Text(self.current[from..].to_string());
+        }
+        self.diverged = true;
+        self.emitted = self.current.len();
+        Show::Afresh(self.current.clone())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retry_does_not_show_the_same_text_twice() {
+        let mut r = Resend::default();
+        assert_eq!(r.push("Hello "), Show::Text("Hello ".into()));
+        assert_eq!(r.push("wor"), Show::Text("wor".into()));
+        r.next_attempt();
+        assert_eq!(r.push("Hel"), Show::Text(String::new()));
+        assert_eq!(r.push("lo wo"), Show::Text(String::new()));
+        assert_eq!(r.push("rld"), Show::Text("ld".into()));
+        assert_eq!(r.push("!"), Show::Text("!".into()));
+        r.next_attempt();
+        assert_eq!(r.push("Hello world!"), Show::Text(String::new()));
+        assert_eq!(r.push(" Bye"), Show::Text(" Bye".into()));
+    }
+
+    #[test]
+    fn a_retry_that_differs_is_shown_afresh() {
+        let mut r = Resend::default();
+        r.push("Hello wor");
+        r.next_attempt();
+        assert_eq!(r.push("Hel"), Show::Text(String::new()));
+        assert_eq!(r.push("p is here"), Show::Afresh("Help is here".into()));
+        assert_eq!(r.push("."), Show::Text(".".into()));
+        r.next_attempt();
+        assert_eq!(r.push("Help is here. More"), Show::Text(" More".into()));
+    }
 
     fn chunk(v: serde_json::Value) -> Chunk {
         serde_json::from_value(v).unwrap()

@@ -221,7 +221,16 @@ async fn as_event_stream(resp: reqwest::Response) -> Result<reqwest::Response, L
         .await
         .map_err(|e| LlmError::new(format!("the response body was cut off: {e}")))?;
     let one_line = match serde_json::from_slice::<serde_json::Value>(&body) {
-        Ok(v) => v.to_string(),
+        Ok(v) if is_completion_like(&v) => v.to_string(),
+        Ok(v) => {
+            let text = String::from_utf8_lossy(&body);
+            return Err(LlmError::new(format!(
+                "the endpoint answered HTTP {status} with JSON that is not a chat completion (no `choices`; it sent {}). \
+                 Check that AGENT_BASE_URL is the chat API's base (…/v1); -v shows the response",
+                describe_json(&v)
+            ))
+            .with_snippet(truncate(&text)));
+        }
         Err(_) => {
             let text = String::from_utf8_lossy(&body);
             return Err(LlmError::new(format!(
@@ -232,6 +241,28 @@ async fn as_event_stream(resp: reqwest::Response) -> Result<reqwest::Response, L
         }
     };
     Ok(sse_response(status, format!("data: {one_line}\n\ndata: [DONE]\n\n")))
+}
+
+/// A completion, or an error object the stream folding reports with the server's own words.
+fn is_completion_like(v: &serde_json::Value) -> bool {
+    v.get("choices").is_some() || v.get("error").is_some()
+}
+
+/// What a JSON value is, in a few words: an object's keys, else its kind.
+fn describe_json(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Object(map) if map.is_empty() => "an empty object".into(),
+        serde_json::Value::Object(map) => {
+            let keys: Vec<String> = map.keys().take(8).map(|k| format!("`{}`", truncate(k))).collect();
+            let more = if map.len() > 8 { ", …" } else { "" };
+            format!("an object with {}{more}", keys.join(", "))
+        }
+        serde_json::Value::Array(a) => format!("an array of {} item(s)", a.len()),
+        serde_json::Value::String(_) => "a string".into(),
+        serde_json::Value::Number(_) => "a number".into(),
+        serde_json::Value::Bool(_) => "a boolean".into(),
+        serde_json::Value::Null => "null".into(),
+    }
 }
 
 /// A server-sent-event response with `body`, made here rather than received.
@@ -303,7 +334,7 @@ fn is_retryable(status: StatusCode) -> bool {
 }
 
 /// Exponential backoff (0.5 s, 1 s, 2 s …, capped at 8 s) with up to 25 % jitter.
-fn backoff(attempt: u32) -> Duration {
+pub(super) fn backoff(attempt: u32) -> Duration {
     let base = Duration::from_millis(500).saturating_mul(1u32 << attempt.min(4));
     let base = base.min(Duration::from_secs(8));
     let nanos = std::time::SystemTime::now()
@@ -384,6 +415,16 @@ mod tests {
         assert_eq!(server_message(r#"{"error":{"message":"bad model"}}"#), "bad model");
         assert_eq!(server_message("plain text"), "plain text");
         assert_eq!(server_message(""), "no details in the response");
+    }
+
+    #[test]
+    fn non_completions_are_described() {
+        let v: serde_json::Value = serde_json::from_str(r#"{"object":"list","data":[]}"#).unwrap();
+        assert!(!is_completion_like(&v));
+        assert_eq!(describe_json(&v), "an object with `data`, `object`");
+        assert!(is_completion_like(&serde_json::json!({"choices": []})));
+        assert!(is_completion_like(&serde_json::json!({"error": {"message": "x"}})));
+        assert_eq!(describe_json(&serde_json::json!([1, 2])), "an array of 2 item(s)");
     }
 
     #[test]

@@ -96,7 +96,8 @@ pub struct Usage {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct Chunk {
-    pub choices: Vec<ChunkChoice>,
+    /// `None` when the field is missing: then the body is not a completion at all.
+    pub choices: Option<Vec<ChunkChoice>>,
     pub usage: Option<Usage>,
     /// Some servers report failures mid-stream as `{"error": …}`.
     pub error: Option<Value>,

@@ -1,12 +1,14 @@
 //! The set of loaded skills: lookup by name, and the catalog the model routes on — every skill
 //! when it fits the byte budget, else the most relevant ones.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 use std::sync::{Arc, OnceLock};
 
 use super::Skill;
 use super::fields::MAX_DESCRIPTION_CHARS;
 use super::search::{Hit, SkillIndex};
+use crate::support::terminal_text::is_hidden;
 
 /// Loaded skills in precedence order, unique by name, with a search index built on first use.
 #[derive(Clone, Default)]
@@ -30,19 +32,31 @@ pub struct Catalog {
     pub omitted: usize,
 }
 
-fn line(skill: &Skill) -> String {
-    let desc: String = skill.description.chars().take(MAX_DESCRIPTION_CHARS).collect();
-    format!("- {}: {}\n", skill.name, desc)
+/// A skill's name and description as the model sees them: third-party text on one line, with
+/// control and invisible characters removed (they could forge a catalog line or hide words).
+pub fn model_line(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_hidden) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().filter(|c| !is_hidden(*c)).collect())
 }
 
-/// `line(skill).len()` without building the line.
+fn line(skill: &Skill) -> String {
+    let desc: String = model_line(&skill.description)
+        .chars()
+        .take(MAX_DESCRIPTION_CHARS)
+        .collect();
+    format!("- {}: {}\n", model_line(&skill.name), desc)
+}
+
+/// `line(skill).len()` without building the line (nor copying clean text).
 fn line_len(skill: &Skill) -> usize {
-    let desc = &skill.description;
+    let desc = model_line(&skill.description);
     let desc_len = desc
         .char_indices()
         .nth(MAX_DESCRIPTION_CHARS)
         .map_or(desc.len(), |(i, _)| i);
-    "- ".len() + skill.name.len() + ": ".len() + desc_len + "\n".len()
+    "- ".len() + model_line(&skill.name).len() + ": ".len() + desc_len + "\n".len()
 }
 
 impl SkillSet {
@@ -155,7 +169,8 @@ mod tests {
     #[test]
     fn line_len_matches_the_line() {
         let long = Skill::synthetic("long", &"é".repeat(2000));
-        for s in [skill(3), long] {
+        let hostile = Skill::synthetic("a\nb", "x\x1b[2J\u{202e}y");
+        for s in [skill(3), long, hostile] {
             assert_eq!(line_len(&s), line(&s).len());
         }
     }

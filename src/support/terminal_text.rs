@@ -22,6 +22,12 @@ pub fn is_invisible_format(c: char) -> bool {
     )
 }
 
+/// Whether `c` is a control character or an invisible formatting character: never drawn raw,
+/// even where newlines and tabs are fine.
+pub fn is_hidden(c: char) -> bool {
+    c.is_control() || is_invisible_format(c)
+}
+
 /// Whether `c` must never reach the terminal raw.
 fn is_unsafe(c: char, keep_newlines: bool) -> bool {
     match c {

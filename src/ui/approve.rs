@@ -1,4 +1,6 @@
-//! Asking on the terminal whether a command may run or a project's skills may be trusted.
+//! Asking on the terminal whether a command may run or a folder may be trusted. Everything shown
+//! comes from outside (the model's command, skill names, folder paths, `.env` keys), so it is
+//! shown with anything invisible made visible: what the user reads is what runs.
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
@@ -7,6 +9,11 @@ use std::sync::{Arc, Mutex};
 use super::human::HumanRenderer;
 use crate::agent::Approver;
 use crate::agent::event::ApprovalRequest;
+use crate::exec::trust::{Assessment, Standing};
+use crate::support::terminal_text::visible;
+
+/// Most skills named in a trust question; the rest are counted.
+const MAX_LISTED_SKILLS: usize = 12;
 
 /// Asks on `/dev/tty`, so it works even when stdout is piped.
 pub struct TerminalApprover {
@@ -25,23 +32,121 @@ impl TerminalApprover {
         }
     }
 
-    /// Print `question` on the terminal and read the answer, lowercased ("" when unreadable).
     fn prompt(&self, question: &str) -> String {
         if let Some(r) = &self.renderer {
             r.stop_waiting();
         }
-        let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
-            return String::new();
-        };
-        let mut writer = &tty;
-        let _ = write!(writer, "{question}");
-        let _ = writer.flush();
-        let mut answer = String::new();
-        if BufReader::new(&tty).read_line(&mut answer).is_err() {
-            return String::new();
-        }
-        answer.trim().to_ascii_lowercase()
+        ask_tty(question)
     }
+}
+
+/// Print `question` on the terminal and read the answer, lowercased ("" when unreadable).
+pub fn ask_tty(question: &str) -> String {
+    let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
+        return String::new();
+    };
+    let mut writer = &tty;
+    let _ = write!(writer, "{question}");
+    let _ = writer.flush();
+    let mut answer = String::new();
+    if BufReader::new(&tty).read_line(&mut answer).is_err() {
+        return String::new();
+    }
+    answer.trim().to_ascii_lowercase()
+}
+
+/// Ask whether a folder may be trusted, showing what it would change; `true` means yes.
+pub fn ask_folder_trust(assessment: &Assessment) -> bool {
+    matches!(ask_tty(&folder_question(assessment)).as_str(), "y" | "yes")
+}
+
+/// The trust question: the folder, the `.env` keys it would set (never values), the skills it
+/// adds or changed, and what saying yes means.
+pub fn folder_question(a: &Assessment) -> String {
+    let folder = visible(&a.folder.display().to_string()).into_owned();
+    let mut q = match a.standing {
+        Standing::New => format!("This folder is not trusted yet: {folder}\n"),
+        Standing::Trusted => format!("This folder changed since you trusted it: {folder}\n"),
+        Standing::Declined => format!("This folder changed since you chose not to trust it: {folder}\n"),
+    };
+    if let Some(env) = &a.changes.dotenv {
+        let keys: Vec<String> = env
+            .keys
+            .iter()
+            .map(|k| {
+                let mut shown = visible(k).into_owned();
+                if let Some(note) = key_note(k) {
+                    shown.push_str(&format!(" ({note})"));
+                }
+                if !env.first_time && env.added.contains(k) {
+                    shown.push_str(" [new]");
+                }
+                shown
+            })
+            .collect();
+        let what = if env.first_time {
+            "its .env sets"
+        } else {
+            "its .env changed; it now sets"
+        };
+        let keys = if keys.is_empty() {
+            "no variables".to_string()
+        } else {
+            keys.join(", ")
+        };
+        q.push_str(&format!("  {what}: {keys}\n"));
+    }
+    if !a.changes.new_skills.is_empty() {
+        let label = if a.standing == Standing::New {
+            "skills it adds"
+        } else {
+            "new skills"
+        };
+        q.push_str(&format!(
+            "  {label} (they can run commands): {}\n",
+            list(&a.changes.new_skills)
+        ));
+    }
+    if !a.changes.changed_skills.is_empty() {
+        q.push_str(&format!(
+            "  skills changed since: {}\n",
+            list(&a.changes.changed_skills)
+        ));
+    }
+    q.push_str(
+        "Trust this folder? Its .env settings are used and its skills may run commands; a change asks again. [y/N] ",
+    );
+    q
+}
+
+fn list(names: &[String]) -> String {
+    let mut shown: Vec<String> = names
+        .iter()
+        .take(MAX_LISTED_SKILLS)
+        .map(|n| visible(n).into_owned())
+        .collect();
+    if names.len() > MAX_LISTED_SKILLS {
+        shown.push(format!("… and {} more", names.len() - MAX_LISTED_SKILLS));
+    }
+    shown.join(", ")
+}
+
+/// Why a `.env` key deserves a second look before trusting it.
+fn key_note(key: &str) -> Option<&'static str> {
+    let upper = key.to_ascii_uppercase();
+    Some(match upper.as_str() {
+        "AGENT_BASE_URL" | "OPENAI_BASE_URL" => "where your API key is sent",
+        "AGENT_API_KEY" | "OPENAI_API_KEY" => "the API key used",
+        "AGENT_APPROVE" => "which commands run without asking",
+        "AGENT_SKILLS_PATH" => "where skills are loaded from",
+        "PATH" | "BASH_ENV" | "ENV" | "SHELLOPTS" | "PYTHONPATH" | "PYTHONSTARTUP" | "PERL5LIB" | "RUBYOPT" => {
+            "changes what commands run"
+        }
+        k if k.starts_with("LD_") || k.starts_with("DYLD_") || k.starts_with("GIT_") || k.ends_with("_OPTIONS") => {
+            "changes what commands run"
+        }
+        _ => return None,
+    })
 }
 
 impl Approver for TerminalApprover {
@@ -54,9 +159,11 @@ impl Approver for TerminalApprover {
         if always.contains(&request.skill) {
             return true;
         }
+        let skill = visible(&request.skill);
         let answer = self.prompt(&format!(
-            "Run `{}`\n  skill {} · in {}\n  [y]es / [n]o / [a]lways for {} this session? ",
-            request.command, request.skill, request.cwd, request.skill
+            "Run `{}`\n  skill {skill} · in {}\n  [y]es / [n]o / [a]lways for {skill} this session? ",
+            visible(&request.command),
+            visible(&request.cwd),
         ));
         match answer.as_str() {
             "y" | "yes" => true,
@@ -68,11 +175,38 @@ impl Approver for TerminalApprover {
         }
     }
 
-    fn ask_trust(&self, folder: &str) -> bool {
-        let answer = self.prompt(&format!(
-            "The skills in {folder} come with this project and can run commands on this machine.\n\
-             Trust this folder from now on? [y/N] "
-        ));
-        matches!(answer.as_str(), "y" | "yes")
+    fn ask_trust(&self, assessment: &Assessment) -> bool {
+        if let Some(r) = &self.renderer {
+            r.stop_waiting();
+        }
+        ask_folder_trust(assessment)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::trust::{DotenvState, Snapshot, assess};
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn the_question_names_keys_and_skills_but_never_values() {
+        let snapshot = Snapshot {
+            dotenv: Some(DotenvState {
+                path: PathBuf::from("/r/.env"),
+                keys: vec!["AGENT_BASE_URL".into(), "GIT_CONFIG_COUNT".into(), "X\x1b[2J".into()],
+                hash: "h".into(),
+            }),
+            skills: [("skills/weather".to_string(), "1".to_string())].into(),
+        };
+        let q = folder_question(&assess(Path::new("/r\x1b]0;t\x07"), snapshot, None));
+        assert!(q.contains("not trusted yet: /r\\x1b]0;t\\x07"), "{q}");
+        assert!(q.contains("AGENT_BASE_URL (where your API key is sent)"), "{q}");
+        assert!(q.contains("GIT_CONFIG_COUNT (changes what commands run)"), "{q}");
+        assert!(q.contains("X\\x1b[2J") && !q.contains('\x1b'), "{q}");
+        assert!(
+            q.contains("skills it adds (they can run commands): skills/weather"),
+            "{q}"
+        );
     }
 }

@@ -99,18 +99,16 @@ pub async fn run(mut agent: Agent, path: &Path, threshold: Option<f64>, json: bo
             } else {
                 format!(" (expected {want})")
             };
-            let _ = writeln!(out, "{verdict}  {:<16} {:?}{detail}", shown(&route), case.prompt);
+            let route = crate::support::terminal_text::visible(shown(&route));
+            let _ = writeln!(out, "{verdict}  {route:<16} {:?}{detail}", case.prompt);
         }
         results.push(json!({"prompt": case.prompt, "expected": want, "activated": shown(&route), "pass": ok}));
     }
     let rate = passed as f64 / cases.len() as f64;
     let ok = rate + 1e-9 >= threshold;
     if json {
-        let _ = writeln!(
-            out,
-            "{}",
-            json!({"v": 1, "passed": passed, "total": cases.len(), "pass_rate": rate, "threshold": threshold, "ok": ok, "llm_calls": agent.llm_calls(), "cases": results})
-        );
+        let line = json!({"v": 1, "passed": passed, "total": cases.len(), "pass_rate": rate, "threshold": threshold, "ok": ok, "llm_calls": agent.llm_calls(), "cases": results});
+        let _ = writeln!(out, "{}", super::json::escape_invisible(&line.to_string()));
     } else {
         let _ = writeln!(
             out,

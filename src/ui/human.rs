@@ -1,5 +1,8 @@
 //! Human output: the answer on stdout as it streams (markdown styled on a terminal), progress on
 //! stderr, with a spinner while waiting for the model or a command.
+//!
+//! Every piece of text in an event came from outside (the model, a skill, a command, a server), so
+//! it is redacted and made safe for the terminal (SPEC §6, §7) before it is styled or printed.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -9,11 +12,14 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::markdown::MarkdownStream;
 use crate::agent::{Event, EventSink};
-use crate::support::terminal_text::visible;
+use crate::exec::redact::Redactor;
+use crate::support::terminal_text::{for_terminal, visible};
 
 struct State {
     /// Whether the last byte written to stdout was a newline (or nothing was written).
     at_line_start: bool,
+    /// Piped stdout: a tool step came between two parts of the answer; start the next on a new line.
+    break_before_text: bool,
     markdown: MarkdownStream,
     spinner: Option<ProgressBar>,
 }
@@ -23,23 +29,39 @@ pub struct HumanRenderer {
     state: Mutex<State>,
     verbose: bool,
     spinners: bool,
+    /// stdout is a terminal shared with stderr: a progress line first ends the answer's line.
+    stdout_tty: bool,
+    redactor: Redactor,
 }
 
 impl HumanRenderer {
     /// Spinners only when stderr is a terminal; markdown styling only when stdout is one and
-    /// `NO_COLOR` is unset.
-    pub fn new(verbose: bool) -> Self {
+    /// `NO_COLOR` is unset. `redactor` is applied to every line.
+    pub fn new(verbose: bool, redactor: Redactor) -> Self {
         let styled = std::io::stdout().is_terminal() && console::colors_enabled();
         let width = console::Term::stdout().size().1 as usize;
         Self {
             state: Mutex::new(State {
                 at_line_start: true,
+                break_before_text: false,
                 markdown: MarkdownStream::new(styled, width),
                 spinner: None,
             }),
             verbose,
             spinners: std::io::stderr().is_terminal(),
+            stdout_tty: std::io::stdout().is_terminal(),
+            redactor,
         }
+    }
+
+    /// Outside text for one line: secrets redacted, anything invisible (newlines too) escaped.
+    fn one_line(&self, text: &str) -> String {
+        visible(&self.redactor.redact(text)).into_owned()
+    }
+
+    /// Outside text over several lines: secrets redacted, controls escaped, newlines kept.
+    fn lines(&self, text: &str) -> String {
+        for_terminal(&self.redactor.redact(text)).into_owned()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -84,11 +106,28 @@ impl HumanRenderer {
         let _ = out.flush();
     }
 
-    fn progress(&self, line: &str) {
+    /// A line on stderr. On a terminal it starts below the answer so far; when stdout is piped,
+    /// stdout is left alone (a retry notice must not split the answer), and only a tool step
+    /// (`step`) makes the answer's next part start on a new line.
+    fn progress_line(&self, line: &str, step: bool) {
         self.stop_waiting();
         let mut state = self.lock();
-        Self::end_stdout_line(&mut state);
+        if self.stdout_tty {
+            Self::end_stdout_line(&mut state);
+        } else if step && !state.at_line_start {
+            state.break_before_text = true;
+        }
         let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
+
+    /// A tool step on stderr.
+    fn progress(&self, line: &str) {
+        self.progress_line(line, true);
+    }
+
+    /// A warning or error on stderr: not a step of the answer.
+    fn notice(&self, line: &str) {
+        self.progress_line(line, false);
     }
 }
 
@@ -110,15 +149,17 @@ impl EventSink for HumanRenderer {
                 ..
             } => {
                 if self.verbose {
-                    self.progress(&format!("· {model} at {base_url}, {skills} skills"));
+                    let (model, url) = (self.one_line(&model), self.one_line(&base_url));
+                    self.progress(&format!("· {model} at {url}, {skills} skills"));
                 }
             }
             Event::SkillSelected { skill, dir } => {
-                self.progress(&format!("▸ skill {skill} ({dir})"));
+                self.progress(&format!("▸ skill {} ({})", self.one_line(&skill), self.one_line(&dir)));
                 self.wait("thinking");
             }
             Event::CommandStarted { skill, command, .. } => {
-                self.progress(&format!("▸ run [{skill}] {command}"));
+                let command = self.one_line(&command);
+                self.progress(&format!("▸ run [{}] {command}", self.one_line(&skill)));
                 let shown: String = command.chars().take(60).collect();
                 self.wait(&format!("running {shown}"));
             }
@@ -151,7 +192,11 @@ impl EventSink for HumanRenderer {
                 self.wait("thinking");
             }
             Event::CommandDenied { command, reason, .. } => {
-                self.progress(&format!("✗ not run: {command} — {reason}"));
+                self.progress(&format!(
+                    "✗ not run: {} — {}",
+                    self.one_line(&command),
+                    self.lines(&reason)
+                ));
                 self.wait("thinking");
             }
             Event::MessageDelta { text } => {
@@ -159,19 +204,31 @@ impl EventSink for HumanRenderer {
                     return;
                 }
                 self.stop_waiting();
+                // Made safe before styling: the styles are ours, the text is the model's. Escapes
+                // are single characters, so one split across two deltas is caught in either half.
+                let safe = for_terminal(&text.replace("\r\n", "\n")).into_owned();
                 let mut state = self.lock();
-                let rendered = state.markdown.push(&text);
+                let rendered = state.markdown.push(&safe);
                 let mut out = std::io::stdout().lock();
+                if std::mem::take(&mut state.break_before_text) {
+                    let _ = out.write_all(b"\n");
+                }
                 let _ = out.write_all(rendered.as_bytes());
                 let _ = out.flush();
                 state.at_line_start = text.ends_with('\n');
             }
             Event::Message { .. } | Event::Done { .. } => {
                 self.stop_waiting();
+                let mut state = self.lock();
+                state.break_before_text = false;
+                Self::end_stdout_line(&mut state);
+            }
+            Event::Warning { message } => self.notice(&format!("warning: {}", self.lines(&message))),
+            Event::Error { message, .. } => {
+                // The answer (if any) ends before the error is reported.
+                self.progress(&format!("error: {}", self.lines(&message)));
                 Self::end_stdout_line(&mut self.lock());
             }
-            Event::Warning { message } => self.progress(&format!("warning: {message}")),
-            Event::Error { message, .. } => self.progress(&format!("error: {message}")),
         }
     }
 }

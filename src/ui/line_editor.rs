@@ -50,7 +50,7 @@ impl Completer for ChatHelper {
                 .iter()
                 .filter(|s| s.starts_with(partial))
                 .map(|s| Pair {
-                    display: s.clone(),
+                    display: crate::support::terminal_text::visible(s).into_owned(),
                     replacement: format!("{s} "),
                 })
                 .collect();

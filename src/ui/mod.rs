@@ -3,6 +3,7 @@
 pub mod approve;
 pub mod endpoint;
 pub mod eval_cmd;
+pub mod folder_trust;
 pub mod human;
 pub mod install;
 pub mod json;

@@ -2,6 +2,7 @@
 //! that cancels a turn without losing the session.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::line_editor::{COMMANDS, Input, LineEditor, history_path, message_of};
 use super::session::{Frontend, build_agent, finish, report_discovery, turn_failure};
@@ -9,18 +10,24 @@ use crate::agent::{Agent, Event};
 use crate::cli::Cli;
 use crate::config::Config;
 use crate::exec::approval::ApprovalPolicy;
-use crate::exec::trust::TrustStore;
+use crate::exec::trust::FolderTrust;
 use crate::exit::{AppError, ExitCode};
 use crate::skills::SkillSet;
 use crate::skills::discover::{Discovery, discover};
-use crate::support::terminal_text::for_terminal;
+use crate::support::terminal_text::{for_terminal, visible};
 
 const PROMPT: &str = "› ";
 
 /// Run the chat until `/exit`, `/quit` or Ctrl-D.
-pub async fn run(cli: &Cli, config: Config, discovery: Discovery, front: &Frontend) -> Result<ExitCode, AppError> {
+pub async fn run(
+    cli: &Cli,
+    config: Config,
+    discovery: Discovery,
+    trust: Arc<FolderTrust>,
+    front: &Frontend,
+) -> Result<ExitCode, AppError> {
     let mut warnings = discovery.warnings.clone();
-    let mut agent = build_agent(cli, &config, discovery, front)?;
+    let mut agent = build_agent(cli, &config, discovery, trust, front)?;
     let vi = config
         .env
         .get("AGENT_EDIT_MODE")
@@ -30,8 +37,8 @@ pub async fn run(cli: &Cli, config: Config, discovery: Discovery, front: &Fronte
     eprintln!(
         "agent {} · {} at {} · {} skills · /help for commands, Ctrl-D to leave",
         env!("CARGO_PKG_VERSION"),
-        agent.model(),
-        config.base_url,
+        visible(agent.model()),
+        visible(&config.base_url),
         agent.skills().all().len()
     );
     let sink = &*front.sink;
@@ -114,7 +121,7 @@ fn slash(
             );
             eprintln!("  Ctrl-C cancels a running turn or clears the line; Ctrl-D leaves.");
         }
-        "skills" => show_skills(agent.skills(), warnings),
+        "skills" => show_skills(agent.skills(), agent.folder_trust(), warnings),
         "skill" => {
             let (skill, message) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
             if skill.is_empty() {
@@ -122,9 +129,9 @@ fn slash(
                 return Slash::Done;
             }
             match agent.activate_by_hand(skill) {
-                Ok(dir) => eprintln!("▸ skill {skill} ({dir}) activated"),
+                Ok(dir) => eprintln!("▸ skill {} ({}) activated", visible(skill), visible(&dir)),
                 Err(e) => {
-                    eprintln!("{}", e.trim_start_matches("error: "));
+                    eprintln!("{}", visible(e.trim_start_matches("error: ")));
                     return Slash::Done;
                 }
             }
@@ -136,10 +143,10 @@ fn slash(
             agent.reset();
             eprintln!("conversation cleared");
         }
-        "model" if arg.is_empty() => eprintln!("model: {}", agent.model()),
+        "model" if arg.is_empty() => eprintln!("model: {}", visible(agent.model())),
         "model" => {
             agent.set_model(arg);
-            eprintln!("model is now {arg}");
+            eprintln!("model is now {}", visible(arg));
         }
         "approve" if arg.is_empty() => eprintln!("approval policy: {}", agent.approval().as_str()),
         "approve" => match ApprovalPolicy::parse(arg) {
@@ -155,7 +162,7 @@ fn slash(
                 eprintln!("no messages yet");
             }
             for (i, t) in turns.iter().enumerate() {
-                eprintln!("{}", numbered(i + 1, t));
+                eprintln!("{}", numbered(i + 1, &agent.redactor().redact(t)));
             }
         }
         "reload" => {
@@ -182,14 +189,13 @@ fn slash(
     Slash::Done
 }
 
-fn show_skills(skills: &SkillSet, warnings: &[crate::skills::Diagnostic]) {
+fn show_skills(skills: &SkillSet, trust: &FolderTrust, warnings: &[crate::skills::Diagnostic]) {
     if skills.is_empty() {
         eprintln!("no skills found; see the README, \"Where skills come from\"");
     }
-    let trust = TrustStore::load();
     let width = super::skill_list::terminal_width(&console::Term::stderr());
     if !skills.is_empty() {
-        for line in super::skill_list::table_lines(skills.all(), &trust, width) {
+        for line in super::skill_list::table_lines(skills.all(), trust, width) {
             eprintln!("  {line}");
         }
     }
@@ -199,7 +205,7 @@ fn show_skills(skills: &SkillSet, warnings: &[crate::skills::Diagnostic]) {
         .map(|w| w.to_string())
         .collect();
     for w in shadowed {
-        eprintln!("  shadowed: {w}");
+        eprintln!("  shadowed: {}", visible(&w));
     }
 }
 

@@ -1,13 +1,14 @@
 //! Wiring a run together: configuration, discovery, the agent, and the one-shot or chat loop.
 
 use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::agent::{Agent, AgentOptions, Event, EventSink, TurnError};
 use crate::cli::{Cli, Command, SkillsCommand};
-use crate::config::{Config, Environment};
+use crate::config::Config;
 use crate::exec::redact::Redactor;
-use crate::exec::trust::TrustStore;
+use crate::exec::trust::FolderTrust;
 use crate::exit::{AppError, ExitCode};
 use crate::llm::cassette::{Player, Recorder, Scrubber, Tape};
 use crate::llm::{LlmClient, LlmSettings};
@@ -15,6 +16,7 @@ use crate::skills::discover::{Discovery, discover};
 use crate::skills::{Severity, SkillSet};
 
 use super::approve::TerminalApprover;
+use super::folder_trust::Ask;
 use super::human::HumanRenderer;
 use super::json::JsonWriter;
 
@@ -61,32 +63,61 @@ pub async fn run(cli: Cli) -> i32 {
             })
             .code();
     }
-    let env = std::env::current_dir()
-        .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))
-        .and_then(|cwd| Ok((Environment::load(&cwd)?, cwd)));
-    let redactor = env
-        .as_ref()
-        .map(|(e, _)| Redactor::from_env(&e.merged()))
-        .unwrap_or_default();
-    let front = if cli.json {
-        Frontend {
-            sink: Arc::new(JsonWriter::new(redactor)),
-            human: None,
-        }
-    } else {
-        let human = Arc::new(HumanRenderer::new(cli.verbose > 0));
-        Frontend {
-            sink: human.clone(),
-            human: Some(human),
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            let err = AppError::config(format!("cannot determine the working directory: {e}"));
+            return report(&frontend(&cli, Redactor::NONE), Err(err));
         }
     };
-    let result = match env {
-        Ok((env, cwd)) => match Config::resolve(&cli, env, &cwd) {
-            Ok(config) => dispatch(&cli, config, &front).await,
-            Err(e) => Err(e),
-        },
+    if let Some(dirs) = trust_request(&cli, &cwd) {
+        let front = frontend(&cli, Redactor::NONE);
+        return report(&front, super::folder_trust::trust_command(&dirs, &cwd, cli.json));
+    }
+    let ask = ask_mode(&cli);
+    let settled = super::folder_trust::settle(&cwd, ask);
+    let redactor = settled
+        .as_ref()
+        .map(|s| Redactor::from_env(&s.env.merged()))
+        .unwrap_or_default();
+    let front = frontend(&cli, redactor);
+    let result = match settled {
+        Ok(settled) => {
+            for message in settled.notes {
+                if ask == Ask::WarnDotenv {
+                    // A listing's stdout is one JSON document with --json: keep notes off it.
+                    eprintln!("warning: {message}");
+                } else {
+                    front.sink.emit(Event::Warning { message });
+                }
+            }
+            match Config::resolve(&cli, settled.env, &cwd) {
+                Ok(config) => dispatch(&cli, config, settled.trust, &front).await,
+                Err(e) => Err(e),
+            }
+        }
         Err(e) => Err(e),
     };
+    report(&front, result)
+}
+
+/// The human or JSON front end, redacting `redactor`'s secrets.
+fn frontend(cli: &Cli, redactor: Redactor) -> Frontend {
+    if cli.json {
+        return Frontend {
+            sink: Arc::new(JsonWriter::new(redactor)),
+            human: None,
+        };
+    }
+    let human = Arc::new(HumanRenderer::new(cli.verbose > 0, redactor));
+    Frontend {
+        sink: human.clone(),
+        human: Some(human),
+    }
+}
+
+/// The exit code of a run, after showing its error if it failed.
+fn report(front: &Frontend, result: Result<ExitCode, AppError>) -> i32 {
     match result {
         Ok(code) => code.code(),
         Err(err) => {
@@ -99,7 +130,39 @@ pub async fn run(cli: Cli) -> i32 {
     }
 }
 
-async fn dispatch(cli: &Cli, config: Config, front: &Frontend) -> Result<ExitCode, AppError> {
+/// The folders `agent trust` (or the old `agent skills trust`) names, if that is this run.
+fn trust_request(cli: &Cli, cwd: &Path) -> Option<Vec<PathBuf>> {
+    match &cli.command {
+        Some(Command::Trust { dir }) => Some(dir.iter().cloned().collect()),
+        Some(Command::Skills {
+            action: SkillsCommand::Trust { dirs },
+        }) => {
+            eprintln!(
+                "note: `agent skills trust` moved to `agent trust [DIR]`, which trusts the whole folder: its .env and its skills"
+            );
+            Some(super::folder_trust::legacy_targets(dirs, cwd))
+        }
+        _ => None,
+    }
+}
+
+/// Runs that talk to the model ask about an undecided folder on a terminal; listings only warn.
+fn ask_mode(cli: &Cli) -> Ask {
+    let talks = matches!(
+        &cli.command,
+        None | Some(Command::Skills {
+            action: SkillsCommand::Eval { .. }
+        })
+    );
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    match (talks, interactive) {
+        (true, true) => Ask::Person,
+        (true, false) => Ask::WarnAll,
+        (false, _) => Ask::WarnDotenv,
+    }
+}
+
+async fn dispatch(cli: &Cli, config: Config, trust: Arc<FolderTrust>, front: &Frontend) -> Result<ExitCode, AppError> {
     let discovery = discover(&config.skill_roots);
     if let Some(Command::Completions { .. } | Command::Man { .. }) = &cli.command {
         return Err(AppError::internal(
@@ -113,10 +176,10 @@ async fn dispatch(cli: &Cli, config: Config, front: &Frontend) -> Result<ExitCod
                 human: None,
             };
             let config = super::endpoint::settle(cli, config).await?;
-            let agent = build_agent(cli, &config, discovery, &quiet)?;
+            let agent = build_agent(cli, &config, discovery, trust, &quiet)?;
             return super::eval_cmd::run(agent, cases, *threshold, cli.json).await;
         }
-        return super::skills_cmd::run(action, &config, &discovery, cli.json);
+        return super::skills_cmd::run(action, &config, &discovery, &trust, cli.json);
     }
     let sink = &*front.sink;
     report_discovery(&discovery, sink, cli.json || cli.verbose > 0);
@@ -124,9 +187,9 @@ async fn dispatch(cli: &Cli, config: Config, front: &Frontend) -> Result<ExitCod
     let config = super::endpoint::settle(cli, config).await?;
     let message = match message {
         Some(m) => m,
-        None => return super::repl::run(cli, config, discovery, front).await,
+        None => return super::repl::run(cli, config, discovery, trust, front).await,
     };
-    let mut agent = build_agent(cli, &config, discovery, front)?;
+    let mut agent = build_agent(cli, &config, discovery, trust, front)?;
     let _quiet = super::tty::QuietInterrupts::new();
     front.wait("thinking");
     let outcome = tokio::select! {
@@ -233,7 +296,13 @@ fn read_stdin() -> Result<Option<String>, AppError> {
     Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
 }
 
-pub fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, front: &Frontend) -> Result<Agent, AppError> {
+pub fn build_agent(
+    cli: &Cli,
+    config: &Config,
+    discovery: Discovery,
+    trust: Arc<FolderTrust>,
+    front: &Frontend,
+) -> Result<Agent, AppError> {
     let sink = front.sink.clone();
     let base_env = config.env.merged();
     let redactor = Redactor::from_env(&base_env);
@@ -266,7 +335,7 @@ pub fn build_agent(cli: &Cli, config: &Config, discovery: Discovery, front: &Fro
         base_env,
         redactor,
         skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
-        trust: Arc::new(TrustStore::load()),
+        trust,
         history_budget: config.history_budget,
         catalog_budget: config.catalog_budget,
         preactivate: config.preactivate,

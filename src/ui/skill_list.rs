@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::table::Table;
-use crate::exec::trust::TrustStore;
+use crate::exec::trust::FolderTrust;
 use crate::skills::discover::RootKind;
 use crate::skills::{Severity, Skill};
 use crate::support::terminal_text::visible;
@@ -15,7 +15,7 @@ const HEADERS: [&str; 5] = ["NAME", "DIALECT", "STATUS", "ROOT", "DESCRIPTION"];
 const ROOT_COLUMN: usize = 3;
 
 /// `ok`, or what stands in a skill's way: `warnings` (see `skills show`), `untrusted`.
-pub fn status(skill: &Skill, trust: &TrustStore) -> String {
+pub fn status(skill: &Skill, trust: &FolderTrust) -> String {
     let mut marks = Vec::new();
     if skill.diagnostics.iter().any(|d| d.severity >= Severity::Warning) {
         marks.push("warnings");
@@ -27,12 +27,12 @@ pub fn status(skill: &Skill, trust: &TrustStore) -> String {
 }
 
 /// A project skill whose folder the user has not trusted yet.
-pub fn is_untrusted(skill: &Skill, trust: &TrustStore) -> bool {
-    skill.root_kind == RootKind::Project && !trust.is_trusted(&skill.root)
+pub fn is_untrusted(skill: &Skill, trust: &FolderTrust) -> bool {
+    skill.root_kind == RootKind::Project && !trust.skill_may_run(&skill.dir)
 }
 
 /// The table for a terminal `width` columns wide; roots shown relative to `cwd` or as `~/…`.
-pub fn table_lines(skills: &[Skill], trust: &TrustStore, width: usize) -> Vec<String> {
+pub fn table_lines(skills: &[Skill], trust: &FolderTrust, width: usize) -> Vec<String> {
     let cwd = std::env::current_dir().ok();
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let rows = skills
@@ -57,7 +57,7 @@ pub fn table_lines(skills: &[Skill], trust: &TrustStore, width: usize) -> Vec<St
 
 /// One line per skill, no header, fields separated by tabs: name, dialect, status, root (absolute)
 /// and the whole description. Tabs and newlines inside a field are shown escaped.
-pub fn write_tsv(out: &mut dyn Write, skills: &[Skill], trust: &TrustStore) {
+pub fn write_tsv(out: &mut dyn Write, skills: &[Skill], trust: &FolderTrust) {
     for s in skills {
         let _ = writeln!(
             out,

@@ -1,27 +1,50 @@
-//! `agent skills list|show|trust`: what discovery found, for people and for scripts.
+//! `agent skills list|show|search|check`: what discovery found, for people and for scripts.
+//! Names, descriptions, paths and bodies come from skill folders, so human output shows them
+//! with anything invisible escaped, and JSON output escapes what JSON itself would leave raw.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
+use super::json::escape_invisible;
 use super::skill_list;
 use crate::cli::SkillsCommand;
 use crate::config::Config;
-use crate::exec::trust::TrustStore;
+use crate::exec::trust::FolderTrust;
 use crate::exit::{AppError, ExitCode};
 use crate::skills::Diagnostic;
 use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
 use crate::skills::lint::{Rules, catalog_bytes, lint};
 use crate::skills::search::SkillIndex;
 use crate::skills::{Severity, Skill};
+use crate::support::terminal_text::{for_terminal, visible};
 
-pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json: bool) -> Result<ExitCode, AppError> {
-    let trust = TrustStore::load();
+/// One line of outside text for a listing.
+fn one(text: &str) -> String {
+    visible(text).into_owned()
+}
+
+fn path(p: &Path) -> String {
+    one(&p.display().to_string())
+}
+
+/// A JSON line with every invisible character escaped.
+fn json_line(out: &mut impl Write, value: &serde_json::Value) {
+    let _ = writeln!(out, "{}", escape_invisible(&value.to_string()));
+}
+
+pub fn run(
+    action: &SkillsCommand,
+    config: &Config,
+    discovery: &Discovery,
+    trust: &FolderTrust,
+    json: bool,
+) -> Result<ExitCode, AppError> {
     let mut out = std::io::stdout().lock();
     match action {
         SkillsCommand::List => {
-            list(&mut out, discovery, &trust, json);
+            list(&mut out, discovery, trust, json);
             Ok(ExitCode::Answered)
         }
         SkillsCommand::Show { name } => {
@@ -29,46 +52,46 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
                 let names: Vec<&str> = discovery.skills.iter().map(|s| s.name.as_str()).collect();
                 return Err(AppError::usage(format!(
                     "no skill named {name:?}; known: {}",
-                    names.join(", ")
+                    one(&names.join(", "))
                 )));
             };
             let body = skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})"));
             if json {
-                let mut v = summary(skill, &trust);
+                let mut v = summary(skill, trust);
                 v["files"] = json!(skill.bundled_files(1000));
                 v["license"] = json!(skill.license);
                 v["compatibility"] = json!(skill.compatibility);
                 v["version"] = json!(skill.version);
                 v["body"] = json!(body);
                 v["diagnostics"] = json!(skill.diagnostics);
-                let _ = writeln!(out, "{v}");
+                json_line(&mut out, &v);
             } else {
                 let _ = writeln!(
                     out,
                     "name:        {}\ndescription: {}\nfolder:      {}\nroot:        {}\ndialect:     {}",
-                    skill.name,
-                    skill.description,
-                    skill.dir.display(),
-                    skill.root.display(),
+                    one(&skill.name),
+                    one(&skill.description),
+                    path(&skill.dir),
+                    path(&skill.root),
                     skill.dialect
                 );
                 if let Some(e) = &skill.entry {
-                    let _ = writeln!(out, "entry:       {e}");
+                    let _ = writeln!(out, "entry:       {}", one(e));
                 }
                 let files = skill.bundled_files(50);
                 if !files.is_empty() {
-                    let _ = writeln!(out, "files:       {}", files.join(", "));
+                    let _ = writeln!(out, "files:       {}", one(&files.join(", ")));
                 }
                 if !skill.allowed_tools.is_empty() {
-                    let _ = writeln!(out, "allowed:     {}", skill.allowed_tools.join(" "));
+                    let _ = writeln!(out, "allowed:     {}", one(&skill.allowed_tools.join(" ")));
                 }
-                if let Some(reason) = blocked_reason(skill, &trust) {
-                    let _ = writeln!(out, "blocked:     {reason}");
+                if let Some(reason) = blocked_reason(skill, trust) {
+                    let _ = writeln!(out, "blocked:     {}", one(&reason));
                 }
                 for d in &skill.diagnostics {
-                    let _ = writeln!(out, "{:?}: {d}", d.severity);
+                    let _ = writeln!(out, "{:?}: {}", d.severity, one(&d.to_string()));
                 }
-                let _ = writeln!(out, "\n{}", body.trim());
+                let _ = writeln!(out, "\n{}", for_terminal(body.trim()));
             }
             Ok(ExitCode::Answered)
         }
@@ -92,50 +115,33 @@ pub fn run(action: &SkillsCommand, config: &Config, discovery: &Discovery, json:
                         json!({"rank": rank + 1, "name": s.name, "score": h.score, "description": s.description, "dir": s.dir})
                     })
                     .collect();
-                let _ = writeln!(out, "{}", json!({"v": 1, "query": query, "results": results}));
+                json_line(&mut out, &json!({"v": 1, "query": query, "results": results}));
             } else if hits.is_empty() {
                 eprintln!("no skill matches {query:?}");
             } else {
                 for (rank, h) in hits.iter().enumerate() {
                     let s = &discovery.skills[h.index];
                     let desc: String = s.description.chars().take(90).collect();
-                    let _ = writeln!(out, "{:>2}. {:<20} {:>6.2}  {desc}", rank + 1, s.name, h.score);
+                    let _ = writeln!(
+                        out,
+                        "{:>2}. {:<20} {:>6.2}  {}",
+                        rank + 1,
+                        one(&s.name),
+                        h.score,
+                        one(&desc)
+                    );
                 }
             }
             Ok(ExitCode::Answered)
         }
         SkillsCommand::New { name, scp, dir } => super::skill_new::run(name, *scp, dir.as_deref(), config, json),
         SkillsCommand::Eval { .. } => Err(AppError::internal("eval runs through the session, not here")),
-        SkillsCommand::Trust { dirs } => {
-            let targets: Vec<PathBuf> = if dirs.is_empty() {
-                config
-                    .skill_roots
-                    .iter()
-                    .filter(|r| r.kind == RootKind::Project && r.path.is_dir())
-                    .map(|r| r.path.clone())
-                    .collect()
-            } else {
-                dirs.clone()
-            };
-            if targets.is_empty() {
-                return Err(AppError::usage(
-                    "no project skill folder here (./.agents/skills or ./skills); name the folder to trust",
-                ));
-            }
-            for dir in targets {
-                if !dir.is_dir() {
-                    return Err(AppError::usage(format!("{} is not a folder", dir.display())));
-                }
-                let key = trust.trust(&dir).map_err(AppError::config)?;
-                let _ = writeln!(out, "trusted {}", key.display());
-            }
-            Ok(ExitCode::Answered)
-        }
+        SkillsCommand::Trust { .. } => Err(AppError::internal("trust runs through the session, not here")),
     }
 }
 
 /// `skills list`: JSON, a table on a terminal, tab-separated lines when piped; notes on stderr.
-fn list(out: &mut dyn Write, discovery: &Discovery, trust: &TrustStore, json: bool) {
+fn list(out: &mut dyn Write, discovery: &Discovery, trust: &FolderTrust, json: bool) {
     if json {
         let skills: Vec<_> = discovery.skills.iter().map(|s| summary(s, trust)).collect();
         let problems: Vec<_> = discovery
@@ -144,7 +150,11 @@ fn list(out: &mut dyn Write, discovery: &Discovery, trust: &TrustStore, json: bo
             .chain(&discovery.warnings)
             .map(|d| d.to_string())
             .collect();
-        let _ = writeln!(out, "{}", json!({"v": 1, "skills": skills, "problems": problems}));
+        let _ = writeln!(
+            out,
+            "{}",
+            escape_invisible(&json!({"v": 1, "skills": skills, "problems": problems}).to_string())
+        );
     } else {
         if std::io::stdout().is_terminal() {
             let width = skill_list::terminal_width(&console::Term::stdout());
@@ -158,10 +168,10 @@ fn list(out: &mut dyn Write, discovery: &Discovery, trust: &TrustStore, json: bo
         }
         let any_untrusted = discovery.skills.iter().any(|s| skill_list::is_untrusted(s, trust));
         for d in discovery.skipped.iter().chain(&discovery.warnings) {
-            eprintln!("warning: {d}");
+            eprintln!("warning: {}", one(&d.to_string()));
         }
         if any_untrusted {
-            eprintln!("untrusted: project skills can't run commands until you run `agent skills trust` here");
+            eprintln!("untrusted: project skills can't run commands until you run `agent trust` in this folder");
         }
         if discovery
             .skills
@@ -177,16 +187,17 @@ fn list(out: &mut dyn Write, discovery: &Discovery, trust: &TrustStore, json: bo
 }
 
 /// Why a skill cannot run commands at all, if it can't.
-fn blocked_reason(skill: &Skill, trust: &TrustStore) -> Option<String> {
+fn blocked_reason(skill: &Skill, trust: &FolderTrust) -> Option<String> {
     skill_list::is_untrusted(skill, trust).then(|| {
         format!(
-            "project folder {} is not trusted: run `agent skills trust` there once, or use --yes",
-            skill.root.display()
+            "{} is a project skill of {}, which is not trusted with this content: run `agent trust` there",
+            trust.skill_key(&skill.dir),
+            trust.folder().display()
         )
     })
 }
 
-fn summary(s: &Skill, trust: &TrustStore) -> serde_json::Value {
+fn summary(s: &Skill, trust: &FolderTrust) -> serde_json::Value {
     let blocked = blocked_reason(s, trust);
     json!({
         "name": s.name,
@@ -253,10 +264,9 @@ fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery, json: bool) -> 
                 })
             })
             .collect();
-        let _ = writeln!(
-            out,
-            "{}",
-            json!({"v": 1, "strict": strict, "spec": rules.agent_skills_everywhere.then_some("agent-skills"), "errors": errors, "warnings": warnings, "skills": skills, "problems": problems})
+        json_line(
+            &mut out,
+            &json!({"v": 1, "strict": strict, "spec": rules.agent_skills_everywhere.then_some("agent-skills"), "errors": errors, "warnings": warnings, "skills": skills, "problems": problems}),
         );
     } else {
         for (skill, findings) in &reports {
@@ -270,7 +280,7 @@ fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery, json: bool) -> 
             let _ = writeln!(
                 out,
                 "{status:4}  {}  ({} B in the catalog)",
-                skill.name,
+                one(&skill.name),
                 catalog_bytes(skill)
             );
             for d in findings {
@@ -279,7 +289,7 @@ fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery, json: bool) -> 
                 } else {
                     severity_word(d.severity)
                 };
-                let _ = writeln!(out, "      {level}: {d}");
+                let _ = writeln!(out, "      {level}: {}", one(&d.to_string()));
             }
         }
         for d in &problems {
@@ -288,7 +298,7 @@ fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery, json: bool) -> 
             } else {
                 severity_word(d.severity)
             };
-            let _ = writeln!(out, "{level}: {d}");
+            let _ = writeln!(out, "{level}: {}", one(&d.to_string()));
         }
         let mode = match (strict, rules.agent_skills_everywhere) {
             (true, true) => " (--strict: warnings count as errors; Agent Skills rules for every skill)",

@@ -1,0 +1,172 @@
+//! The remembered decisions: one record per folder in `$XDG_STATE_HOME/agent/trust.json`
+//! (default `~/.local/state/agent/trust.json`), plus the folders trusted before folder trust
+//! existed (`~/.config/agent/trusted-folders`, read only).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Most bytes read of the store file.
+const MAX_STORE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What the user decided about one folder, and the content the decision was about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// `true`: trusted; `false`: the user said no.
+    pub trusted: bool,
+    /// The `.env` as it was then (`None`: there was none, or the record predates it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dotenv: Option<DotenvRecord>,
+    /// Project skills then, by key relative to the folder (`skills/weather`), with content hashes.
+    #[serde(default)]
+    pub skills: BTreeMap<String, String>,
+    /// Seconds since the epoch.
+    #[serde(default)]
+    pub decided_at: u64,
+}
+
+/// A `.env` file as a record keeps it: its hash and the keys it set (never values).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DotenvRecord {
+    pub hash: String,
+    pub keys: Vec<String>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct StoreFile {
+    v: u32,
+    #[serde(default)]
+    folders: BTreeMap<String, Record>,
+}
+
+/// Where decisions are kept.
+#[derive(Debug, Clone, Default)]
+pub struct TrustStore {
+    /// `None`: in memory only (no HOME).
+    file: Option<PathBuf>,
+    legacy: Option<PathBuf>,
+}
+
+impl TrustStore {
+    /// The user's store (`$XDG_STATE_HOME/agent/trust.json`) and the old list
+    /// (`$XDG_CONFIG_HOME/agent/trusted-folders`).
+    pub fn load() -> Self {
+        let dirs = directories::ProjectDirs::from("", "", "agent");
+        let state = dirs.as_ref().map(|d| {
+            d.state_dir()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| d.data_local_dir().to_path_buf())
+        });
+        Self {
+            file: state.map(|s| s.join("trust.json")),
+            legacy: dirs.map(|d| d.config_dir().join("trusted-folders")),
+        }
+    }
+
+    /// A store in explicit files (tests).
+    pub fn at(file: Option<PathBuf>, legacy: Option<PathBuf>) -> Self {
+        Self { file, legacy }
+    }
+
+    /// Where records are written, for messages.
+    pub fn path(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    fn read(&self) -> StoreFile {
+        self.file
+            .as_deref()
+            .and_then(|f| super::content::read_regular(f, MAX_STORE_BYTES))
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// The record for `folder` (a canonical path), if any.
+    pub fn get(&self, folder: &Path) -> Option<Record> {
+        self.read().folders.remove(&folder.display().to_string())
+    }
+
+    /// Replace the record for `folder`; the error says why it could not be saved.
+    pub fn put(&self, folder: &Path, record: Record) -> Result<(), String> {
+        let Some(file) = &self.file else {
+            return Err("there is no state folder to remember it in (is HOME set?)".into());
+        };
+        let mut store = self.read();
+        store.v = 1;
+        store.folders.insert(folder.display().to_string(), record);
+        let text = serde_json::to_string_pretty(&store).map_err(|e| e.to_string())?;
+        write_atomically(file, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", file.display()))
+    }
+
+    /// Skill roots trusted with `agent skills trust` before folder trust existed.
+    pub fn legacy_roots(&self) -> BTreeSet<PathBuf> {
+        self.legacy
+            .as_deref()
+            .and_then(|f| super::content::read_regular(f, MAX_STORE_BYTES))
+            .map(|bytes| {
+                String::from_utf8_lossy(&bytes)
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(PathBuf::from)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Write through a temporary file and a rename, so a crash or a second agent never leaves half
+/// a store; mode 0600 (the store names the user's folders).
+fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = file.with_extension(format!("json.{}.tmp", std::process::id()));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, file)
+}
+
+/// Seconds since the epoch, for records.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_legacy_lines_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let legacy = dir.path().join("trusted-folders");
+        std::fs::write(&legacy, "/a/skills\n\n/b/.agents/skills\n").unwrap();
+        let store = TrustStore::at(Some(dir.path().join("state/trust.json")), Some(legacy));
+        assert!(store.get(Path::new("/p")).is_none());
+        let record = Record {
+            trusted: true,
+            dotenv: Some(DotenvRecord {
+                hash: "h".into(),
+                keys: vec!["A".into()],
+            }),
+            skills: BTreeMap::from([("skills/x".into(), "h2".into())]),
+            decided_at: 1,
+        };
+        store.put(Path::new("/p"), record.clone()).unwrap();
+        store.put(Path::new("/q"), Record::default()).unwrap();
+        assert_eq!(store.get(Path::new("/p")), Some(record));
+        assert_eq!(store.legacy_roots().len(), 2);
+        let mode = std::fs::metadata(store.path().unwrap()).unwrap().permissions();
+        assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, 0o600);
+    }
+}

@@ -1,0 +1,208 @@
+//! Folder trust at start-up (SPEC §3): read the user's and the working folder's `.env`, ask once
+//! on a terminal when the folder is undecided or changed, warn in one line without one, and
+//! `agent trust [DIR]`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::approve::ask_folder_trust;
+use crate::config::{Dotenv, Environment, user_dotenv_path};
+use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustStore};
+use crate::exit::{AppError, ExitCode};
+use crate::support::terminal_text::visible;
+
+/// Most names listed in a one-line warning.
+const MAX_NAMED: usize = 6;
+
+/// The settings sources and the working folder's trust, settled for this run.
+pub struct Settled {
+    pub env: Environment,
+    pub trust: Arc<FolderTrust>,
+    /// One-line warnings for the user (an ignored `.env`, skills that cannot run commands).
+    pub notes: Vec<String>,
+}
+
+/// What a run does about an undecided folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// A person is at the terminal and this run talks to the model: ask.
+    Person,
+    /// Nobody to ask, but this run may run skill commands: warn about them too.
+    WarnAll,
+    /// A listing or check: only say that the `.env` is ignored.
+    WarnDotenv,
+}
+
+/// The `.env` of `folder` as the trust decision sees it, and as read.
+fn folder_dotenv(folder: &Path, user: Option<&Dotenv>) -> Option<Dotenv> {
+    let found = Dotenv::read(&folder.join(".env"))?;
+    // The user's own file, reached by standing in its folder, needs no trust.
+    let same = user.is_some_and(|u| same_file(&u.path, &found.path));
+    (!same).then_some(found)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+}
+
+fn state_of(dotenv: Option<&Dotenv>) -> Option<DotenvState> {
+    dotenv.map(|d| DotenvState {
+        path: d.path.clone(),
+        keys: d.keys(),
+        hash: d.hash.clone(),
+    })
+}
+
+/// Decide what this run may use of the working folder `cwd`, asking if `ask` says so.
+pub fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
+    let user = user_dotenv_path().and_then(|p| Dotenv::read(&p));
+    let folder_env = folder_dotenv(cwd, user.as_ref());
+    let trust = Arc::new(FolderTrust::open(
+        cwd,
+        state_of(folder_env.as_ref()),
+        TrustStore::load(),
+    ));
+    let mut assessment = trust.assess();
+    trust.adopt(&assessment);
+    let mut notes = Vec::new();
+    if assessment.needs_decision() && ask == Ask::Person {
+        let yes = ask_folder_trust(&assessment);
+        if let Err(e) = trust.decide(&assessment, yes) {
+            notes.push(format!("your answer holds for this session only: {e}"));
+        }
+        if yes {
+            assessment.dotenv_trusted = assessment.snapshot.dotenv.is_some();
+            assessment.trusted_skills = assessment.snapshot.skills.clone();
+        } else {
+            assessment.standing = Standing::Declined;
+        }
+    }
+    notes.extend(untrusted_notes(&assessment, ask));
+    let trusted_env = folder_env.filter(|_| assessment.dotenv_trusted);
+    let env = Environment::load(user.as_ref(), trusted_env.as_ref())?;
+    Ok(Settled { env, trust, notes })
+}
+
+/// One line per thing of the folder that this run will not use, each naming `agent trust`.
+fn untrusted_notes(a: &Assessment, ask: Ask) -> Vec<String> {
+    let why = match a.standing {
+        Standing::Declined => "you chose not to trust this folder",
+        Standing::Trusted => "it changed since you trusted this folder",
+        Standing::New => "this folder is not trusted",
+    };
+    let mut notes = Vec::new();
+    if let Some(env) = a.snapshot.dotenv.as_ref().filter(|_| !a.dotenv_trusted) {
+        notes.push(format!(
+            "ignoring {} ({why}): its settings ({}) are not used; run `agent trust` to use them",
+            visible(&env.path.display().to_string()),
+            named(&env.keys)
+        ));
+    }
+    let untrusted: Vec<String> = a
+        .snapshot
+        .skills
+        .keys()
+        .filter(|k| !a.trusted_skills.contains_key(*k))
+        .cloned()
+        .collect();
+    if ask != Ask::WarnDotenv && !untrusted.is_empty() {
+        notes.push(format!(
+            "the project skills here ({}) cannot run commands ({why}); run `agent trust` to let them",
+            named(&untrusted)
+        ));
+    }
+    notes
+}
+
+fn named(names: &[String]) -> String {
+    let mut shown: Vec<String> = names.iter().take(MAX_NAMED).map(|n| visible(n).into_owned()).collect();
+    if names.len() > MAX_NAMED {
+        shown.push(format!("+{} more", names.len() - MAX_NAMED));
+    }
+    if shown.is_empty() {
+        return "none readable".into();
+    }
+    shown.join(", ")
+}
+
+/// `agent trust [DIR]` (and the old `agent skills trust [DIR…]`): trust each folder as it is now
+/// and print what was trusted.
+pub fn trust_command(dirs: &[PathBuf], cwd: &Path, json: bool) -> Result<ExitCode, AppError> {
+    let folders: Vec<PathBuf> = if dirs.is_empty() {
+        vec![cwd.to_path_buf()]
+    } else {
+        dirs.iter()
+            .map(|d| if d.is_absolute() { d.clone() } else { cwd.join(d) })
+            .collect()
+    };
+    let user = user_dotenv_path().and_then(|p| Dotenv::read(&p));
+    let mut out = std::io::stdout().lock();
+    for folder in folders {
+        if !folder.is_dir() {
+            return Err(AppError::usage(format!(
+                "{} is not a folder; name the project folder to trust",
+                folder.display()
+            )));
+        }
+        let dotenv = folder_dotenv(&folder, user.as_ref());
+        let trust = FolderTrust::open(&folder, state_of(dotenv.as_ref()), TrustStore::load());
+        let assessment = trust.assess();
+        trust.decide(&assessment, true).map_err(AppError::config)?;
+        let keys = assessment.snapshot.dotenv.as_ref().map(|d| d.keys.clone());
+        let skills: Vec<&String> = assessment.snapshot.skills.keys().collect();
+        if json {
+            let _ = writeln!(
+                out,
+                "{}",
+                json!({"v": 1, "trusted": trust.folder(), "dotenv_keys": keys, "skills": skills})
+            );
+            continue;
+        }
+        let _ = writeln!(out, "trusted {}", visible(&trust.folder().display().to_string()));
+        match keys {
+            Some(keys) => {
+                let _ = writeln!(out, "  .env: its settings are used ({})", named(&keys));
+            }
+            None => {
+                let _ = writeln!(out, "  .env: none");
+            }
+        }
+        let skills: Vec<String> = skills.into_iter().cloned().collect();
+        let _ = writeln!(
+            out,
+            "  skills that may run commands: {}",
+            if skills.is_empty() {
+                "none yet".to_string()
+            } else {
+                visible(&skills.join(", ")).into_owned()
+            }
+        );
+    }
+    if !json {
+        eprintln!("A change to the .env or to a skill asks again (without a terminal: run `agent trust` again).");
+    }
+    Ok(ExitCode::Answered)
+}
+
+/// The folders the old `agent skills trust DIR…` meant: it took skill roots (`./skills`,
+/// `./.agents/skills`); trust now belongs to the folder holding them.
+pub fn legacy_targets(dirs: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
+    dirs.iter()
+        .map(|d| {
+            let abs = if d.is_absolute() { d.clone() } else { cwd.join(d) };
+            let abs = std::fs::canonicalize(&abs).unwrap_or(abs);
+            if abs.ends_with(".agents/skills") {
+                abs.parent()
+                    .and_then(Path::parent)
+                    .map_or(abs.clone(), Path::to_path_buf)
+            } else if abs.ends_with("skills") {
+                abs.parent().map_or(abs.clone(), Path::to_path_buf)
+            } else {
+                abs
+            }
+        })
+        .collect()
+}
