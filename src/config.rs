@@ -11,19 +11,18 @@ use url::Url;
 
 use crate::cli::{ApproveArg, Cli};
 use crate::exec::approval::ApprovalPolicy;
-use crate::exec::trust::PROJECT_SKILL_ROOTS;
+use crate::exec::env::AGENT_KEY_VARS;
 
 mod dotenv;
 use crate::exit::AppError;
 use crate::skills::discover::{RootKind, SkillRoot};
+use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;
 pub use dotenv::{Dotenv, user_dotenv_path};
 
 /// Where the OpenAI API lives unless told otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// Model used unless told otherwise.
 pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
-/// Names of the variables that may hold the agent's own LLM key, in lookup order.
-pub const API_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
 
 /// The settings sources below flags (SPEC §3): the process environment, then the working
 /// folder's `.env` when that folder is trusted, then the user's own `.env`.
@@ -130,7 +129,7 @@ impl Config {
     pub fn resolve(cli: &Cli, env: Environment, cwd: &Path) -> Result<Self, AppError> {
         let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
         let base_url = resolve_base_url(cli.base_url.as_deref(), &env)?;
-        let api_key = API_KEY_VARS.iter().find_map(|var| {
+        let api_key = AGENT_KEY_VARS.iter().find_map(|var| {
             env.get(var).map(|value| ApiKey {
                 value: value.to_string(),
                 var,

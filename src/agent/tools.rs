@@ -4,7 +4,7 @@ use std::path::{Component, Path};
 
 use serde_json::Value;
 
-use crate::exec::approval::{self, ApprovalPolicy, Plan, Verdict};
+use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
 use crate::exec::env::child_env;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
 use crate::skills::Skill;
@@ -212,7 +212,7 @@ impl Agent {
         if let Some(reason) = self.untrusted(skill).await {
             return Err(reason);
         }
-        match approval::evaluate(self.options.approve, command, skill) {
+        match approval::evaluate(self.options.approve, command, &scope_of(skill)) {
             Verdict::Run(plan) => Ok(plan),
             Verdict::Deny(reason) => Err(reason),
             Verdict::AskUser(pending) if !self.approver.can_ask() => Err(no_terminal(pending.plan())),
@@ -292,6 +292,15 @@ impl Agent {
             Ok(Err(e)) => format!("error: {e}"),
             Err(e) => format!("error: reading {path:?} failed: {e}"),
         }
+    }
+}
+
+/// What approval needs of a skill: its folder, entry script and grants.
+fn scope_of(skill: &Skill) -> SkillScope {
+    SkillScope {
+        dir: skill.dir.clone(),
+        entry: skill.entry.clone(),
+        grants: skill.allowed_tools.clone(),
     }
 }
 
@@ -378,7 +387,7 @@ fn parse_args(raw: &str) -> Result<serde_json::Map<String, Value>, String> {
             Ok(Value::Object(map)) => Ok(map),
             _ => Err("got a string".into()),
         },
-        Ok(other) => Err(format!("got {}", crate::skills::frontmatter::kind_of(&other))),
+        Ok(other) => Err(format!("got {}", crate::support::yaml::kind_of(&other))),
         Err(e) => Err(e.to_string()),
     }
 }

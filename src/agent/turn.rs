@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::exec::approval::ApprovalPolicy;
-use crate::exec::redact::{Redactor, StreamRedactor};
 use crate::exec::trust::FolderTrust;
 use crate::llm::types::Usage;
 use crate::llm::{ChatMessage, LlmClient, LlmError, ToolCall};
 use crate::skills::SkillSet;
+use crate::support::redact::{Redactor, StreamRedactor};
 
 use super::event::{Approver, Event, EventSink};
 use super::prompt;

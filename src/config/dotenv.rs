@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::exec::trust::{hash_bytes, read_regular};
+use crate::exec::trust::hash_bytes;
 use crate::exit::AppError;
+use crate::support::fs::read_regular;
 
 /// Most bytes read of a `.env` file.
 const MAX_DOTENV_BYTES: u64 = 1024 * 1024;
@@ -23,7 +24,12 @@ impl Dotenv {
     /// cannot hang start-up), at most 1 MiB of it.
     pub fn read(path: &Path) -> Option<Self> {
         let meta = std::fs::metadata(path).ok()?;
-        let Some(bytes) = meta.is_file().then(|| read_regular(path, MAX_DOTENV_BYTES)).flatten() else {
+        let Some(bytes) = meta
+            .is_file()
+            .then(|| read_regular(path, MAX_DOTENV_BYTES).ok())
+            .flatten()
+            .map(|read| read.bytes)
+        else {
             return Some(Self {
                 path: path.to_path_buf(),
                 entries: Err("not a readable regular file".into()),
@@ -46,9 +52,10 @@ impl Dotenv {
         if let Ok(entries) = &self.entries {
             return entries.iter().map(|(k, _)| k.clone()).collect();
         }
-        let bytes = read_regular(&self.path, MAX_DOTENV_BYTES).unwrap_or_default();
-        String::from_utf8_lossy(&bytes)
-            .lines()
+        let text = read_regular(&self.path, MAX_DOTENV_BYTES)
+            .map(|read| read.text())
+            .unwrap_or_default();
+        text.lines()
             .filter_map(|line| {
                 let line = line.trim_start();
                 let line = line.strip_prefix("export ").unwrap_or(line);

@@ -8,7 +8,19 @@ use std::path::{Component, Path, PathBuf};
 
 use super::cmdline;
 use super::grant::{Grant, glob_match, has_wildcards, parse_grant};
-use crate::skills::Skill;
+
+/// What approval needs to know of the skill a command is proposed for: where it lives, its entry
+/// script and its `allowed-tools` grants. Built by the caller from the loaded skill, so this module
+/// need not know how skills are loaded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillScope {
+    /// The skill folder: where commands run and what "the skill's own script" is relative to.
+    pub dir: PathBuf,
+    /// The entry script relative to `dir` (`run.sh`), when the skill has one.
+    pub entry: Option<String>,
+    /// The `allowed-tools` entries, as written.
+    pub grants: Vec<String>,
+}
 
 /// The approval policy in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -97,7 +109,7 @@ pub enum Plan {
 
 impl Plan {
     /// The plan for `command` proposed for `skill`: an argv when it would be pre-approved.
-    pub fn for_command(command: &str, skill: &Skill) -> Self {
+    pub fn for_command(command: &str, skill: &SkillScope) -> Self {
         match preapproved_argv(command, skill) {
             Ok(argv) => Plan::Argv(argv),
             Err(why) => Plan::Shell(ShellCommand {
@@ -144,7 +156,7 @@ impl Pending {
 }
 
 /// Apply `policy` to `command` proposed for `skill`.
-pub fn evaluate(policy: ApprovalPolicy, command: &str, skill: &Skill) -> Verdict {
+pub fn evaluate(policy: ApprovalPolicy, command: &str, skill: &SkillScope) -> Verdict {
     let plan = Plan::for_command(command, skill);
     match (policy, plan) {
         (ApprovalPolicy::Yes, plan) => Verdict::Run(plan),
@@ -162,11 +174,11 @@ const INTERPRETERS: [&str; 7] = ["sh", "bash", "python3", "python", "node", "rub
 
 /// The argv of `command` when it is one literal simple command of the skill's own script or
 /// allowed by a grant; otherwise why not.
-fn preapproved_argv(command: &str, skill: &Skill) -> Result<Argv, String> {
+fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<Argv, String> {
     let dir = skill.dir.to_string_lossy();
     let words = cmdline::literal_words(command, &dir)
         .map_err(|e| format!("it is not one simple command of literal words: {e}"))?;
-    let grants: Vec<Grant> = skill.allowed_tools.iter().filter_map(|t| parse_grant(t)).collect();
+    let grants: Vec<Grant> = skill.grants.iter().filter_map(|t| parse_grant(t)).collect();
     let granted = || {
         grants.iter().any(|g| {
             g.allows(&words, |pattern, word| {
@@ -196,7 +208,7 @@ fn preapproved_argv(command: &str, skill: &Skill) -> Result<Argv, String> {
 
 /// A call of the skill's entry script or a file under its `scripts/`, named by a path (never a
 /// bare word a `PATH` lookup would resolve), optionally through an interpreter.
-fn runs_own_script(words: &[String], skill: &Skill) -> bool {
+fn runs_own_script(words: &[String], skill: &SkillScope) -> bool {
     let script = match words {
         [program, script, ..] if INTERPRETERS.contains(&program.as_str()) => script,
         [program, ..] => program,

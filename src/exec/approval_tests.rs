@@ -1,22 +1,19 @@
 //! Unit tests of the approval decision against real skill folders in temp dirs.
 
 use super::*;
-use crate::skills::{Dialect, Skill};
 
 /// A skill folder on disk: `run.sh`, `scripts/q.sh`, a folder with a space in its path.
-fn skill_in(root: &Path) -> Skill {
+fn skill_in(root: &Path) -> SkillScope {
     let dir = root.join("my skill");
     std::fs::create_dir_all(dir.join("scripts")).unwrap();
     std::fs::write(dir.join("run.sh"), "#!/bin/sh\n").unwrap();
     std::fs::write(dir.join("scripts/q.sh"), "#!/bin/sh\n").unwrap();
     std::fs::write(dir.join("notes.txt"), "x").unwrap();
-    let mut s = Skill::synthetic("weather", "d");
-    s.dir = dir.clone();
-    s.skill_file = dir.join("SKILL.md");
-    s.root = root.to_path_buf();
-    s.dialect = Dialect::Scp;
-    s.entry = Some("run.sh".into());
-    s
+    SkillScope {
+        dir,
+        entry: Some("run.sh".into()),
+        grants: Vec::new(),
+    }
 }
 
 fn argv(verdict: Verdict) -> Option<Vec<String>> {
@@ -114,8 +111,8 @@ fn the_entry_may_be_reached_by_another_path_that_resolves_to_it() {
 fn grants_approve_one_literal_command() {
     let tmp = tempfile::tempdir().unwrap();
     let mut s = skill_in(tmp.path());
-    let check = |s: &Skill, cmd: &str| argv(evaluate(ApprovalPolicy::Auto, cmd, s)).is_some();
-    s.allowed_tools = vec![
+    let check = |s: &SkillScope, cmd: &str| argv(evaluate(ApprovalPolicy::Auto, cmd, s)).is_some();
+    s.grants = vec![
         "Bash(git:*)".into(),
         "Read".into(),
         "Bash(curl -s wttr.in/*)".into(),
@@ -136,7 +133,7 @@ fn grants_approve_one_literal_command() {
     assert!(!check(&s, "gitx status"));
     assert!(!check(&s, "./git status"), "a path is not the granted program");
     assert!(!check(&s, "GIT_DIR=/x git status"));
-    s.allowed_tools = vec!["Bash".into()];
+    s.grants = vec!["Bash".into()];
     assert!(check(&s, "rm -rf /tmp/whatever"));
     assert!(!check(&s, "echo $(id)"));
     assert!(!check(&s, "a && b"));
@@ -147,7 +144,7 @@ fn path_grants_match_the_same_file_and_never_a_path_lookup() {
     let tmp = tempfile::tempdir().unwrap();
     let mut s = skill_in(tmp.path());
     std::fs::write(s.dir.join("tool.sh"), "#!/bin/sh\n").unwrap();
-    s.allowed_tools = vec!["Bash(./tool.sh:*)".into(), "Bash(./scripts/*)".into()];
+    s.grants = vec!["Bash(./tool.sh:*)".into(), "Bash(./scripts/*)".into()];
     let check = |cmd: &str| argv(evaluate(ApprovalPolicy::Auto, cmd, &s)).is_some();
     assert!(check("./tool.sh a b"));
     assert!(check("$SKILL_DIR/tool.sh a"));

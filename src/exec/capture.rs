@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::watch;
 
-use super::redact::Redactor;
+use crate::support::redact::Redactor;
 
 /// One output stream, bounded: head and tail kept, the middle counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Variables that hold the agent's own LLM credentials; children never see them.
+/// Variables that hold the agent's own LLM key, in lookup order (`config` reads the first set);
+/// children never see them.
 pub const AGENT_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
 
 /// The user's environment minus the agent's key variables, plus the skill's own variables.

@@ -1,4 +1,5 @@
-//! Running what the model proposes: approval, the child environment, processes, redaction.
+//! Running what the model proposes: approval, the child environment, process trees, output capture,
+//! and folder trust.
 
 pub mod approval;
 pub mod capture;
@@ -6,6 +7,5 @@ pub mod cmdline;
 pub mod env;
 pub mod grant;
 pub mod process;
-pub mod redact;
 pub mod tree;
 pub mod trust;

@@ -14,8 +14,8 @@ use tokio::task::JoinHandle;
 use super::approval::{Argv, Plan};
 pub use super::capture::Captured;
 use super::capture::{Caps, capture};
-use super::redact::Redactor;
 use super::tree::{self, Tree};
+use crate::support::redact::Redactor;
 
 /// Bytes of each stream kept from the start and from the end; the middle is cut.
 pub const DEFAULT_HEAD_BYTES: usize = 8 * 1024;

@@ -1,8 +1,7 @@
 //! Unit tests of running plans: capture, caps, timeouts, argv execution, escaped processes.
 
 use super::*;
-use crate::exec::approval::Plan;
-use crate::skills::Skill;
+use crate::exec::approval::{Plan, SkillScope};
 
 fn path_env() -> BTreeMap<String, String> {
     BTreeMap::from([("PATH".to_string(), std::env::var("PATH").unwrap())])
@@ -10,7 +9,7 @@ fn path_env() -> BTreeMap<String, String> {
 
 /// A `sh -c` plan (these commands are never literal, so they plan as shell).
 fn shell(command: &str) -> Plan {
-    let plan = Plan::for_command(command, &Skill::synthetic("t", "d"));
+    let plan = Plan::for_command(command, &SkillScope::default());
     assert!(matches!(plan, Plan::Shell(_)), "{command} planned as argv");
     plan
 }
@@ -121,10 +120,11 @@ async fn argv_runs_without_a_shell_and_falls_back_to_sh_without_a_shebang() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let mut skill = Skill::synthetic("s", "d");
-    skill.dir = skill_dir.clone();
-    skill.entry = Some("run.sh".into());
-    skill.allowed_tools = vec!["Bash(./bare.sh:*)".into()];
+    let skill = SkillScope {
+        dir: skill_dir.clone(),
+        entry: Some("run.sh".into()),
+        grants: vec!["Bash(./bare.sh:*)".into()],
+    };
     let plan = Plan::for_command("$SKILL_DIR/run.sh 'a;b' \"c d\" '$(id)'", &skill);
     assert!(matches!(plan, Plan::Argv(_)), "{plan:?}");
     let out = run_plan(&plan, &skill_dir, Duration::from_secs(10)).await;

@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-pub use content::{PROJECT_SKILL_ROOTS, hash_bytes, hash_skill_dir, project_skills, read_regular, relative_key};
+use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;
+
+pub use content::{hash_bytes, hash_skill_dir, project_skills, relative_key};
 pub use store::{DotenvRecord, Record, TrustStore};
 
 /// A folder's `.env` as the decision sees it: keys (never values) and a content hash.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::LlmError;
-use crate::exec::redact::Redactor;
+use crate::support::redact::Redactor;
 
 /// One recorded call: the request body and the response the endpoint gave.
 #[derive(Debug, Clone, Serialize, Deserialize)]

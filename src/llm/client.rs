@@ -14,7 +14,7 @@ use super::cassette::Tape;
 use super::stream::{Accumulator, Resend, Show};
 use super::transport::{EndpointInfo, RetryNotice, Transport, backoff};
 use super::types::{ChatMessage, ChatRequest, Chunk, Reply};
-use crate::exec::redact::Redactor;
+use crate::support::redact::Redactor;
 
 /// The endpoint as async-openai sees it; sends `Authorization` only when there is a key,
 /// since some local servers reject an empty bearer token.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::parse::{Loaded, load_skill};
 use super::{Diagnostic, Severity, Skill};
+use crate::support::skill_dirs::{find_skill_file, is_ignored};
 
 /// Where a root came from, in precedence order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -41,10 +42,6 @@ pub struct Discovery {
     pub skipped: Vec<Diagnostic>,
     /// Problems that belong to no single skill (unreadable roots, shadowed names).
     pub warnings: Vec<Diagnostic>,
-}
-
-fn is_ignored(name: &str) -> bool {
-    name.starts_with('.') || name == "node_modules"
 }
 
 /// Scan every root in order.
@@ -140,7 +137,7 @@ fn load_all(dirs: &[PathBuf], root: &Path) -> Vec<Loaded> {
 /// Direct subfolders of `root` (symlinks followed), sorted by name for a stable order. A root that
 /// is itself a skill folder counts as one skill, since that is what people point `--skills-dir` at.
 fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
-    if super::parse::find_skill_file(root).is_some() {
+    if find_skill_file(root).is_some() {
         return vec![root.to_path_buf()];
     }
     let entries = match std::fs::read_dir(root) {

@@ -5,8 +5,9 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::frontmatter::{self, Finding, kind_of};
+use super::frontmatter::{self, Finding};
 use super::{Dialect, Severity};
+use crate::support::yaml::kind_of;
 
 /// Agent Skills limit on `description`.
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;

@@ -1,11 +1,10 @@
 //! Splitting `SKILL.md` into YAML frontmatter and body, leniently: BOM, CRLF, blank lines before
 //! `---`, unclosed blocks, missing delimiters and YAML that real authors write but YAML rejects.
 
-use gray_matter::Pod;
-use gray_matter::engine::{Engine, YAML};
 use serde_json::{Map, Value};
 
 use super::Severity;
+use crate::support::yaml::{first_line as first_line_of, kind_of, to_json};
 
 /// A finding about the file's text, located by 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -243,8 +242,8 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
         out.map = Some(map);
         return out;
     }
-    match YAML::parse(yaml) {
-        Ok(pod) => match pod_to_json(pod) {
+    match to_json(yaml) {
+        Ok(value) => match value {
             Value::Object(map) => out.map = Some(map),
             Value::Null => out
                 .findings
@@ -259,11 +258,10 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
             )),
         },
         Err(err) => {
-            let line = yaml_error_line(&err.to_string()).map(|l| l + first_line - 1);
+            let line = yaml_error_line(&err).map(|l| l + first_line - 1);
             let quoted = quote_colon_values(yaml);
             if quoted != yaml
-                && let Ok(pod) = YAML::parse(&quoted)
-                && let Value::Object(map) = pod_to_json(pod)
+                && let Ok(Value::Object(map)) = to_json(&quoted)
             {
                 out.findings.push(finding(
                     Severity::Warning,
@@ -278,17 +276,13 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
                 line,
                 format!(
                     "frontmatter is not valid YAML ({}); read `key: value` lines as plain text",
-                    first_line_of(&err.to_string())
+                    first_line_of(&err)
                 ),
             ));
             out.map = Some(scan_lines(yaml));
         }
     }
     out
-}
-
-fn first_line_of(s: &str) -> &str {
-    s.lines().next().unwrap_or(s)
 }
 
 /// Fast path for the common frontmatter: only `key: text` lines whose values YAML would read as
@@ -393,43 +387,6 @@ fn unquote(s: &str) -> String {
     s.to_string()
 }
 
-/// Describe a JSON value's kind for messages.
-pub fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "list",
-        Value::Object(_) => "mapping",
-    }
-}
-
-/// Parse a whole YAML document (not frontmatter) into JSON values; the error names the line.
-pub fn yaml_document(text: &str) -> Result<Value, String> {
-    YAML::parse(text)
-        .map(pod_to_json)
-        .map_err(|e| first_line_of(&e.to_string()).to_string())
-}
-
-fn pod_to_json(pod: Pod) -> Value {
-    match pod {
-        Pod::Null => Value::Null,
-        Pod::String(s) => Value::String(s),
-        Pod::Integer(i) => Value::from(i),
-        Pod::Float(f) => serde_json::Number::from_f64(f)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        Pod::Boolean(b) => Value::Bool(b),
-        Pod::Array(items) => Value::Array(items.into_iter().map(pod_to_json).collect()),
-        Pod::Hash(map) => {
-            let mut sorted: Vec<_> = map.into_iter().collect();
-            sorted.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(sorted.into_iter().map(|(k, v)| (k, pod_to_json(v))).collect())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -509,7 +466,7 @@ mod tests {
             "name: x\nlicense: MIT\ncompatibility: Needs sqlite3 3.37 or newer",
         ] {
             let fast = plain_scalars(yaml).unwrap();
-            let slow = match pod_to_json(YAML::parse(yaml).unwrap()) {
+            let slow = match to_json(yaml).unwrap() {
                 Value::Object(m) => m,
                 _ => unreachable!(),
             };

@@ -1,13 +1,14 @@
 //! Loading one skill folder in either dialect: frontmatter fields, `skill.json`, markdown sections.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::fields::parse_skill_text;
-use super::frontmatter::kind_of;
 use super::{Diagnostic, Dialect, Severity, Skill};
 use crate::support::fs::{read_regular, read_whole};
+use crate::support::skill_dirs::find_skill_file;
+use crate::support::yaml::kind_of;
 
 /// Bytes of a `SKILL.md` that are read at most; the rest of a larger file is ignored.
 pub const MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
@@ -31,15 +32,6 @@ pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
 fn read_capped_with_size(path: &Path) -> std::io::Result<(Vec<u8>, u64)> {
     let read = read_regular(path, MAX_SKILL_FILE_BYTES)?;
     Ok((read.bytes, read.size))
-}
-
-/// The skill file of a folder: `SKILL.md`, else `skill.md`. Whatever kind of file it is: one that
-/// cannot be read (a FIFO, a device) makes the folder a skipped skill with a reason, not a non-skill.
-pub fn find_skill_file(dir: &Path) -> Option<PathBuf> {
-    ["SKILL.md", "skill.md"]
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
 }
 
 /// Load the skill in `dir`, found under `root`.

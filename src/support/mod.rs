@@ -1,4 +1,7 @@
 //! Small leaf helpers that several layers share. Nothing here imports from the rest of the crate.
 
 pub mod fs;
+pub mod redact;
+pub mod skill_dirs;
 pub mod terminal_text;
+pub mod yaml;

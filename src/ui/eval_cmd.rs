@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::agent::Agent;
 use crate::agent::route::Route;
 use crate::exit::{AppError, ExitCode};
-use crate::skills::frontmatter::yaml_document;
+use crate::support::yaml::document as yaml_document;
 
 /// One routing case.
 #[derive(Debug, Clone, PartialEq)]

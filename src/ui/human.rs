@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::markdown::MarkdownStream;
 use crate::agent::{Event, EventSink};
-use crate::exec::redact::Redactor;
+use crate::support::redact::Redactor;
 use crate::support::terminal_text::{for_terminal, visible};
 
 struct State {

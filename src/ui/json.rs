@@ -8,7 +8,7 @@ use std::io::Write;
 use std::sync::Mutex;
 
 use crate::agent::{Event, EventSink};
-use crate::exec::redact::Redactor;
+use crate::support::redact::Redactor;
 
 /// Writes each event as one JSON line.
 pub struct JsonWriter {

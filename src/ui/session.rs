@@ -7,13 +7,13 @@ use std::sync::Arc;
 use crate::agent::{Agent, AgentOptions, Event, EventSink, TurnError};
 use crate::cli::{Cli, Command, SkillsCommand};
 use crate::config::Config;
-use crate::exec::redact::Redactor;
 use crate::exec::trust::FolderTrust;
 use crate::exit::{AppError, ExitCode};
 use crate::llm::cassette::{Player, Recorder, Scrubber, Tape};
 use crate::llm::{LlmClient, LlmSettings};
 use crate::skills::discover::{Discovery, discover};
 use crate::skills::{Severity, SkillSet};
+use crate::support::redact::Redactor;
 
 use super::approve::TerminalApprover;
 use super::folder_trust::Ask;

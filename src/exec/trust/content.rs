@@ -2,15 +2,12 @@
 //! changes when any file of a skill changes, is added or removed, so trust given to one version
 //! does not carry over to the next.
 
-use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-/// Project skill roots inside a folder (SPEC §2 item 3), in precedence order. Later issues add
-/// parents and other agents' project folders here; each becomes part of the same folder decision.
-pub const PROJECT_SKILL_ROOTS: [&str; 2] = [".agents/skills", "skills"];
+use crate::support::fs::read_regular;
+use crate::support::skill_dirs::{PROJECT_SKILL_ROOTS, find_skill_file, is_ignored};
 
 /// Most files of one skill folder that are hashed; more are counted into the hash by number.
 const MAX_FILES: usize = 1000;
@@ -34,7 +31,7 @@ pub fn project_skills(folder: &Path) -> Vec<(String, PathBuf)> {
     let mut found = Vec::new();
     for root in PROJECT_SKILL_ROOTS {
         let root_dir = folder.join(root);
-        if crate::skills::parse::find_skill_file(&root_dir).is_some() {
+        if find_skill_file(&root_dir).is_some() {
             found.push((root.to_string(), root_dir));
             continue;
         }
@@ -43,12 +40,9 @@ pub fn project_skills(folder: &Path) -> Vec<(String, PathBuf)> {
         };
         let mut dirs: Vec<(String, PathBuf)> = entries
             .filter_map(Result::ok)
-            .filter(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                !name.starts_with('.') && name != "node_modules"
-            })
+            .filter(|e| !is_ignored(&e.file_name().to_string_lossy()))
             .map(|e| e.path())
-            .filter(|p| p.is_dir() && crate::skills::parse::find_skill_file(p).is_some())
+            .filter(|p| p.is_dir() && find_skill_file(p).is_some())
             .map(|p| (relative_key(folder, &p), p))
             .collect();
         dirs.sort();
@@ -108,8 +102,8 @@ pub fn hash_skill_dir(dir: &Path) -> String {
                 hasher.update(format!("file {}\n", meta.len()));
                 let take = meta.len().min(MAX_FILE_BYTES).min(budget);
                 budget -= take;
-                if let Some(bytes) = read_regular(&path, take) {
-                    hasher.update(&bytes);
+                if let Ok(read) = read_regular(&path, take) {
+                    hasher.update(&read.bytes);
                 }
             }
             Ok(meta) => hasher.update(format!("special {:?}\n", meta.file_type())),
@@ -117,22 +111,6 @@ pub fn hash_skill_dir(dir: &Path) -> String {
         }
     }
     hex(&hasher.finalize())
-}
-
-/// At most `cap` bytes of `path` if it is a regular file, opened without blocking (a FIFO swapped
-/// in after the check cannot hang the read).
-pub fn read_regular(path: &Path, cap: u64) -> Option<Vec<u8>> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    file.take(cap).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
 }
 
 #[cfg(test)]
@@ -163,7 +141,6 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
         let _ = hash_skill_dir(dir.path());
-        assert!(read_regular(&dir.path().join("pipe"), 10).is_none());
     }
 
     #[test]

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::support::fs::read_regular;
+
 /// Most bytes read of the store file.
 const MAX_STORE_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -79,8 +81,8 @@ impl TrustStore {
     fn read(&self) -> StoreFile {
         self.file
             .as_deref()
-            .and_then(|f| super::content::read_regular(f, MAX_STORE_BYTES))
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .and_then(|f| read_regular(f, MAX_STORE_BYTES).ok())
+            .and_then(|read| serde_json::from_slice(&read.bytes).ok())
             .unwrap_or_default()
     }
 
@@ -105,9 +107,9 @@ impl TrustStore {
     pub fn legacy_roots(&self) -> BTreeSet<PathBuf> {
         self.legacy
             .as_deref()
-            .and_then(|f| super::content::read_regular(f, MAX_STORE_BYTES))
-            .map(|bytes| {
-                String::from_utf8_lossy(&bytes)
+            .and_then(|f| read_regular(f, MAX_STORE_BYTES).ok())
+            .map(|read| {
+                read.text()
                     .lines()
                     .filter(|l| !l.trim().is_empty())
                     .map(PathBuf::from)
