@@ -5,6 +5,7 @@
 //! `ui` → `agent` → `llm`, `skills`, `exec`; `cli` and `config` sit on top.
 
 pub mod agent;
+pub mod app;
 pub mod cli;
 pub mod config;
 pub mod exec;

@@ -19,7 +19,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(1);
         }
     };
-    let code = runtime.block_on(agent::ui::session::run(cli));
+    let code = runtime.block_on(agent::app::run(cli));
     // Don't wait for blocking tasks (a pending terminal prompt) on the way out.
     runtime.shutdown_background();
     std::process::ExitCode::from(u8::try_from(code).unwrap_or(1))

@@ -1,18 +1,11 @@
-//! Front ends: human and JSON renderers of the event stream, terminal approval, the session runners.
+//! Front ends: the human and JSON renderers, terminal prompts (approval, folder trust), line
+//! editing, markdown and tables. Nothing here decides what the program does.
 
 pub mod approve;
-pub mod endpoint;
-pub mod eval_cmd;
-pub mod folder_trust;
 pub mod human;
-pub mod install;
 pub mod json;
 pub mod line_editor;
 pub mod markdown;
-pub mod repl;
-pub mod session;
 pub mod skill_list;
-pub mod skill_new;
-pub mod skills_cmd;
 pub mod table;
 pub mod tty;

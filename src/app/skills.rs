@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::json::escape_invisible;
-use super::skill_list;
 use crate::cli::SkillsCommand;
 use crate::config::Config;
 use crate::exec::trust::FolderTrust;
@@ -19,6 +17,8 @@ use crate::skills::lint::{Rules, catalog_bytes, lint};
 use crate::skills::search::SkillIndex;
 use crate::skills::{Severity, Skill};
 use crate::support::terminal_text::{for_terminal, visible};
+use crate::ui::json::escape_invisible;
+use crate::ui::skill_list;
 
 /// One line of outside text for a listing.
 fn one(text: &str) -> String {

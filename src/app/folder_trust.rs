@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::approve::ask_folder_trust;
 use crate::config::{Dotenv, Environment, user_dotenv_path};
 use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustStore};
 use crate::exit::{AppError, ExitCode};
 use crate::support::terminal_text::visible;
+use crate::ui::approve::ask_folder_trust;
 
 /// Most names listed in a one-line warning.
 const MAX_NAMED: usize = 6;

@@ -1,4 +1,13 @@
-//! Wiring a run together: configuration, discovery, the agent, and the one-shot or chat loop.
+//! The application: builds the pieces from configuration and runs one command — chat, one-shot,
+//! or a subcommand. `ui` renders and asks; `agent` runs turns; this layer decides what happens.
+
+mod chat;
+mod endpoint;
+mod eval;
+mod folder_trust;
+mod install;
+mod skill_new;
+mod skills;
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -15,10 +24,10 @@ use crate::skills::discover::{Discovery, discover};
 use crate::skills::{Severity, SkillSet};
 use crate::support::redact::Redactor;
 
-use super::approve::TerminalApprover;
-use super::folder_trust::Ask;
-use super::human::HumanRenderer;
-use super::json::JsonWriter;
+use crate::ui::approve::TerminalApprover;
+use crate::ui::human::HumanRenderer;
+use crate::ui::json::JsonWriter;
+use folder_trust::Ask;
 
 /// Most bytes of piped stdin taken as context.
 const MAX_STDIN_BYTES: u64 = 1024 * 1024;
@@ -51,8 +60,8 @@ impl Frontend {
 pub async fn run(cli: Cli) -> i32 {
     // Generated from the flag definitions alone: no configuration can break them.
     let generated = match &cli.command {
-        Some(Command::Completions { shell }) => Some(super::install::completions(*shell)),
-        Some(Command::Man { dir }) => Some(super::install::man(dir.as_deref())),
+        Some(Command::Completions { shell }) => Some(install::completions(*shell)),
+        Some(Command::Man { dir }) => Some(install::man(dir.as_deref())),
         _ => None,
     };
     if let Some(result) = generated {
@@ -72,10 +81,10 @@ pub async fn run(cli: Cli) -> i32 {
     };
     if let Some(dirs) = trust_request(&cli, &cwd) {
         let front = frontend(&cli, Redactor::NONE);
-        return report(&front, super::folder_trust::trust_command(&dirs, &cwd, cli.json));
+        return report(&front, folder_trust::trust_command(&dirs, &cwd, cli.json));
     }
     let ask = ask_mode(&cli);
-    let settled = super::folder_trust::settle(&cwd, ask);
+    let settled = folder_trust::settle(&cwd, ask);
     let redactor = settled
         .as_ref()
         .map(|s| Redactor::from_env(&s.env.merged()))
@@ -140,7 +149,7 @@ fn trust_request(cli: &Cli, cwd: &Path) -> Option<Vec<PathBuf>> {
             eprintln!(
                 "note: `agent skills trust` moved to `agent trust [DIR]`, which trusts the whole folder: its .env and its skills"
             );
-            Some(super::folder_trust::legacy_targets(dirs, cwd))
+            Some(folder_trust::legacy_targets(dirs, cwd))
         }
         _ => None,
     }
@@ -175,22 +184,22 @@ async fn dispatch(cli: &Cli, config: Config, trust: Arc<FolderTrust>, front: &Fr
                 sink: Arc::new(Quiet),
                 human: None,
             };
-            let config = super::endpoint::settle(cli, config).await?;
+            let config = endpoint::settle(cli, config).await?;
             let agent = build_agent(cli, &config, discovery, trust, &quiet)?;
-            return super::eval_cmd::run(agent, cases, *threshold, cli.json).await;
+            return eval::run(agent, cases, *threshold, cli.json).await;
         }
-        return super::skills_cmd::run(action, &config, &discovery, &trust, cli.json);
+        return skills::run(action, &config, &discovery, &trust, cli.json);
     }
     let sink = &*front.sink;
     report_discovery(&discovery, sink, cli.json || cli.verbose > 0);
     let message = initial_message(cli)?;
-    let config = super::endpoint::settle(cli, config).await?;
+    let config = endpoint::settle(cli, config).await?;
     let message = match message {
         Some(m) => m,
-        None => return super::repl::run(cli, config, discovery, trust, front).await,
+        None => return chat::run(cli, config, discovery, trust, front).await,
     };
     let mut agent = build_agent(cli, &config, discovery, trust, front)?;
-    let _quiet = super::tty::QuietInterrupts::new();
+    let _quiet = crate::ui::tty::QuietInterrupts::new();
     front.wait("thinking");
     let outcome = tokio::select! {
         r = agent.run_turn(&message) => r,

@@ -4,8 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::line_editor::{COMMANDS, Input, LineEditor, history_path, message_of};
-use super::session::{Frontend, build_agent, finish, report_discovery, turn_failure};
+use super::{Frontend, build_agent, finish, report_discovery, turn_failure};
 use crate::agent::{Agent, Event};
 use crate::cli::Cli;
 use crate::config::Config;
@@ -15,6 +14,7 @@ use crate::exit::{AppError, ExitCode};
 use crate::skills::SkillSet;
 use crate::skills::discover::{Discovery, discover};
 use crate::support::terminal_text::{for_terminal, visible};
+use crate::ui::line_editor::{COMMANDS, Input, LineEditor, history_path, message_of};
 
 const PROMPT: &str = "› ";
 
@@ -69,7 +69,7 @@ pub async fn run(
 
 /// One turn; Ctrl-C drops it (the HTTP stream and any running command with it).
 async fn turn(agent: &mut Agent, text: &str, front: &Frontend) {
-    let _quiet = super::tty::QuietInterrupts::new();
+    let _quiet = crate::ui::tty::QuietInterrupts::new();
     front.wait("thinking");
     let outcome = tokio::select! {
         r = agent.run_turn(text) => Some(r),
@@ -193,9 +193,9 @@ fn show_skills(skills: &SkillSet, trust: &FolderTrust, warnings: &[crate::skills
     if skills.is_empty() {
         eprintln!("no skills found; see the README, \"Where skills come from\"");
     }
-    let width = super::skill_list::terminal_width(&console::Term::stderr());
+    let width = crate::ui::skill_list::terminal_width(&console::Term::stderr());
     if !skills.is_empty() {
-        for line in super::skill_list::table_lines(skills.all(), trust, width) {
+        for line in crate::ui::skill_list::table_lines(skills.all(), trust, width) {
             eprintln!("  {line}");
         }
     }

@@ -108,7 +108,7 @@ pub async fn run(mut agent: Agent, path: &Path, threshold: Option<f64>, json: bo
     let ok = rate + 1e-9 >= threshold;
     if json {
         let line = json!({"v": 1, "passed": passed, "total": cases.len(), "pass_rate": rate, "threshold": threshold, "ok": ok, "llm_calls": agent.llm_calls(), "cases": results});
-        let _ = writeln!(out, "{}", super::json::escape_invisible(&line.to_string()));
+        let _ = writeln!(out, "{}", crate::ui::json::escape_invisible(&line.to_string()));
     } else {
         let _ = writeln!(
             out,
