@@ -2,7 +2,6 @@
 //! trusted > the user's `~/.config/agent/.env` > default.
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -125,9 +124,9 @@ pub struct Config {
 }
 
 impl Config {
-    /// Resolve every setting from the command line, the environment and `.env`.
-    pub fn resolve(cli: &Cli, env: Environment, cwd: &Path) -> Result<Self, AppError> {
-        let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    /// Resolve every setting from the command line, the environment and `.env`; `interactive`:
+    /// a person can be asked on a terminal (the default approval policy depends on it).
+    pub fn resolve(cli: &Cli, env: Environment, cwd: &Path, interactive: bool) -> Result<Self, AppError> {
         let base_url = resolve_base_url(cli.base_url.as_deref(), &env)?;
         let api_key = AGENT_KEY_VARS.iter().find_map(|var| {
             env.get(var).map(|value| ApiKey {
@@ -331,7 +330,12 @@ mod tests {
         let mut argv = vec!["agent"];
         argv.extend_from_slice(args);
         let cli = Cli::parse_from(argv);
-        let c = Config::resolve(&cli, Environment::from_maps(process, dotenv, &[]), Path::new("/tmp"))?;
+        let c = Config::resolve(
+            &cli,
+            Environment::from_maps(process, dotenv, &[]),
+            Path::new("/tmp"),
+            false,
+        )?;
         c.require_key()?;
         Ok(c)
     }

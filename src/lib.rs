@@ -11,6 +11,7 @@ pub mod config;
 pub mod exec;
 pub mod exit;
 pub mod llm;
+pub mod output;
 pub mod skills;
 pub mod support;
 pub mod ui;

@@ -1,93 +1,39 @@
 //! Every `--json` line a run emits is checked against the field tables of `docs/events.md`, and
-//! so is every example in that document.
+//! so is every example in that document: events, and each subcommand's document.
 
 mod common;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
+use common::events_doc::{EventsDoc, Part};
 use common::*;
 use serde_json::{Value, json};
 
-#[derive(Debug)]
-struct Field {
-    types: Vec<String>,
-    required: bool,
-}
-
-type Spec = BTreeMap<String, BTreeMap<String, Field>>;
-
-/// Field tables per event type (`""` holds the fields common to all), and the JSON examples.
-fn read_doc() -> (Spec, Vec<Value>) {
-    let doc = std::fs::read_to_string(repo_path("docs/events.md")).unwrap();
-    let mut spec: Spec = BTreeMap::new();
-    let mut examples = Vec::new();
-    let mut section = String::new();
-    let mut in_json = false;
-    for line in doc.lines() {
-        if let Some(name) = line.strip_prefix("### `").and_then(|l| l.strip_suffix('`')) {
-            section = name.to_string();
-        } else if line.starts_with("```json") {
-            in_json = true;
-        } else if line.starts_with("```") {
-            in_json = false;
-        } else if in_json {
-            examples.push(serde_json::from_str(line).unwrap_or_else(|e| panic!("bad example {line}: {e}")));
-        } else if let Some(rest) = line.strip_prefix("| `") {
-            let cells: Vec<&str> = rest.split('|').map(str::trim).collect();
-            let name = cells[0].trim_end_matches('`').to_string();
-            let types = cells[1].split(" or ").map(str::to_string).collect();
-            let required = cells[2] == "required";
-            spec.entry(section.clone())
-                .or_default()
-                .insert(name, Field { types, required });
-        }
-    }
-    (spec, examples)
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn validate(spec: &Spec, event: &Value) -> Result<String, String> {
-    let obj = event.as_object().ok_or("not an object")?;
-    let kind = obj.get("type").and_then(Value::as_str).ok_or("no type")?;
-    let fields = spec.get(kind).ok_or(format!("undocumented type {kind:?}"))?;
-    let common = &spec[""];
-    for (name, value) in obj {
-        let field = fields
-            .get(name)
-            .or_else(|| common.get(name))
-            .ok_or(format!("{kind}: undocumented field {name:?}"))?;
-        if !field.types.iter().any(|t| t == type_name(value)) {
-            return Err(format!("{kind}.{name}: {} is not {:?}", type_name(value), field.types));
-        }
-    }
-    for (name, field) in fields.iter().chain(common) {
-        if field.required && !obj.contains_key(name) {
-            return Err(format!("{kind}: missing required field {name:?}"));
-        }
-    }
-    if obj["v"] != 1 {
-        return Err("v is not 1".into());
-    }
-    Ok(kind.to_string())
-}
-
 #[test]
 fn the_documented_examples_match_the_tables() {
-    let (spec, examples) = read_doc();
-    assert_eq!(spec.len(), 11, "10 types plus the common fields: {:?}", spec.keys());
-    let kinds: BTreeSet<String> = examples.iter().map(|e| validate(&spec, e).unwrap()).collect();
-    assert_eq!(kinds.len(), 10, "one example per type");
+    let doc = EventsDoc::read();
+    assert_eq!(doc.sections(Part::Events).len(), 10, "{:?}", doc.sections(Part::Events));
+    assert!(doc.tables.contains_key(""), "the common fields");
+    let mut events = BTreeSet::new();
+    let mut documented = BTreeSet::new();
+    for (section, example) in &doc.examples {
+        if example.get("type").is_some() {
+            let kind = doc.validate_typed(example).unwrap_or_else(|e| panic!("{e}: {example}"));
+            assert_eq!(&kind, section, "an example stands under its own type");
+            events.insert(kind);
+        } else {
+            doc.validate_document(section, example)
+                .unwrap_or_else(|e| panic!("{e}: {example}"));
+            documented.insert(section.clone());
+        }
+    }
+    let typed = doc.sections(Part::Events).len() + doc.sections(Part::Chat).len() - 1;
+    assert_eq!(
+        events.len(),
+        typed,
+        "one example per event and chat reply type: {events:?}"
+    );
+    assert_eq!(documented.len(), 8, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -110,7 +56,7 @@ async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &
 
 #[tokio::test]
 async fn every_line_of_real_runs_validates() {
-    let (spec, _) = read_doc();
+    let doc = EventsDoc::read();
     let ws = Workspace::new();
     ws.skill(
         "echo",
@@ -121,7 +67,7 @@ async fn every_line_of_real_runs_validates() {
     let mut check = |events: Vec<Value>| {
         assert!(!events.is_empty());
         for e in &events {
-            seen.insert(validate(&spec, e).unwrap_or_else(|err| panic!("{err}: {e}")));
+            seen.insert(doc.validate_typed(e).unwrap_or_else(|err| panic!("{err}: {e}")));
         }
         events
     };
@@ -175,4 +121,72 @@ async fn every_line_of_real_runs_validates() {
     for kind in all {
         assert!(seen.contains(kind), "no run emitted {kind}");
     }
+}
+
+/// Run a subcommand with `--json`: (exit code, stdout lines parsed, stderr).
+async fn document_run(ws: &Workspace, mock: &MockLlm, args: &[&str]) -> (i32, Vec<Value>, String) {
+    let mut cmd = ws.agent(mock);
+    cmd.arg("--json").args(args);
+    let (code, stdout, stderr) = run_outcome(cmd).await;
+    let lines = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{args:?}: not JSON: {l}: {e}")))
+        .collect();
+    (code, lines, stderr)
+}
+
+#[tokio::test]
+async fn every_subcommand_prints_one_documented_document() {
+    let doc = EventsDoc::read();
+    let ws = Workspace::new();
+    ws.skill(
+        "weather",
+        "---\nname: weather\ndescription: Current weather for a city; use for weather questions.\n---\nRun ./run.sh CITY\n",
+        Some("#!/bin/sh\necho sunny\n"),
+    );
+    ws.skill("Odd", "---\nname: Odd\ndescription: x\ncolour: red\n---\nbody\n", None);
+    // An untrusted folder's .env: the warning about it goes to stderr, never into the document.
+    std::fs::write(ws.work().join(".env"), "SOME_SETTING=1\n").unwrap();
+    let cases = ws.dir.path().join("cases.yaml");
+    std::fs::write(&cases, "- prompt: weather in Oslo\n  expect_skill: weather\n").unwrap();
+    let mock = MockLlm::start(vec![tool("activate_skill", json!({"name": "weather"}))]).await;
+    let new_dir = ws.dir.path().join("new");
+    let man_dir = ws.dir.path().join("man1");
+    let runs: [(&str, Vec<&str>); 8] = [
+        ("skills list", vec!["skills", "list"]),
+        ("skills show", vec!["skills", "show", "Odd"]),
+        ("skills search", vec!["skills", "search", "weather", "city"]),
+        ("skills check", vec!["skills", "check"]),
+        (
+            "skills new",
+            vec!["skills", "new", "my-tool", "--dir", new_dir.to_str().unwrap()],
+        ),
+        ("skills eval", vec!["skills", "eval", cases.to_str().unwrap()]),
+        ("man --dir", vec!["man", "--dir", man_dir.to_str().unwrap()]),
+        // Last: trusting the folder silences the warning the others check for.
+        ("trust", vec!["trust"]),
+    ];
+    let mut covered = BTreeSet::new();
+    for (section, args) in runs {
+        let (code, lines, stderr) = document_run(&ws, &mock, &args).await;
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        assert_eq!(lines.len(), 1, "{args:?}: one document on stdout: {lines:?}");
+        doc.validate_document(section, &lines[0])
+            .unwrap_or_else(|e| panic!("{e}: {}", lines[0]));
+        if args[0] == "skills" {
+            assert!(stderr.contains("warning: ignoring"), "{args:?}: {stderr}");
+        }
+        covered.insert(section);
+    }
+    let documented: BTreeSet<&str> = doc
+        .sections(Part::Subcommands)
+        .into_iter()
+        .filter(|s| !doc.tables[*s].is_empty() && doc.examples.iter().any(|(e, _)| e == s))
+        .collect();
+    assert_eq!(covered, documented, "every documented subcommand is run");
+
+    // A failure is a lone error event, also for subcommands.
+    let (code, lines, _) = document_run(&ws, &mock, &["skills", "show", "nope"]).await;
+    assert_eq!((code, lines.len()), (2, 1));
+    assert_eq!(doc.validate_typed(&lines[0]).unwrap(), "error");
 }

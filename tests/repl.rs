@@ -405,3 +405,86 @@ fn skills_list_is_a_table_that_fits_the_terminal() {
         assert_eq!(lines[0].contains("ROOT"), columns == "120", "{out}");
     }
 }
+
+/// Every JSON object in terminal output (the chat draws its prompt around them).
+fn json_lines(out: &str) -> Vec<serde_json::Value> {
+    from_pty(out)
+        .lines()
+        .filter_map(|l| {
+            let start = l.find("{\"v\":1")?;
+            let end = l.rfind('}')?;
+            serde_json::from_str(&l[start..=end]).ok()
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_json_every_chat_command_answers_a_documented_line() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    ws.skill(
+        "weather",
+        "---\nname: weather\ndescription: Current weather for a city.\n---\nWEATHER-BODY\n",
+        None,
+    );
+    let mock = std::sync::Arc::new(MockLlm::start(vec![]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        let mut cmd = pty_agent(&w);
+        cmd.env("AGENT_RETRIES", "0")
+            .env("AGENT_BASE_URL", m.base_url())
+            .env("AGENT_API_KEY", "sk-test-key-0123456789")
+            .env("AGENT_MODEL", "gpt-4.1-mini")
+            .arg("--json");
+        let mut p = spawn_command(cmd, Some(10_000)).unwrap();
+        let mut all = String::new();
+        let mut until = |p: &mut PtySession, needle: &str| {
+            all.push_str(&p.exp_string(needle).unwrap());
+            all.push_str(needle);
+        };
+        until(&mut p, "\"type\":\"chat_started\"");
+        for (line, answer) in [
+            ("/help", "help"),
+            ("/skills", "skills"),
+            ("/skill weather", "skill_activated"),
+            ("/skill", "command_error"),
+            ("/model other-model", "model"),
+            ("/approve", "approval"),
+            ("/history", "history"),
+            ("/reload", "reloaded"),
+            ("/frobnicate", "unknown_command"),
+            ("/reset", "reset"),
+        ] {
+            type_line(&mut p, line);
+            until(&mut p, &format!("\"type\":\"{answer}\""));
+        }
+        type_line(&mut p, "/exit");
+        all.push_str(&p.exp_eof().unwrap());
+        all
+    })
+    .await
+    .unwrap();
+    let doc = common::events_doc::EventsDoc::read();
+    let lines = json_lines(&out);
+    let kinds: Vec<String> = lines
+        .iter()
+        .map(|l| doc.validate_typed(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let chat_types = doc.sections(common::events_doc::Part::Chat);
+    for kind in chat_types.iter().filter(|k| **k != "command") {
+        assert!(kinds.iter().any(|k| k == kind), "no {kind} line in {kinds:?}");
+    }
+    assert_eq!(kinds.first().map(String::as_str), Some("session"));
+    assert_eq!(kinds.last().map(String::as_str), Some("done"));
+    let model = lines.iter().find(|l| l["type"] == "model").unwrap();
+    assert_eq!(
+        (model["model"].as_str(), model["changed"].as_bool()),
+        (Some("other-model"), Some(true))
+    );
+    let error = lines.iter().find(|l| l["type"] == "command_error").unwrap();
+    assert_eq!(error["message"], "usage: /skill NAME [message]");
+    assert!(
+        !from_pty(&out).contains("/help for commands"),
+        "no human banner in JSON mode"
+    );
+    assert!(mock.requests().await.is_empty(), "no command talked to the model");
+}

@@ -5,9 +5,9 @@ use crate::llm::types::FunctionCall;
 use crate::llm::{ChatMessage, ToolCall};
 use crate::skills::SkillSet;
 
-use super::event::Event;
 use super::prompt;
 use super::turn::Agent;
+use crate::output::Event;
 
 /// Prefix of a tool output that was cut to keep the conversation within budget.
 const SHORTENED: &str = "[shortened to save context]";

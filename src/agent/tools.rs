@@ -12,8 +12,8 @@ use crate::skills::catalog::model_line;
 use crate::skills::discover::RootKind;
 use crate::support::fs::read_regular;
 
-use super::event::{ApprovalRequest, Event};
 use super::turn::Agent;
+use crate::output::{ApprovalRequest, Event};
 
 /// Most bytes `read_skill_file` returns.
 const MAX_READ_BYTES: u64 = 64 * 1024;

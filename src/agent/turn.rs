@@ -12,8 +12,8 @@ use crate::llm::{ChatMessage, LlmClient, LlmError, ToolCall};
 use crate::skills::SkillSet;
 use crate::support::redact::{Redactor, StreamRedactor};
 
-use super::event::{Approver, Event, EventSink};
 use super::prompt;
+use crate::output::{Approver, Event, EventSink};
 
 /// Settings of the loop that do not belong to the LLM client.
 #[derive(Debug, Clone)]

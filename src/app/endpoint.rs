@@ -19,9 +19,9 @@ const MAX_LISTED: usize = 20;
 /// Fill in the base URL and model where SPEC §3 says to discover them; errors are exit 3 (or 4
 /// when the server cannot be reached at all). A replayed run talks to no server and keeps its
 /// settings.
-pub async fn settle(cli: &Cli, mut config: Config) -> Result<Config, AppError> {
+pub async fn settle(cli: &Cli, config: &mut Config) -> Result<(), AppError> {
     if cli.replay.is_some() {
-        return Ok(config);
+        return Ok(());
     }
     let http = reqwest::Client::builder()
         .connect_timeout(config.connect_timeout)
@@ -70,7 +70,7 @@ pub async fn settle(cli: &Cli, mut config: Config) -> Result<Config, AppError> {
         })?;
         config.model = choose(&config.base_url, models)?;
     }
-    Ok(config)
+    Ok(())
 }
 
 /// The one model a server serves, or an error that lists them and says how to pick.

@@ -2,20 +2,16 @@
 //! on a terminal when the folder is undecided or changed, warn in one line without one, and
 //! `agent trust [DIR]`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::json;
-
 use crate::config::{Dotenv, Environment, user_dotenv_path};
 use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustStore};
-use crate::exit::{AppError, ExitCode};
-use crate::support::terminal_text::visible;
+use crate::exit::AppError;
+use crate::output::report::{Trusted, TrustedFolder};
+use crate::support::terminal_text::{short_list, visible};
 use crate::ui::approve::ask_folder_trust;
-
-/// Most names listed in a one-line warning.
-const MAX_NAMED: usize = 6;
+use crate::ui::report_text::MAX_NAMED;
 
 /// The settings sources and the working folder's trust, settled for this run.
 pub struct Settled {
@@ -117,20 +113,17 @@ fn untrusted_notes(a: &Assessment, ask: Ask) -> Vec<String> {
     notes
 }
 
+/// Names for a one-line warning; "none readable" when a `.env` sets no key that could be read.
 fn named(names: &[String]) -> String {
-    let mut shown: Vec<String> = names.iter().take(MAX_NAMED).map(|n| visible(n).into_owned()).collect();
-    if names.len() > MAX_NAMED {
-        shown.push(format!("+{} more", names.len() - MAX_NAMED));
-    }
-    if shown.is_empty() {
+    if names.is_empty() {
         return "none readable".into();
     }
-    shown.join(", ")
+    short_list(names, MAX_NAMED)
 }
 
-/// `agent trust [DIR]` (and the old `agent skills trust [DIR…]`): trust each folder as it is now
-/// and print what was trusted.
-pub fn trust_command(dirs: &[PathBuf], cwd: &Path, json: bool) -> Result<ExitCode, AppError> {
+/// `agent trust [DIR]` (and the old `agent skills trust [DIR…]`): trust each folder as it is now.
+/// Every folder is checked before any is trusted.
+pub fn trust_command(dirs: &[PathBuf], cwd: &Path) -> Result<Trusted, AppError> {
     let folders: Vec<PathBuf> = if dirs.is_empty() {
         vec![cwd.to_path_buf()]
     } else {
@@ -138,53 +131,26 @@ pub fn trust_command(dirs: &[PathBuf], cwd: &Path, json: bool) -> Result<ExitCod
             .map(|d| if d.is_absolute() { d.clone() } else { cwd.join(d) })
             .collect()
     };
+    if let Some(bad) = folders.iter().find(|f| !f.is_dir()) {
+        return Err(AppError::usage(format!(
+            "{} is not a folder; name the project folder to trust",
+            bad.display()
+        )));
+    }
     let user = user_dotenv_path().and_then(|p| Dotenv::read(&p));
-    let mut out = std::io::stdout().lock();
+    let mut trusted = Trusted { folders: Vec::new() };
     for folder in folders {
-        if !folder.is_dir() {
-            return Err(AppError::usage(format!(
-                "{} is not a folder; name the project folder to trust",
-                folder.display()
-            )));
-        }
         let dotenv = folder_dotenv(&folder, user.as_ref());
         let trust = FolderTrust::open(&folder, state_of(dotenv.as_ref()), TrustStore::load());
         let assessment = trust.assess();
         trust.decide(&assessment, true).map_err(AppError::config)?;
-        let keys = assessment.snapshot.dotenv.as_ref().map(|d| d.keys.clone());
-        let skills: Vec<&String> = assessment.snapshot.skills.keys().collect();
-        if json {
-            let _ = writeln!(
-                out,
-                "{}",
-                json!({"v": 1, "trusted": trust.folder(), "dotenv_keys": keys, "skills": skills})
-            );
-            continue;
-        }
-        let _ = writeln!(out, "trusted {}", visible(&trust.folder().display().to_string()));
-        match keys {
-            Some(keys) => {
-                let _ = writeln!(out, "  .env: its settings are used ({})", named(&keys));
-            }
-            None => {
-                let _ = writeln!(out, "  .env: none");
-            }
-        }
-        let skills: Vec<String> = skills.into_iter().cloned().collect();
-        let _ = writeln!(
-            out,
-            "  skills that may run commands: {}",
-            if skills.is_empty() {
-                "none yet".to_string()
-            } else {
-                visible(&skills.join(", ")).into_owned()
-            }
-        );
+        trusted.folders.push(TrustedFolder {
+            trusted: trust.folder().to_path_buf(),
+            dotenv_keys: assessment.snapshot.dotenv.as_ref().map(|d| d.keys.clone()),
+            skills: assessment.snapshot.skills.keys().cloned().collect(),
+        });
     }
-    if !json {
-        eprintln!("A change to the .env or to a skill asks again (without a terminal: run `agent trust` again).");
-    }
-    Ok(ExitCode::Answered)
+    Ok(trusted)
 }
 
 /// The folders the old `agent skills trust DIR…` meant: it took skill roots (`./skills`,

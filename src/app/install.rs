@@ -1,44 +1,38 @@
 //! `agent completions SHELL` and `agent man`: shell completion and manual pages, both generated
 //! from the same clap definitions as the parser, so they never drift from the real flags.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::CommandFactory;
 
 use crate::cli::Cli;
-use crate::exit::{AppError, ExitCode};
+use crate::exit::AppError;
+use crate::output::Report;
+use crate::output::report::ManPages;
 
-/// Print the completion script for `shell` on stdout.
-pub fn completions(shell: clap_complete::Shell) -> Result<ExitCode, AppError> {
+/// The completion script for `shell`.
+pub fn completions(shell: clap_complete::Shell) -> Result<Report, AppError> {
     let mut cmd = Cli::command();
-    let mut out = std::io::stdout().lock();
-    clap_complete::generate(shell, &mut cmd, "agent", &mut out);
-    out.flush()
-        .map_err(|e| AppError::internal(format!("cannot write the completion script: {e}")))?;
-    Ok(ExitCode::Answered)
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "agent", &mut script);
+    Ok(Report::Text(String::from_utf8_lossy(&script).into_owned()))
 }
 
-/// Print agent(1) on stdout, or with `dir` write a page for every command into it.
-pub fn man(dir: Option<&Path>) -> Result<ExitCode, AppError> {
+/// agent(1) as roff, or with `dir` a page for every command written into it.
+pub fn man(dir: Option<&Path>) -> Result<Report, AppError> {
     let mut cmd = Cli::command();
     cmd.build();
     let Some(dir) = dir else {
-        let mut out = std::io::stdout().lock();
+        let mut page = Vec::new();
         clap_mangen::Man::new(cmd)
-            .render(&mut out)
-            .and_then(|()| out.flush())
+            .render(&mut page)
             .map_err(|e| AppError::internal(format!("cannot write the manual page: {e}")))?;
-        return Ok(ExitCode::Answered);
+        return Ok(Report::Text(String::from_utf8_lossy(&page).into_owned()));
     };
     std::fs::create_dir_all(dir).map_err(|e| AppError::config(format!("cannot create {}: {e}", dir.display())))?;
     let mut written = Vec::new();
     write_pages(&cmd, "agent", dir, &mut written)?;
-    let mut out = std::io::stdout().lock();
-    for path in written {
-        let _ = writeln!(out, "wrote {}", path.display());
-    }
-    Ok(ExitCode::Answered)
+    Ok(Report::ManPages(ManPages { written }))
 }
 
 /// `name.1` for `cmd`, then `name-sub.1` for each visible subcommand, depth first.

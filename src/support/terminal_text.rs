@@ -88,6 +88,16 @@ pub fn strip_controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(text.chars().filter(|c| !is_unsafe(*c, true)).collect())
 }
 
+/// Outside names on one line: each made [`visible`], at most `max` of them, then `+N more`;
+/// empty when there are none.
+pub fn short_list(names: &[String], max: usize) -> String {
+    let mut shown: Vec<String> = names.iter().take(max).map(|n| visible(n).into_owned()).collect();
+    if names.len() > max {
+        shown.push(format!("+{} more", names.len() - max));
+    }
+    shown.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +119,14 @@ mod tests {
             "touch x #\\r\\x1b[2KRun ./run.sh Tokyo"
         );
         assert_eq!(visible("a\nb"), "a\\nb");
+    }
+
+    #[test]
+    fn short_lists_count_the_rest() {
+        let names: Vec<String> = ["a", "b\x1b", "c"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(short_list(&names, 5), "a, b\\x1b, c");
+        assert_eq!(short_list(&names, 1), "a, +2 more");
+        assert_eq!(short_list(&[], 3), "");
     }
 
     #[test]

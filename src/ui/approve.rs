@@ -7,9 +7,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::sync::{Arc, Mutex};
 
 use super::human::HumanRenderer;
-use crate::agent::Approver;
-use crate::agent::event::ApprovalRequest;
 use crate::exec::trust::{Assessment, Standing};
+use crate::output::{ApprovalRequest, Approver};
 use crate::support::terminal_text::visible;
 
 /// Most skills named in a trust question; the rest are counted.

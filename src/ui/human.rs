@@ -1,5 +1,6 @@
 //! Human output: the answer on stdout as it streams (markdown styled on a terminal), progress on
-//! stderr, with a spinner while waiting for the model or a command.
+//! stderr, with a spinner while waiting for the model or a command; subcommand results on stdout
+//! and chat replies on stderr, worded by `report_text`.
 //!
 //! Every piece of text in an event came from outside (the model, a skill, a command, a server), so
 //! it is redacted and made safe for the terminal (SPEC §6, §7) before it is styled or printed.
@@ -11,7 +12,9 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::markdown::MarkdownStream;
-use crate::agent::{Event, EventSink};
+use super::report_text::{Screen, render};
+use super::skill_list::terminal_width;
+use crate::output::{Event, EventSink, Output, Report};
 use crate::support::redact::Redactor;
 use crate::support::terminal_text::{for_terminal, visible};
 
@@ -230,5 +233,42 @@ impl EventSink for HumanRenderer {
                 Self::end_stdout_line(&mut self.lock());
             }
         }
+    }
+}
+
+impl Output for HumanRenderer {
+    fn report(&self, report: Report) {
+        if let Report::Text(text) = &report {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            return;
+        }
+        let screen = Screen {
+            stdout_tty: self.stdout_tty,
+            stdout_width: terminal_width(&console::Term::stdout()),
+            stderr_width: terminal_width(&console::Term::stderr()),
+        };
+        let text = render(&report, screen);
+        if matches!(report, Report::Chat(_)) {
+            // Between turns, but after an answer: the same line discipline as progress.
+            for line in &text.err {
+                self.notice(&self.redactor.redact(line));
+            }
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        for line in &text.out {
+            let _ = writeln!(out, "{}", self.redactor.redact(line));
+        }
+        let _ = out.flush();
+        let mut err = std::io::stderr().lock();
+        for line in &text.err {
+            let _ = writeln!(err, "{}", self.redactor.redact(line));
+        }
+    }
+
+    fn waiting(&self, label: &str) {
+        self.wait(label);
     }
 }

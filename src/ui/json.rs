@@ -1,4 +1,5 @@
-//! `--json`: one event object per line on stdout, `{"v":1,"type":…}`, secrets redacted.
+//! `--json`: one JSON object per line on stdout, `{"v":1,…}`, secrets redacted: a turn's events
+//! and chat replies (`"type"` says which), and each subcommand's document (docs/events.md).
 //! JSON escapes C0 controls itself; the C1 controls (an 8-bit CSI or OSC) and invisible formatting
 //! characters it would leave raw are escaped here too, so a line shown on a terminal is inert.
 
@@ -7,34 +8,79 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::Mutex;
 
-use crate::agent::{Event, EventSink};
+use serde::Serialize;
+
+use crate::output::{Event, EventSink, Output, Report};
 use crate::support::redact::Redactor;
 
-/// Writes each event as one JSON line.
+/// Writes each event and report as JSON lines.
 pub struct JsonWriter {
     redactor: Redactor,
+    /// The command's stdout is one JSON document (a listing): warnings go to stderr as text.
+    document: bool,
     lock: Mutex<()>,
 }
 
 impl JsonWriter {
-    pub fn new(redactor: Redactor) -> Self {
+    /// `document`: stdout holds the command's one document, so warnings go to stderr instead.
+    pub fn new(redactor: Redactor, document: bool) -> Self {
         Self {
             redactor,
+            document,
             lock: Mutex::new(()),
         }
     }
+
+    /// Write lines on stdout, redacted and escaped, together (events of other threads wait).
+    fn write_lines(&self, lines: &[String]) {
+        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = std::io::stdout().lock();
+        for line in lines {
+            let line = self.redactor.redact(line);
+            let _ = writeln!(out, "{}", escape_invisible(&line));
+        }
+        let _ = out.flush();
+    }
+
+    /// A remark for a person, on stderr: never mixed into the JSON on stdout.
+    fn remark(&self, prefix: &str, text: &str) {
+        let text = crate::support::terminal_text::for_terminal(&self.redactor.redact(text)).into_owned();
+        let _ = writeln!(std::io::stderr().lock(), "{prefix}: {text}");
+    }
 }
 
-/// The JSON line for an event, without redaction.
-pub fn event_line(event: &Event) -> String {
-    // Event serialises to an object beginning with `{"type":`; put the version first.
-    match serde_json::to_string(event) {
+/// A JSON object with `"v":1` put first; `value` must serialise to an object.
+pub fn versioned(value: &impl Serialize) -> String {
+    match serde_json::to_string(value) {
+        Ok(body) if body == "{}" => "{\"v\":1}".to_string(),
         Ok(body) if body.starts_with('{') => format!("{{\"v\":1,{}", &body[1..]),
         Ok(body) => body,
         Err(e) => format!(
             "{{\"v\":1,\"type\":\"error\",\"message\":{:?},\"code\":1}}",
             e.to_string()
         ),
+    }
+}
+
+/// The JSON line for an event, without redaction.
+pub fn event_line(event: &Event) -> String {
+    versioned(event)
+}
+
+/// The JSON lines of a report, without redaction: one document, one per trusted folder, or none
+/// (progress that the final document repeats).
+pub fn report_lines(report: &Report) -> Vec<String> {
+    match report {
+        Report::SkillList(r) => vec![versioned(r)],
+        Report::SkillShow(r) => vec![versioned(r)],
+        Report::SkillSearch(r) => vec![versioned(r)],
+        Report::SkillCheck(r) => vec![versioned(r)],
+        Report::SkillNew(r) => vec![versioned(r)],
+        Report::Eval(r) => vec![versioned(r)],
+        Report::Trusted(r) => r.folders.iter().map(versioned).collect(),
+        Report::ManPages(r) => vec![versioned(r)],
+        Report::Chat(r) => vec![versioned(r)],
+        Report::EvalCase(_) | Report::Text(_) | Report::Note(_) => Vec::new(),
     }
 }
 
@@ -62,13 +108,25 @@ pub fn escape_invisible(json: &str) -> Cow<'_, str> {
 
 impl EventSink for JsonWriter {
     fn emit(&self, event: Event) {
-        let line = event_line(&event);
-        let line = self.redactor.redact(&line);
-        let line = escape_invisible(&line);
-        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{line}");
-        let _ = out.flush();
+        match event {
+            Event::Warning { message } if self.document => self.remark("warning", &message),
+            event => self.write_lines(&[event_line(&event)]),
+        }
+    }
+}
+
+impl Output for JsonWriter {
+    fn report(&self, report: Report) {
+        match &report {
+            Report::Text(text) => {
+                let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+            }
+            Report::Note(text) => self.remark("note", text),
+            _ => self.write_lines(&report_lines(&report)),
+        }
     }
 }
 

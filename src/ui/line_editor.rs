@@ -13,29 +13,11 @@ use rustyline::{Config, Context, EditMode, Editor, Helper, Highlighter, Hinter, 
 /// The prompt of a line that continues the input above it.
 pub const CONTINUATION_PROMPT: &str = "… ";
 
-/// Slash commands with their one-line help, in `/help` order.
-pub const COMMANDS: [(&str, &str); 10] = [
-    ("/help", "list these commands"),
-    (
-        "/skills",
-        "the skills found: name, dialect, status (warnings, untrusted), root and description",
-    ),
-    (
-        "/skill",
-        "NAME [message] — activate a skill by hand, then optionally send a message",
-    ),
-    ("/reset", "forget the conversation (skills and settings stay)"),
-    ("/model", "[NAME] — show or switch the model"),
-    ("/approve", "[ask|auto|yes|no] — show or change the approval policy"),
-    ("/history", "this session's messages"),
-    ("/reload", "scan the skill folders again"),
-    ("/exit", "end the session (also /quit or Ctrl-D)"),
-    ("/quit", "end the session"),
-];
-
 /// Completion and multi-line rules.
 #[derive(Helper, Hinter, Highlighter, Validator)]
 pub struct ChatHelper {
+    /// Slash command names (`/help`), completed at the start of a line.
+    commands: Vec<&'static str>,
     skills: Arc<Mutex<Vec<String>>>,
 }
 
@@ -57,10 +39,11 @@ impl Completer for ChatHelper {
             return Ok((7, found));
         }
         if before.starts_with('/') && !before.contains(' ') {
-            let found = COMMANDS
+            let found = self
+                .commands
                 .iter()
-                .filter(|(c, _)| c.starts_with(before))
-                .map(|(c, _)| Pair {
+                .filter(|c| c.starts_with(before))
+                .map(|c| Pair {
                     display: c.to_string(),
                     replacement: c.to_string(),
                 })
@@ -101,12 +84,13 @@ pub enum Input {
 pub struct LineEditor {
     editor: Arc<Mutex<Editor<ChatHelper, FileHistory>>>,
     history: Option<PathBuf>,
-    pub skills: Arc<Mutex<Vec<String>>>,
+    skills: Arc<Mutex<Vec<String>>>,
 }
 
 impl LineEditor {
-    /// `vi`: vi key bindings instead of emacs; `history`: the file to load and append to.
-    pub fn new(vi: bool, history: Option<PathBuf>) -> Result<Self, String> {
+    /// `vi`: vi key bindings instead of emacs; `history`: the file to load and append to;
+    /// `commands`: the slash commands Tab completes.
+    pub fn new(vi: bool, history: Option<PathBuf>, commands: Vec<&'static str>) -> Result<Self, String> {
         let config = Config::builder()
             .edit_mode(if vi { EditMode::Vi } else { EditMode::Emacs })
             .auto_add_history(false)
@@ -119,7 +103,10 @@ impl LineEditor {
         let mut editor: Editor<ChatHelper, FileHistory> =
             Editor::with_config(config).map_err(|e| format!("cannot open the terminal for editing: {e}"))?;
         let skills = Arc::new(Mutex::new(Vec::new()));
-        editor.set_helper(Some(ChatHelper { skills: skills.clone() }));
+        editor.set_helper(Some(ChatHelper {
+            commands,
+            skills: skills.clone(),
+        }));
         if let Some(path) = &history {
             // A missing file is the first session; anything else is worth a debug line only.
             if let Err(e) = editor.load_history(path) {
@@ -170,6 +157,11 @@ impl LineEditor {
             Err(ReadlineError::Eof) => Ok(Input::End),
             Err(e) => Err(format!("cannot read the terminal: {e}")),
         }
+    }
+
+    /// The skill names Tab completes after `/skill `.
+    pub fn set_skills(&self, names: Vec<String>) {
+        *self.skills.lock().unwrap_or_else(|p| p.into_inner()) = names;
     }
 
     /// Remember an input (already stripped of secrets) in memory and in the history file.

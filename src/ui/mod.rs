@@ -1,11 +1,55 @@
 //! Front ends: the human and JSON renderers, terminal prompts (approval, folder trust), line
-//! editing, markdown and tables. Nothing here decides what the program does.
+//! editing, markdown and tables. Nothing here decides what the program does; these are the only
+//! modules that write to stdout, stderr or the terminal.
 
 pub mod approve;
 pub mod human;
 pub mod json;
 pub mod line_editor;
 pub mod markdown;
+pub mod report_text;
 pub mod skill_list;
 pub mod table;
 pub mod tty;
+
+use std::sync::Arc;
+
+use crate::output::{Approver, Output};
+use crate::support::redact::Redactor;
+use approve::TerminalApprover;
+use human::HumanRenderer;
+use json::JsonWriter;
+
+/// The front end of one run: where everything it says goes, and how a person is asked.
+#[derive(Clone)]
+pub struct Frontend {
+    /// Every event and report of the run.
+    pub output: Arc<dyn Output>,
+    /// The human renderer when there is one: the approval prompt clears its spinner first.
+    human: Option<Arc<HumanRenderer>>,
+}
+
+impl Frontend {
+    /// Human output (`verbose`: the session line too), or JSON lines with `json`. `document`: the
+    /// command prints one JSON document (a listing), so JSON mode keeps warnings off stdout.
+    /// `redactor` is applied to everything shown.
+    pub fn new(json: bool, document: bool, verbose: bool, redactor: Redactor) -> Self {
+        if json {
+            return Self {
+                output: Arc::new(JsonWriter::new(redactor, document)),
+                human: None,
+            };
+        }
+        let human = Arc::new(HumanRenderer::new(verbose, redactor));
+        Self {
+            output: human.clone(),
+            human: Some(human),
+        }
+    }
+
+    /// Who is asked before a command runs: the terminal when `interactive`, else nobody (every
+    /// command that needs a yes is denied).
+    pub fn approver(&self, interactive: bool) -> Arc<dyn Approver> {
+        Arc::new(TerminalApprover::new(interactive, self.human.clone()))
+    }
+}

@@ -1,13 +1,10 @@
 //! The skill listing of `agent skills list` and the chat's `/skills`: a table that fits the
 //! terminal for people, one tab-separated line per skill for scripts.
 
-use std::io::Write;
 use std::path::Path;
 
 use super::table::Table;
-use crate::exec::trust::FolderTrust;
-use crate::skills::discover::RootKind;
-use crate::skills::{Severity, Skill};
+use crate::output::report::SkillSummary;
 use crate::support::terminal_text::visible;
 
 const HEADERS: [&str; 5] = ["NAME", "DIALECT", "STATUS", "ROOT", "DESCRIPTION"];
@@ -15,24 +12,19 @@ const HEADERS: [&str; 5] = ["NAME", "DIALECT", "STATUS", "ROOT", "DESCRIPTION"];
 const ROOT_COLUMN: usize = 3;
 
 /// `ok`, or what stands in a skill's way: `warnings` (see `skills show`), `untrusted`.
-pub fn status(skill: &Skill, trust: &FolderTrust) -> String {
+pub fn status(skill: &SkillSummary) -> String {
     let mut marks = Vec::new();
-    if skill.diagnostics.iter().any(|d| d.severity >= Severity::Warning) {
+    if skill.warnings > 0 {
         marks.push("warnings");
     }
-    if is_untrusted(skill, trust) {
+    if !skill.trusted {
         marks.push("untrusted");
     }
     if marks.is_empty() { "ok".into() } else { marks.join(",") }
 }
 
-/// A project skill whose folder the user has not trusted yet.
-pub fn is_untrusted(skill: &Skill, trust: &FolderTrust) -> bool {
-    skill.root_kind == RootKind::Project && !trust.skill_may_run(&skill.dir)
-}
-
 /// The table for a terminal `width` columns wide; roots shown relative to `cwd` or as `~/…`.
-pub fn table_lines(skills: &[Skill], trust: &FolderTrust, width: usize) -> Vec<String> {
+pub fn table_lines(skills: &[SkillSummary], width: usize) -> Vec<String> {
     let cwd = std::env::current_dir().ok();
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let rows = skills
@@ -41,7 +33,7 @@ pub fn table_lines(skills: &[Skill], trust: &FolderTrust, width: usize) -> Vec<S
             vec![
                 visible(&s.name).into_owned(),
                 s.dialect.to_string(),
-                status(s, trust),
+                status(s),
                 visible(&short_path(&s.root, cwd.as_deref(), home.as_deref())).into_owned(),
                 visible(&s.description).into_owned(),
             ]
@@ -57,18 +49,20 @@ pub fn table_lines(skills: &[Skill], trust: &FolderTrust, width: usize) -> Vec<S
 
 /// One line per skill, no header, fields separated by tabs: name, dialect, status, root (absolute)
 /// and the whole description. Tabs and newlines inside a field are shown escaped.
-pub fn write_tsv(out: &mut dyn Write, skills: &[Skill], trust: &FolderTrust) {
-    for s in skills {
-        let _ = writeln!(
-            out,
-            "{}\t{}\t{}\t{}\t{}",
-            visible(&s.name),
-            s.dialect,
-            status(s, trust),
-            visible(&s.root.display().to_string()),
-            visible(&s.description)
-        );
-    }
+pub fn tsv_lines(skills: &[SkillSummary]) -> Vec<String> {
+    skills
+        .iter()
+        .map(|s| {
+            format!(
+                "{}\t{}\t{}\t{}\t{}",
+                visible(&s.name),
+                s.dialect,
+                status(s),
+                visible(&s.root.display().to_string()),
+                visible(&s.description)
+            )
+        })
+        .collect()
 }
 
 /// The columns a terminal offers: `COLUMNS` when set (the usual override), else its size.

@@ -1,4 +1,16 @@
-//! Terminal settings for the time a turn runs.
+//! The terminal: whether there is one to ask on, and its settings for the time a turn runs.
+
+use std::io::IsTerminal;
+
+/// Whether a person can be asked questions: stdin and stderr are both terminals.
+pub fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Whether stdin is a terminal (else it is piped input: a one-shot message).
+pub fn stdin_is_terminal() -> bool {
+    std::io::stdin().is_terminal()
+}
 
 /// While alive, the terminal does not echo `^C` when Ctrl-C is pressed: the echo lands in the
 /// spinner's line after it has been drawn and leaves it on screen. Restored on drop.

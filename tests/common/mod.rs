@@ -2,6 +2,8 @@
 //! sequence, request capture, skill folders in temp dirs, and the real `agent` binary.
 #![allow(dead_code)]
 
+pub mod events_doc;
+
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -1,13 +1,14 @@
 //! `agent skills eval CASES.yaml`: does the model still pick the right skill for each request?
 
-use std::io::Write;
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::agent::Agent;
 use crate::agent::route::Route;
 use crate::exit::{AppError, ExitCode};
+use crate::output::report::{EvalCase, EvalSummary};
+use crate::output::{Output, Report};
 use crate::support::yaml::document as yaml_document;
 
 /// One routing case.
@@ -70,55 +71,51 @@ fn shown(route: &Route) -> &str {
     }
 }
 
-/// Run every case; exit 1 when the pass rate is under the threshold, 4 when the model fails.
-pub async fn run(mut agent: Agent, path: &Path, threshold: Option<f64>, json: bool) -> Result<ExitCode, AppError> {
+/// Run every case, reporting each as it is decided and then the tally; exit 1 when the pass
+/// rate is under the threshold, 4 when the model fails.
+pub(super) async fn run(
+    mut agent: Agent,
+    path: &Path,
+    threshold: Option<f64>,
+    output: &dyn Output,
+) -> Result<ExitCode, AppError> {
     let (cases, file_threshold) = read_cases(path)?;
     let threshold = threshold.or(file_threshold).unwrap_or(1.0);
     if !(0.0..=1.0).contains(&threshold) {
         return Err(AppError::usage(format!("threshold {threshold} is not between 0 and 1")));
     }
-    let mut out = std::io::stdout().lock();
     let mut results = Vec::new();
-    let mut passed = 0usize;
     for case in &cases {
         let route = agent
             .route(&case.prompt)
             .await
             .map_err(|e| AppError::new(ExitCode::Llm, format!("case {:?}: {e}", case.prompt)))?;
-        let ok = match (&route, &case.expect) {
+        let pass = match (&route, &case.expect) {
             (Route::Skill(got), Some(want)) => got == want,
             (Route::None, None) => true,
             _ => false,
         };
-        passed += usize::from(ok);
-        let want = case.expect.as_deref().unwrap_or("none");
-        if !json {
-            let verdict = if ok { "PASS" } else { "FAIL" };
-            let detail = if ok {
-                String::new()
-            } else {
-                format!(" (expected {want})")
-            };
-            let route = crate::support::terminal_text::visible(shown(&route));
-            let _ = writeln!(out, "{verdict}  {route:<16} {:?}{detail}", case.prompt);
-        }
-        results.push(json!({"prompt": case.prompt, "expected": want, "activated": shown(&route), "pass": ok}));
+        let result = EvalCase {
+            prompt: case.prompt.clone(),
+            expected: case.expect.as_deref().unwrap_or("none").to_string(),
+            activated: shown(&route).to_string(),
+            pass,
+        };
+        output.report(Report::EvalCase(result.clone()));
+        results.push(result);
     }
-    let rate = passed as f64 / cases.len() as f64;
-    let ok = rate + 1e-9 >= threshold;
-    if json {
-        let line = json!({"v": 1, "passed": passed, "total": cases.len(), "pass_rate": rate, "threshold": threshold, "ok": ok, "llm_calls": agent.llm_calls(), "cases": results});
-        let _ = writeln!(out, "{}", crate::ui::json::escape_invisible(&line.to_string()));
-    } else {
-        let _ = writeln!(
-            out,
-            "{passed}/{} passed ({:.0}%), threshold {:.0}%: {}",
-            cases.len(),
-            rate * 100.0,
-            threshold * 100.0,
-            if ok { "ok" } else { "FAILED" }
-        );
-    }
+    let passed = results.iter().filter(|c| c.pass).count();
+    let pass_rate = passed as f64 / cases.len() as f64;
+    let ok = pass_rate + 1e-9 >= threshold;
+    output.report(Report::Eval(EvalSummary {
+        passed,
+        total: cases.len(),
+        pass_rate,
+        threshold,
+        ok,
+        llm_calls: agent.llm_calls(),
+        cases: results,
+    }));
     // 1 is the documented "check failed" code for `skills check` and `skills eval`.
     Ok(if ok { ExitCode::Answered } else { ExitCode::Internal })
 }

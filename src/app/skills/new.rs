@@ -1,18 +1,17 @@
 //! `agent skills new NAME [--scp] [--dir DIR]`: write a working skill skeleton and say what next.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
 use crate::config::Config;
-use crate::exit::{AppError, ExitCode};
+use crate::exit::AppError;
+use crate::output::report::SkillNew;
 use crate::skills::Dialect;
 use crate::skills::discover::RootKind;
 use crate::skills::skeleton::{WriteError, invalid_name, skeleton, write};
 
-/// Write the skeleton of `name` and print what was written and how to try it.
-pub fn run(name: &str, scp: bool, dir: Option<&Path>, config: &Config, json: bool) -> Result<ExitCode, AppError> {
+/// Write the skeleton of `name` (in `dir`, else where [`target_root`] says) and report what was
+/// written.
+pub(super) fn new(name: &str, scp: bool, dir: Option<&Path>, config: &Config) -> Result<SkillNew, AppError> {
     if let Some(why) = invalid_name(name) {
         return Err(AppError::usage(format!(
             "{why}: skill names are lowercase letters, digits and single hyphens (the folder gets the same name)"
@@ -26,34 +25,13 @@ pub fn run(name: &str, scp: bool, dir: Option<&Path>, config: &Config, json: boo
         WriteError::Exists(why) => AppError::usage(why),
         WriteError::Io(why) => AppError::config(why),
     })?;
-    let searched = config.skill_roots.iter().any(|r| same_folder(&r.path, &root));
-    let mut out = std::io::stdout().lock();
-    if json {
-        let listed: Vec<_> = files.iter().map(|f| f.path).collect();
-        let _ = writeln!(
-            out,
-            "{}",
-            json!({"v": 1, "created": skill_dir, "dialect": dialect, "files": listed, "found_by_agent": searched})
-        );
-        return Ok(ExitCode::Answered);
-    }
-    let shown = skill_dir.display();
-    let _ = writeln!(out, "created {shown} ({dialect})");
-    for f in &files {
-        let _ = writeln!(out, "  {:<19} {}", f.path, f.purpose);
-    }
-    let _ = writeln!(out, "next:");
-    let _ = writeln!(out, "  agent skills check --strict {shown}");
-    let _ = writeln!(out, "  {shown}/run.sh hello");
-    let _ = writeln!(out, "  agent skills eval {shown}/tests/routing.yaml");
-    if !searched {
-        let _ = writeln!(
-            out,
-            "note: agent does not search {} for skills; pass --skills-dir {0} or add it to AGENT_SKILLS_PATH",
-            root.display()
-        );
-    }
-    Ok(ExitCode::Answered)
+    Ok(SkillNew {
+        created: skill_dir,
+        dialect,
+        files: files.iter().map(|f| f.path).collect(),
+        found_by_agent: config.skill_roots.iter().any(|r| same_folder(&r.path, &root)),
+        purposes: files.iter().map(|f| f.purpose).collect(),
+    })
 }
 
 /// `--dir`, else the first root the user named (`--skills-dir`, then `AGENT_SKILLS_PATH`) that is

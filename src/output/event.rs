@@ -1,9 +1,8 @@
-//! The one `Event` type the loop emits, and the two interfaces front ends implement.
+//! The one `Event` type a turn emits (docs/events.md is its field reference).
 
 use serde::Serialize;
 
 use crate::exec::approval::ApprovalPolicy;
-use crate::exec::trust::Assessment;
 use crate::llm::types::Usage;
 
 /// Everything that happens during a session, in order. Renderers decide how to show it.
@@ -66,27 +65,4 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         usage: Option<Usage>,
     },
-}
-
-/// Receives events as they happen.
-pub trait EventSink: Send + Sync {
-    fn emit(&self, event: Event);
-}
-
-/// What a person is asked before a command runs.
-#[derive(Debug, Clone)]
-pub struct ApprovalRequest {
-    pub skill: String,
-    pub command: String,
-    pub cwd: String,
-}
-
-/// Asks a person whether a command may run. Called on a blocking thread.
-pub trait Approver: Send + Sync {
-    /// Whether a person is there to ask at all.
-    fn can_ask(&self) -> bool;
-    /// Ask; `true` means run it.
-    fn ask(&self, request: &ApprovalRequest) -> bool;
-    /// Ask whether a folder (its `.env` and project skills) may be trusted, showing what changed.
-    fn ask_trust(&self, assessment: &Assessment) -> bool;
 }

@@ -1,0 +1,84 @@
+//! Building the agent of a run: the LLM client (with its cassette, if any), the skill set, the
+//! loop's options, and the `session` event that opens the run.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::Run;
+use crate::agent::{Agent, AgentOptions};
+use crate::exit::{AppError, ExitCode};
+use crate::llm::cassette::{Player, Recorder, Scrubber, Tape};
+use crate::llm::{LlmClient, LlmSettings};
+use crate::output::{Approver, Event, EventSink};
+use crate::skills::SkillSet;
+use crate::skills::discover::Discovery;
+
+/// The agent for this run over the skills `discovery` found; its events go to `sink` and its
+/// questions to `approver`.
+pub(super) fn agent(
+    run: &Run<'_>,
+    discovery: Discovery,
+    sink: Arc<dyn EventSink>,
+    approver: Arc<dyn Approver>,
+) -> Result<Agent, AppError> {
+    let config = &run.config;
+    let tape = tape(run, &discovery)?;
+    if !matches!(tape, Tape::Replay(_)) {
+        config.require_key()?;
+    }
+    let notice_sink = sink.clone();
+    let llm = LlmClient::new(
+        LlmSettings {
+            base_url: config.base_url.clone(),
+            api_key: config.api_key.as_ref().map(|k| k.value.clone()),
+            key_var: config.api_key.as_ref().map(|k| k.var),
+            model: config.model.clone(),
+            stream: config.stream,
+            retries: config.retries,
+            connect_timeout: config.connect_timeout,
+            idle_timeout: config.idle_timeout,
+            tape,
+            redactor: run.redactor.clone(),
+        },
+        Arc::new(move |message| notice_sink.emit(Event::Warning { message })),
+    )
+    .map_err(|e| AppError::new(ExitCode::Llm, e.message))?;
+    let skills = SkillSet::new(discovery.skills);
+    let options = AgentOptions {
+        approve: config.approve,
+        command_timeout: config.command_timeout,
+        max_steps: config.max_steps,
+        base_env: config.env.merged(),
+        redactor: run.redactor.clone(),
+        skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
+        trust: run.trust.clone(),
+        history_budget: config.history_budget,
+        catalog_budget: config.catalog_budget,
+        preactivate: config.preactivate,
+    };
+    sink.emit(Event::Session {
+        version: env!("CARGO_PKG_VERSION"),
+        model: config.model.clone(),
+        base_url: config.base_url.clone(),
+        skills: skills.all().len(),
+        approve: config.approve,
+    });
+    Ok(Agent::new(llm, skills, options, sink, approver))
+}
+
+/// The cassette this run records to or replays from, if any.
+fn tape(run: &Run<'_>, discovery: &Discovery) -> Result<Tape, AppError> {
+    let scrubber = || {
+        let dirs: Vec<(String, PathBuf)> = discovery
+            .skills
+            .iter()
+            .map(|s| (s.name.clone(), s.dir.clone()))
+            .collect();
+        Scrubber::new(run.redactor.clone(), &dirs)
+    };
+    Ok(match (&run.cli.record, &run.cli.replay) {
+        (Some(path), _) => Tape::Record(Arc::new(Recorder::create(path, scrubber()).map_err(AppError::config)?)),
+        (None, Some(path)) => Tape::Replay(Arc::new(Player::open(path, scrubber()).map_err(AppError::config)?)),
+        (None, None) => Tape::Off,
+    })
+}

@@ -1,0 +1,140 @@
+//! Talking to the model: the one-shot run (`--once`, piped stdin) and the start of the chat, and
+//! how a turn's end becomes an exit code.
+
+use std::io::Read;
+use std::sync::Arc;
+
+use super::{Run, build, chat, endpoint};
+use crate::agent::{Agent, TurnError};
+use crate::cli::Cli;
+use crate::exit::{AppError, ExitCode};
+use crate::output::{Event, EventSink};
+use crate::skills::Severity;
+use crate::skills::discover::{Discovery, discover};
+
+/// Most bytes of piped stdin taken as context.
+const MAX_STDIN_BYTES: u64 = 1024 * 1024;
+
+/// One turn for a message given on the command line or piped in; else the chat.
+pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError> {
+    let discovery = discover(&run.config.skill_roots);
+    let sink: Arc<dyn EventSink> = run.front.output.clone();
+    report_discovery(&discovery, &*sink, run.cli.json || run.cli.verbose > 0);
+    let message = initial_message(run.cli)?;
+    endpoint::settle(run.cli, &mut run.config).await?;
+    let Some(message) = message else {
+        return chat::run(run, discovery).await;
+    };
+    let approver = run.front.approver(run.config.interactive);
+    let mut agent = build::agent(&run, discovery, sink.clone(), approver)?;
+    let _quiet = crate::ui::tty::QuietInterrupts::new();
+    run.front.output.waiting("thinking");
+    let outcome = tokio::select! {
+        r = agent.run_turn(&message) => r,
+        _ = tokio::signal::ctrl_c() => {
+            // Dropping the turn drops any running command, whose guard kills its process group.
+            sink.emit(Event::Warning { message: "interrupted".into() });
+            return Ok(finish(&agent, &*sink, ExitCode::Interrupted));
+        }
+    };
+    let code = match outcome {
+        Ok(_) if agent.commands_denied() > 0 => ExitCode::Denied,
+        Ok(_) => ExitCode::Answered,
+        Err(e) => turn_failure(&e, &*sink),
+    };
+    Ok(finish(&agent, &*sink, code))
+}
+
+/// Report a turn that ended without an answer; returns the exit code it stands for.
+pub(super) fn turn_failure(err: &TurnError, sink: &dyn EventSink) -> ExitCode {
+    let code = match err {
+        TurnError::Llm(e) => {
+            if let Some(snippet) = &e.snippet {
+                tracing::debug!(raw = %snippet, "response that caused the error");
+            }
+            ExitCode::Llm
+        }
+        TurnError::StepLimit { .. } => ExitCode::StepLimit,
+    };
+    sink.emit(Event::Error {
+        message: err.to_string(),
+        code: code.code(),
+    });
+    code
+}
+
+/// The `done` event of a run that talked to the model.
+pub(super) fn finish(agent: &Agent, sink: &dyn EventSink, code: ExitCode) -> ExitCode {
+    sink.emit(Event::Done {
+        exit_code: code.code(),
+        llm_calls: agent.llm_calls(),
+        usage: agent.usage(),
+    });
+    code
+}
+
+/// Skipped skills and shadowed names always; per-skill warnings in full when `detailed`.
+pub(super) fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, detailed: bool) {
+    for d in &discovery.skipped {
+        sink.emit(Event::Warning {
+            message: format!("skill skipped: {d}"),
+        });
+    }
+    for d in &discovery.warnings {
+        sink.emit(Event::Warning { message: d.to_string() });
+    }
+    let with_warnings: Vec<&str> = discovery
+        .skills
+        .iter()
+        .filter(|s| s.diagnostics.iter().any(|d| d.severity >= Severity::Warning))
+        .map(|s| s.name.as_str())
+        .collect();
+    if detailed {
+        for skill in &discovery.skills {
+            for d in skill.diagnostics.iter().filter(|d| d.severity >= Severity::Warning) {
+                sink.emit(Event::Warning { message: d.to_string() });
+            }
+        }
+    } else if !with_warnings.is_empty() {
+        sink.emit(Event::Warning {
+            message: format!(
+                "{} skill(s) loaded with problems ({}); see `agent skills show NAME` or run with -v",
+                with_warnings.len(),
+                with_warnings.join(", ")
+            ),
+        });
+    }
+}
+
+/// The one-shot message, if this run is one: `--once` (plus piped stdin) or piped stdin alone.
+fn initial_message(cli: &Cli) -> Result<Option<String>, AppError> {
+    let piped = if crate::ui::tty::stdin_is_terminal() {
+        None
+    } else {
+        Some(read_stdin()?)
+    };
+    let piped = piped.filter(|input| !input.trim().is_empty() || cli.once.is_none());
+    match (&cli.once, piped) {
+        (Some(msg), Some(input)) if msg.trim().is_empty() => Ok(Some(input.trim().to_string())),
+        (Some(msg), Some(input)) => Ok(Some(format!("{msg}\n\nInput:\n```\n{}\n```", input.trim_end()))),
+        (Some(msg), None) if msg.trim().is_empty() => Err(AppError::usage(
+            "--once was given an empty message: say what to do, e.g. --once \"weather in Tokyo\"",
+        )),
+        (Some(msg), None) => Ok(Some(msg.clone())),
+        (None, Some(input)) if !input.trim().is_empty() => Ok(Some(input.trim().to_string())),
+        (None, Some(_)) => Err(AppError::usage(
+            "stdin was empty: pipe a message in, or use --once \"MESSAGE\"",
+        )),
+        (None, None) => Ok(None),
+    }
+}
+
+/// Piped stdin, at most [`MAX_STDIN_BYTES`] of it.
+fn read_stdin() -> Result<String, AppError> {
+    let mut buf = Vec::new();
+    std::io::stdin()
+        .take(MAX_STDIN_BYTES)
+        .read_to_end(&mut buf)
+        .map_err(|e| AppError::usage(format!("cannot read stdin: {e}")))?;
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}

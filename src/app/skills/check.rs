@@ -1,0 +1,65 @@
+//! `agent skills check`: every finding per skill (loader findings and lint) and a tally.
+
+use std::path::PathBuf;
+
+use crate::exit::AppError;
+use crate::output::report::{CheckedSkill, SkillCheck};
+use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
+use crate::skills::lint::{Rules, catalog_bytes, lint};
+use crate::skills::{Diagnostic, Severity};
+
+/// Check the skills under `dirs` (every configured root when empty) under `rules`.
+pub(super) fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery) -> Result<SkillCheck, AppError> {
+    let own;
+    let discovery = if dirs.is_empty() {
+        configured
+    } else {
+        for d in dirs {
+            if !d.is_dir() {
+                return Err(AppError::config(format!("{}: not a folder", d.display())));
+            }
+        }
+        let roots: Vec<SkillRoot> = dirs.iter().map(|d| SkillRoot::new(d.clone(), RootKind::Flag)).collect();
+        own = discover(&roots);
+        &own
+    };
+    let mut report = SkillCheck {
+        strict: rules.strict,
+        spec: rules.agent_skills_everywhere.then_some("agent-skills"),
+        errors: 0,
+        warnings: 0,
+        skipped: discovery.skipped.len(),
+        skills: Vec::new(),
+        problems: discovery.skipped.iter().chain(&discovery.warnings).cloned().collect(),
+    };
+    for skill in &discovery.skills {
+        let mut findings: Vec<Diagnostic> = skill.diagnostics.clone();
+        findings.extend(lint(skill, rules));
+        report.skills.push(CheckedSkill {
+            name: skill.name.clone(),
+            dir: skill.dir.clone(),
+            dialect: skill.dialect,
+            catalog_bytes: catalog_bytes(skill),
+            ok: !findings.iter().any(|d| report.counts_as_error(d)),
+            findings,
+        });
+    }
+    let (errors, warnings) = tally(&report);
+    report.errors = errors;
+    report.warnings = warnings;
+    Ok(report)
+}
+
+/// (errors, warnings) over every finding, by the report's rules.
+fn tally(report: &SkillCheck) -> (usize, usize) {
+    let all = report.skills.iter().flat_map(|s| &s.findings).chain(&report.problems);
+    all.fold((0, 0), |(errors, warnings), d| {
+        if report.counts_as_error(d) {
+            (errors + 1, warnings)
+        } else if d.severity == Severity::Warning {
+            (errors, warnings + 1)
+        } else {
+            (errors, warnings)
+        }
+    })
+}

@@ -1,0 +1,145 @@
+//! `agent skills list|show|search|check|new|eval`: what discovery found, checked, created or
+//! routed, each returned as a report for the front end to show.
+
+mod check;
+mod eval;
+mod new;
+
+use super::{Run, build, endpoint};
+use crate::cli::SkillsCommand;
+use crate::exec::trust::FolderTrust;
+use crate::exit::{AppError, ExitCode};
+use crate::output::Report;
+use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
+use crate::skills::discover::{Discovery, RootKind, discover};
+use crate::skills::lint::Rules;
+use crate::skills::search::SkillIndex;
+use crate::skills::{Severity, Skill};
+
+/// Bundled files `skills show` lists at most.
+const MAX_SHOWN_FILES: usize = 1000;
+
+/// Run one `skills` subcommand.
+pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<ExitCode, AppError> {
+    let discovery = discover(&run.config.skill_roots);
+    let output = run.front.output.clone();
+    let report = match action {
+        SkillsCommand::List => Report::SkillList(list(&discovery, &run.trust)),
+        SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run.trust, name)?)),
+        SkillsCommand::Search { query, limit } => Report::SkillSearch(search(&discovery, &query.join(" "), *limit)),
+        SkillsCommand::Check { dirs, strict, spec } => {
+            let rules = Rules {
+                strict: *strict,
+                agent_skills_everywhere: spec.is_some(),
+            };
+            let report = check::check(dirs, rules, &discovery)?;
+            let failed = report.errors > 0;
+            output.report(Report::SkillCheck(report));
+            // 1 is the documented "check failed" code.
+            return Ok(if failed { ExitCode::Internal } else { ExitCode::Answered });
+        }
+        SkillsCommand::New { name, scp, dir } => Report::SkillNew(new::new(name, *scp, dir.as_deref(), &run.config)?),
+        SkillsCommand::Eval { cases, threshold } => {
+            endpoint::settle(run.cli, &mut run.config).await?;
+            let approver = run.front.approver(run.config.interactive);
+            // Results are reported per case, not per event.
+            let agent = build::agent(&run, discovery, std::sync::Arc::new(crate::output::Quiet), approver)?;
+            return eval::run(agent, cases, *threshold, &*output).await;
+        }
+        SkillsCommand::Trust { .. } => return Err(AppError::internal("trust runs before configuration, not here")),
+    };
+    output.report(report);
+    Ok(ExitCode::Answered)
+}
+
+/// What a listing says about `skill`: the one place that decides whether it is blocked.
+pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
+    let blocked = blocked_reason(skill, trust);
+    SkillSummary {
+        name: skill.name.clone(),
+        description: skill.description.clone(),
+        dir: skill.dir.clone(),
+        root: skill.root.clone(),
+        root_kind: skill.root_kind,
+        dialect: skill.dialect,
+        entry: skill.entry.clone(),
+        allowed_tools: skill.allowed_tools.clone(),
+        warnings: skill
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity >= Severity::Warning)
+            .count(),
+        trusted: blocked.is_none(),
+        blocked,
+    }
+}
+
+/// Why a skill cannot run commands at all, if it can't: a project skill whose folder the user has
+/// not trusted with its current content.
+fn blocked_reason(skill: &Skill, trust: &FolderTrust) -> Option<String> {
+    let untrusted = skill.root_kind == RootKind::Project && !trust.skill_may_run(&skill.dir);
+    untrusted.then(|| {
+        format!(
+            "{} is a project skill of {}, which is not trusted with this content: run `agent trust` there",
+            trust.skill_key(&skill.dir),
+            trust.folder().display()
+        )
+    })
+}
+
+/// `skills list`: every skill, and the problems of the scan.
+fn list(discovery: &Discovery, trust: &FolderTrust) -> SkillList {
+    SkillList {
+        skills: discovery.skills.iter().map(|s| summary(s, trust)).collect(),
+        problems: discovery
+            .skipped
+            .iter()
+            .chain(&discovery.warnings)
+            .map(|d| d.to_string())
+            .collect(),
+    }
+}
+
+/// `skills show NAME`: one skill in full; a usage error naming the known ones when there is none.
+fn show(discovery: &Discovery, trust: &FolderTrust, name: &str) -> Result<SkillShow, AppError> {
+    let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
+        let names: Vec<&str> = discovery.skills.iter().map(|s| s.name.as_str()).collect();
+        return Err(AppError::usage(format!(
+            "no skill named {name:?}; known: {}",
+            crate::support::terminal_text::visible(&names.join(", "))
+        )));
+    };
+    Ok(SkillShow {
+        summary: summary(skill, trust),
+        files: skill.bundled_files(MAX_SHOWN_FILES),
+        license: skill.license.clone(),
+        compatibility: skill.compatibility.clone(),
+        version: skill.version.clone(),
+        body: skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})")),
+        diagnostics: skill.diagnostics.clone(),
+    })
+}
+
+/// `skills search QUERY`: the ranking the catalog budget uses.
+fn search(discovery: &Discovery, query: &str, limit: usize) -> SkillSearch {
+    let index = SkillIndex::build(&discovery.skills);
+    let results = index
+        .search(query, limit)
+        .iter()
+        .enumerate()
+        .map(|(rank, h)| {
+            let s = &discovery.skills[h.index];
+            SearchHit {
+                rank: rank + 1,
+                name: s.name.clone(),
+                score: f64::from(h.score),
+                description: s.description.clone(),
+                dir: s.dir.clone(),
+            }
+        })
+        .collect();
+    SkillSearch {
+        query: query.to_string(),
+        results,
+    }
+}

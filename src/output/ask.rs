@@ -1,0 +1,22 @@
+//! What a front end is asked: whether a command may run, whether a folder may be trusted. The
+//! agent asks through [`Approver`]; `ui` implements it on the terminal.
+
+use crate::exec::trust::Assessment;
+
+/// What a person is asked before a command runs.
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    pub skill: String,
+    pub command: String,
+    pub cwd: String,
+}
+
+/// Asks a person whether a command may run. Called on a blocking thread.
+pub trait Approver: Send + Sync {
+    /// Whether a person is there to ask at all.
+    fn can_ask(&self) -> bool;
+    /// Ask; `true` means run it.
+    fn ask(&self, request: &ApprovalRequest) -> bool;
+    /// Ask whether a folder (its `.env` and project skills) may be trusted, showing what changed.
+    fn ask_trust(&self, assessment: &Assessment) -> bool;
+}

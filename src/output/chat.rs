@@ -1,0 +1,57 @@
+//! What the chat's slash commands answer. With `--json` each is a line like an event,
+//! `{"v":1,"type":"model",…}` (docs/events.md, "Chat commands"), so a JSON consumer of the chat
+//! sees `/model`, `/reset`, `/reload` and the rest.
+
+use serde::Serialize;
+
+use super::report::SkillSummary;
+use crate::exec::approval::ApprovalPolicy;
+
+/// The answer to one chat command.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ChatReply {
+    /// The chat is ready for input.
+    ChatStarted {
+        version: &'static str,
+        model: String,
+        base_url: String,
+        skills: usize,
+    },
+    /// `/help`: the commands with their help, in order.
+    Help { commands: Vec<CommandHelp> },
+    /// `/skills`: every skill, and the names shadowed by an earlier root.
+    Skills {
+        skills: Vec<SkillSummary>,
+        shadowed: Vec<String>,
+    },
+    /// `/skill NAME`: the skill is active; its instructions are in the conversation.
+    SkillActivated { skill: String, dir: String },
+    /// `/reset`: the conversation is forgotten.
+    Reset,
+    /// `/model [NAME]`: the model in use (`changed`: just switched to it).
+    Model { model: String, changed: bool },
+    /// `/approve [POLICY]`: the approval policy in force (`changed`: just set).
+    Approval { policy: ApprovalPolicy, changed: bool },
+    /// `/history`: the user's messages so far, oldest first, secrets redacted.
+    History { messages: Vec<String> },
+    /// `/reload`: the skill folders were scanned again.
+    Reloaded { skills: usize },
+    /// A command that does not exist, with the closest one when there is one.
+    UnknownCommand {
+        command: String,
+        suggestion: Option<String>,
+    },
+    /// A command that could not do what was asked (bad argument, unknown skill); `message` says
+    /// what to do.
+    CommandError { command: String, message: String },
+}
+
+/// One line of `/help`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommandHelp {
+    /// `/model`
+    pub name: &'static str,
+    /// `[NAME] — show or switch the model`
+    pub help: &'static str,
+}

@@ -1,0 +1,199 @@
+//! The results of subcommands as typed values. With `--json` each is one JSON document per line,
+//! `{"v":1,…}` with exactly the fields below (docs/events.md, "Subcommands"); a person gets the
+//! same facts as text. Fields marked `#[serde(skip)]` only shape the human text.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::ChatReply;
+use crate::skills::discover::RootKind;
+use crate::skills::{Diagnostic, Dialect};
+
+/// The result of a command, for a renderer to show.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Report {
+    /// `skills list`.
+    SkillList(SkillList),
+    /// `skills show NAME`.
+    SkillShow(Box<SkillShow>),
+    /// `skills search QUERY`.
+    SkillSearch(SkillSearch),
+    /// `skills check`.
+    SkillCheck(SkillCheck),
+    /// `skills new NAME`.
+    SkillNew(SkillNew),
+    /// One case of `skills eval`, as soon as it is decided (progress: the summary holds every case).
+    EvalCase(EvalCase),
+    /// `skills eval`, once every case ran.
+    Eval(EvalSummary),
+    /// `agent trust [DIR]`.
+    Trusted(Trusted),
+    /// `man --dir DIR`.
+    ManPages(ManPages),
+    /// Generated text printed exactly as it is, in every mode: a completion script, a manual page.
+    Text(String),
+    /// A remark about how the command was spelled (a moved subcommand); never part of a document.
+    Note(String),
+    /// The answer to a chat command (`/model`, `/skills` …).
+    Chat(ChatReply),
+}
+
+/// What a listing says about one skill.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillSummary {
+    pub name: String,
+    pub description: String,
+    pub dir: PathBuf,
+    pub root: PathBuf,
+    pub root_kind: RootKind,
+    pub dialect: Dialect,
+    pub entry: Option<String>,
+    pub allowed_tools: Vec<String>,
+    /// How many findings of warning level or worse the loader made.
+    pub warnings: usize,
+    /// Whether the skill may run commands as far as folder trust goes.
+    pub trusted: bool,
+    /// Why it may not, naming `agent trust`.
+    pub blocked: Option<String>,
+}
+
+/// `skills list`: every skill found, and the problems that belong to no single skill.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillList {
+    pub skills: Vec<SkillSummary>,
+    /// Skipped skill folders, unreadable roots and shadowed names, one line each.
+    pub problems: Vec<String>,
+}
+
+/// `skills show NAME`: one skill in full.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillShow {
+    #[serde(flatten)]
+    pub summary: SkillSummary,
+    /// Bundled files relative to the skill folder, sorted (at most 1000).
+    pub files: Vec<String>,
+    pub license: Option<String>,
+    pub compatibility: Option<String>,
+    pub version: Option<String>,
+    /// The `SKILL.md` instructions, or why they could not be read.
+    pub body: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// `skills search QUERY`: skills ranked by relevance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillSearch {
+    pub query: String,
+    pub results: Vec<SearchHit>,
+}
+
+/// One ranked skill.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchHit {
+    /// 1 for the best match.
+    pub rank: usize,
+    pub name: String,
+    pub score: f64,
+    pub description: String,
+    pub dir: PathBuf,
+}
+
+/// `skills check`: every finding per skill and a tally.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillCheck {
+    /// Warnings count as errors.
+    pub strict: bool,
+    /// `agent-skills` when every skill is held to that spec.
+    pub spec: Option<&'static str>,
+    pub errors: usize,
+    pub warnings: usize,
+    /// Skill folders that could not be loaded at all (each is also in `problems`).
+    pub skipped: usize,
+    pub skills: Vec<CheckedSkill>,
+    /// Findings that belong to no loaded skill: skipped folders, roots, shadowed names.
+    pub problems: Vec<Diagnostic>,
+}
+
+impl SkillCheck {
+    /// Whether a finding fails the check under these rules.
+    pub fn counts_as_error(&self, d: &Diagnostic) -> bool {
+        use crate::skills::Severity;
+        d.severity == Severity::Error || (self.strict && d.severity == Severity::Warning)
+    }
+}
+
+/// One checked skill.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckedSkill {
+    pub name: String,
+    pub dir: PathBuf,
+    pub dialect: Dialect,
+    /// Bytes this skill adds to every request's catalog.
+    pub catalog_bytes: usize,
+    /// No finding fails the check.
+    pub ok: bool,
+    pub findings: Vec<Diagnostic>,
+}
+
+/// `skills new NAME`: the skeleton written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillNew {
+    /// The new skill folder.
+    pub created: PathBuf,
+    pub dialect: Dialect,
+    /// The files written, relative to `created`.
+    pub files: Vec<&'static str>,
+    /// Whether `agent` searches the folder it was written in.
+    pub found_by_agent: bool,
+    /// What each file is for, in the order of `files`.
+    #[serde(skip)]
+    pub purposes: Vec<&'static str>,
+}
+
+/// One routing case of `skills eval`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalCase {
+    pub prompt: String,
+    /// The skill it should activate, or `none`.
+    pub expected: String,
+    /// The skill the model activated, or `none`.
+    pub activated: String,
+    pub pass: bool,
+}
+
+/// `skills eval`: how many cases passed, against the threshold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalSummary {
+    pub passed: usize,
+    pub total: usize,
+    pub pass_rate: f64,
+    pub threshold: f64,
+    /// The pass rate reached the threshold.
+    pub ok: bool,
+    pub llm_calls: u32,
+    pub cases: Vec<EvalCase>,
+}
+
+/// `agent trust [DIR]`: each folder trusted, one JSON line each.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Trusted {
+    pub folders: Vec<TrustedFolder>,
+}
+
+/// One folder trusted as it is now.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrustedFolder {
+    /// The folder (canonical).
+    pub trusted: PathBuf,
+    /// The keys its `.env` sets; `null` when it has none.
+    pub dotenv_keys: Option<Vec<String>>,
+    /// Its project skills, by key relative to the folder (`skills/weather`).
+    pub skills: Vec<String>,
+}
+
+/// `man --dir DIR`: the pages written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ManPages {
+    pub written: Vec<PathBuf>,
+}

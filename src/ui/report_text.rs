@@ -1,0 +1,405 @@
+//! Reports as text for a person: what goes to stdout and what to stderr. Pure functions of the
+//! report and the terminal's shape, so every wording is testable without a terminal. Names,
+//! descriptions, paths and bodies came from skill folders: one-line fields are shown with anything
+//! invisible escaped, bodies with controls escaped and newlines kept.
+
+use std::path::Path;
+
+use super::skill_list::{table_lines, tsv_lines};
+use crate::output::ChatReply;
+use crate::output::report::{
+    EvalCase, EvalSummary, Report, SkillCheck, SkillList, SkillNew, SkillSearch, SkillShow, Trusted,
+};
+use crate::skills::{Diagnostic, Severity};
+use crate::support::terminal_text::{for_terminal, short_list, visible};
+
+/// Most `.env` keys or skill names named on one line.
+pub const MAX_NAMED: usize = 6;
+/// Bundled files `skills show` lists.
+const MAX_SHOWN_FILES: usize = 50;
+/// Characters of a description in a search result line.
+const SEARCH_DESCRIPTION_CHARS: usize = 90;
+
+/// The shape of the terminal a report is drawn on.
+#[derive(Debug, Clone, Copy)]
+pub struct Screen {
+    /// stdout is a terminal (a listing is a table rather than tab-separated lines).
+    pub stdout_tty: bool,
+    /// Columns of stdout, and of stderr (where chat replies go).
+    pub stdout_width: usize,
+    pub stderr_width: usize,
+}
+
+/// A report as lines: `out` on stdout first, then `err` on stderr.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Text {
+    pub out: Vec<String>,
+    pub err: Vec<String>,
+}
+
+/// The text of `report` on `screen`. Chat replies and notes are all `err`; generated text
+/// ([`Report::Text`]) is written as it is and has no lines here.
+pub fn render(report: &Report, screen: Screen) -> Text {
+    match report {
+        Report::SkillList(r) => skill_list(r, screen),
+        Report::SkillShow(r) => out_only(skill_show(r)),
+        Report::SkillSearch(r) => skill_search(r),
+        Report::SkillCheck(r) => out_only(skill_check(r)),
+        Report::SkillNew(r) => out_only(skill_new(r)),
+        Report::EvalCase(c) => out_only(vec![eval_case(c)]),
+        Report::Eval(r) => out_only(vec![eval_summary(r)]),
+        Report::Trusted(r) => trusted(r),
+        Report::ManPages(r) => out_only(r.written.iter().map(|p| format!("wrote {}", p.display())).collect()),
+        Report::Note(note) => Text {
+            out: Vec::new(),
+            err: vec![format!("note: {}", for_terminal(note))],
+        },
+        Report::Chat(reply) => Text {
+            out: Vec::new(),
+            err: chat(reply, screen.stderr_width),
+        },
+        Report::Text(_) => Text::default(),
+    }
+}
+
+fn out_only(out: Vec<String>) -> Text {
+    Text { out, err: Vec::new() }
+}
+
+fn one(text: &str) -> String {
+    visible(text).into_owned()
+}
+
+fn path(p: &Path) -> String {
+    one(&p.display().to_string())
+}
+
+/// `skills list`: a table on a terminal, tab-separated lines when piped; notes on stderr.
+fn skill_list(r: &SkillList, screen: Screen) -> Text {
+    let out = match (screen.stdout_tty, r.skills.is_empty()) {
+        (true, true) => Vec::new(),
+        (true, false) => table_lines(&r.skills, screen.stdout_width),
+        (false, _) => tsv_lines(&r.skills),
+    };
+    let mut err: Vec<String> = r.problems.iter().map(|p| format!("warning: {}", one(p))).collect();
+    if r.skills.iter().any(|s| !s.trusted) {
+        err.push("untrusted: project skills can't run commands until you run `agent trust` in this folder".into());
+    }
+    if r.skills.iter().any(|s| s.warnings > 0) {
+        err.push("warnings: `agent skills show NAME` lists them with file, line and fix".into());
+    }
+    if r.skills.is_empty() {
+        err.push("no skills found; see README \"Where skills come from\"".into());
+    }
+    Text { out, err }
+}
+
+fn skill_show(r: &SkillShow) -> Vec<String> {
+    let s = &r.summary;
+    let mut out = vec![
+        format!("name:        {}", one(&s.name)),
+        format!("description: {}", one(&s.description)),
+        format!("folder:      {}", path(&s.dir)),
+        format!("root:        {}", path(&s.root)),
+        format!("dialect:     {}", s.dialect),
+    ];
+    if let Some(e) = &s.entry {
+        out.push(format!("entry:       {}", one(e)));
+    }
+    let files: Vec<&str> = r.files.iter().take(MAX_SHOWN_FILES).map(String::as_str).collect();
+    if !files.is_empty() {
+        out.push(format!("files:       {}", one(&files.join(", "))));
+    }
+    if !s.allowed_tools.is_empty() {
+        out.push(format!("allowed:     {}", one(&s.allowed_tools.join(" "))));
+    }
+    if let Some(reason) = &s.blocked {
+        out.push(format!("blocked:     {}", one(reason)));
+    }
+    for d in &r.diagnostics {
+        out.push(format!("{:?}: {}", d.severity, one(&d.to_string())));
+    }
+    out.push(String::new());
+    out.push(for_terminal(r.body.trim()).into_owned());
+    out
+}
+
+fn skill_search(r: &SkillSearch) -> Text {
+    if r.results.is_empty() {
+        return Text {
+            out: Vec::new(),
+            err: vec![format!("no skill matches {:?}", r.query)],
+        };
+    }
+    let out = r
+        .results
+        .iter()
+        .map(|h| {
+            let desc: String = h.description.chars().take(SEARCH_DESCRIPTION_CHARS).collect();
+            format!("{:>2}. {:<20} {:>6.2}  {}", h.rank, one(&h.name), h.score, one(&desc))
+        })
+        .collect();
+    out_only(out)
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    }
+}
+
+/// `skills check`: per skill a status line and its findings, then problems and a tally.
+fn skill_check(r: &SkillCheck) -> Vec<String> {
+    let level = |d: &Diagnostic| {
+        if r.counts_as_error(d) {
+            "error"
+        } else {
+            severity_word(d.severity)
+        }
+    };
+    let mut out = Vec::new();
+    for skill in &r.skills {
+        let status = if !skill.ok {
+            "FAIL"
+        } else if skill.findings.iter().any(|d| d.severity == Severity::Warning) {
+            "warn"
+        } else {
+            "ok"
+        };
+        out.push(format!(
+            "{status:4}  {}  ({} B in the catalog)",
+            one(&skill.name),
+            skill.catalog_bytes
+        ));
+        for d in &skill.findings {
+            out.push(format!("      {}: {}", level(d), one(&d.to_string())));
+        }
+    }
+    for d in &r.problems {
+        out.push(format!("{}: {}", level(d), one(&d.to_string())));
+    }
+    let mode = match (r.strict, r.spec.is_some()) {
+        (true, true) => " (--strict: warnings count as errors; Agent Skills rules for every skill)",
+        (true, false) => " (--strict: warnings count as errors; each skill held to its own dialect)",
+        (false, true) => " (Agent Skills rules for every skill)",
+        (false, false) => "",
+    };
+    out.push(format!(
+        "{} skill(s) checked, {} skipped: {} error(s), {} warning(s){mode}",
+        r.skills.len(),
+        r.skipped,
+        r.errors,
+        r.warnings
+    ));
+    out
+}
+
+/// `skills new`: what was written and how to try it.
+fn skill_new(r: &SkillNew) -> Vec<String> {
+    let shown = r.created.display();
+    let mut out = vec![format!("created {shown} ({})", r.dialect)];
+    for (file, purpose) in r.files.iter().zip(&r.purposes) {
+        out.push(format!("  {file:<19} {purpose}"));
+    }
+    out.push("next:".into());
+    out.push(format!("  agent skills check --strict {shown}"));
+    out.push(format!("  {shown}/run.sh hello"));
+    out.push(format!("  agent skills eval {shown}/tests/routing.yaml"));
+    if !r.found_by_agent {
+        let root = r.created.parent().unwrap_or(&r.created).display();
+        out.push(format!(
+            "note: agent does not search {root} for skills; pass --skills-dir {root} or add it to AGENT_SKILLS_PATH"
+        ));
+    }
+    out
+}
+
+fn eval_case(c: &EvalCase) -> String {
+    let verdict = if c.pass { "PASS" } else { "FAIL" };
+    let detail = if c.pass {
+        String::new()
+    } else {
+        format!(" (expected {})", c.expected)
+    };
+    let route = visible(&c.activated);
+    format!("{verdict}  {route:<16} {:?}{detail}", c.prompt)
+}
+
+fn eval_summary(r: &EvalSummary) -> String {
+    format!(
+        "{}/{} passed ({:.0}%), threshold {:.0}%: {}",
+        r.passed,
+        r.total,
+        r.pass_rate * 100.0,
+        r.threshold * 100.0,
+        if r.ok { "ok" } else { "FAILED" }
+    )
+}
+
+/// `agent trust`: what each folder may now do.
+fn trusted(r: &Trusted) -> Text {
+    let mut out = Vec::new();
+    for folder in &r.folders {
+        out.push(format!("trusted {}", path(&folder.trusted)));
+        out.push(match &folder.dotenv_keys {
+            Some(keys) if keys.is_empty() => "  .env: its settings are used (none readable)".to_string(),
+            Some(keys) => format!("  .env: its settings are used ({})", short_list(keys, MAX_NAMED)),
+            None => "  .env: none".to_string(),
+        });
+        let skills = if folder.skills.is_empty() {
+            "none yet".to_string()
+        } else {
+            one(&folder.skills.join(", "))
+        };
+        out.push(format!("  skills that may run commands: {skills}"));
+    }
+    let err =
+        vec!["A change to the .env or to a skill asks again (without a terminal: run `agent trust` again).".into()];
+    Text { out, err }
+}
+
+/// A chat command's answer, as lines on stderr.
+fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
+    match reply {
+        ChatReply::ChatStarted {
+            version,
+            model,
+            base_url,
+            skills,
+        } => vec![format!(
+            "agent {version} · {} at {} · {skills} skills · /help for commands, Ctrl-D to leave",
+            visible(model),
+            visible(base_url)
+        )],
+        ChatReply::Help { commands } => {
+            let mut lines: Vec<String> = commands
+                .iter()
+                .map(|c| format!("  {:<10} {}", c.name, c.help))
+                .collect();
+            lines.push(
+                "  Multi-line: end a line with \\ to continue, or wrap text in \"\"\" … \"\"\"; pastes arrive whole."
+                    .into(),
+            );
+            lines.push("  Ctrl-C cancels a running turn or clears the line; Ctrl-D leaves.".into());
+            lines
+        }
+        ChatReply::Skills { skills, shadowed } => {
+            let mut lines = Vec::new();
+            if skills.is_empty() {
+                lines.push("no skills found; see the README, \"Where skills come from\"".into());
+            } else {
+                lines.extend(table_lines(skills, width).into_iter().map(|l| format!("  {l}")));
+            }
+            lines.extend(shadowed.iter().map(|w| format!("  shadowed: {}", visible(w))));
+            lines
+        }
+        ChatReply::SkillActivated { skill, dir } => {
+            vec![format!("▸ skill {} ({}) activated", visible(skill), visible(dir))]
+        }
+        ChatReply::Reset => vec!["conversation cleared".into()],
+        ChatReply::Model { model, changed: true } => vec![format!("model is now {}", visible(model))],
+        ChatReply::Model { model, changed: false } => vec![format!("model: {}", visible(model))],
+        ChatReply::Approval { policy, changed: true } => {
+            vec![format!("approval policy is now {}", policy.as_str())]
+        }
+        ChatReply::Approval { policy, changed: false } => vec![format!("approval policy: {}", policy.as_str())],
+        ChatReply::History { messages } if messages.is_empty() => vec!["no messages yet".into()],
+        ChatReply::History { messages } => messages.iter().enumerate().map(|(i, m)| numbered(i + 1, m)).collect(),
+        ChatReply::Reloaded { skills } => vec![format!("{skills} skills loaded")],
+        ChatReply::UnknownCommand {
+            command,
+            suggestion: Some(g),
+        } => vec![format!(
+            "unknown command /{}; did you mean {g}? /help lists them",
+            visible(command)
+        )],
+        ChatReply::UnknownCommand {
+            command,
+            suggestion: None,
+        } => vec![format!("unknown command /{}; /help lists them", visible(command))],
+        ChatReply::CommandError { message, .. } => vec![one(message)],
+    }
+}
+
+/// A message as `/history` shows it: numbered, every line of it, continuation lines indented
+/// under the first, control characters shown escaped.
+fn numbered(n: usize, message: &str) -> String {
+    let text = for_terminal(message);
+    let mut lines = text.lines();
+    let mut out = format!("{n:>3}. {}", lines.next().unwrap_or_default());
+    for line in lines {
+        out.push_str("\n     ");
+        out.push_str(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::approval::ApprovalPolicy;
+
+    const SCREEN: Screen = Screen {
+        stdout_tty: false,
+        stdout_width: 80,
+        stderr_width: 80,
+    };
+
+    fn chat_lines(reply: ChatReply) -> Vec<String> {
+        render(&Report::Chat(reply), SCREEN).err
+    }
+
+    #[test]
+    fn history_shows_whole_messages() {
+        assert_eq!(numbered(1, "one line"), "  1. one line");
+        assert_eq!(
+            numbered(12, "first\nsecond\n\x1b[2Jthird"),
+            " 12. first\n     second\n     \\x1b[2Jthird"
+        );
+    }
+
+    #[test]
+    fn chat_replies_read_as_before() {
+        assert_eq!(
+            chat_lines(ChatReply::Model {
+                model: "m\x1b".into(),
+                changed: true
+            }),
+            ["model is now m\\x1b"]
+        );
+        assert_eq!(
+            chat_lines(ChatReply::Approval {
+                policy: ApprovalPolicy::Auto,
+                changed: false
+            }),
+            ["approval policy: auto"]
+        );
+        assert_eq!(
+            chat_lines(ChatReply::UnknownCommand {
+                command: "skils".into(),
+                suggestion: Some("/skills".into())
+            }),
+            ["unknown command /skils; did you mean /skills? /help lists them"]
+        );
+        assert_eq!(
+            chat_lines(ChatReply::History { messages: Vec::new() }),
+            ["no messages yet"]
+        );
+    }
+
+    #[test]
+    fn eval_lines_name_what_was_expected() {
+        let case = EvalCase {
+            prompt: "weather in Oslo".into(),
+            expected: "weather".into(),
+            activated: "none".into(),
+            pass: false,
+        };
+        assert_eq!(
+            eval_case(&case),
+            "FAIL  none             \"weather in Oslo\" (expected weather)"
+        );
+    }
+}
