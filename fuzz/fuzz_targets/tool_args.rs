@@ -18,12 +18,12 @@ fuzz_target!(|data: &[u8]| {
     let name = TOOLS[usize::from(selector) % TOOLS.len()];
     match decode_call(name, &raw) {
         Ok(ToolRequest::Run { command }) => {
-            let _ = cmdline::parse(&command);
+            let _ = cmdline::literal_words(&command, "/skills/fuzz");
         }
         Ok(_) => {}
-        Err(message) => assert!(message.starts_with("error: ")),
+        Err(refusal) => assert!(refusal.for_model().starts_with("error: ")),
     }
-    let _ = cmdline::parse(&raw);
+    let _ = cmdline::literal_words(&raw, "/skills/fuzz");
     // The same bytes as a streamed response chunk.
     if let Ok(chunk) = serde_json::from_slice::<Chunk>(rest) {
         let mut acc = Accumulator::default();

@@ -1,13 +1,14 @@
-//! Managing a conversation across turns: reset, model and skill changes, skills activated by
-//! hand, interrupted turns, and keeping the history within its budget.
+//! The conversation with the model: its messages (secrets redacted on the way in), which skills'
+//! instructions it holds and which one is active, the marker an interrupted answer leaves, and
+//! keeping it within its byte budget.
+
+use std::sync::{Arc, Mutex};
 
 use crate::llm::types::FunctionCall;
 use crate::llm::{ChatMessage, ToolCall};
-use crate::skills::SkillSet;
+use crate::support::redact::Redactor;
 
-use super::prompt;
-use super::turn::Agent;
-use crate::output::Event;
+use super::outcome::ToolOutcome;
 
 /// Prefix of a tool output that was cut to keep the conversation within budget.
 const SHORTENED: &str = "[shortened to save context]";
@@ -15,36 +16,127 @@ const SHORTENED: &str = "[shortened to save context]";
 const INTERRUPTED: &str = "[interrupted by the user]";
 /// How much of a shortened tool output is kept.
 const SHORTENED_KEEP_CHARS: usize = 200;
+/// Bytes each message counts for besides its text (role, ids, framing).
+const MESSAGE_OVERHEAD: usize = 64;
 
-impl Agent {
-    /// Forget the conversation; keep skills, model and settings.
-    pub fn reset(&mut self) {
-        self.messages.truncate(1);
-        self.activated.clear();
-        self.current = None;
-        self.budget_noticed = false;
+/// A skill whose instructions are in the conversation, and where.
+#[derive(Debug, Clone)]
+struct Held {
+    skill: String,
+    /// Index of the tool message that carries them.
+    message: usize,
+}
+
+/// Messages and what they hold; `messages[0]` is always the system prompt.
+#[derive(Debug)]
+pub struct Conversation {
+    messages: Vec<ChatMessage>,
+    redactor: Redactor,
+    /// Bytes of conversation kept before old tool outputs are shortened.
+    budget: usize,
+    /// Skills whose instructions are in the conversation, in activation order.
+    held: Vec<Held>,
+    /// The most recently activated skill: where commands run.
+    current: Option<String>,
+    /// Text of the answer streaming right now, kept for marking an interrupted turn.
+    partial: Arc<Mutex<String>>,
+    /// Whether the user was told the history is being shortened.
+    budget_noticed: bool,
+}
+
+impl Conversation {
+    /// A conversation that starts with `system`; everything added is redacted with `redactor`.
+    pub fn new(system: String, budget: usize, redactor: Redactor) -> Self {
+        Self {
+            messages: vec![ChatMessage::system(system)],
+            redactor,
+            budget,
+            held: Vec::new(),
+            current: None,
+            partial: Arc::default(),
+            budget_noticed: false,
+        }
     }
 
-    pub fn model(&self) -> &str {
-        self.llm.model()
+    pub fn messages(&self) -> &[ChatMessage] {
+        &self.messages
     }
 
-    pub fn set_model(&mut self, model: &str) {
-        self.llm.set_model(model.to_string());
+    /// Replace the system prompt (a new catalog, a re-scan).
+    pub fn set_system(&mut self, system: String) {
+        self.messages[0] = ChatMessage::system(system);
     }
 
-    pub fn skills(&self) -> &SkillSet {
-        &self.skills
+    /// Add a message, with secrets redacted: everything the model sees passes through here.
+    /// Tool-call arguments included: they are sent back with every later request.
+    pub fn remember(&mut self, mut message: ChatMessage) {
+        if let Some(content) = message.content.as_mut()
+            && let std::borrow::Cow::Owned(clean) = self.redactor.redact(content)
+        {
+            *content = clean;
+        }
+        for call in &mut message.tool_calls {
+            if let std::borrow::Cow::Owned(clean) = self.redactor.redact(&call.function.arguments) {
+                call.function.arguments = clean;
+            }
+        }
+        self.messages.push(message);
     }
 
-    /// Replace the skill set (after a re-scan) and the catalog in the system prompt.
-    pub fn set_skills(&mut self, skills: SkillSet) {
-        self.activated.retain(|name| skills.get(name).is_some());
-        if self.current.as_deref().is_some_and(|c| skills.get(c).is_none()) {
+    /// Answer tool call `id` with `outcome`; a skill it activated becomes the active one.
+    pub fn tool_result(&mut self, id: String, outcome: &ToolOutcome) {
+        if let ToolOutcome::Ok { activated: Some(a), .. } = outcome {
+            self.current = Some(a.skill.clone());
+            if a.first {
+                self.held.push(Held {
+                    skill: a.skill.clone(),
+                    message: self.messages.len(),
+                });
+            }
+        }
+        self.remember(ChatMessage::tool(id, outcome.for_model()));
+    }
+
+    /// Record a skill activated on the user's say-so as if the model had called
+    /// `activate_skill`, so it is never injected twice.
+    pub fn activated_by_hand(&mut self, skill: &str, outcome: &ToolOutcome) {
+        let id = format!("manual_{}", self.messages.len());
+        let call = ToolCall {
+            id: id.clone(),
+            kind: "function",
+            function: FunctionCall {
+                name: "activate_skill".into(),
+                arguments: serde_json::json!({ "name": skill }).to_string(),
+            },
+        };
+        self.remember(ChatMessage::assistant(None, vec![call]));
+        self.tool_result(id, outcome);
+    }
+
+    /// Whether `skill`'s instructions are in the conversation.
+    pub fn holds(&self, skill: &str) -> bool {
+        self.held.iter().any(|h| h.skill == skill)
+    }
+
+    /// The active skill, where commands run.
+    pub fn current(&self) -> Option<&str> {
+        self.current.as_deref()
+    }
+
+    /// Forget skills `keep` says no longer exist (after a re-scan).
+    pub fn keep_skills(&mut self, keep: impl Fn(&str) -> bool) {
+        self.held.retain(|h| keep(&h.skill));
+        if self.current.as_deref().is_some_and(|c| !keep(c)) {
             self.current = None;
         }
-        self.skills = skills;
-        self.messages[0] = ChatMessage::system(prompt::system_prompt(&self.skills));
+    }
+
+    /// Forget everything but the system prompt.
+    pub fn reset(&mut self) {
+        self.messages.truncate(1);
+        self.held.clear();
+        self.current = None;
+        self.budget_noticed = false;
     }
 
     /// The user's messages so far, oldest first.
@@ -56,31 +148,9 @@ impl Agent {
             .collect()
     }
 
-    /// Activate a skill on the user's say-so: recorded as if the model had called
-    /// `activate_skill`, so it is never injected twice. Returns the skill's folder.
-    pub fn activate_by_hand(&mut self, name: &str) -> Result<String, String> {
-        let skill = self
-            .skills
-            .get(name)
-            .ok_or_else(|| format!("no skill named {name:?}; /skills lists them"))?;
-        let name = skill.name.clone();
-        let dir = skill.dir.display().to_string();
-        let id = format!("manual_{}", self.messages.len());
-        let call = ToolCall {
-            id: id.clone(),
-            kind: "function",
-            function: FunctionCall {
-                name: "activate_skill".into(),
-                arguments: serde_json::json!({ "name": name }).to_string(),
-            },
-        };
-        let result = self.activate(&name);
-        if result.starts_with("error:") {
-            return Err(result);
-        }
-        self.remember(ChatMessage::assistant(None, vec![call]));
-        self.remember(ChatMessage::tool(id, result));
-        Ok(dir)
+    /// Where the streaming answer is collected while it arrives.
+    pub fn partial(&self) -> Arc<Mutex<String>> {
+        self.partial.clone()
     }
 
     /// After a turn was cancelled: answer its open tool calls, and record in the model's place
@@ -105,16 +175,37 @@ impl Agent {
         }
     }
 
-    /// Shorten the oldest tool outputs until the conversation fits its byte budget.
-    pub(super) fn keep_within_budget(&mut self) {
-        let budget = self.options.history_budget;
-        let size = |m: &ChatMessage| m.content.as_ref().map_or(0, String::len) + 64;
-        let mut total: usize = self.messages.iter().map(size).sum();
-        if total <= budget {
+    /// After a cancelled or failed turn, answer tool calls that got no result so the
+    /// conversation stays valid for the next request.
+    pub fn close_open_tool_calls(&mut self, reason: &str) {
+        let Some(pos) = self.messages.iter().rposition(|m| m.role == "assistant") else {
             return;
+        };
+        let answered: Vec<String> = self.messages[pos + 1..]
+            .iter()
+            .filter_map(|m| m.tool_call_id.clone())
+            .collect();
+        let missing: Vec<String> = self.messages[pos]
+            .tool_calls
+            .iter()
+            .map(|c| c.id.clone())
+            .filter(|id| !answered.contains(id))
+            .collect();
+        for id in missing {
+            self.tool_result(id, &ToolOutcome::failed(reason));
+        }
+    }
+
+    /// Shorten the oldest tool outputs until the conversation fits its byte budget. Returns the
+    /// warning to show the first time it does.
+    pub fn keep_within_budget(&mut self) -> Option<String> {
+        let size = |m: &ChatMessage| m.content.as_ref().map_or(0, String::len) + MESSAGE_OVERHEAD;
+        let mut total: usize = self.messages.iter().map(size).sum();
+        if total <= self.budget {
+            return None;
         }
         for i in 1..self.messages.len() {
-            if total <= budget {
+            if total <= self.budget {
                 break;
             }
             let message = &mut self.messages[i];
@@ -124,26 +215,73 @@ impl Agent {
             if message.role != "tool" || content.starts_with(SHORTENED) || content.len() <= SHORTENED_KEEP_CHARS * 2 {
                 continue;
             }
-            // A shortened activation no longer carries the skill's instructions.
-            if let Some(rest) = content.strip_prefix("Skill ")
-                && let Some((name, _)) = rest.split_once(" activated.")
-            {
-                let name = name.to_string();
-                self.activated.retain(|a| *a != name);
-            }
             let kept: String = content.chars().take(SHORTENED_KEEP_CHARS).collect();
             let before = content.len();
             *content = format!("{SHORTENED} {kept} [… {} bytes dropped]", before - kept.len());
             total = total - before + content.len();
+            // A shortened activation no longer carries the skill's instructions.
+            self.held.retain(|h| h.message != i);
         }
-        if !self.budget_noticed {
-            self.budget_noticed = true;
-            self.emit(Event::Warning {
-                message: format!(
-                    "the conversation passed its budget of {budget} bytes (AGENT_HISTORY_BUDGET): older command \
-                     outputs are being shortened; /reset starts afresh"
-                ),
-            });
+        if self.budget_noticed {
+            return None;
         }
+        self.budget_noticed = true;
+        Some(format!(
+            "the conversation passed its budget of {} bytes (AGENT_HISTORY_BUDGET): older command \
+             outputs are being shortened; /reset starts afresh",
+            self.budget
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::outcome::Activation;
+
+    fn activation(skill: &str, text: &str) -> ToolOutcome {
+        ToolOutcome::Ok {
+            text: text.to_string(),
+            activated: Some(Activation {
+                skill: skill.to_string(),
+                first: true,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_shortened_activation_is_no_longer_held() {
+        let mut c = Conversation::new("system".into(), 600, Redactor::NONE);
+        c.remember(ChatMessage::user("hi"));
+        c.activated_by_hand("weather", &activation("weather", &"instructions ".repeat(100)));
+        assert!(c.holds("weather") && c.current() == Some("weather"));
+        let warning = c.keep_within_budget();
+        assert!(warning.is_some_and(|w| w.contains("AGENT_HISTORY_BUDGET")));
+        assert!(!c.holds("weather"), "its instructions were cut");
+        assert_eq!(c.current(), Some("weather"), "commands still run there");
+        assert_eq!(c.keep_within_budget(), None, "said once");
+    }
+
+    #[test]
+    fn open_calls_are_closed_as_failures_and_an_interruption_is_marked() {
+        let mut c = Conversation::new("system".into(), 1 << 20, Redactor::NONE);
+        c.remember(ChatMessage::user("go"));
+        let call = ToolCall {
+            id: "c1".into(),
+            kind: "function",
+            function: FunctionCall {
+                name: "run_command".into(),
+                arguments: "{}".into(),
+            },
+        };
+        c.remember(ChatMessage::assistant(None, vec![call]));
+        c.interrupted();
+        let roles: Vec<&str> = c.messages().iter().map(|m| m.role).collect();
+        assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant"]);
+        assert_eq!(
+            c.messages()[3].content.as_deref(),
+            Some("error: interrupted by the user")
+        );
+        assert_eq!(c.messages()[4].content.as_deref(), Some(INTERRUPTED));
     }
 }

@@ -1,9 +1,15 @@
-//! The turn loop: conversation, tool dispatch, and the events every front end consumes.
+//! The turn loop: a thin [`Agent`] over a [`conversation::Conversation`] (messages, budget,
+//! activations) and a [`tools::ToolRunner`] whose calls come back as typed
+//! [`outcome::ToolOutcome`]s; the catalog and prompts it sends; routing for `skills eval`. It
+//! emits `output::Event`s and asks through `output::Approver`, never printing.
 
+pub mod controls;
 pub mod conversation;
+pub mod outcome;
 pub mod prompt;
 pub mod route;
 pub mod tools;
 pub mod turn;
 
+pub use outcome::ToolOutcome;
 pub use turn::{Agent, AgentOptions, TurnError};

@@ -17,12 +17,12 @@ pub enum Route {
 impl Agent {
     /// Send `request` in a fresh conversation and report the skill the model activates first.
     pub async fn route(&mut self, request: &str) -> Result<Route, LlmError> {
-        let catalog = self.skills.render_within(self.options.catalog_budget, request);
+        let catalog = self.skills().render_within(self.catalog_budget, request);
         let messages = [
-            ChatMessage::system(prompt::system_prompt_with(&self.skills, &catalog)),
-            ChatMessage::user(self.options.redactor.redact(request).into_owned()),
+            ChatMessage::system(prompt::system_prompt_with(self.skills(), &catalog)),
+            ChatMessage::user(self.redactor.redact(request).into_owned()),
         ];
-        let tools = prompt::tools(&self.skills, catalog.omitted > 0);
+        let tools = prompt::tools(self.skills(), catalog.omitted > 0);
         let reply = self.llm.complete(&messages, &tools, &mut |_| {}).await?;
         self.count_call(reply.usage);
         let activated = reply

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Run;
+use crate::agent::tools::RunnerSettings;
 use crate::agent::{Agent, AgentOptions};
 use crate::exit::{AppError, ExitCode};
 use crate::llm::cassette::{Player, Recorder, Scrubber, Tape};
@@ -45,13 +46,15 @@ pub(super) fn agent(
     .map_err(|e| AppError::new(ExitCode::Llm, e.message))?;
     let skills = SkillSet::new(discovery.skills);
     let options = AgentOptions {
-        approve: config.approve,
-        command_timeout: config.command_timeout,
+        tools: RunnerSettings {
+            approve: config.approve,
+            command_timeout: config.command_timeout,
+            base_env: config.env.merged(),
+            redactor: run.redactor.clone(),
+            skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
+            trust: run.trust.clone(),
+        },
         max_steps: config.max_steps,
-        base_env: config.env.merged(),
-        redactor: run.redactor.clone(),
-        skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
-        trust: run.trust.clone(),
         history_budget: config.history_budget,
         catalog_budget: config.catalog_budget,
         preactivate: config.preactivate,

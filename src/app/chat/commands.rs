@@ -157,7 +157,7 @@ fn skill(chat: &mut Chat<'_>, arg: &str) -> Flow {
             skill: name.to_string(),
             dir,
         }),
-        Err(e) => return refuse(chat, "skill", e.trim_start_matches("error: ")),
+        Err(why) => return refuse(chat, "skill", &why),
     }
     match message.trim() {
         "" => Flow::Done,

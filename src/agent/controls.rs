@@ -1,0 +1,84 @@
+//! What the chat and the application may do with an agent between turns: reset the
+//! conversation, switch the model or the approval policy, swap the skill set after a re-scan,
+//! activate a skill by hand, and mend the conversation after a cancelled or failed turn.
+
+use crate::exec::approval::ApprovalPolicy;
+use crate::skills::SkillSet;
+
+use super::outcome::ToolOutcome;
+use super::prompt;
+use super::turn::Agent;
+
+impl Agent {
+    /// Forget the conversation; keep skills, model and settings.
+    pub fn reset(&mut self) {
+        self.conversation.reset();
+    }
+
+    pub fn model(&self) -> &str {
+        self.llm.model()
+    }
+
+    pub fn set_model(&mut self, model: &str) {
+        self.llm.set_model(model.to_string());
+    }
+
+    /// The approval policy in force.
+    pub fn approval(&self) -> ApprovalPolicy {
+        self.tools.approval()
+    }
+
+    /// Change the approval policy for the rest of the session.
+    pub fn set_approval(&mut self, policy: ApprovalPolicy) {
+        self.tools.set_approval(policy);
+    }
+
+    pub fn skills(&self) -> &SkillSet {
+        &self.tools.skills
+    }
+
+    /// Replace the skill set (after a re-scan) and the catalog in the system prompt.
+    pub fn set_skills(&mut self, skills: SkillSet) {
+        self.conversation.keep_skills(|name| skills.get(name).is_some());
+        self.conversation.set_system(prompt::system_prompt(&skills));
+        self.tools.skills = skills;
+    }
+
+    /// The user's messages so far, oldest first.
+    pub fn user_turns(&self) -> Vec<&str> {
+        self.conversation.user_turns()
+    }
+
+    /// Activate a skill on the user's say-so, recorded as if the model had called
+    /// `activate_skill`, so it is never injected twice. Returns the skill's folder, or why not.
+    pub fn activate_by_hand(&mut self, name: &str) -> Result<String, String> {
+        let outcome = self.tools.activate(&self.conversation, name);
+        let ToolOutcome::Ok {
+            activated: Some(activation),
+            ..
+        } = &outcome
+        else {
+            return Err(outcome.message().to_string());
+        };
+        let skill = activation.skill.clone();
+        let dir = self
+            .skills()
+            .get(&skill)
+            .map(|s| s.dir.display().to_string())
+            .unwrap_or_default();
+        self.conversation.activated_by_hand(&skill, &outcome);
+        Ok(dir)
+    }
+
+    /// After a turn was cancelled: answer its open tool calls and mark the answer as interrupted
+    /// (see [`super::conversation::Conversation::interrupted`]).
+    pub fn interrupted(&mut self) {
+        self.conversation.interrupted();
+    }
+
+    /// After a failed turn, answer tool calls that got no result so the conversation stays valid
+    /// for the next request.
+    pub fn close_open_tool_calls(&mut self, reason: &str) {
+        self.conversation.close_open_tool_calls(reason);
+    }
+}

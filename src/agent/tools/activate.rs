@@ -1,0 +1,95 @@
+//! `activate_skill`: hand the model a skill's instructions, its folder and its files, once.
+
+use super::ToolRunner;
+use crate::agent::conversation::Conversation;
+use crate::agent::outcome::{Activation, ToolOutcome};
+use crate::agent::prompt;
+use crate::output::Event;
+use crate::skills::Skill;
+use crate::skills::catalog::model_line;
+
+/// Most files listed on activation.
+const MAX_LISTED_FILES: usize = 100;
+
+/// What activating a skill reads from its folder.
+struct SkillFiles {
+    body: std::io::Result<String>,
+    files: Vec<String>,
+}
+
+impl SkillFiles {
+    /// Blocking: the `SKILL.md` body (a checked, capped read) and the bundled file list.
+    fn read(skill: &Skill) -> Self {
+        Self {
+            body: skill.read_body(),
+            files: skill.bundled_files(MAX_LISTED_FILES),
+        }
+    }
+}
+
+impl ToolRunner {
+    /// Activate by hand (before a request, `/skill`): reads the skill's files on this thread.
+    pub fn activate(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
+        let files = self
+            .not_yet_held(conversation, name)
+            .map(|skill| SkillFiles::read(&skill));
+        self.activate_with(conversation, name, files)
+    }
+
+    /// Activate for the model: the skill's files are read off the async threads.
+    pub(super) async fn activate_off_thread(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
+        let files = match self.not_yet_held(conversation, name) {
+            Some(skill) => tokio::task::spawn_blocking(move || SkillFiles::read(&skill)).await.ok(),
+            None => None,
+        };
+        self.activate_with(conversation, name, files)
+    }
+
+    /// The skill called `name`, when activating it must read its files.
+    fn not_yet_held(&self, conversation: &Conversation, name: &str) -> Option<Skill> {
+        self.skills.get(name).filter(|s| !conversation.holds(&s.name)).cloned()
+    }
+
+    fn activate_with(&self, conversation: &Conversation, name: &str, files: Option<SkillFiles>) -> ToolOutcome {
+        let Some(skill) = self.skills.get(name).cloned() else {
+            return self.unknown_skill(name);
+        };
+        let dir = skill.dir.display().to_string();
+        if conversation.holds(&skill.name) {
+            return ToolOutcome::Ok {
+                text: format!(
+                    "Skill {} is already active; its instructions are above. Commands run in {dir}.",
+                    model_line(&skill.name)
+                ),
+                activated: Some(Activation {
+                    skill: skill.name,
+                    first: false,
+                }),
+            };
+        }
+        let SkillFiles { body, mut files } = files.unwrap_or_else(|| SkillFiles::read(&skill));
+        let body = match body {
+            Ok(b) => b,
+            Err(e) => return ToolOutcome::failed(format!("cannot read {}: {e}", skill.skill_file.display())),
+        };
+        self.emit(Event::SkillSelected {
+            skill: skill.name.clone(),
+            dir: dir.clone(),
+        });
+        if files.len() == MAX_LISTED_FILES {
+            files.push("… (more not listed)".into());
+        }
+        let files = if files.is_empty() {
+            "(none besides SKILL.md)".to_string()
+        } else {
+            files.join(", ")
+        };
+        ToolOutcome::Ok {
+            text: prompt::activation(&skill.name, &dir, &files, &body),
+            activated: Some(Activation {
+                skill: skill.name,
+                first: true,
+            }),
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! The model's tools (SPEC §4): `activate_skill`, `run_command`, `read_skill_file`, and
+//! `search_skills` when the catalog is over its budget. Each call comes back as a typed
+//! [`ToolOutcome`]; the conversation turns it into the model's text.
+//!
+//! A new tool is a [`ToolRequest`] variant decoded in `decode.rs`, a schema in `prompts/`, and an
+//! arm of [`ToolRunner::dispatch`].
+
+mod activate;
+mod decode;
+mod read;
+mod run;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use decode::{ToolRequest, decode_call};
+pub use read::read_inside;
+
+use super::conversation::Conversation;
+use super::outcome::ToolOutcome;
+use crate::exec::approval::ApprovalPolicy;
+use crate::exec::trust::FolderTrust;
+use crate::output::{Approver, Event, EventSink};
+use crate::skills::SkillSet;
+use crate::skills::catalog::model_line;
+use crate::support::redact::Redactor;
+
+/// Most skills `search_skills` returns.
+const MAX_SEARCH_RESULTS: usize = 10;
+/// Characters of a description in a search result.
+const SEARCH_DESCRIPTION_CHARS: usize = 300;
+
+/// Carries out tool calls for a set of skills: activation, commands (approval, trust, the child
+/// process) and file reads, emitting the events a front end shows.
+pub struct ToolRunner {
+    pub(super) skills: SkillSet,
+    settings: RunnerSettings,
+    approver: Arc<dyn Approver>,
+    sink: Arc<dyn EventSink>,
+}
+
+/// What a [`ToolRunner`] needs besides the skills and the front end.
+#[derive(Debug, Clone)]
+pub struct RunnerSettings {
+    pub approve: ApprovalPolicy,
+    /// Seconds before a command is killed.
+    pub command_timeout: Duration,
+    /// Environment children start from (before SPEC §5 edits).
+    pub base_env: BTreeMap<String, String>,
+    /// Secret redaction for `base_env`, built once per run and shared with the LLM client.
+    pub redactor: Redactor,
+    /// Every skill root, for `AGENT_SKILLS_PATH`.
+    pub skill_roots: Vec<PathBuf>,
+    /// Whether the working folder's project skills may run commands (SPEC §3).
+    pub trust: Arc<FolderTrust>,
+}
+
+impl ToolRunner {
+    pub fn new(
+        skills: SkillSet,
+        settings: RunnerSettings,
+        approver: Arc<dyn Approver>,
+        sink: Arc<dyn EventSink>,
+    ) -> Self {
+        Self {
+            skills,
+            settings,
+            approver,
+            sink,
+        }
+    }
+
+    /// The approval policy in force.
+    pub fn approval(&self) -> ApprovalPolicy {
+        self.settings.approve
+    }
+
+    /// Change the approval policy for the rest of the session.
+    pub fn set_approval(&mut self, policy: ApprovalPolicy) {
+        self.settings.approve = policy;
+    }
+
+    fn emit(&self, event: Event) {
+        self.sink.emit(event);
+    }
+
+    /// Carry out one tool call in `conversation`'s state (which skill is active, which are held).
+    pub async fn dispatch(&mut self, conversation: &Conversation, name: &str, raw_args: &str) -> ToolOutcome {
+        match decode_call(name, raw_args) {
+            Ok(ToolRequest::Activate { name }) => self.activate_off_thread(conversation, &name).await,
+            Ok(ToolRequest::Run { command }) => self.run_command(conversation.current(), &command).await,
+            Ok(ToolRequest::Read { skill, path }) => self.read_skill_file(&skill, &path).await,
+            Ok(ToolRequest::Search { query }) => self.search_skills(&query),
+            Err(refused) => refused,
+        }
+    }
+
+    /// A refusal for a skill name that does not exist, naming similar ones (or any) to pick from.
+    fn unknown_skill(&self, name: &str) -> ToolOutcome {
+        let similar: Vec<&str> = self
+            .skills
+            .search(&name.replace(['-', '_'], " "), 5)
+            .iter()
+            .map(|(s, _)| s.name.as_str())
+            .collect();
+        let names = if similar.is_empty() {
+            self.skills.names()
+        } else {
+            similar
+        };
+        let shown = names
+            .iter()
+            .take(50)
+            .map(|n| model_line(n))
+            .collect::<Vec<_>>()
+            .join(", ");
+        ToolOutcome::refused(format!(
+            "there is no skill named {name:?}; known skills include: {shown}"
+        ))
+    }
+
+    fn search_skills(&self, query: &str) -> ToolOutcome {
+        let hits = self.skills.search(query, MAX_SEARCH_RESULTS);
+        if hits.is_empty() {
+            return ToolOutcome::ok(format!("no skill matches {query:?}; try other keywords"));
+        }
+        ToolOutcome::ok(
+            hits.iter()
+                .map(|(s, _)| {
+                    let desc: String = model_line(&s.description)
+                        .chars()
+                        .take(SEARCH_DESCRIPTION_CHARS)
+                        .collect();
+                    format!("- {}: {desc}\n", model_line(&s.name))
+                })
+                .collect::<String>(),
+        )
+    }
+}

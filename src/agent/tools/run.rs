@@ -1,0 +1,256 @@
+//! `run_command`: approval (policy, a person, folder trust), then the command as a child process
+//! in the active skill's folder, its output capped for the model and summed up for the user.
+
+use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
+use crate::exec::env::child_env;
+use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
+use crate::output::{ApprovalRequest, Event};
+use crate::skills::Skill;
+use crate::skills::discover::RootKind;
+
+use super::ToolRunner;
+use crate::agent::outcome::ToolOutcome;
+
+/// Lines of stderr a `command_finished` event carries, and the most characters of each.
+const STDERR_TAIL_LINES: usize = 5;
+const STDERR_TAIL_CHARS: usize = 300;
+
+impl ToolRunner {
+    /// Run `command` in the `current` skill's folder, once approval (and folder trust) allow it.
+    pub(super) async fn run_command(&self, current: Option<&str>, command: &str) -> ToolOutcome {
+        let Some(skill) = current.and_then(|n| self.skills.get(n)).cloned() else {
+            self.emit(Event::CommandDenied {
+                skill: None,
+                command: command.to_string(),
+                reason: "no skill is active".into(),
+            });
+            return ToolOutcome::refused(
+                "no skill is active; call activate_skill first, then run the commands its instructions give",
+            );
+        };
+        let command = command.trim();
+        if command.is_empty() {
+            return ToolOutcome::refused("the command is empty");
+        }
+        let plan = match self.approve(&skill, command).await {
+            Ok(plan) => plan,
+            Err(reason) => {
+                self.emit(Event::CommandDenied {
+                    skill: Some(skill.name.clone()),
+                    command: command.to_string(),
+                    reason: reason.clone(),
+                });
+                return ToolOutcome::denied(reason);
+            }
+        };
+        let cwd = skill.dir.display().to_string();
+        self.emit(Event::CommandStarted {
+            skill: skill.name.clone(),
+            command: command.to_string(),
+            cwd,
+            argv: match &plan {
+                Plan::Argv(argv) => Some(argv.words().to_vec()),
+                Plan::Shell(_) => None,
+            },
+        });
+        let env = child_env(
+            &self.settings.base_env,
+            &skill.name,
+            &skill.dir,
+            &self.settings.skill_roots,
+        );
+        let spec = CommandSpec {
+            plan: &plan,
+            cwd: &skill.dir,
+            env: &env,
+            timeout: self.settings.command_timeout,
+            head_bytes: DEFAULT_HEAD_BYTES,
+            tail_bytes: DEFAULT_TAIL_BYTES,
+            redactor: &self.settings.redactor,
+        };
+        match process::run(&spec).await {
+            Ok(out) => {
+                self.emit(Event::CommandFinished {
+                    skill: skill.name.clone(),
+                    command: command.to_string(),
+                    exit_code: out.exit_code,
+                    signal: out.signal,
+                    duration_ms: u64::try_from(out.duration.as_millis()).unwrap_or(u64::MAX),
+                    stdout_bytes: out.stdout.total_bytes,
+                    stderr_bytes: out.stderr.total_bytes,
+                    timed_out: out.timed_out,
+                    stderr_tail: last_lines(&self.settings.redactor.redact(&out.stderr.text), STDERR_TAIL_LINES),
+                });
+                ToolOutcome::ok(format_output(&out, self.settings.command_timeout.as_secs()))
+            }
+            Err(e) => {
+                let program = match &plan {
+                    Plan::Argv(argv) => argv.program().display().to_string(),
+                    Plan::Shell(_) => "sh".to_string(),
+                };
+                let message = format!("could not start {program} in {}: {e}", skill.dir.display());
+                self.emit(Event::Warning {
+                    message: message.clone(),
+                });
+                ToolOutcome::failed(message)
+            }
+        }
+    }
+
+    /// What runs, once the policy (or a person) allowed it; else why not.
+    async fn approve(&self, skill: &Skill, command: &str) -> Result<Plan, String> {
+        if let Some(reason) = self.untrusted(skill).await {
+            return Err(reason);
+        }
+        match approval::evaluate(self.settings.approve, command, &scope_of(skill)) {
+            Verdict::Run(plan) => Ok(plan),
+            Verdict::Deny(reason) => Err(reason),
+            Verdict::AskUser(pending) if !self.approver.can_ask() => Err(no_terminal(pending.plan())),
+            Verdict::AskUser(pending) => {
+                let approver = self.approver.clone();
+                let request = ApprovalRequest {
+                    skill: skill.name.clone(),
+                    command: self.settings.redactor.redact(command).into_owned(),
+                    cwd: skill.dir.display().to_string(),
+                };
+                let approved = tokio::task::spawn_blocking(move || approver.ask(&request))
+                    .await
+                    .unwrap_or(false);
+                if approved {
+                    Ok(pending.approve())
+                } else {
+                    Err("denied by the user".to_string())
+                }
+            }
+        }
+    }
+
+    /// Project skills run commands only once their folder is trusted with their current content
+    /// (SPEC §3). `--yes` does not stand in for that; `--approve no` runs nothing anyway.
+    async fn untrusted(&self, skill: &Skill) -> Option<String> {
+        if skill.root_kind != RootKind::Project || self.settings.approve == ApprovalPolicy::No {
+            return None;
+        }
+        let trust = self.settings.trust.clone();
+        let (t, dir) = (trust.clone(), skill.dir.clone());
+        // Hashing reads the skill's files: off the async threads.
+        if tokio::task::spawn_blocking(move || t.skill_may_run(&dir))
+            .await
+            .unwrap_or(false)
+        {
+            return None;
+        }
+        let folder = trust.folder().display().to_string();
+        let refusal = format!(
+            "the project skill {} is not trusted (new, or changed since {folder} was trusted); \
+             run `agent trust` in {folder} to let its skills run commands (--yes does not)",
+            trust.skill_key(&skill.dir)
+        );
+        if !self.approver.can_ask() || trust.declined() {
+            return Some(refusal);
+        }
+        let approver = self.approver.clone();
+        let asked = trust.clone();
+        let decided = tokio::task::spawn_blocking(move || {
+            let assessment = asked.assess();
+            let yes = approver.ask_trust(&assessment);
+            (yes, asked.decide(&assessment, yes))
+        })
+        .await;
+        let Ok((agreed, saved)) = decided else {
+            return Some(refusal);
+        };
+        if let Err(e) = saved {
+            self.emit(Event::Warning {
+                message: format!("decided for this session only: {e}"),
+            });
+        }
+        if !agreed || !trust.skill_may_run(&skill.dir) {
+            return Some(refusal);
+        }
+        None
+    }
+}
+
+/// What approval needs of a skill: its folder, entry script and grants.
+fn scope_of(skill: &Skill) -> SkillScope {
+    SkillScope {
+        dir: skill.dir.clone(),
+        entry: skill.entry.clone(),
+        grants: skill.allowed_tools.clone(),
+    }
+}
+
+/// Why a command that needs a yes was denied without a terminal, naming the narrowest setting that
+/// would have let it run (`--approve auto` for the skill's own literal script, else `--yes`).
+fn no_terminal(plan: &Plan) -> String {
+    match plan {
+        Plan::Argv(_) => "needs approval but there is no terminal to ask on; rerun with --approve auto to let \
+                          the skill's own scripts run"
+            .to_string(),
+        Plan::Shell(shell) => format!(
+            "needs approval ({}) but there is no terminal to ask on; rerun with --yes (or --approve yes) to allow \
+             every command",
+            shell.why()
+        ),
+    }
+}
+
+fn format_output(out: &CommandOutput, timeout_secs: u64) -> String {
+    let mut text = match (out.timed_out, out.exit_code, out.signal) {
+        (true, _, _) => format!("timed out after {timeout_secs}s and was killed\n"),
+        (false, Some(code), _) => format!("exit code: {code}\n"),
+        (false, None, Some(sig)) => format!("killed by signal {sig}\n"),
+        (false, None, None) => "exit status unknown\n".to_string(),
+    };
+    for (label, cap) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        if cap.total_bytes == 0 {
+            continue;
+        }
+        let binary = if cap.binary {
+            " (binary data, shown lossily)"
+        } else {
+            ""
+        };
+        text.push_str(&format!("{label}{binary}:\n{}", cap.text));
+        if !cap.text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    if out.stdout.total_bytes == 0 && out.stderr.total_bytes == 0 {
+        text.push_str("(no output)\n");
+    }
+    text
+}
+
+/// The last `n` non-blank lines of `text` as a terminal would show them (a `\r` redraw keeps
+/// only what came after it), each cut to [`STDERR_TAIL_CHARS`].
+fn last_lines(text: &str, n: usize) -> Vec<String> {
+    let mut lines: Vec<String> = text
+        .lines()
+        .rev()
+        .map(|l| l.rsplit('\r').next().unwrap_or(l).trim_end())
+        .filter(|l| !l.trim().is_empty())
+        .take(n)
+        .map(|l| match l.char_indices().nth(STDERR_TAIL_CHARS) {
+            Some((cut, _)) => format!("{}…", &l[..cut]),
+            None => l.to_string(),
+        })
+        .collect();
+    lines.reverse();
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_tail_is_the_last_visible_lines() {
+        let text = "one\n\ntwo\n  \nprogress 10%\rprogress 100%\nthree\n";
+        assert_eq!(last_lines(text, 3), ["two", "progress 100%", "three"]);
+        assert_eq!(last_lines("", 3), Vec::<String>::new());
+        let long = "x".repeat(STDERR_TAIL_CHARS + 10);
+        assert_eq!(last_lines(&long, 1)[0].chars().count(), STDERR_TAIL_CHARS + 1);
+    }
+}
