@@ -52,6 +52,8 @@ pub struct SkillSummary {
     pub allowed_tools: Vec<String>,
     /// How many findings of warning level or worse the loader made.
     pub warnings: usize,
+    /// Their codes, in order (`skills show` has the findings in full).
+    pub codes: Vec<&'static str>,
     /// Whether the skill may run commands as far as folder trust goes.
     pub trusted: bool,
     /// Why it may not, naming `agent trust`.
@@ -64,6 +66,8 @@ pub struct SkillList {
     pub skills: Vec<SkillSummary>,
     /// Skipped skill folders, unreadable roots and shadowed names, one line each.
     pub problems: Vec<String>,
+    /// The same problems as findings, with their codes.
+    pub findings: Vec<Diagnostic>,
 }
 
 /// `skills show NAME`: one skill in full.

@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::parse::{Loaded, load_skill};
-use super::{Diagnostic, Severity, Skill};
+use super::{Diagnostic, Severity, Skill, code};
 use crate::support::skill_dirs::{find_skill_file, is_ignored};
 
 /// Where a root came from, in precedence order.
@@ -55,6 +55,7 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 if root.kind == RootKind::EnvPath {
                     out.warnings.push(Diagnostic::new(
+                        code::MISSING_ROOT,
                         Severity::Warning,
                         &root.path,
                         None,
@@ -65,6 +66,7 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
             }
             Err(e) => {
                 out.warnings.push(Diagnostic::new(
+                    code::UNREADABLE_ROOT,
                     Severity::Warning,
                     &root.path,
                     None,
@@ -81,6 +83,7 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
             match loaded {
                 Loaded::Skill(mut skill) => match by_name.get(&skill.name) {
                     Some(winner) => out.warnings.push(Diagnostic::new(
+                        code::SHADOWED,
                         Severity::Warning,
                         &skill.skill_file,
                         Some(1),
@@ -123,6 +126,7 @@ fn load_all(dirs: &[PathBuf], root: &Path) -> Vec<Loaded> {
                 w.join().unwrap_or_else(|_| {
                     // A panic in the loader is a bug; report the folders as skipped, don't lose the rest.
                     vec![Loaded::Skipped(Diagnostic::new(
+                        code::INTERNAL_ERROR,
                         Severity::Error,
                         root,
                         None,
@@ -144,6 +148,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
         Ok(e) => e,
         Err(e) => {
             warnings.push(Diagnostic::new(
+                code::UNREADABLE_ROOT,
                 Severity::Warning,
                 root,
                 None,
@@ -162,6 +167,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
                 Ok(_) => None,
                 Err(err) => {
                     warnings.push(Diagnostic::new(
+                        code::BROKEN_LINK,
                         Severity::Warning,
                         &path,
                         None,
@@ -204,7 +210,7 @@ mod tests {
         ]);
         let names: Vec<_> = d.skills.iter().map(|s| (s.name.as_str(), s.root.clone())).collect();
         assert_eq!(names, [("x", a.path().to_path_buf()), ("y", b.path().to_path_buf())]);
-        assert!(d.warnings[0].message.contains("shadowed"));
+        assert_eq!(d.warnings[0].code, code::SHADOWED);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::frontmatter::{self, Finding};
-use super::{Dialect, Severity};
+use super::{Dialect, Severity, code};
 use crate::support::yaml::kind_of;
 
 /// Agent Skills limit on `description`.
@@ -41,9 +41,10 @@ pub struct SkillText {
     pub findings: Vec<Finding>,
 }
 
-fn at(severity: Severity, line: Option<usize>, message: impl Into<String>) -> Finding {
+fn at(code: &'static str, severity: Severity, line: Option<usize>, message: impl Into<String>) -> Finding {
     Finding {
         severity,
+        code,
         line: line.or(Some(1)),
         message: message.into(),
     }
@@ -55,8 +56,12 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
     let mut fields = Map::new();
     let mut lines: HashMap<String, usize> = HashMap::new();
     if raw.iter().take(8192).any(|b| *b == 0) {
-        out.findings
-            .push(at(Severity::Warning, None, "is a binary file, not markdown"));
+        out.findings.push(at(
+            code::BINARY_FILE,
+            Severity::Warning,
+            None,
+            "is a binary file, not markdown",
+        ));
     } else {
         let normalized = frontmatter::normalize(raw);
         out.findings.extend(normalized.findings);
@@ -90,6 +95,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         .filter(|n| !n.is_empty());
     if dialect == Dialect::AgentSkills && declared.is_none() {
         out.findings.push(at(
+            code::MISSING_NAME,
             Severity::Warning,
             None,
             format!("frontmatter has no `name`; using the folder name `{folder}`"),
@@ -98,11 +104,16 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
     out.name = declared.unwrap_or_else(|| folder.to_string());
     let name = out.name.clone();
     for problem in name_problems(&nfkc(&name)) {
-        out.findings
-            .push(at(Severity::Warning, line("name"), format!("name `{name}` {problem}")));
+        out.findings.push(at(
+            code::INVALID_NAME,
+            Severity::Warning,
+            line("name"),
+            format!("name `{name}` {problem}"),
+        ));
     }
     if dialect == Dialect::AgentSkills && nfkc(&name) != nfkc(folder) {
         out.findings.push(at(
+            code::NAME_FOLDER_MISMATCH,
             Severity::Warning,
             line("name"),
             format!("name `{name}` does not match its folder `{folder}`"),
@@ -117,6 +128,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
     if let Some(description) = &out.description {
         if dialect == Dialect::AgentSkills && !fields.contains_key("description") {
             out.findings.push(at(
+                code::DESCRIPTION_FROM_MARKDOWN,
                 Severity::Warning,
                 None,
                 "frontmatter has no `description`; took it from the markdown",
@@ -125,12 +137,14 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         let chars = description.chars().count();
         if chars > MAX_DESCRIPTION_CHARS {
             out.findings.push(at(
+                code::DESCRIPTION_TOO_LONG,
                 Severity::Warning,
                 line("description"),
                 format!("description is {chars} characters (limit {MAX_DESCRIPTION_CHARS}); the catalog cuts it there"),
             ));
         } else if chars < SHORT_DESCRIPTION_CHARS {
             out.findings.push(at(
+                code::DESCRIPTION_TOO_SHORT,
                 Severity::Info,
                 line("description"),
                 format!("description is only {chars} characters; say what the skill does and when to use it"),
@@ -143,6 +157,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         Some(Value::String(s)) => Some(s.clone()),
         Some(other) => {
             out.findings.push(at(
+                code::WRONG_TYPE,
                 Severity::Warning,
                 line("compatibility"),
                 format!("`compatibility` is a {}, not a string", kind_of(other)),
@@ -156,6 +171,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         .is_some_and(|c| c.chars().count() > MAX_COMPATIBILITY_CHARS)
     {
         out.findings.push(at(
+            code::COMPATIBILITY_TOO_LONG,
             Severity::Warning,
             line("compatibility"),
             format!("`compatibility` is over {MAX_COMPATIBILITY_CHARS} characters"),
@@ -166,6 +182,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         && !m.is_null()
     {
         out.findings.push(at(
+            code::WRONG_TYPE,
             Severity::Warning,
             line("metadata"),
             format!("`metadata` is a {}, not a mapping", kind_of(m)),
@@ -173,6 +190,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
     }
     for key in fields.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())) {
         out.findings.push(at(
+            code::UNKNOWN_KEY,
             Severity::Warning,
             line(key),
             format!(
@@ -182,6 +200,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
     }
     if fields.contains_key("version") {
         out.findings.push(at(
+            code::VERSION_NOT_IN_SPEC,
             Severity::Info,
             line("version"),
             "`version` is not an Agent Skills field; `metadata: {version: …}` is the portable place",
@@ -191,6 +210,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         out.allowed_tools = parse_allowed_tools(tools);
         if !matches!(tools, Value::String(_) | Value::Array(_) | Value::Null) {
             out.findings.push(at(
+                code::WRONG_TYPE,
                 Severity::Warning,
                 line("allowed-tools"),
                 format!("`allowed-tools` is a {}; expected a string or a list", kind_of(tools)),
@@ -232,6 +252,7 @@ fn string_field(
         Value::Bool(b) => Some(b.to_string()),
         other => {
             findings.push(at(
+                code::WRONG_TYPE,
                 Severity::Warning,
                 line,
                 format!("`{key}` is a {}, not a string; ignored it", kind_of(other)),
@@ -416,7 +437,7 @@ mod tests {
             "x",
             None,
         );
-        let unknown = t.findings.iter().find(|f| f.message.contains("colour")).unwrap();
+        let unknown = t.findings.iter().find(|f| f.code == code::UNKNOWN_KEY).unwrap();
         assert_eq!(unknown.line, Some(4));
         assert_eq!(t.description.as_deref(), Some("Does x things for you."));
     }

@@ -3,20 +3,23 @@
 
 use serde_json::{Map, Value};
 
-use super::Severity;
+use super::{Severity, code};
 use crate::support::yaml::{first_line as first_line_of, kind_of, to_json};
 
 /// A finding about the file's text, located by 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub severity: Severity,
+    /// A [`super::code`] constant.
+    pub code: &'static str,
     pub line: Option<usize>,
     pub message: String,
 }
 
-fn finding(severity: Severity, line: Option<usize>, message: impl Into<String>) -> Finding {
+fn finding(code: &'static str, severity: Severity, line: Option<usize>, message: impl Into<String>) -> Finding {
     Finding {
         severity,
+        code,
         line,
         message: message.into(),
     }
@@ -36,6 +39,7 @@ pub fn normalize(raw: &[u8]) -> Normalized {
         Ok(s) => s.to_string(),
         Err(e) => {
             findings.push(finding(
+                code::INVALID_UTF8,
                 Severity::Warning,
                 None,
                 format!(
@@ -49,6 +53,7 @@ pub fn normalize(raw: &[u8]) -> Normalized {
     let mut text = match decoded.strip_prefix('\u{feff}') {
         Some(rest) => {
             findings.push(finding(
+                code::BYTE_ORDER_MARK,
                 Severity::Warning,
                 Some(1),
                 "starts with a byte-order mark (BOM); ignored it",
@@ -59,7 +64,12 @@ pub fn normalize(raw: &[u8]) -> Normalized {
     };
     if text.contains('\r') {
         text = text.replace("\r\n", "\n").replace('\r', "\n");
-        findings.push(finding(Severity::Info, None, "uses CRLF line endings; read as LF"));
+        findings.push(finding(
+            code::CRLF_LINE_ENDINGS,
+            Severity::Info,
+            None,
+            "uses CRLF line endings; read as LF",
+        ));
     }
     Normalized { text, findings }
 }
@@ -112,6 +122,7 @@ pub fn split(text: &str) -> Split {
     if is_fence(lines[first]) {
         if first > 0 {
             out.findings.push(finding(
+                code::FRONTMATTER_NOT_FIRST,
                 Severity::Warning,
                 Some(first + 1),
                 format!("{first} blank line(s) before the opening `---`; frontmatter must start on line 1"),
@@ -140,6 +151,7 @@ pub fn split(text: &str) -> Split {
             }
             Some(close) => {
                 out.findings.push(finding(
+                    code::UNCLOSED_FRONTMATTER,
                     Severity::Warning,
                     Some(open + 1),
                     format!(
@@ -156,6 +168,7 @@ pub fn split(text: &str) -> Split {
             }
             None => {
                 out.findings.push(finding(
+                    code::UNCLOSED_FRONTMATTER,
                     Severity::Warning,
                     Some(open + 1),
                     format!(
@@ -181,6 +194,7 @@ pub fn split(text: &str) -> Split {
             .map(|p| p + first)
             .unwrap_or(lines.len());
         out.findings.push(finding(
+            code::MISSING_DELIMITERS,
             Severity::Warning,
             Some(first + 1),
             "frontmatter fields without `---` delimiters; wrap them in `---` lines",
@@ -215,8 +229,12 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
         }
     }
     if yaml.trim().is_empty() {
-        out.findings
-            .push(finding(Severity::Warning, Some(first_line), "frontmatter is empty"));
+        out.findings.push(finding(
+            code::EMPTY_FRONTMATTER,
+            Severity::Warning,
+            Some(first_line),
+            "frontmatter is empty",
+        ));
         return out;
     }
     if let Some((idx, _)) = yaml
@@ -225,6 +243,7 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
     {
         let line = first_line + yaml[..idx].matches('\n').count();
         out.findings.push(finding(
+            code::CONTROL_CHARACTER,
             Severity::Warning,
             Some(line),
             "control character in frontmatter; removed it",
@@ -245,10 +264,14 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
     match to_json(yaml) {
         Ok(value) => match value {
             Value::Object(map) => out.map = Some(map),
-            Value::Null => out
-                .findings
-                .push(finding(Severity::Warning, Some(first_line), "frontmatter is empty")),
+            Value::Null => out.findings.push(finding(
+                code::EMPTY_FRONTMATTER,
+                Severity::Warning,
+                Some(first_line),
+                "frontmatter is empty",
+            )),
             other => out.findings.push(finding(
+                code::FRONTMATTER_NOT_MAPPING,
                 Severity::Warning,
                 Some(first_line),
                 format!(
@@ -264,6 +287,7 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
                 && let Ok(Value::Object(map)) = to_json(&quoted)
             {
                 out.findings.push(finding(
+                    code::UNQUOTED_COLON,
                     Severity::Warning,
                     line,
                     "value contains an unquoted `: `; read it as a string — quote the value",
@@ -272,6 +296,7 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
                 return out;
             }
             out.findings.push(finding(
+                code::INVALID_YAML,
                 Severity::Warning,
                 line,
                 format!(

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Diagnostic, Dialect, Severity, Skill};
+use super::{Diagnostic, Dialect, Severity, Skill, code};
 
 /// A body longer than this costs the model a lot of context on every activation.
 pub const MAX_BODY_LINES: usize = 500;
@@ -38,6 +38,7 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
     let file = &skill.skill_file;
     if rules.agent_skills_everywhere && skill.dialect == Dialect::Scp {
         out.push(Diagnostic::new(
+            code::NO_FRONTMATTER,
             Severity::Warning,
             file,
             Some(1),
@@ -47,12 +48,10 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
     if (rules.strict || rules.agent_skills_everywhere)
         && skill.version.is_some()
         && skill.dialect == Dialect::AgentSkills
-        && let Some(d) = skill
-            .diagnostics
-            .iter()
-            .find(|d| d.message.contains("`version` is not an Agent Skills field"))
+        && let Some(d) = skill.diagnostics.iter().find(|d| d.code == code::VERSION_NOT_IN_SPEC)
     {
         out.push(Diagnostic::new(
+            code::UNEXPECTED_KEY,
             Severity::Warning,
             file,
             d.line,
@@ -62,6 +61,7 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
     let words = skill.description.split_whitespace().count();
     if words < MIN_DESCRIPTION_WORDS {
         out.push(Diagnostic::new(
+            code::VAGUE_DESCRIPTION,
             Severity::Info,
             file,
             Some(1),
@@ -73,6 +73,7 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
     out.extend(hidden_characters(skill));
     if let Some(phrase) = addresses_the_model(&skill.description) {
         out.push(Diagnostic::new(
+            code::ADDRESSES_THE_MODEL,
             Severity::Warning,
             file,
             Some(1),
@@ -86,6 +87,7 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
         let lines = body.lines().count();
         if lines > MAX_BODY_LINES {
             out.push(Diagnostic::new(
+                code::LONG_BODY,
                 Severity::Warning,
                 file,
                 Some(1),
@@ -172,6 +174,7 @@ fn hidden_characters(skill: &Skill) -> Vec<Diagnostic> {
                 .chars()
                 .find(|c| crate::support::terminal_text::is_hidden(*c) && !matches!(c, '\n' | '\t' | '\r'))?;
             Some(Diagnostic::new(
+                code::HIDDEN_CHARACTERS,
                 Severity::Warning,
                 &skill.skill_file,
                 None,
@@ -220,6 +223,7 @@ fn bashisms(script: &Path) -> Vec<Diagnostic> {
         }
         if let Some((_, what)) = BASHISMS.iter().find(|(needle, _)| code.contains(needle)) {
             out.push(Diagnostic::new(
+                code::BASHISM,
                 Severity::Warning,
                 script,
                 Some(idx + 1),

@@ -1,6 +1,7 @@
 //! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
 
 pub mod catalog;
+pub mod code;
 pub mod discover;
 pub mod fields;
 pub mod frontmatter;
@@ -50,6 +51,8 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
     pub severity: Severity,
+    /// What it is about, stable across rewordings (a [`code`] constant).
+    pub code: &'static str,
     pub file: PathBuf,
     /// 1-based line, when the finding is about one line.
     pub line: Option<usize>,
@@ -57,9 +60,16 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(severity: Severity, file: &Path, line: Option<usize>, message: impl Into<String>) -> Self {
+    pub fn new(
+        code: &'static str,
+        severity: Severity,
+        file: &Path,
+        line: Option<usize>,
+        message: impl Into<String>,
+    ) -> Self {
         Self {
             severity,
+            code,
             file: file.to_path_buf(),
             line,
             message: message.into(),

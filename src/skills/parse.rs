@@ -5,7 +5,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::fields::parse_skill_text;
-use super::{Diagnostic, Dialect, Severity, Skill};
+use super::{Diagnostic, Dialect, Severity, Skill, code};
 use crate::support::fs::{read_regular, read_whole};
 use crate::support::skill_dirs::find_skill_file;
 use crate::support::yaml::kind_of;
@@ -42,6 +42,7 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
     let mut diags = Vec::new();
     if file.file_name().is_some_and(|n| n == "skill.md") {
         diags.push(Diagnostic::new(
+            code::LOWERCASE_SKILL_MD,
             Severity::Info,
             &file,
             Some(1),
@@ -52,6 +53,7 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         Ok(read) => read,
         Err(e) => {
             return Loaded::Skipped(Diagnostic::new(
+                code::UNREADABLE_FILE,
                 Severity::Error,
                 &file,
                 Some(1),
@@ -61,6 +63,7 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
     };
     if size > MAX_SKILL_FILE_BYTES {
         diags.push(Diagnostic::new(
+            code::FILE_TOO_LARGE,
             Severity::Warning,
             &file,
             Some(1),
@@ -76,10 +79,11 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
     diags.extend(
         text.findings
             .into_iter()
-            .map(|f| Diagnostic::new(f.severity, &file, f.line, f.message)),
+            .map(|f| Diagnostic::new(f.code, f.severity, &file, f.line, f.message)),
     );
     let Some(description) = text.description else {
         return Loaded::Skipped(Diagnostic::new(
+            code::MISSING_DESCRIPTION,
             Severity::Error,
             &file,
             Some(1),
@@ -114,6 +118,7 @@ fn read_manifest(dir: &Path, diags: &mut Vec<Diagnostic>) -> Option<Map<String, 
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
             diags.push(Diagnostic::new(
+                code::MANIFEST_UNREADABLE,
                 Severity::Warning,
                 &path,
                 None,
@@ -126,6 +131,7 @@ fn read_manifest(dir: &Path, diags: &mut Vec<Diagnostic>) -> Option<Map<String, 
         Ok(Value::Object(map)) => Some(map),
         Ok(other) => {
             diags.push(Diagnostic::new(
+                code::MANIFEST_NOT_OBJECT,
                 Severity::Warning,
                 &path,
                 Some(1),
@@ -135,6 +141,7 @@ fn read_manifest(dir: &Path, diags: &mut Vec<Diagnostic>) -> Option<Map<String, 
         }
         Err(e) => {
             diags.push(Diagnostic::new(
+                code::MANIFEST_INVALID_JSON,
                 Severity::Warning,
                 &path,
                 Some(e.line()),
@@ -157,6 +164,7 @@ fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec
                 .and_then(|t| t.text().lines().position(|l| l.contains("\"entry\"")))
                 .map_or(1, |i| i + 1);
             diags.push(Diagnostic::new(
+                code::MISSING_ENTRY,
                 Severity::Warning,
                 &manifest_path,
                 Some(line),
@@ -167,6 +175,7 @@ fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec
     }
     if !is_executable(&path) {
         diags.push(Diagnostic::new(
+            code::NOT_EXECUTABLE,
             Severity::Warning,
             &path,
             Some(1),

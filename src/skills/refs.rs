@@ -7,7 +7,7 @@
 //! relative link targets. Absolute paths, URLs, `..`, globs and placeholders are left alone.
 
 use super::parse::is_executable;
-use super::{Diagnostic, Severity, Skill};
+use super::{Diagnostic, Severity, Skill, code};
 
 /// Folders the Agent Skills layout bundles files in.
 const BUNDLE_DIRS: [&str; 3] = ["scripts/", "references/", "assets/"];
@@ -38,6 +38,7 @@ pub fn check_references(skill: &Skill) -> Vec<Diagnostic> {
         let target = skill.dir.join(r.path.trim_start_matches("./"));
         if !target.exists() {
             out.push(Diagnostic::new(
+                code::MISSING_FILE,
                 Severity::Warning,
                 &skill.skill_file,
                 Some(r.line),
@@ -48,6 +49,7 @@ pub fn check_references(skill: &Skill) -> Vec<Diagnostic> {
             ));
         } else if r.command && is_script(&r.path) && target.is_file() && !is_executable(&target) {
             out.push(Diagnostic::new(
+                code::NOT_EXECUTABLE,
                 Severity::Warning,
                 &skill.skill_file,
                 Some(r.line),

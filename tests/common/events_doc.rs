@@ -21,10 +21,11 @@ pub enum Part {
 }
 
 /// Arrays whose items are documented objects: (section, field) → the items' section.
-const NESTED: [((&str, &str), &str); 9] = [
+const NESTED: [((&str, &str), &str); 10] = [
     (("help", "commands"), "command"),
     (("skills", "skills"), "summary"),
     (("skills list", "skills"), "summary"),
+    (("skills list", "findings"), "diagnostic"),
     (("skills show", "diagnostics"), "diagnostic"),
     (("skills search", "results"), "hit"),
     (("skills check", "skills"), "checked"),

@@ -8,8 +8,8 @@ use super::Chat;
 use crate::exec::approval::ApprovalPolicy;
 use crate::output::ChatReply;
 use crate::output::chat::CommandHelp;
-use crate::skills::SkillSet;
 use crate::skills::discover::discover;
+use crate::skills::{SkillSet, code};
 
 /// What the chat does after a command.
 pub(super) enum Flow {
@@ -137,7 +137,7 @@ fn skills(chat: &mut Chat<'_>, _arg: &str) -> Flow {
     let shadowed: BTreeSet<String> = chat
         .warnings
         .iter()
-        .filter(|w| w.message.contains("is shadowed"))
+        .filter(|w| w.code == code::SHADOWED)
         .map(|w| w.to_string())
         .collect();
     chat.say(ChatReply::Skills {

@@ -55,6 +55,12 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
 /// What a listing says about `skill`: the one place that decides whether it is blocked.
 pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
     let blocked = blocked_reason(skill, trust);
+    let codes: Vec<&'static str> = skill
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity >= Severity::Warning)
+        .map(|d| d.code)
+        .collect();
     SkillSummary {
         name: skill.name.clone(),
         description: skill.description.clone(),
@@ -64,11 +70,8 @@ pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
         dialect: skill.dialect,
         entry: skill.entry.clone(),
         allowed_tools: skill.allowed_tools.clone(),
-        warnings: skill
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity >= Severity::Warning)
-            .count(),
+        warnings: codes.len(),
+        codes,
         trusted: blocked.is_none(),
         blocked,
     }
@@ -89,14 +92,11 @@ fn blocked_reason(skill: &Skill, trust: &FolderTrust) -> Option<String> {
 
 /// `skills list`: every skill, and the problems of the scan.
 fn list(discovery: &Discovery, trust: &FolderTrust) -> SkillList {
+    let findings: Vec<_> = discovery.skipped.iter().chain(&discovery.warnings).cloned().collect();
     SkillList {
         skills: discovery.skills.iter().map(|s| summary(s, trust)).collect(),
-        problems: discovery
-            .skipped
-            .iter()
-            .chain(&discovery.warnings)
-            .map(|d| d.to_string())
-            .collect(),
+        problems: findings.iter().map(|d| d.to_string()).collect(),
+        findings,
     }
 }
 
