@@ -5,6 +5,10 @@ use std::io::IsTerminal;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
+#[allow(
+    clippy::print_stderr,
+    reason = "before the runtime exists there is no renderer to report through"
+)]
 fn main() -> std::process::ExitCode {
     let cli = agent::cli::Cli::parse();
     init_tracing(cli.verbose);

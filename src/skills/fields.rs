@@ -50,11 +50,66 @@ fn at(code: &'static str, severity: Severity, line: Option<usize>, message: impl
     }
 }
 
+/// The frontmatter of a skill file as a map, with the line of each top-level key.
+#[derive(Default)]
+struct Frontmatter {
+    fields: Map<String, Value>,
+    lines: HashMap<String, usize>,
+}
+
+impl Frontmatter {
+    fn line(&self, key: &str) -> Option<usize> {
+        self.lines.get(key).copied()
+    }
+
+    /// Which dialect a file with this frontmatter is written in.
+    fn dialect(&self) -> Dialect {
+        if self.fields.is_empty() {
+            Dialect::Scp
+        } else {
+            Dialect::AgentSkills
+        }
+    }
+}
+
+/// A string field of `skill.json`.
+fn from_manifest(manifest: Option<&Map<String, Value>>, key: &str) -> Option<String> {
+    manifest
+        .and_then(|m| m.get(key))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
 /// Analyse a `SKILL.md`'s bytes. `folder` is the skill folder's name; `manifest` is `skill.json`.
 pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, Value>>) -> SkillText {
     let mut out = SkillText::default();
-    let mut fields = Map::new();
-    let mut lines: HashMap<String, usize> = HashMap::new();
+    let fm = read_frontmatter(raw, &mut out);
+    let dialect = fm.dialect();
+    out.dialect = Some(dialect);
+    name(&mut out, &fm, folder, manifest);
+    description(&mut out, &fm, manifest);
+    other_fields(&mut out, &fm);
+    out.version = fm
+        .fields
+        .get("version")
+        .or_else(|| manifest.and_then(|m| m.get("version")))
+        .and_then(|v| match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        });
+    out.license = fm
+        .fields
+        .get("license")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| from_manifest(manifest, "license"));
+    out
+}
+
+/// The body and frontmatter of the file, with what was odd about its text.
+fn read_frontmatter(raw: &[u8], out: &mut SkillText) -> Frontmatter {
+    let mut fm = Frontmatter::default();
     if raw.iter().take(8192).any(|b| *b == 0) {
         out.findings.push(at(
             code::BINARY_FILE,
@@ -62,35 +117,27 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
             None,
             "is a binary file, not markdown",
         ));
-    } else {
-        let normalized = frontmatter::normalize(raw);
-        out.findings.extend(normalized.findings);
-        let split = frontmatter::split(&normalized.text);
-        out.findings.extend(split.findings);
-        if let Some(yaml) = &split.yaml {
-            let parsed = frontmatter::parse_yaml(yaml, split.yaml_line);
-            out.findings.extend(parsed.findings);
-            fields = parsed.map.unwrap_or_default();
-            lines = parsed.lines;
-        }
-        out.body = split.body;
+        return fm;
     }
-    let line = |key: &str| lines.get(key).copied();
-    let dialect = if fields.is_empty() {
-        Dialect::Scp
-    } else {
-        Dialect::AgentSkills
-    };
-    out.dialect = Some(dialect);
-    let from_manifest = |key: &str| {
-        manifest
-            .and_then(|m| m.get(key))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
+    let normalized = frontmatter::normalize(raw);
+    out.findings.extend(normalized.findings);
+    let split = frontmatter::split(&normalized.text);
+    out.findings.extend(split.findings);
+    if let Some(yaml) = &split.yaml {
+        let parsed = frontmatter::parse_yaml(yaml, split.yaml_line);
+        out.findings.extend(parsed.findings);
+        fm.fields = parsed.map.unwrap_or_default();
+        fm.lines = parsed.lines;
+    }
+    out.body = split.body;
+    fm
+}
 
-    let declared = string_field(&fields, "name", line("name"), &mut out.findings)
-        .or_else(|| from_manifest("name"))
+/// The name: frontmatter, else `skill.json`, else the folder; checked against the naming rules.
+fn name(out: &mut SkillText, fm: &Frontmatter, folder: &str, manifest: Option<&Map<String, Value>>) {
+    let dialect = fm.dialect();
+    let declared = string_field(&fm.fields, "name", fm.line("name"), &mut out.findings)
+        .or_else(|| from_manifest(manifest, "name"))
         .map(|n| n.trim().to_string())
         .filter(|n| !n.is_empty());
     if dialect == Dialect::AgentSkills && declared.is_none() {
@@ -107,7 +154,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         out.findings.push(at(
             code::INVALID_NAME,
             Severity::Warning,
-            line("name"),
+            fm.line("name"),
             format!("name `{name}` {problem}"),
         ));
     }
@@ -115,43 +162,52 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         out.findings.push(at(
             code::NAME_FOLDER_MISMATCH,
             Severity::Warning,
-            line("name"),
+            fm.line("name"),
             format!("name `{name}` does not match its folder `{folder}`"),
         ));
     }
+}
 
-    out.description = string_field(&fields, "description", line("description"), &mut out.findings)
-        .or_else(|| from_manifest("description"))
+/// The description: frontmatter, else `skill.json`, else the markdown; checked for length.
+fn description(out: &mut SkillText, fm: &Frontmatter, manifest: Option<&Map<String, Value>>) {
+    let line = fm.line("description");
+    out.description = string_field(&fm.fields, "description", line, &mut out.findings)
+        .or_else(|| from_manifest(manifest, "description"))
         .map(|d| collapse_whitespace(&d))
         .filter(|d| !d.is_empty())
         .or_else(|| description_from_markdown(&out.body));
-    if let Some(description) = &out.description {
-        if dialect == Dialect::AgentSkills && !fields.contains_key("description") {
-            out.findings.push(at(
-                code::DESCRIPTION_FROM_MARKDOWN,
-                Severity::Warning,
-                None,
-                "frontmatter has no `description`; took it from the markdown",
-            ));
-        }
-        let chars = description.chars().count();
-        if chars > MAX_DESCRIPTION_CHARS {
-            out.findings.push(at(
-                code::DESCRIPTION_TOO_LONG,
-                Severity::Warning,
-                line("description"),
-                format!("description is {chars} characters (limit {MAX_DESCRIPTION_CHARS}); the catalog cuts it there"),
-            ));
-        } else if chars < SHORT_DESCRIPTION_CHARS {
-            out.findings.push(at(
-                code::DESCRIPTION_TOO_SHORT,
-                Severity::Info,
-                line("description"),
-                format!("description is only {chars} characters; say what the skill does and when to use it"),
-            ));
-        }
+    let Some(description) = &out.description else {
+        return;
+    };
+    if fm.dialect() == Dialect::AgentSkills && !fm.fields.contains_key("description") {
+        out.findings.push(at(
+            code::DESCRIPTION_FROM_MARKDOWN,
+            Severity::Warning,
+            None,
+            "frontmatter has no `description`; took it from the markdown",
+        ));
     }
+    let chars = description.chars().count();
+    if chars > MAX_DESCRIPTION_CHARS {
+        out.findings.push(at(
+            code::DESCRIPTION_TOO_LONG,
+            Severity::Warning,
+            line,
+            format!("description is {chars} characters (limit {MAX_DESCRIPTION_CHARS}); the catalog cuts it there"),
+        ));
+    } else if chars < SHORT_DESCRIPTION_CHARS {
+        out.findings.push(at(
+            code::DESCRIPTION_TOO_SHORT,
+            Severity::Info,
+            line,
+            format!("description is only {chars} characters; say what the skill does and when to use it"),
+        ));
+    }
+}
 
+/// `compatibility`, `metadata`, `allowed-tools`, `version` and keys the spec does not know.
+fn other_fields(out: &mut SkillText, fm: &Frontmatter) {
+    let fields = &fm.fields;
     out.compatibility = match fields.get("compatibility") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
@@ -159,7 +215,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
             out.findings.push(at(
                 code::WRONG_TYPE,
                 Severity::Warning,
-                line("compatibility"),
+                fm.line("compatibility"),
                 format!("`compatibility` is a {}, not a string", kind_of(other)),
             ));
             Some(other.to_string())
@@ -173,7 +229,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         out.findings.push(at(
             code::COMPATIBILITY_TOO_LONG,
             Severity::Warning,
-            line("compatibility"),
+            fm.line("compatibility"),
             format!("`compatibility` is over {MAX_COMPATIBILITY_CHARS} characters"),
         ));
     }
@@ -184,7 +240,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         out.findings.push(at(
             code::WRONG_TYPE,
             Severity::Warning,
-            line("metadata"),
+            fm.line("metadata"),
             format!("`metadata` is a {}, not a mapping", kind_of(m)),
         ));
     }
@@ -192,7 +248,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         out.findings.push(at(
             code::UNKNOWN_KEY,
             Severity::Warning,
-            line(key),
+            fm.line(key),
             format!(
                 "unknown frontmatter key `{key}` ignored (allowed: name, description, license, compatibility, metadata, allowed-tools)"
             ),
@@ -202,7 +258,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         out.findings.push(at(
             code::VERSION_NOT_IN_SPEC,
             Severity::Info,
-            line("version"),
+            fm.line("version"),
             "`version` is not an Agent Skills field; `metadata: {version: …}` is the portable place",
         ));
     }
@@ -212,25 +268,11 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
             out.findings.push(at(
                 code::WRONG_TYPE,
                 Severity::Warning,
-                line("allowed-tools"),
+                fm.line("allowed-tools"),
                 format!("`allowed-tools` is a {}; expected a string or a list", kind_of(tools)),
             ));
         }
     }
-    out.version = fields
-        .get("version")
-        .or_else(|| manifest.and_then(|m| m.get("version")))
-        .and_then(|v| match v {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        });
-    out.license = fields
-        .get("license")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .or_else(|| from_manifest("license"));
-    out
 }
 
 /// Names are compared after NFKC normalisation: file systems may store `café` decomposed.

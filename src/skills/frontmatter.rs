@@ -109,104 +109,105 @@ fn looks_like_yaml_line(line: &str) -> bool {
 /// Separate frontmatter from body.
 pub fn split(text: &str) -> Split {
     let lines: Vec<&str> = text.split('\n').collect();
-    let first = lines.iter().position(|l| !l.trim().is_empty());
-    let Some(first) = first else {
-        return Split {
-            body: String::new(),
-            ..Split::default()
-        };
+    let Some(first) = lines.iter().position(|l| !l.trim().is_empty()) else {
+        return Split::default();
     };
-    let mut out = Split::default();
-    let join = |from: usize| lines.get(from..).map(|l| l.join("\n")).unwrap_or_default();
-
     if is_fence(lines[first]) {
-        if first > 0 {
-            out.findings.push(finding(
-                code::FRONTMATTER_NOT_FIRST,
-                Severity::Warning,
-                Some(first + 1),
-                format!("{first} blank line(s) before the opening `---`; frontmatter must start on line 1"),
-            ));
-        }
-        let open = first;
-        let close = lines
+        return split_fenced(&lines, first);
+    }
+    if lines[first].starts_with("name:") || lines[first].starts_with("description:") {
+        return split_unfenced(&lines, first);
+    }
+    Split {
+        body: text.to_string(),
+        ..Split::default()
+    }
+}
+
+/// The lines from `from` on, joined again.
+fn join_from(lines: &[&str], from: usize) -> String {
+    lines.get(from..).map(|l| l.join("\n")).unwrap_or_default()
+}
+
+/// Frontmatter that opens with `---` on line `open` (0-based): closed by `---` or `...`, or
+/// salvaged up to the first line that cannot be YAML when it is not closed (or its "closing"
+/// fence is really a markdown rule further down).
+fn split_fenced(lines: &[&str], open: usize) -> Split {
+    let mut out = Split::default();
+    if open > 0 {
+        out.findings.push(finding(
+            code::FRONTMATTER_NOT_FIRST,
+            Severity::Warning,
+            Some(open + 1),
+            format!("{open} blank line(s) before the opening `---`; frontmatter must start on line 1"),
+        ));
+    }
+    let close = lines
+        .iter()
+        .skip(open + 1)
+        .position(|l| is_fence(l) || l.trim_end() == "...")
+        .map(|c| c + open + 1);
+    let salvage_end = lines
+        .iter()
+        .skip(open + 1)
+        .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
+        .map(|p| p + open + 1)
+        .unwrap_or(lines.len());
+    out.yaml_line = open + 2;
+    if let Some(close) = close
+        && lines[open + 1..close]
             .iter()
-            .skip(open + 1)
-            .position(|l| is_fence(l) || l.trim_end() == "...");
-        let salvage_end = lines
-            .iter()
-            .skip(open + 1)
-            .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
-            .map(|p| p + open + 1)
-            .unwrap_or(lines.len());
-        match close.map(|c| c + open + 1) {
-            Some(close)
-                if lines[open + 1..close]
-                    .iter()
-                    .all(|l| l.trim().is_empty() || looks_like_yaml_line(l)) =>
-            {
-                out.yaml = Some(lines[open + 1..close].join("\n"));
-                out.yaml_line = open + 2;
-                out.body = join(close + 1);
-            }
-            Some(close) => {
-                out.findings.push(finding(
-                    code::UNCLOSED_FRONTMATTER,
-                    Severity::Warning,
-                    Some(open + 1),
-                    format!(
-                        "frontmatter opened on line {} is not closed before the markdown starts on line {}; \
-                         the `---` on line {} looks like a markdown rule — add a closing `---` after the YAML",
-                        open + 1,
-                        salvage_end + 1,
-                        close + 1
-                    ),
-                ));
-                out.yaml = Some(lines[open + 1..salvage_end].join("\n"));
-                out.yaml_line = open + 2;
-                out.body = join(salvage_end);
-            }
-            None => {
-                out.findings.push(finding(
-                    code::UNCLOSED_FRONTMATTER,
-                    Severity::Warning,
-                    Some(open + 1),
-                    format!(
-                        "frontmatter opened on line {} is never closed; read lines {}-{} as YAML — add a closing `---`",
-                        open + 1,
-                        open + 2,
-                        salvage_end
-                    ),
-                ));
-                out.yaml = Some(lines[open + 1..salvage_end].join("\n"));
-                out.yaml_line = open + 2;
-                out.body = join(salvage_end);
-            }
-        }
+            .all(|l| l.trim().is_empty() || looks_like_yaml_line(l))
+    {
+        out.yaml = Some(lines[open + 1..close].join("\n"));
+        out.body = join_from(lines, close + 1);
         return out;
     }
+    let message = match close {
+        Some(close) => format!(
+            "frontmatter opened on line {} is not closed before the markdown starts on line {}; \
+             the `---` on line {} looks like a markdown rule — add a closing `---` after the YAML",
+            open + 1,
+            salvage_end + 1,
+            close + 1
+        ),
+        None => format!(
+            "frontmatter opened on line {} is never closed; read lines {}-{} as YAML — add a closing `---`",
+            open + 1,
+            open + 2,
+            salvage_end
+        ),
+    };
+    out.findings.push(finding(
+        code::UNCLOSED_FRONTMATTER,
+        Severity::Warning,
+        Some(open + 1),
+        message,
+    ));
+    out.yaml = Some(lines[open + 1..salvage_end].join("\n"));
+    out.body = join_from(lines, salvage_end);
+    out
+}
 
-    if lines[first].starts_with("name:") || lines[first].starts_with("description:") {
-        let end = lines
-            .iter()
-            .skip(first)
-            .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
-            .map(|p| p + first)
-            .unwrap_or(lines.len());
-        out.findings.push(finding(
+/// `name:`/`description:` lines at the top without `---` around them.
+fn split_unfenced(lines: &[&str], first: usize) -> Split {
+    let end = lines
+        .iter()
+        .skip(first)
+        .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
+        .map(|p| p + first)
+        .unwrap_or(lines.len());
+    Split {
+        yaml: Some(lines[first..end].join("\n")),
+        yaml_line: first + 1,
+        body: join_from(lines, end),
+        findings: vec![finding(
             code::MISSING_DELIMITERS,
             Severity::Warning,
             Some(first + 1),
             "frontmatter fields without `---` delimiters; wrap them in `---` lines",
-        ));
-        out.yaml = Some(lines[first..end].join("\n"));
-        out.yaml_line = first + 1;
-        out.body = join(end);
-        return out;
+        )],
     }
-
-    out.body = text.to_string();
-    out
 }
 
 /// Parsed frontmatter as a JSON-like map, or `None` when it is not a mapping at all.
@@ -220,14 +221,10 @@ pub struct Fields {
 
 /// Parse the YAML of a frontmatter block, retrying the common author mistakes.
 pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
-    let mut out = Fields::default();
-    for (idx, line) in yaml.split('\n').enumerate() {
-        if looks_like_yaml_key(line)
-            && let Some((key, _)) = line.split_once(':')
-        {
-            out.lines.entry(key.trim().to_string()).or_insert(first_line + idx);
-        }
-    }
+    let mut out = Fields {
+        lines: key_lines(yaml, first_line),
+        ..Fields::default()
+    };
     if yaml.trim().is_empty() {
         out.findings.push(finding(
             code::EMPTY_FRONTMATTER,
@@ -262,52 +259,66 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
         return out;
     }
     match to_json(yaml) {
-        Ok(value) => match value {
-            Value::Object(map) => out.map = Some(map),
-            Value::Null => out.findings.push(finding(
-                code::EMPTY_FRONTMATTER,
-                Severity::Warning,
-                Some(first_line),
-                "frontmatter is empty",
-            )),
-            other => out.findings.push(finding(
-                code::FRONTMATTER_NOT_MAPPING,
-                Severity::Warning,
-                Some(first_line),
-                format!(
-                    "frontmatter is a {} rather than a `key: value` mapping; ignored it",
-                    kind_of(&other)
-                ),
-            )),
-        },
-        Err(err) => {
-            let line = yaml_error_line(&err).map(|l| l + first_line - 1);
-            let quoted = quote_colon_values(yaml);
-            if quoted != yaml
-                && let Ok(Value::Object(map)) = to_json(&quoted)
-            {
-                out.findings.push(finding(
-                    code::UNQUOTED_COLON,
-                    Severity::Warning,
-                    line,
-                    "value contains an unquoted `: `; read it as a string — quote the value",
-                ));
-                out.map = Some(map);
-                return out;
-            }
-            out.findings.push(finding(
-                code::INVALID_YAML,
-                Severity::Warning,
-                line,
-                format!(
-                    "frontmatter is not valid YAML ({}); read `key: value` lines as plain text",
-                    first_line_of(&err)
-                ),
-            ));
-            out.map = Some(scan_lines(yaml));
-        }
+        Ok(Value::Object(map)) => out.map = Some(map),
+        Ok(Value::Null) => out.findings.push(finding(
+            code::EMPTY_FRONTMATTER,
+            Severity::Warning,
+            Some(first_line),
+            "frontmatter is empty",
+        )),
+        Ok(other) => out.findings.push(finding(
+            code::FRONTMATTER_NOT_MAPPING,
+            Severity::Warning,
+            Some(first_line),
+            format!(
+                "frontmatter is a {} rather than a `key: value` mapping; ignored it",
+                kind_of(&other)
+            ),
+        )),
+        Err(err) => recover(yaml, &err, first_line, &mut out),
     }
     out
+}
+
+/// The 1-based line of each top-level key.
+fn key_lines(yaml: &str, first_line: usize) -> std::collections::HashMap<String, usize> {
+    let mut lines = std::collections::HashMap::new();
+    for (idx, line) in yaml.split('\n').enumerate() {
+        if looks_like_yaml_key(line)
+            && let Some((key, _)) = line.split_once(':')
+        {
+            lines.entry(key.trim().to_string()).or_insert(first_line + idx);
+        }
+    }
+    lines
+}
+
+/// YAML that does not parse: retried with colon values quoted, else read line by line.
+fn recover(yaml: &str, err: &str, first_line: usize, out: &mut Fields) {
+    let line = yaml_error_line(err).map(|l| l + first_line - 1);
+    let quoted = quote_colon_values(yaml);
+    if quoted != yaml
+        && let Ok(Value::Object(map)) = to_json(&quoted)
+    {
+        out.findings.push(finding(
+            code::UNQUOTED_COLON,
+            Severity::Warning,
+            line,
+            "value contains an unquoted `: `; read it as a string — quote the value",
+        ));
+        out.map = Some(map);
+        return;
+    }
+    out.findings.push(finding(
+        code::INVALID_YAML,
+        Severity::Warning,
+        line,
+        format!(
+            "frontmatter is not valid YAML ({}); read `key: value` lines as plain text",
+            first_line_of(err)
+        ),
+    ));
+    out.map = Some(scan_lines(yaml));
 }
 
 /// Fast path for the common frontmatter: only `key: text` lines whose values YAML would read as

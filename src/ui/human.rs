@@ -134,6 +134,62 @@ impl HumanRenderer {
     }
 }
 
+impl HumanRenderer {
+    /// How a command ended, and why it failed when it did (the end of its stderr, dimmed).
+    fn command_finished(&self, event: &Event) {
+        let Event::CommandFinished {
+            exit_code,
+            signal,
+            duration_ms,
+            stdout_bytes,
+            timed_out,
+            stderr_tail,
+            ..
+        } = event
+        else {
+            return;
+        };
+        let status = match (timed_out, exit_code, signal) {
+            (true, _, _) => "timed out, killed".to_string(),
+            (_, Some(code), _) => format!("exit {code}"),
+            (_, None, Some(sig)) => format!("killed by signal {sig}"),
+            _ => "finished".to_string(),
+        };
+        self.progress(&format!(
+            "  {status} · {:.1}s · {} out",
+            *duration_ms as f64 / 1000.0,
+            human_bytes(*stdout_bytes)
+        ));
+        if *timed_out || *exit_code != Some(0) {
+            for line in stderr_tail {
+                let shown = format!("  │ {}", visible(line));
+                self.progress(&console::style(shown).for_stderr().dim().to_string());
+            }
+        }
+        self.wait("thinking");
+    }
+
+    /// A piece of the answer on stdout, markdown styled on a terminal.
+    fn delta(&self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.stop_waiting();
+        // Made safe before styling: the styles are ours, the text is the model's. Escapes
+        // are single characters, so one split across two deltas is caught in either half.
+        let safe = for_terminal(&text.replace("\r\n", "\n")).into_owned();
+        let mut state = self.lock();
+        let rendered = state.markdown.push(&safe);
+        let mut out = std::io::stdout().lock();
+        if std::mem::take(&mut state.break_before_text) {
+            let _ = out.write_all(b"\n");
+        }
+        let _ = out.write_all(rendered.as_bytes());
+        let _ = out.flush();
+        state.at_line_start = text.ends_with('\n');
+    }
+}
+
 fn human_bytes(n: u64) -> String {
     match n {
         0..1024 => format!("{n} B"),
@@ -166,34 +222,7 @@ impl EventSink for HumanRenderer {
                 let shown: String = command.chars().take(60).collect();
                 self.wait(&format!("running {shown}"));
             }
-            Event::CommandFinished {
-                exit_code,
-                signal,
-                duration_ms,
-                stdout_bytes,
-                timed_out,
-                stderr_tail,
-                ..
-            } => {
-                let status = match (timed_out, exit_code, signal) {
-                    (true, _, _) => "timed out, killed".to_string(),
-                    (_, Some(code), _) => format!("exit {code}"),
-                    (_, None, Some(sig)) => format!("killed by signal {sig}"),
-                    _ => "finished".to_string(),
-                };
-                self.progress(&format!(
-                    "  {status} · {:.1}s · {} out",
-                    duration_ms as f64 / 1000.0,
-                    human_bytes(stdout_bytes)
-                ));
-                if timed_out || exit_code != Some(0) {
-                    for line in &stderr_tail {
-                        let shown = format!("  │ {}", visible(line));
-                        self.progress(&console::style(shown).for_stderr().dim().to_string());
-                    }
-                }
-                self.wait("thinking");
-            }
+            finished @ Event::CommandFinished { .. } => self.command_finished(&finished),
             Event::CommandDenied { command, reason, .. } => {
                 self.progress(&format!(
                     "✗ not run: {} — {}",
@@ -202,24 +231,7 @@ impl EventSink for HumanRenderer {
                 ));
                 self.wait("thinking");
             }
-            Event::MessageDelta { text } => {
-                if text.is_empty() {
-                    return;
-                }
-                self.stop_waiting();
-                // Made safe before styling: the styles are ours, the text is the model's. Escapes
-                // are single characters, so one split across two deltas is caught in either half.
-                let safe = for_terminal(&text.replace("\r\n", "\n")).into_owned();
-                let mut state = self.lock();
-                let rendered = state.markdown.push(&safe);
-                let mut out = std::io::stdout().lock();
-                if std::mem::take(&mut state.break_before_text) {
-                    let _ = out.write_all(b"\n");
-                }
-                let _ = out.write_all(rendered.as_bytes());
-                let _ = out.flush();
-                state.at_line_start = text.ends_with('\n');
-            }
+            Event::MessageDelta { text } => self.delta(&text),
             Event::Message { .. } | Event::Done { .. } => {
                 self.stop_waiting();
                 let mut state = self.lock();

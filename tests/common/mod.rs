@@ -1,6 +1,13 @@
 //! Shared harness: a wiremock OpenAI-compatible server with canned JSON/SSE replies served in
 //! sequence, request capture, skill folders in temp dirs, and the real `agent` binary.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::too_many_lines,
+    reason = "each test crate uses part of the harness; a test fails by panicking"
+)]
 
 pub mod events_doc;
 
