@@ -1,14 +1,7 @@
 //! Retrieval quality of the catalog's BM25 ranking on a small labelled set (`bench/retrieval.json`):
 //! recall@1, @3 and @5 — how often the expected skill is among the first K results.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 use agent::skills::{Skill, SkillSet};
 use serde_json::Value;

@@ -3,15 +3,8 @@
 //! Runs the release `agent` binary (and the peers `aichat` and `llm`, when found on PATH) against
 //! the same mock and prints a markdown report to stdout: wall time and peak RSS per run, request
 //! bytes, and ratios. `bench/run.sh` builds everything, installs the peers and stores the report.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

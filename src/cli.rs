@@ -4,14 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-/// How proposed commands are approved (SPEC §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ApproveArg {
-    Ask,
-    Auto,
-    Yes,
-    No,
-}
+use crate::exec::approval::ApprovalPolicy;
 
 /// A skill format whose rules `skills check --spec` applies to every skill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,7 +44,7 @@ pub struct Cli {
 
     /// Approval policy for commands the model proposes.
     #[arg(long, value_enum, value_name = "POLICY")]
-    pub approve: Option<ApproveArg>,
+    pub approve: Option<ApprovalPolicy>,
 
     /// Run every proposed command without asking (same as --approve yes).
     #[arg(long, short = 'y', conflicts_with = "approve")]

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use crate::cli::{ApproveArg, Cli};
+use crate::cli::Cli;
 use crate::exec::approval::ApprovalPolicy;
 use crate::exec::env::AGENT_KEY_VARS;
 
@@ -143,7 +143,7 @@ impl Config {
         let model = model.unwrap_or_else(|| DEFAULT_MODEL.to_string());
         let approve = match (cli.yes, cli.approve) {
             (true, _) => ApprovalPolicy::Yes,
-            (false, Some(arg)) => policy_from_arg(arg),
+            (false, Some(policy)) => policy,
             (false, None) => match env.get("AGENT_APPROVE") {
                 Some(v) => ApprovalPolicy::parse(v)
                     .ok_or_else(|| AppError::config(format!("AGENT_APPROVE={v:?} is not one of ask, auto, yes, no")))?,
@@ -204,15 +204,6 @@ impl Config {
              (see .env.example), or set AGENT_BASE_URL to a local server that needs none",
             self.base_url
         )))
-    }
-}
-
-fn policy_from_arg(arg: ApproveArg) -> ApprovalPolicy {
-    match arg {
-        ApproveArg::Ask => ApprovalPolicy::Ask,
-        ApproveArg::Auto => ApprovalPolicy::Auto,
-        ApproveArg::Yes => ApprovalPolicy::Yes,
-        ApproveArg::No => ApprovalPolicy::No,
     }
 }
 

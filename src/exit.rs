@@ -58,9 +58,3 @@ impl fmt::Display for AppError {
 }
 
 impl std::error::Error for AppError {}
-
-impl From<anyhow::Error> for AppError {
-    fn from(err: anyhow::Error) -> Self {
-        Self::internal(format!("{err:#}"))
-    }
-}

@@ -1,15 +1,8 @@
 //! The approval boundary (SPEC §4a) under attack, through the real binary: a hostile scripted model
 //! proposes commands that once slipped past the check, under `--approve auto` and through
 //! `allowed-tools` grants, with no terminal to ask on. A canary file proves nothing ran.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 mod common;
 

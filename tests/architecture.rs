@@ -2,15 +2,8 @@
 //! modules flow one way (`main → app → {ui, agent} → output → {llm, skills, exec} → support`,
 //! with `cli`, `config` and `exit` beside `app`), and only `ui/` (and `main.rs`) write to stdout,
 //! stderr or the terminal. `cargo test --test architecture -- --nocapture` prints the import graph.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 mod common;
 

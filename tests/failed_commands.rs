@@ -1,14 +1,7 @@
 //! A failed command's reason is visible: the last lines of its stderr under the command in human
 //! mode (sanitised, secrets redacted) and in `command_finished.stderr_tail` with `--json`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 mod common;
 

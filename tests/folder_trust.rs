@@ -1,15 +1,8 @@
 //! Folder trust (SPEC §3) through the real binary: a hostile repository's `.env` and skills are
 //! not used until the folder is trusted, `agent trust` trusts it, a change needs trust again, and
 //! the user's own `~/.config/agent/.env` needs none. The terminal question is in tests/terminal.rs.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 mod common;
 

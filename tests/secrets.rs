@@ -1,15 +1,8 @@
 //! Secrets (SPEC §6) through the real binary: every way a secret used to slip out is closed —
 //! the model's own tool-call arguments, a secret straddling the output cap, the human answer and
 //! progress lines, and base64 forms.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 mod common;
 

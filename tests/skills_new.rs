@@ -1,14 +1,7 @@
 //! `agent skills new`: the skeleton passes `skills check --strict`, its `run.sh` keeps the
 //! exit-code contract, its routing cases run through `skills eval`, and nothing is overwritten.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 mod common;
 

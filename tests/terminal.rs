@@ -1,15 +1,8 @@
 //! What reaches the terminal (SPEC §7) and the questions asked there: outside text never arrives
 //! with raw control characters, the approval prompt shows exactly what would run, and a folder is
 //! asked about once (and again after a change). Prompts run in a pseudo-terminal (rexpect).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 mod common;
 

@@ -1,13 +1,6 @@
 //! The skill loop end to end through the real binary against a mock OpenAI-compatible server.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 mod common;
 

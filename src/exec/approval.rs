@@ -22,8 +22,8 @@ pub struct SkillScope {
     pub grants: Vec<String>,
 }
 
-/// The approval policy in force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+/// The approval policy in force; also the values of `--approve` (clap reads the variant names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum ApprovalPolicy {
     /// Every command needs a yes from the user.

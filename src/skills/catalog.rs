@@ -49,8 +49,9 @@ fn line(skill: &Skill) -> String {
     format!("- {}: {}\n", model_line(&skill.name), desc)
 }
 
-/// `line(skill).len()` without building the line (nor copying clean text).
-fn line_len(skill: &Skill) -> usize {
+/// Bytes `skill` adds to every request's catalog: `line(skill).len()` without building the line
+/// (nor copying clean text). The one measure of a catalog line (the budget, `skills check`).
+pub fn line_len(skill: &Skill) -> usize {
     let desc = model_line(&skill.description);
     let desc_len = desc
         .char_indices()

@@ -263,16 +263,6 @@ fn without_quoted_text(line: &str) -> String {
     out
 }
 
-/// Bytes this skill adds to every request's catalog.
-pub fn catalog_bytes(skill: &Skill) -> usize {
-    let desc: String = skill
-        .description
-        .chars()
-        .take(super::fields::MAX_DESCRIPTION_CHARS)
-        .collect();
-    format!("- {}: {}\n", skill.name, desc).len()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,8 @@
 
 use std::io::IsTerminal;
 
+use rustix::termios::{LocalModes, OptionalActions, Termios, isatty, tcgetattr, tcsetattr};
+
 /// Whether a person can be asked questions: stdin and stderr are both terminals.
 pub fn interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
@@ -15,26 +17,23 @@ pub fn stdin_is_terminal() -> bool {
 /// While alive, the terminal does not echo `^C` when Ctrl-C is pressed: the echo lands in the
 /// spinner's line after it has been drawn and leaves it on screen. Restored on drop.
 pub struct QuietInterrupts {
-    saved: Option<libc::termios>,
+    saved: Option<Termios>,
 }
 
 impl QuietInterrupts {
     pub fn new() -> Self {
-        // SAFETY: isatty/tcgetattr/tcsetattr only read or write the termios struct we own, for fd 0.
-        unsafe {
-            if libc::isatty(0) != 1 {
-                return Self { saved: None };
-            }
-            let mut term: libc::termios = std::mem::zeroed();
-            if libc::tcgetattr(0, &mut term) != 0 {
-                return Self { saved: None };
-            }
-            let saved = term;
-            term.c_lflag &= !libc::ECHOCTL;
-            if libc::tcsetattr(0, libc::TCSANOW, &term) != 0 {
-                return Self { saved: None };
-            }
-            Self { saved: Some(saved) }
+        let stdin = std::io::stdin();
+        if !isatty(&stdin) {
+            return Self { saved: None };
+        }
+        let Ok(saved) = tcgetattr(&stdin) else {
+            return Self { saved: None };
+        };
+        let mut quiet = saved.clone();
+        quiet.local_modes.remove(LocalModes::ECHOCTL);
+        match tcsetattr(&stdin, OptionalActions::Now, &quiet) {
+            Ok(()) => Self { saved: Some(saved) },
+            Err(_) => Self { saved: None },
         }
     }
 }
@@ -47,11 +46,9 @@ impl Default for QuietInterrupts {
 
 impl Drop for QuietInterrupts {
     fn drop(&mut self) {
-        if let Some(saved) = self.saved {
-            // SAFETY: restores the settings read in `new` on the same fd.
-            unsafe {
-                libc::tcsetattr(0, libc::TCSANOW, &saved);
-            }
+        if let Some(saved) = &self.saved {
+            // Nothing to do if the terminal went away meanwhile.
+            let _ = tcsetattr(std::io::stdin(), OptionalActions::Now, saved);
         }
     }
 }

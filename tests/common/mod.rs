@@ -1,13 +1,7 @@
 //! Shared harness: a wiremock OpenAI-compatible server with canned JSON/SSE replies served in
 //! sequence, request capture, skill folders in temp dirs, and the real `agent` binary.
-#![allow(
-    dead_code,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::too_many_lines,
-    reason = "each test crate uses part of the harness; a test fails by panicking"
-)]
+// Each test crate uses part of the harness; a test fails by panicking.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod events_doc;
 

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use crate::exit::AppError;
 use crate::output::report::{CheckedSkill, SkillCheck};
+use crate::skills::catalog::line_len;
 use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
-use crate::skills::lint::{Rules, catalog_bytes, lint};
+use crate::skills::lint::{Rules, lint};
 use crate::skills::{Diagnostic, Severity};
 
 /// Check the skills under `dirs` (every configured root when empty) under `rules`.
@@ -39,7 +40,7 @@ pub(super) fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery) -> R
             name: skill.name.clone(),
             dir: skill.dir.clone(),
             dialect: skill.dialect,
-            catalog_bytes: catalog_bytes(skill),
+            catalog_bytes: line_len(skill),
             ok: !findings.iter().any(|d| report.counts_as_error(d)),
             findings,
         });

@@ -61,12 +61,8 @@ fn target_root(dir: Option<&Path>, config: &Config) -> Result<PathBuf, AppError>
 
 /// Whether this process may create entries in `dir`.
 fn writable(dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c_path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: access() only reads the NUL-terminated path, which outlives the call.
-    unsafe { libc::access(c_path.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
+    use rustix::fs::{Access, access};
+    access(dir, Access::WRITE_OK | Access::EXEC_OK).is_ok()
 }
 
 fn same_folder(a: &Path, b: &Path) -> bool {
