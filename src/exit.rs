@@ -31,6 +31,7 @@ pub struct AppError {
 }
 
 impl AppError {
+    /// An error ending the run with `code`.
     pub fn new(code: ExitCode, message: impl Into<String>) -> Self {
         Self {
             code,
@@ -38,14 +39,17 @@ impl AppError {
         }
     }
 
+    /// A configuration error (exit 3).
     pub fn config(message: impl Into<String>) -> Self {
         Self::new(ExitCode::Config, message)
     }
 
+    /// A usage error (exit 2).
     pub fn usage(message: impl Into<String>) -> Self {
         Self::new(ExitCode::Usage, message)
     }
 
+    /// An internal error, or a failed check (exit 1).
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ExitCode::Internal, message)
     }

@@ -1,8 +1,38 @@
 //! `agent`: a terminal agent that turns plain skill folders into capabilities of an LLM.
 //!
-//! The binary (`src/main.rs`) is a thin shell over these modules; they are a library so that
-//! benchmarks and fuzz targets can drive the same code. Imports flow one way:
-//! `ui` → `agent` → `llm`, `skills`, `exec`; `cli` and `config` sit on top.
+//! The binary (`src/main.rs`) parses the flags and hands them to [`app::run`]; the modules are a
+//! library so that tests, benchmarks and fuzz targets drive the same code. Imports point one way,
+//! down this picture (`tests/architecture.rs` fails on any that does not):
+//!
+//! ```text
+//! main ──▶ app ──▶ ui ─────┐
+//!           │              ├──▶ output ──▶ llm, skills, exec ──▶ support
+//!           └────▶ agent ──┘   (agent also uses llm, skills, exec, support; ui skills, exec, support)
+//!   app also uses cli, config and exit; config uses cli, exec, skills, support; cli uses exec
+//! ```
+//!
+//! - [`app`]: builds the pieces from configuration and runs one command — the chat, a one-shot
+//!   turn, `skills …`, `trust`, `completions`, `man` — saying everything through `output`.
+//! - [`ui`]: the only writers: the human and JSON renderers, the terminal's approval and trust
+//!   questions, line editing, markdown, tables, terminal settings.
+//! - [`agent`]: the turn loop over a conversation and a tool runner whose calls come back as typed
+//!   outcomes; the catalog and prompts; routing for `skills eval`.
+//! - [`output`]: the vocabulary between them: the turn's `Event`s, the `Report`s of commands and
+//!   chat replies, the `Output`/`EventSink` traits and the `Approver` questions.
+//! - [`llm`]: the OpenAI-compatible client, stream folding, retries, cassettes, model discovery.
+//! - [`skills`]: discovery, lenient parsing of both dialects, diagnostics with stable codes, lint,
+//!   search, the catalog, skeletons.
+//! - [`exec`]: approval (the plan that runs is the plan approved), processes and their trees,
+//!   output capture, the child environment, folder trust.
+//! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, what
+//!   makes a folder a skill folder, outside text made safe for the terminal.
+//! - [`cli`], [`config`], [`exit`]: the flags, the resolved settings, the exit codes.
+//!
+//! Where new things go: a subcommand is a `cli::Command` variant dispatched in `app` to a function
+//! that returns its `output::Report` (rendered in `ui::report_text` and documented in
+//! docs/events.md); a chat command is one entry of the table in `app/chat/commands.rs`; a tool the
+//! model can call is a `agent::tools::ToolRequest` variant, a schema in `prompts/` and an arm of
+//! `ToolRunner::dispatch`.
 
 pub mod agent;
 pub mod app;

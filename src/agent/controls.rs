@@ -15,10 +15,12 @@ impl Agent {
         self.conversation.reset();
     }
 
+    /// The model requests go to.
     pub fn model(&self) -> &str {
         self.llm.model()
     }
 
+    /// Send the next requests to `model`.
     pub fn set_model(&mut self, model: &str) {
         self.llm.set_model(model.to_string());
     }
@@ -33,6 +35,7 @@ impl Agent {
         self.tools.set_approval(policy);
     }
 
+    /// The skills the model can use.
     pub fn skills(&self) -> &SkillSet {
         &self.tools.skills
     }

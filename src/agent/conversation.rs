@@ -58,6 +58,7 @@ impl Conversation {
         }
     }
 
+    /// Every message, the system prompt first: what the next request sends.
     pub fn messages(&self) -> &[ChatMessage] {
         &self.messages
     }

@@ -38,16 +38,19 @@ impl ToolOutcome {
         }
     }
 
+    /// A command that did not run, and why.
     pub fn denied(reason: impl Into<String>) -> Self {
         Self::Denied { reason: reason.into() }
     }
 
+    /// A call carried out that failed, and how.
     pub fn failed(message: impl Into<String>) -> Self {
         Self::Failed {
             message: message.into(),
         }
     }
 
+    /// A call refused as made, and how to correct it.
     pub fn refused(message: impl Into<String>) -> Self {
         Self::Refused {
             message: message.into(),

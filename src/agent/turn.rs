@@ -64,6 +64,7 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// An agent over `skills`, talking through `llm`, emitting to `sink` and asking `approver`.
     pub fn new(
         llm: LlmClient,
         skills: SkillSet,
@@ -236,10 +237,12 @@ impl Agent {
         }
     }
 
+    /// Requests made to the model so far.
     pub fn llm_calls(&self) -> u32 {
         self.llm_calls
     }
 
+    /// Tokens used so far, when the server reports them.
     pub fn usage(&self) -> Option<Usage> {
         self.usage
     }

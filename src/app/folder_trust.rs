@@ -9,9 +9,8 @@ use crate::config::{Dotenv, Environment, user_dotenv_path};
 use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustStore};
 use crate::exit::AppError;
 use crate::output::report::{Trusted, TrustedFolder};
-use crate::support::terminal_text::{short_list, visible};
+use crate::support::terminal_text::{MAX_NAMED, short_list, visible};
 use crate::ui::approve::ask_folder_trust;
-use crate::ui::report_text::MAX_NAMED;
 
 /// The settings sources and the working folder's trust, settled for this run.
 pub struct Settled {

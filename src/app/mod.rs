@@ -2,8 +2,8 @@
 //! or a subcommand. `ui` renders and asks; `agent` runs turns; this layer decides what happens
 //! and says so only through `output` (events and reports), never by printing.
 //!
-//! Where things go: a new subcommand is a `cli::Command` variant dispatched in [`dispatch`] (or
-//! [`skills::run`] for `skills …`) to a function that returns its `Report`; a new chat command is
+//! Where things go: a new subcommand is a `cli::Command` variant dispatched in `dispatch` (or
+//! `skills::run` for `skills …`) to a function that returns its `Report`; a new chat command is
 //! one entry of `chat::commands::COMMANDS`.
 
 mod build;

@@ -15,54 +15,89 @@ pub const BROKEN_LINK: &str = "broken-link";
 pub const INTERNAL_ERROR: &str = "internal-error";
 
 // Loading one skill.
+/// The skill file is `skill.md`, not `SKILL.md`.
 pub const LOWERCASE_SKILL_MD: &str = "lowercase-skill-md";
+/// The skill file cannot be read (the skill is skipped).
 pub const UNREADABLE_FILE: &str = "unreadable-file";
+/// The skill file is over the read cap; the rest is ignored.
 pub const FILE_TOO_LARGE: &str = "file-too-large";
+/// The skill file holds NUL bytes: not markdown.
 pub const BINARY_FILE: &str = "binary-file";
+/// No description anywhere (the skill is skipped).
 pub const MISSING_DESCRIPTION: &str = "missing-description";
+/// `skill.json` cannot be read or is too large.
 pub const MANIFEST_UNREADABLE: &str = "manifest-unreadable";
+/// `skill.json` is JSON, but not an object.
 pub const MANIFEST_NOT_OBJECT: &str = "manifest-not-object";
+/// `skill.json` is not valid JSON.
 pub const MANIFEST_INVALID_JSON: &str = "manifest-invalid-json";
+/// `skill.json`'s `entry` names a file that does not exist.
 pub const MISSING_ENTRY: &str = "missing-entry";
+/// A script the skill runs has no execute bit.
 pub const NOT_EXECUTABLE: &str = "not-executable";
 
 // The text of SKILL.md and its frontmatter.
+/// The skill file is not valid UTF-8.
 pub const INVALID_UTF8: &str = "invalid-utf8";
+/// The skill file starts with a byte-order mark.
 pub const BYTE_ORDER_MARK: &str = "byte-order-mark";
+/// The skill file uses CRLF line endings.
 pub const CRLF_LINE_ENDINGS: &str = "crlf-line-endings";
+/// Blank lines before the opening `---`.
 pub const FRONTMATTER_NOT_FIRST: &str = "frontmatter-not-first";
+/// Frontmatter without a closing `---`.
 pub const UNCLOSED_FRONTMATTER: &str = "unclosed-frontmatter";
+/// Frontmatter fields without `---` around them.
 pub const MISSING_DELIMITERS: &str = "missing-delimiters";
+/// Frontmatter with nothing in it.
 pub const EMPTY_FRONTMATTER: &str = "empty-frontmatter";
+/// A control character inside the frontmatter.
 pub const CONTROL_CHARACTER: &str = "control-character";
+/// Frontmatter that is YAML, but not `key: value` pairs.
 pub const FRONTMATTER_NOT_MAPPING: &str = "frontmatter-not-mapping";
+/// A value with an unquoted `: ` (read as a string).
 pub const UNQUOTED_COLON: &str = "unquoted-colon";
+/// Frontmatter YAML that does not parse (read line by line).
 pub const INVALID_YAML: &str = "invalid-yaml";
 
 // Fields.
+/// Frontmatter without `name` (the folder name is used).
 pub const MISSING_NAME: &str = "missing-name";
+/// A name that breaks the Agent Skills naming rules.
 pub const INVALID_NAME: &str = "invalid-name";
+/// A name that differs from its folder's.
 pub const NAME_FOLDER_MISMATCH: &str = "name-folder-mismatch";
+/// Frontmatter without `description` (taken from the markdown).
 pub const DESCRIPTION_FROM_MARKDOWN: &str = "description-from-markdown";
+/// A description over 1024 characters (the catalog cuts it).
 pub const DESCRIPTION_TOO_LONG: &str = "description-too-long";
+/// A description too short to say what and when.
 pub const DESCRIPTION_TOO_SHORT: &str = "description-too-short";
 /// A field of the wrong YAML kind (a list where a string belongs).
 pub const WRONG_TYPE: &str = "wrong-type";
+/// `compatibility` over 500 characters.
 pub const COMPATIBILITY_TOO_LONG: &str = "compatibility-too-long";
+/// A frontmatter key the spec does not know (ignored).
 pub const UNKNOWN_KEY: &str = "unknown-key";
 /// `version` in frontmatter: read, but not an Agent Skills field.
 pub const VERSION_NOT_IN_SPEC: &str = "version-not-in-spec";
 
 // Lint (`skills check`).
+/// An SCP skill held to the Agent Skills spec, which needs frontmatter.
 pub const NO_FRONTMATTER: &str = "no-frontmatter";
 /// A key the spec does not allow, under `--strict` or `--spec agent-skills`.
 pub const UNEXPECTED_KEY: &str = "unexpected-key";
+/// A description with too few words to route on.
 pub const VAGUE_DESCRIPTION: &str = "vague-description";
+/// A description that gives the model orders.
 pub const ADDRESSES_THE_MODEL: &str = "addresses-the-model";
+/// A body over 500 lines.
 pub const LONG_BODY: &str = "long-body";
+/// Control or invisible characters in the name, description or body.
 pub const HIDDEN_CHARACTERS: &str = "hidden-characters";
 /// A file `SKILL.md` names that is not in the skill folder.
 pub const MISSING_FILE: &str = "missing-file";
+/// Bash-only syntax in a script that says `#!/bin/sh`.
 pub const BASHISM: &str = "bashism";
 
 #[cfg(test)]

@@ -88,6 +88,9 @@ pub fn strip_controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(text.chars().filter(|c| !is_unsafe(*c, true)).collect())
 }
 
+/// Most names a one-line list of them shows ([`short_list`]).
+pub const MAX_NAMED: usize = 6;
+
 /// Outside names on one line: each made [`visible`], at most `max` of them, then `+N more`;
 /// empty when there are none.
 pub fn short_list(names: &[String], max: usize) -> String {

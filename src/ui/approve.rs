@@ -23,6 +23,7 @@ pub struct TerminalApprover {
 }
 
 impl TerminalApprover {
+    /// Asks on the terminal when `interactive`; clears `renderer`'s spinner first.
     pub fn new(interactive: bool, renderer: Option<Arc<HumanRenderer>>) -> Self {
         Self {
             interactive,

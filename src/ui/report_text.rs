@@ -11,10 +11,8 @@ use crate::output::report::{
     EvalCase, EvalSummary, Report, SkillCheck, SkillList, SkillNew, SkillSearch, SkillShow, Trusted,
 };
 use crate::skills::{Diagnostic, Severity};
-use crate::support::terminal_text::{for_terminal, short_list, visible};
+use crate::support::terminal_text::{MAX_NAMED, for_terminal, short_list, visible};
 
-/// Most `.env` keys or skill names named on one line.
-pub const MAX_NAMED: usize = 6;
 /// Bundled files `skills show` lists.
 const MAX_SHOWN_FILES: usize = 50;
 /// Characters of a description in a search result line.

@@ -21,6 +21,7 @@ pub struct QuietInterrupts {
 }
 
 impl QuietInterrupts {
+    /// Turn off the echo of control characters on stdin's terminal, if it is one.
     pub fn new() -> Self {
         let stdin = std::io::stdin();
         if !isatty(&stdin) {

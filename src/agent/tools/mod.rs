@@ -58,6 +58,7 @@ pub struct RunnerSettings {
 }
 
 impl ToolRunner {
+    /// A runner for `skills` that asks `approver` and tells `sink`.
     pub fn new(
         skills: SkillSet,
         settings: RunnerSettings,

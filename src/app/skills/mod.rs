@@ -17,7 +17,7 @@ use crate::skills::search::SkillIndex;
 use crate::skills::{Severity, Skill};
 
 /// Bundled files `skills show` lists at most.
-const MAX_SHOWN_FILES: usize = 1000;
+const MAX_BUNDLED_FILES: usize = 1000;
 
 /// Run one `skills` subcommand.
 pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<ExitCode, AppError> {
@@ -111,7 +111,7 @@ fn show(discovery: &Discovery, trust: &FolderTrust, name: &str) -> Result<SkillS
     };
     Ok(SkillShow {
         summary: summary(skill, trust),
-        files: skill.bundled_files(MAX_SHOWN_FILES),
+        files: skill.bundled_files(MAX_BUNDLED_FILES),
         license: skill.license.clone(),
         compatibility: skill.compatibility.clone(),
         version: skill.version.clone(),
