@@ -6,6 +6,7 @@ pub mod fields;
 pub mod frontmatter;
 pub mod lint;
 pub mod parse;
+pub mod rank;
 pub mod search;
 
 use std::fmt;
