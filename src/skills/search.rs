@@ -10,7 +10,7 @@
 
 mod tokenize;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use tokenize::{Analyzer, is_content, words};
 
@@ -93,12 +93,19 @@ pub struct SkillIndex {
     ids: HashMap<String, u32>,
     stems: Vec<String>,
     postings: Vec<Vec<Posting>>,
-    /// Lowercase words seen anywhere, for splitting compound words.
-    known: HashSet<String>,
+    /// Lowercase content word seen anywhere → its stem's id: each distinct word is stemmed
+    /// once, and compound words are split against these.
+    known: HashMap<String, u32>,
     name_len: Vec<f32>,
     desc_len: Vec<f32>,
     avg_name: f32,
     avg_desc: f32,
+}
+
+/// Term ids of one skill's fields, repeats kept.
+struct Fields {
+    name: Vec<u32>,
+    desc: Vec<u32>,
 }
 
 impl SkillIndex {
@@ -109,45 +116,63 @@ impl SkillIndex {
 
     /// Index `skills` with explicit parameters (benchmarks sweep them).
     pub fn with_params(skills: &[Skill], params: Params) -> Self {
-        let analyzer = Analyzer::default();
-        let mut known = HashSet::new();
-        let name_words: Vec<Vec<String>> = skills.iter().map(|s| words(&s.name)).collect();
-        let desc_words: Vec<Vec<String>> = skills.iter().map(|s| words(&s.description)).collect();
-        for w in name_words.iter().chain(&desc_words).flatten() {
-            if is_content(w) && w.len() <= 24 {
-                known.insert(w.clone());
-            }
-        }
         let mut index = Self {
-            analyzer,
+            analyzer: Analyzer::default(),
             params,
             ids: HashMap::new(),
             stems: Vec::new(),
             postings: Vec::new(),
-            known,
+            known: HashMap::new(),
             name_len: Vec::with_capacity(skills.len()),
             desc_len: Vec::with_capacity(skills.len()),
             avg_name: 0.0,
             avg_desc: 0.0,
         };
-        for (doc, (name, desc)) in name_words.iter().zip(&desc_words).enumerate() {
-            let mut name_terms = Vec::new();
-            for w in name {
-                if is_content(w) {
-                    name_terms.push(index.analyzer.stem(w));
-                }
-                if index.params.split_compounds {
+        let mut fields = Vec::with_capacity(skills.len());
+        let mut name_words = Vec::with_capacity(skills.len());
+        for skill in skills {
+            let name = words(&skill.name);
+            let desc = words(&skill.description);
+            fields.push(Fields {
+                name: name.iter().filter_map(|w| index.intern(w)).collect(),
+                desc: desc.iter().filter_map(|w| index.intern(w)).collect(),
+            });
+            name_words.push(name);
+        }
+        // Compounds split against every word of the catalog, so only once all are known.
+        if index.params.split_compounds {
+            for (f, name) in fields.iter_mut().zip(&name_words) {
+                for w in name {
                     for part in index.split_compound(w) {
-                        name_terms.push(index.analyzer.stem(&part));
+                        f.name.extend(index.intern(&part));
                     }
                 }
             }
-            let desc_terms: Vec<String> = desc
-                .iter()
-                .filter(|w| is_content(w))
-                .map(|w| index.analyzer.stem(w))
-                .collect();
-            index.add(doc as u32, &name_terms, &desc_terms);
+        }
+        let mut counts: HashMap<u32, (u16, u16)> = HashMap::new();
+        for (doc, f) in fields.iter().enumerate() {
+            counts.clear();
+            for id in &f.name {
+                let c = counts.entry(*id).or_default();
+                c.0 = c.0.saturating_add(1);
+            }
+            for id in &f.desc {
+                let c = counts.entry(*id).or_default();
+                c.1 = c.1.saturating_add(1);
+            }
+            for (id, (name_tf, desc_tf)) in &counts {
+                index.postings[*id as usize].push(Posting {
+                    doc: doc as u32,
+                    name_tf: *name_tf,
+                    desc_tf: *desc_tf,
+                });
+            }
+            index.name_len.push(f.name.len() as f32);
+            index.desc_len.push(f.desc.len() as f32);
+        }
+        // Postings in skill order, so equal scores keep catalog order wherever they are summed.
+        for list in &mut index.postings {
+            list.sort_unstable_by_key(|p| p.doc);
         }
         let n = skills.len().max(1) as f32;
         index.avg_name = (index.name_len.iter().sum::<f32>() / n).max(1.0);
@@ -155,30 +180,28 @@ impl SkillIndex {
         index
     }
 
-    fn add(&mut self, doc: u32, name: &[String], desc: &[String]) {
-        let mut counts: HashMap<&str, (u16, u16)> = HashMap::new();
-        for t in name {
-            counts.entry(t).or_default().0 += 1;
+    /// The term id of a lowercase word, stemming and adding it on first sight; `None` for
+    /// words that carry no meaning.
+    fn intern(&mut self, word: &str) -> Option<u32> {
+        if let Some(id) = self.known.get(word) {
+            return Some(*id);
         }
-        for t in desc {
-            let c = counts.entry(t).or_default();
-            c.1 = c.1.saturating_add(1);
+        if !is_content(word) {
+            return None;
         }
-        for (term, (name_tf, desc_tf)) in counts {
-            let id = match self.ids.get(term) {
-                Some(id) => *id,
-                None => {
-                    let id = self.stems.len() as u32;
-                    self.ids.insert(term.to_string(), id);
-                    self.stems.push(term.to_string());
-                    self.postings.push(Vec::new());
-                    id
-                }
-            };
-            self.postings[id as usize].push(Posting { doc, name_tf, desc_tf });
-        }
-        self.name_len.push(name.len() as f32);
-        self.desc_len.push(desc.len() as f32);
+        let stem = self.analyzer.stem(word);
+        let id = match self.ids.get(&stem) {
+            Some(id) => *id,
+            None => {
+                let id = self.stems.len() as u32;
+                self.ids.insert(stem.clone(), id);
+                self.stems.push(stem);
+                self.postings.push(Vec::new());
+                id
+            }
+        };
+        self.known.insert(word.to_string(), id);
+        Some(id)
     }
 
     /// The content words a compound like `pdftotext` or `qrcode` is made of, when it splits
@@ -189,7 +212,7 @@ impl SkillIndex {
             return Vec::new();
         }
         let joins = ["to", "2", "and", "n"];
-        let usable = |part: &str| part.len() >= 3 && self.known.contains(part);
+        let usable = |part: &str| part.len() >= 3 && self.known.contains_key(part);
         for i in 3..=word.len() - 3 {
             let (head, tail) = word.split_at(i);
             if !usable(head) {
@@ -213,6 +236,9 @@ impl SkillIndex {
     /// else the parts of a compound, else near misses (one or two edits, or a prefix) at
     /// `fuzzy_weight`.
     fn expand(&self, word: &str) -> Vec<(u32, f32)> {
+        if let Some(id) = self.known.get(word) {
+            return vec![(*id, 1.0)];
+        }
         let stem = self.analyzer.stem(word);
         if let Some(id) = self.ids.get(&stem) {
             return vec![(*id, 1.0)];

@@ -1,6 +1,8 @@
 //! Words for lexical matching: accents folded, lowercased, split on punctuation and inside
 //! camelCase names, function words dropped, English (Snowball) stems.
 
+use std::borrow::Cow;
+
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
@@ -82,10 +84,16 @@ pub(super) fn is_content(word: &str) -> bool {
 /// letter or digit and at camelCase boundaries (`PdfToText` → pdf, to, text; `HTMLParser` →
 /// html, parser). Apostrophes are dropped inside words so "what's" stays one word.
 pub(super) fn words(text: &str) -> Vec<String> {
-    let folded: String = text
-        .nfkd()
-        .filter(|c| !is_combining_mark(*c) && !matches!(c, '\'' | '’'))
-        .collect();
+    // Most catalog text is plain ASCII: skip the Unicode pass for it.
+    let folded: Cow<'_, str> = if text.is_ascii() && !text.contains('\'') {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(
+            text.nfkd()
+                .filter(|c| !is_combining_mark(*c) && !matches!(c, '\'' | '’'))
+                .collect(),
+        )
+    };
     let mut out = Vec::new();
     for run in folded.split(|c: char| !c.is_alphanumeric()) {
         if !run.is_empty() {
@@ -98,6 +106,10 @@ pub(super) fn words(text: &str) -> Vec<String> {
 /// Pushes the lowercase parts of one alphanumeric run, split where a lowercase letter meets an
 /// uppercase one (`imageResize`) or an acronym meets a word (`HTMLParser`).
 fn split_camel(run: &str, out: &mut Vec<String>) {
+    if !run.chars().any(char::is_uppercase) {
+        out.push(run.to_string());
+        return;
+    }
     let chars: Vec<char> = run.chars().collect();
     let mut start = 0;
     for i in 1..chars.len() {
