@@ -262,107 +262,41 @@ fn fused_by_best(s: &Signals, weight: f32) -> Vec<usize> {
 
 /// Development-set sweeps that chose the defaults (criterion: the mean of recall@1, @5, @20).
 fn sweeps(routing: &Set, legacy: &Set, (r, l): (&[Signals], &[Signals])) {
-    let dev_set = dev(routing, r, legacy, l);
+    lexical_sweep(routing, legacy);
+    fusion_sweep(&dev(routing, r, legacy, l));
+}
+
+/// Lexical parameters, one changed at a time from the default.
+fn lexical_sweep(routing: &Set, legacy: &Set) {
+    let n = routing.cases.iter().step_by(2).filter(|c| !c.expect.is_empty()).count() + legacy.cases.len();
     println!(
-        "\nDevelopment set only ({} requests): lexical parameters, one changed at a time from the default \
-         (recall@1 / @5 / @20 of the lexical ranking, and their mean):\n",
-        dev_set.cases.len()
+        "\nDevelopment set only ({n} requests): lexical parameters, one changed at a time from the default \
+         (recall@1 / @5 / @20 of the lexical ranking, and their mean):\n"
     );
     println!("| variant | recall@1 / @5 / @20 | mean |\n|---|---|---|");
-    let base = Params::default();
+    let variant = |change: fn(&mut Params)| {
+        let mut p = Params::default();
+        change(&mut p);
+        p
+    };
     let variants = [
-        ("default", base.clone()),
+        ("default", variant(|_| {})),
         (
             "name weight 1 (names count as description words)",
-            Params {
-                name_weight: 1.0,
-                ..base.clone()
-            },
+            variant(|p| p.name_weight = 1.0),
         ),
-        (
-            "name weight 2",
-            Params {
-                name_weight: 2.0,
-                ..base.clone()
-            },
-        ),
-        (
-            "name weight 5",
-            Params {
-                name_weight: 5.0,
-                ..base.clone()
-            },
-        ),
-        (
-            "name b 0",
-            Params {
-                name_b: 0.0,
-                ..base.clone()
-            },
-        ),
-        (
-            "name b 0.75",
-            Params {
-                name_b: 0.75,
-                ..base.clone()
-            },
-        ),
-        (
-            "description b 0.5",
-            Params {
-                desc_b: 0.5,
-                ..base.clone()
-            },
-        ),
-        (
-            "description b 1",
-            Params {
-                desc_b: 1.0,
-                ..base.clone()
-            },
-        ),
-        (
-            "k1 0.9",
-            Params {
-                k1: 0.9,
-                ..base.clone()
-            },
-        ),
-        (
-            "k1 2",
-            Params {
-                k1: 2.0,
-                ..base.clone()
-            },
-        ),
-        (
-            "no compound split",
-            Params {
-                split_compounds: false,
-                ..base.clone()
-            },
-        ),
-        (
-            "no typo/prefix match",
-            Params {
-                fuzzy_weight: 0.0,
-                ..base.clone()
-            },
-        ),
-        (
-            "typo/prefix weight 0.25",
-            Params {
-                fuzzy_weight: 0.25,
-                ..base.clone()
-            },
-        ),
-        (
-            "typo/prefix weight 1",
-            Params {
-                fuzzy_weight: 1.0,
-                ..base.clone()
-            },
-        ),
+        ("name weight 2", variant(|p| p.name_weight = 2.0)),
+        ("name weight 5", variant(|p| p.name_weight = 5.0)),
+        ("name b 0", variant(|p| p.name_b = 0.0)),
+        ("name b 0.75", variant(|p| p.name_b = 0.75)),
+        ("description b 0.5", variant(|p| p.desc_b = 0.5)),
+        ("description b 1", variant(|p| p.desc_b = 1.0)),
+        ("k1 0.9", variant(|p| p.k1 = 0.9)),
+        ("k1 2", variant(|p| p.k1 = 2.0)),
+        ("no compound split", variant(|p| p.split_compounds = false)),
+        ("no typo/prefix match", variant(|p| p.fuzzy_weight = 0.0)),
+        ("typo/prefix weight 0.25", variant(|p| p.fuzzy_weight = 0.25)),
+        ("typo/prefix weight 1", variant(|p| p.fuzzy_weight = 1.0)),
     ];
     for (name, params) in variants {
         let (vr, vl) = (lexical_only(routing, &params), lexical_only(legacy, &params));
@@ -372,6 +306,10 @@ fn sweeps(routing: &Set, legacy: &Set, (r, l): (&[Signals], &[Signals])) {
         "\nOne request is 0.004 here: differences that small are noise. Names stay weighted above \
          descriptions (the set neither rewards nor punishes it: its descriptions repeat their names' words)."
     );
+}
+
+/// The semantic weight of the fused score, and the two ways to scale the lexical score.
+fn fusion_sweep(dev_set: &Slice) {
     println!(
         "\nDevelopment set only: semantic weight of the fused score (default {SEMANTIC_WEIGHT}), with the lexical \
          score measured against the request's ceiling (default) or against the best lexical score of the request:\n"
