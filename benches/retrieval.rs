@@ -11,8 +11,8 @@
 //! below run on the development set only; the defaults in `src/skills/search.rs` and
 //! `src/skills/rank.rs` are what they chose.
 //!
-//! Embeddings: with `AGENT_BENCH_EMBED_URL` (an OpenAI-compatible base URL, e.g.
-//! `http://127.0.0.1:8765/v1`, see `bench/embed_server.py`) and `AGENT_BENCH_EMBED_MODEL`
+//! Embeddings: with `BENCH_EMBED_URL` (an OpenAI-compatible base URL, e.g.
+//! `http://127.0.0.1:8765/v1`, see `bench/embed_server.py`) and `BENCH_EMBED_MODEL`
 //! (default `all-MiniLM-L6-v2`) vectors come from that server and are cached in
 //! `target/retrieval-embeddings/`; a complete cache needs no server. Otherwise the
 //! deterministic stand-in (hashed trigrams) is used, and the output says so: its numbers are

@@ -50,7 +50,7 @@ impl Embedded {
         }
         texts.sort();
         texts.dedup();
-        let model = std::env::var("AGENT_BENCH_EMBED_MODEL").unwrap_or_else(|_| "all-MiniLM-L6-v2".into());
+        let model = std::env::var("BENCH_EMBED_MODEL").unwrap_or_else(|_| "all-MiniLM-L6-v2".into());
         let path = cache_path(&model);
         let mut vectors: HashMap<String, Vec<f32>> = std::fs::read(&path)
             .ok()
@@ -65,8 +65,8 @@ impl Embedded {
                 vectors,
             };
         }
-        let Ok(url) = std::env::var("AGENT_BENCH_EMBED_URL") else {
-            return Self::stand_in(&texts, "AGENT_BENCH_EMBED_URL is not set");
+        let Ok(url) = std::env::var("BENCH_EMBED_URL") else {
+            return Self::stand_in(&texts, "BENCH_EMBED_URL is not set");
         };
         eprintln!("embedding {} texts with {model} at {url}", missing.len());
         match fetch(&url, &model, &missing) {
