@@ -10,7 +10,7 @@
 
 mod tokenize;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tokenize::{Analyzer, is_content, words};
 
@@ -23,6 +23,9 @@ pub struct Hit {
     pub index: usize,
     pub score: f32,
 }
+
+/// Query words the catalog lacks that are looked up as typos or abbreviations, per query.
+const MAX_NEAR_MISS_WORDS: usize = 24;
 
 /// Lexical scores of every skill for one query.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -235,7 +238,7 @@ impl SkillIndex {
     /// Index ids and weights a query word stands for: its own stem when the catalog has it,
     /// else the parts of a compound, else near misses (one or two edits, or a prefix) at
     /// `fuzzy_weight`.
-    fn expand(&self, word: &str) -> Vec<(u32, f32)> {
+    fn expand(&self, word: &str, near_miss_budget: &mut usize) -> Vec<(u32, f32)> {
         if let Some(id) = self.known.get(word) {
             return vec![(*id, 1.0)];
         }
@@ -248,15 +251,16 @@ impl SkillIndex {
             .iter()
             .filter_map(|p| self.ids.get(&self.analyzer.stem(p)).map(|id| (*id, 1.0)))
             .collect();
-        if !parts.is_empty() {
+        if !parts.is_empty() || *near_miss_budget == 0 {
             return parts;
         }
+        *near_miss_budget -= 1;
         self.near_misses(&stem)
     }
 
     /// Catalog stems within a typo of `stem` (one edit from 5 letters, two from 8), or that
-    /// start with it or it with them (both at least 4 letters); same first letter, so a city
-    /// name does not turn into some other word. Shorter words have too many neighbours
+    /// start with it when it has at least 4 letters (an abbreviation: "repo", "config"); same
+    /// first letter, so a city name does not turn into some other word. Shorter words have too many neighbours
     /// ("morn" is one edit from "moon").
     fn near_misses(&self, stem: &str) -> Vec<(u32, f32)> {
         let len = stem.chars().count();
@@ -292,20 +296,21 @@ impl SkillIndex {
     pub fn score(&self, query: &str) -> LexicalScores {
         let mut scores = vec![0.0f32; self.name_len.len()];
         let mut ceiling = 0.0f32;
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        // Each near-miss lookup scans the vocabulary: a pasted log must not make that quadratic.
+        let mut near_miss_budget = MAX_NEAR_MISS_WORDS;
         let query_words = words(query);
         for word in &query_words {
-            if !is_content(word) || seen.contains(&word.as_str()) {
+            if !is_content(word) || !seen.insert(word) {
                 continue;
             }
-            seen.push(word);
             // A word may stand for several index terms (parts, near misses): per skill, the best
             // of them counts, so one typo cannot outweigh a real match.
             let mut best: HashMap<u32, f32> = HashMap::new();
             // A word the catalog lacks counts as if one skill had it: it is part of what the
             // request asks for, and no skill's words explain it.
             let mut word_idf: Option<f32> = None;
-            for (id, weight) in self.expand(word) {
+            for (id, weight) in self.expand(word, &mut near_miss_budget) {
                 let postings = &self.postings[id as usize];
                 let idf = weight * self.idf(postings.len());
                 word_idf = Some(word_idf.map_or(idf, |w| w.max(idf)));

@@ -154,3 +154,19 @@ fn empty_catalog_is_fine() {
     let index = SkillIndex::build(&[]);
     assert!(index.search("anything", 5).is_empty());
 }
+
+#[test]
+fn near_miss_lookups_are_capped_per_query() {
+    let skills = catalog();
+    let index = SkillIndex::build(&skills);
+    let noise: Vec<String> = (0..MAX_NEAR_MISS_WORDS).map(|i| format!("zq{i}xyzzy")).collect();
+    let early = format!("wether {}", noise.join(" "));
+    let late = format!("{} wether", noise.join(" "));
+    assert_eq!(names(&skills, &index.search(&early, 3)), ["weather"]);
+    assert!(index.search(&late, 3).is_empty(), "the budget is spent before the typo");
+    // Exact words are never subject to the cap.
+    assert_eq!(
+        names(&skills, &index.search(&format!("{late} weather"), 3)),
+        ["weather"]
+    );
+}
