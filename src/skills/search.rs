@@ -48,8 +48,9 @@ impl LexicalScores {
     }
 }
 
-/// The knobs of the ranking. The defaults were chosen on the development half of the routing
-/// benchmark (`benches/retrieval.rs` shows the sweep).
+/// The knobs of the ranking. The development-set sweep in `benches/retrieval.rs` cannot tell
+/// the defaults from their neighbours (all within one request); they follow common BM25
+/// practice and weight names above descriptions.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
     /// Term-frequency saturation.
