@@ -2,6 +2,7 @@
 
 pub mod cassette;
 pub mod client;
+pub mod embeddings;
 pub mod models;
 pub mod stream;
 pub mod transport;

@@ -7,6 +7,7 @@ pub mod fields;
 pub mod frontmatter;
 pub mod lint;
 pub mod parse;
+pub mod rank;
 pub mod refs;
 pub mod search;
 pub mod skeleton;

@@ -413,3 +413,39 @@ pub fn processes_with(marker: &str) -> Vec<String> {
     }
     found
 }
+
+/// Answers `POST /v1/embeddings` like an OpenAI-compatible server, with the deterministic
+/// stand-in vectors of `agent::llm::embeddings::stand_in` (a bad request body gets a 400).
+pub struct StandInEmbeddings;
+
+impl Respond for StandInEmbeddings {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        match agent::llm::embeddings::stand_in::response(&body) {
+            Ok(answer) => ResponseTemplate::new(200).set_body_json(answer),
+            Err(e) => ResponseTemplate::new(400).set_body_json(json!({"error": {"message": e}})),
+        }
+    }
+}
+
+impl MockLlm {
+    /// Also serve `POST /v1/embeddings` with stand-in vectors.
+    pub async fn with_embeddings(self) -> Self {
+        Mock::given(method("POST"))
+            .and(path("/v1/embeddings"))
+            .respond_with(StandInEmbeddings)
+            .mount(&self.server)
+            .await;
+        self
+    }
+
+    /// Bodies of the embeddings requests received, parsed.
+    pub async fn embedding_requests(&self) -> Vec<Value> {
+        self.raw_requests()
+            .await
+            .iter()
+            .filter(|r| r.url.path().ends_with("/embeddings"))
+            .map(|r| serde_json::from_slice(&r.body).unwrap_or(Value::Null))
+            .collect()
+    }
+}

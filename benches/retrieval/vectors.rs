@@ -1,0 +1,119 @@
+//! Embeddings for the retrieval benchmark: from a local OpenAI-compatible server through the
+//! agent's own client, cached under `target/retrieval-embeddings/`, or the deterministic
+//! stand-in when no model is at hand.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use agent::llm::embeddings::{EmbeddingsClient, EmbeddingsSettings, stand_in};
+use agent::skills::Skill;
+use agent::skills::rank::{SkillVectors, embedding_text};
+
+use super::data::Set;
+
+/// Vectors for every text the benchmark needs, and where they came from.
+pub struct Embedded {
+    label: String,
+    vectors: HashMap<String, Vec<f32>>,
+}
+
+fn cache_path(model: &str) -> PathBuf {
+    let slug: String = model
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/retrieval-embeddings/{slug}.json"))
+}
+
+fn fetch(url: &str, model: &str, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
+    let client = EmbeddingsClient::new(EmbeddingsSettings::new(url, model)).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(client.embed(texts)).map_err(|e| e.to_string())
+}
+
+impl Embedded {
+    /// Vectors for the skills and requests of `sets`.
+    pub fn load(sets: &[&Set]) -> Self {
+        let mut texts: Vec<String> = Vec::new();
+        for set in sets {
+            texts.extend(set.skills.iter().map(embedding_text));
+            texts.extend(set.cases.iter().map(|c| c.request.clone()));
+        }
+        texts.sort();
+        texts.dedup();
+        let model = std::env::var("BENCH_EMBED_MODEL").unwrap_or_else(|_| "all-MiniLM-L6-v2".into());
+        let path = cache_path(&model);
+        let mut vectors: HashMap<String, Vec<f32>> = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default();
+        let missing: Vec<String> = texts.iter().filter(|t| !vectors.contains_key(*t)).cloned().collect();
+        if missing.is_empty() {
+            return Self {
+                label: format!(
+                    "{model} via an OpenAI-compatible server (vectors cached in target/retrieval-embeddings/)"
+                ),
+                vectors,
+            };
+        }
+        let Ok(url) = std::env::var("BENCH_EMBED_URL") else {
+            return Self::stand_in(&texts, "BENCH_EMBED_URL is not set");
+        };
+        eprintln!("embedding {} texts with {model} at {url}", missing.len());
+        match fetch(&url, &model, &missing) {
+            Ok(fresh) => {
+                vectors.extend(missing.into_iter().zip(fresh));
+                if let Some(dir) = path.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                if let Ok(json) = serde_json::to_vec(&vectors) {
+                    let _ = std::fs::write(&path, json);
+                }
+                Self {
+                    label: format!("{model} via the OpenAI-compatible server at {url}"),
+                    vectors,
+                }
+            }
+            Err(e) => Self::stand_in(&texts, &e),
+        }
+    }
+
+    fn stand_in(texts: &[String], why: &str) -> Self {
+        eprintln!("no model embeddings ({why}); using the deterministic stand-in");
+        Self {
+            label: format!(
+                "the deterministic stand-in `{}` — NOT a model, so embedding and fused numbers say nothing about \
+                 semantic retrieval (no model: {why})",
+                stand_in::MODEL
+            ),
+            vectors: texts.iter().map(|t| (t.clone(), stand_in::embed(t))).collect(),
+        }
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The vector of `text`, empty when it was not loaded (it then matches nothing).
+    pub fn get(&self, text: &str) -> Vec<f32> {
+        self.vectors.get(text).cloned().unwrap_or_default()
+    }
+
+    pub fn skills(&self, skills: &[Skill]) -> SkillVectors {
+        SkillVectors::new(
+            skills
+                .iter()
+                .map(|s| self.vectors.get(&embedding_text(s)).cloned())
+                .collect(),
+        )
+    }
+}
