@@ -79,6 +79,8 @@ pub const WRONG_TYPE: &str = "wrong-type";
 pub const COMPATIBILITY_TOO_LONG: &str = "compatibility-too-long";
 /// A frontmatter key the spec does not know (ignored).
 pub const UNKNOWN_KEY: &str = "unknown-key";
+/// `requires` (or one of its fields) has a shape that cannot be read.
+pub const MALFORMED_REQUIRES: &str = "malformed-requires";
 /// `version` in frontmatter: read, but not an Agent Skills field.
 pub const VERSION_NOT_IN_SPEC: &str = "version-not-in-spec";
 

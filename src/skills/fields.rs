@@ -16,7 +16,7 @@ pub const MAX_NAME_CHARS: usize = 64;
 const MAX_COMPATIBILITY_CHARS: usize = 500;
 /// Descriptions shorter than this rarely say what and when.
 const SHORT_DESCRIPTION_CHARS: usize = 20;
-const KNOWN_KEYS: [&str; 7] = [
+const KNOWN_KEYS: [&str; 8] = [
     "name",
     "description",
     "license",
@@ -24,6 +24,7 @@ const KNOWN_KEYS: [&str; 7] = [
     "metadata",
     "allowed-tools",
     "version",
+    "requires",
 ];
 
 /// What a skill file says about itself.
@@ -37,6 +38,8 @@ pub struct SkillText {
     pub version: Option<String>,
     pub license: Option<String>,
     pub compatibility: Option<String>,
+    /// What the skill declares it needs (`requires:`, `skill.json`'s required `env[]`).
+    pub requires: super::Requires,
     pub body: String,
     pub findings: Vec<Finding>,
 }
@@ -89,6 +92,12 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
     name(&mut out, &fm, folder, manifest);
     description(&mut out, &fm, manifest);
     other_fields(&mut out, &fm);
+    out.requires = super::requires::read(
+        fm.fields.get("requires"),
+        manifest,
+        fm.line("requires"),
+        &mut out.findings,
+    );
     out.version = fm
         .fields
         .get("version")
@@ -250,7 +259,7 @@ fn other_fields(out: &mut SkillText, fm: &Frontmatter) {
             Severity::Warning,
             fm.line(key),
             format!(
-                "unknown frontmatter key `{key}` ignored (allowed: name, description, license, compatibility, metadata, allowed-tools)"
+                "unknown frontmatter key `{key}` ignored (known: name, description, license, compatibility, metadata, allowed-tools, requires)"
             ),
         ));
     }

@@ -9,6 +9,7 @@ pub mod lint;
 pub mod parse;
 pub mod rank;
 pub mod refs;
+pub mod requires;
 pub mod search;
 pub mod skeleton;
 
@@ -16,6 +17,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use catalog::SkillSet;
+pub use requires::Requires;
 
 /// Which convention a skill folder follows (SPEC §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -108,6 +110,8 @@ pub struct Skill {
     pub version: Option<String>,
     pub license: Option<String>,
     pub compatibility: Option<String>,
+    /// What its commands need: environment variables, programs, places to write, network.
+    pub requires: Requires,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -127,6 +131,7 @@ impl Skill {
             version: None,
             license: None,
             compatibility: None,
+            requires: Requires::default(),
             diagnostics: Vec::new(),
         }
     }

@@ -104,6 +104,7 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         version: text.version,
         license: text.license,
         compatibility: text.compatibility,
+        requires: text.requires,
         diagnostics: diags,
     }))
 }
