@@ -2,7 +2,7 @@
 //!
 //! The binary (`src/main.rs`) parses the flags and hands them to [`app::run`]; the modules are a
 //! library so that tests, benchmarks and fuzz targets drive the same code. Imports point one way,
-//! down this picture (`tests/architecture.rs` fails on any that does not):
+//! down this picture (`tests/suite/architecture.rs` fails on any that does not):
 //!
 //! ```text
 //! main ──▶ app ──▶ ui ─────┐

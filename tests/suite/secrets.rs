@@ -1,14 +1,10 @@
 //! Secrets (SPEC §6) through the real binary: every way a secret used to slip out is closed —
 //! the model's own tool-call arguments, a secret straddling the output cap, the human answer and
 //! progress lines, and base64 forms.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
-mod common;
-
+use crate::common::*;
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use common::*;
 use serde_json::json;
 
 /// Bytes chosen so that base64 uses `+` and `/` (standard) versus `-` and `_` (URL-safe).

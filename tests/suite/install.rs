@@ -1,13 +1,9 @@
 //! Getting `agent` into the shell: completion scripts and manual pages generated from the same
 //! clap definitions as the parser, printed by the real binary.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 
 fn agent(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
     let out = ws.bare_agent().args(args).output().unwrap();

@@ -1,13 +1,9 @@
 //! `agent skills check`: exit codes and messages on clean and broken folders, and `--strict`
 //! flagging exactly the folders the Agent Skills reference validator flags.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn check(ws: &Workspace, args: &[&str], dirs: &[&Path]) -> (i32, String) {

@@ -1,14 +1,10 @@
 //! Every `--json` line a run emits is checked against the field tables of `docs/events.md`, and
 //! so is every example in that document: events, and each subcommand's document.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::collections::BTreeSet;
 
-use common::events_doc::{EventsDoc, Part};
-use common::*;
+use crate::common::events_doc::{EventsDoc, Part};
+use crate::common::*;
 use serde_json::{Value, json};
 
 #[test]

@@ -1,11 +1,7 @@
 //! Many skills: a bounded catalog per request, `search_skills` for the rest, the user told once,
 //! and optional pre-activation of a clear winner.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 const TOPICS: [&str; 6] = [

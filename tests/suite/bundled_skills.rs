@@ -1,14 +1,10 @@
 //! Each bundled skill's real script, run offline (network services replaced by 127.0.0.1 mocks),
 //! plus the whole loop over the bundled skills folder.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};

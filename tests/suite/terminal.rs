@@ -1,15 +1,11 @@
 //! What reaches the terminal (SPEC §7) and the questions asked there: outside text never arrives
 //! with raw control characters, the approval prompt shows exactly what would run, and a folder is
 //! asked about once (and again after a change). Prompts run in a pseudo-terminal (rexpect).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::process::Command;
 use std::sync::Arc;
 
-use common::*;
+use crate::common::*;
 use rexpect::session::{PtySession, spawn_command};
 use serde_json::json;
 

@@ -1,14 +1,10 @@
 //! The approval boundary (SPEC §4a) under attack, through the real binary: a hostile scripted model
 //! proposes commands that once slipped past the check, under `--approve auto` and through
 //! `allowed-tools` grants, with no terminal to ask on. A canary file proves nothing ran.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{run_output as run, *};
+use crate::common::{run_output as run, *};
 use serde_json::{Value, json};
 
 /// A skill whose `run.sh` prints its arguments, one per line, in brackets.

@@ -1,10 +1,6 @@
 //! `agent skills search`: the obviously matching skill ranks first, with scores.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn search(ws: &Workspace, query: &str) -> Value {

@@ -1,15 +1,11 @@
 //! Every category of real-world SKILL.md mess, loaded through discovery: each loads with the
 //! right fields and a located warning, or is skipped with a reason. Never a panic or a hang.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::path::{Path, PathBuf};
 
+use crate::common::repo_path;
 use agent::skills::discover::{Discovery, RootKind, SkillRoot, discover};
 use agent::skills::{Dialect, Severity, Skill};
-use common::repo_path;
 
 fn fixtures() -> PathBuf {
     repo_path("tests/fixtures")

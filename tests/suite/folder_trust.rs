@@ -1,14 +1,10 @@
 //! Folder trust (SPEC §3) through the real binary: a hostile repository's `.env` and skills are
 //! not used until the folder is trusted, `agent trust` trusts it, a change needs trust again, and
-//! the user's own `~/.config/agent/.env` needs none. The terminal question is in tests/terminal.rs.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
+//! the user's own `~/.config/agent/.env` needs none. The terminal question is in tests/suite/terminal.rs.
 
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 /// A user skill (not from the project) whose script prints its environment and, when `PROBE_REPO`

@@ -1,13 +1,9 @@
 //! `agent skills new`: the skeleton passes `skills check --strict`, its `run.sh` keeps the
 //! exit-code contract, its routing cases run through `skills eval`, and nothing is overwritten.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// `agent [args…]` with skills from the workspace root; returns (code, stdout, stderr).

@@ -1,11 +1,7 @@
 //! A failed command's reason is visible: the last lines of its stderr under the command in human
 //! mode (sanitised, secrets redacted) and in `command_finished.stderr_tail` with `--json`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// Run one turn that activates `skill` and runs `command`; returns (exit code, stdout, stderr).

@@ -1,15 +1,11 @@
 //! What a hostile model or skill folder throws at the agent that could hang it or make it grow:
 //! escaped background processes, FIFOs and devices where files belong, huge files, a flood of tool
 //! calls in one response — through the real binary, each ending within a generous bound.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{run_output as run, *};
+use crate::common::{run_output as run, *};
 use serde_json::json;
 
 const COUNTER_SKILL: &str = "---\nname: count\ndescription: Counts its calls.\n---\nRun ./run.sh\n";

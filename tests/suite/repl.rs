@@ -1,14 +1,10 @@
 //! The chat in a pseudo-terminal (rexpect): conversation, slash commands, completion, multi-line
 //! paste, Ctrl-C, history across sessions, Ctrl-D.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::process::Command;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use rexpect::process::WaitStatus;
 use rexpect::session::{PtySession, spawn_command};
 use serde_json::json;
@@ -465,13 +461,13 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
     })
     .await
     .unwrap();
-    let doc = common::events_doc::EventsDoc::read();
+    let doc = crate::common::events_doc::EventsDoc::read();
     let lines = json_lines(&out);
     let kinds: Vec<String> = lines
         .iter()
         .map(|l| doc.validate_typed(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
-    let chat_types = doc.sections(common::events_doc::Part::Chat);
+    let chat_types = doc.sections(crate::common::events_doc::Part::Chat);
     for kind in chat_types.iter().filter(|k| **k != "command") {
         assert!(kinds.iter().any(|k| k == kind), "no {kind} line in {kinds:?}");
     }

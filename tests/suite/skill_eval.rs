@@ -1,10 +1,6 @@
 //! `agent skills eval`: routing cases through the mock model and through a cassette.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 const CASES: &str = "threshold: 1.0\ncases:\n  - prompt: weather in Tokyo\n    expect_skill: weather\n  - prompt: what time is it in Oslo\n    expect_skill: time\n  - prompt: tell me a joke\n    expect: none\n";

@@ -1,11 +1,7 @@
 //! Local servers with zero configuration (SPEC §3): the model a server's `/v1/models` lists, a
 //! local server found on a probed port, and which key is sent where.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};

@@ -1,11 +1,7 @@
 //! Commands run safely: approval policies and grants, trust for project skills, process control,
 //! output caps, the child environment, and composition — through the real binary.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
-mod common;
-
-use common::{run_output as run, *};
+use crate::common::{run_output as run, *};
 use serde_json::json;
 
 fn last_tool_result(req: &serde_json::Value) -> String {

@@ -1,6 +1,4 @@
 //! Property tests for the SKILL.md parser: it never panics, and well-formed input round-trips.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 use agent::skills::fields::parse_skill_text;
 use agent::skills::{Dialect, Severity};

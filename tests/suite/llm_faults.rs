@@ -1,13 +1,9 @@
 //! Endpoint faults through the real binary: retries, timeouts, clear errors, malformed and quirky
 //! responses. Each test checks the exit code, the number of requests and the message.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::time::Duration;
 
-use common::{run_outcome as run, *};
+use crate::common::{run_outcome as run, *};
 use serde_json::json;
 use wiremock::ResponseTemplate;
 

@@ -1,12 +1,8 @@
 //! Loading real-world and reference skill folders through `agent skills list --json`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
-
-mod common;
 
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn list(ws: &Workspace, roots: &[&Path]) -> Value {

@@ -1,11 +1,7 @@
 //! Tool dispatch edge cases, approvals, the child environment, timeouts and redaction,
 //! through the real binary.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
-mod common;
-
-use common::{run_output as run, *};
+use crate::common::{run_output as run, *};
 use serde_json::json;
 
 const SKILL_MD: &str = "---\nname: probe\ndescription: Probe the environment.\n---\nRun ./run.sh\n";

@@ -7,8 +7,6 @@
 //! checker accepted, as the ARGUMENTS of its builtin `printf`, with `PATH` pointing nowhere (an
 //! empty `PATH` would mean the current directory) in an empty temp dir. Any operator that slipped
 //! through would at worst fail to find a program.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 use std::process::Command;
 

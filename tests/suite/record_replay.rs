@@ -1,10 +1,6 @@
 //! `--record` a real session against the mock, then `--replay` it with no server and no key.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
-mod common;
-
-use common::{run_outcome as run, *};
+use crate::common::{run_outcome as run, *};
 use serde_json::Value;
 
 const SKILL: &str = "# Echo\n\n## Description\nEchoes a greeting with the secret-free date.\n";

@@ -1,10 +1,6 @@
 //! The skill loop end to end through the real binary against a mock OpenAI-compatible server.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 const WEATHER_MD: &str =
