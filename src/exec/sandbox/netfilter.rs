@@ -8,7 +8,9 @@
 //! - `socket()` of any family but Unix, netlink (local: glibc's resolver and `ip` use it), IPv4
 //!   and IPv6; of IPv4/IPv6 anything but a plain TCP stream;
 //! - `sendto`/`sendmsg`/`sendmmsg` with `MSG_FASTOPEN`;
-//! - `io_uring_setup`.
+//! - `io_uring_setup`;
+//! - on x86_64, the same calls made through the x32 ABI (518 and 538 are x32's `sendmsg` and
+//!   `sendmmsg`).
 //!
 //! Unix sockets stay open: they are how programs reach local services (and refusing them breaks
 //! name lookups and logging); abstract ones are scoped to the sandbox by Landlock (ABI 6).
@@ -32,6 +34,15 @@ pub fn program() -> Result<BpfProgram, seccompiler::Error> {
     rules.insert(libc::SYS_sendmmsg, vec![fast_open(3)?]);
     // An empty rule list matches every call.
     rules.insert(libc::SYS_io_uring_setup, Vec::new());
+    #[cfg(target_arch = "x86_64")]
+    {
+        // The same calls through the x32 ABI (numbers with bit 30 set, same audit architecture),
+        // where a kernel offers it: refused outright, nobody runs x32 programs.
+        const X32: i64 = 0x4000_0000;
+        for nr in [libc::SYS_socket, libc::SYS_sendto, libc::SYS_io_uring_setup, 518, 538] {
+            rules.insert(X32 | nr, Vec::new());
+        }
+    }
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
