@@ -1,6 +1,8 @@
 //! What confining a command costs per spawn: building the Landlock ruleset (and strict's seccomp
 //! program) in the agent, and the child's fork + restrict + exec, against an unconfined spawn.
 //! Harness-less: prints a markdown table of medians (`cargo bench --bench sandbox`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;

@@ -161,9 +161,10 @@ impl Approver for TerminalApprover {
         }
         let skill = visible(&request.skill);
         let answer = self.prompt(&format!(
-            "Run `{}`\n  skill {skill} · in {}\n  [y]es / [n]o / [a]lways for {skill} this session? ",
+            "Run `{}`\n  skill {skill} · in {}\n  {}\n  [y]es / [n]o / [a]lways for {skill} this session? ",
             visible(&request.command),
             visible(&request.cwd),
+            super::sandbox_text::reach_summary(&request.sandbox),
         ));
         match answer.as_str() {
             "y" | "yes" => true,

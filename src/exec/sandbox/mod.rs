@@ -26,14 +26,16 @@ pub use confine::Confinement;
 pub use kernel::Kernel;
 pub use policy::{Policy, Settings};
 
-/// How much the sandbox confines commands (`--sandbox`, `AGENT_SANDBOX`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+/// How much the sandbox confines commands; also the values of `--sandbox` (clap reads the variant
+/// names, `AGENT_SANDBOX` goes through [`Mode::parse`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
-    /// Writes confined; the network open (most skills call APIs without declaring it).
+    /// Writes confined to the skill's folder, the working directory, the temp folder and declared
+    /// paths; the network open.
     #[default]
     On,
-    /// Writes confined, and the network closed unless the skill declares `requires.network: true`.
+    /// Writes confined, and no network unless the skill declares `requires.network: true`.
     Strict,
     /// No confinement at all.
     Off,

@@ -148,7 +148,7 @@ impl Settings {
         };
         Policy {
             mode: self.mode,
-            sandbox: self.sandbox_name(),
+            in_force: self.sandbox_name(),
             write: builder.write,
             skipped: builder.skipped,
             network,
@@ -205,12 +205,12 @@ fn strict_gap(k: &Kernel) -> Option<String> {
 }
 
 /// What one skill's commands may write and reach.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Policy {
     /// The mode the user asked for.
     pub mode: Mode,
     /// What is in force: `landlock-v7`-style, `unavailable`, or `off`.
-    pub sandbox: String,
+    pub in_force: String,
     /// Where commands may write (besides `/dev/null` and terminal-like devices).
     pub write: Vec<Writable>,
     /// Places that were asked for but are not writable, with the reason.

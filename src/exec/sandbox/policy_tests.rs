@@ -53,7 +53,7 @@ fn skill_folder_working_dir_and_temp_are_writable_and_home_is_not() {
     assert_eq!(p.network, Network::Open);
     assert_eq!(p.enforcement(), Enforcement::Confined);
     assert_eq!(p.child_value(), "on");
-    assert_eq!(p.sandbox, "landlock-v7");
+    assert_eq!(p.in_force, "landlock-v7");
 }
 
 #[test]

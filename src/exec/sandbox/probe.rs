@@ -41,7 +41,7 @@ pub fn run(kernel: &Kernel) -> Probe {
 fn attempt(kernel: &Kernel, canary: PathBuf) -> Probe {
     let policy = Policy {
         mode: Mode::On,
-        sandbox: kernel.name(),
+        in_force: kernel.name(),
         write: Vec::new(),
         skipped: Vec::new(),
         network: Network::Open,
