@@ -79,6 +79,11 @@ async fn the_approval_prompt_shows_hidden_characters_and_long_commands_in_full()
         let skills = w.skills().display().to_string();
         let mut p = pty(&w, &m, &["--skills-dir", &skills, "--once", "weather in Tokyo"], false);
         p.exp_string("#\\r\\x1b[2KRun ./run.sh Tokyo`").unwrap();
+        // The second wall is shown with the first: where the command could write.
+        if agent::exec::sandbox::Kernel::detect().abi >= 1 {
+            p.exp_string("sandbox: may write only to its folder, the working directory")
+                .unwrap();
+        }
         p.exp_string("[y]es / [n]o").unwrap();
         answer(&mut p, "n");
         p.exp_string(&format!("Run `{l}`")).unwrap();

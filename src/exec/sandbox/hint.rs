@@ -55,11 +55,18 @@ pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Op
     let mut connect_failed = false;
     for line in stderr.lines() {
         let lower = line.to_lowercase();
-        if lower.contains("permission denied") || lower.contains("operation not permitted") || lower.contains("eacces")
-        {
+        let denied = lower.contains("permission denied")
+            || lower.contains("operation not permitted")
+            || lower.contains("eacces");
+        if denied {
             denied_lines += 1;
             candidates.extend(paths_in(line));
-        } else if lower.contains("connect") && (lower.contains("fail") || lower.contains("could")) {
+        }
+        // `curl: (7) Failed to connect`, bash's `connect: Permission denied` for /dev/tcp.
+        let about_network = ["connect", "socket", "/dev/tcp/", "/dev/udp/"]
+            .iter()
+            .any(|w| lower.contains(w));
+        if about_network && (denied || lower.contains("fail") || lower.contains("could")) {
             connect_failed = true;
         }
     }

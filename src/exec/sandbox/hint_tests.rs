@@ -89,6 +89,12 @@ fn under_strict_a_failed_connection_may_be_the_network_rule() {
         c.explain(Mode::On, "curl: (7) Failed to connect to 127.0.0.1 port 80"),
         None
     );
+    // bash's /dev/tcp: a refused connect names the script (inside the skill) and a device path.
+    let script = c.root.join("skill/run.sh").display().to_string();
+    let stderr =
+        format!("{script}: connect: Permission denied\n{script}: line 3: /dev/tcp/127.0.0.1/80: Permission denied");
+    let hint = c.explain(Mode::Strict, &stderr).unwrap();
+    assert!(hint.network && hint.paths.is_empty(), "{hint:?}");
 }
 
 #[test]
