@@ -20,7 +20,7 @@ every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), 
 AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_STREAM, AGENT_RETRIES, AGENT_SANDBOX, \
 AGENT_ALLOW_WRITE.
 
-Exit status: 0 answered; 1 internal error, or a failed `skills check` or `skills eval`; 2 usage error; \
+Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`; 2 usage error; \
 3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, but a \
 proposed command was denied; 130 interrupted.";
 
