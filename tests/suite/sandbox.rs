@@ -18,8 +18,8 @@ const WRITER: &str = "#!/bin/sh\necho \"AGENT_SANDBOX=$AGENT_SANDBOX\"\nfor t in
 /// Like [`WRITER`], but exits 1 when a write was refused, as a real script would.
 const STRICT_WRITER: &str = "#!/bin/sh\nfor t in \"$@\"; do echo x > \"$t\" || exit 1; done\n";
 
-/// Connects to 127.0.0.1:$1 with bash's /dev/tcp and says whether it could.
-const CONNECTOR: &str = "#!/bin/bash\necho \"AGENT_SANDBOX=$AGENT_SANDBOX\"\nif exec 3<>\"/dev/tcp/127.0.0.1/$1\"; then echo connected; else echo refused; exit 1; fi\n";
+/// Opens a socket to 127.0.0.1:$2 with bash's /dev/$1 (`tcp` or `udp`) and says whether it could.
+const CONNECTOR: &str = "#!/bin/bash\necho \"AGENT_SANDBOX=$AGENT_SANDBOX\"\nif exec 3<>\"/dev/$1/127.0.0.1/$2\"; then echo connected; else echo refused; exit 1; fi\n";
 
 /// Whether this kernel offers Landlock at `abi` or newer; the tests that need it say so when it
 /// does not (CI runs on a kernel with ABI 7, so there they always run).
@@ -186,7 +186,7 @@ async fn a_setsid_grandchild_is_confined_too() {
 }
 
 #[tokio::test]
-async fn strict_closes_tcp_unless_the_skill_declares_the_network() {
+async fn strict_closes_tcp_and_udp_unless_the_skill_declares_the_network() {
     if !landlock(4) {
         return;
     }
@@ -198,7 +198,7 @@ async fn strict_closes_tcp_unless_the_skill_declares_the_network() {
         Some(CONNECTOR),
     );
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let command = format!("./run.sh {}", listener.local_addr().unwrap().port());
+    let command = format!("./run.sh tcp {}", listener.local_addr().unwrap().port());
 
     let (code, stderr, result) = turn(&ws, "offline", &command, &["--yes", "--sandbox", "strict"], &[]).await;
     assert_eq!(code, 0, "{stderr}");
@@ -209,11 +209,22 @@ async fn strict_closes_tcp_unless_the_skill_declares_the_network() {
     assert!(result.contains("Permission denied"), "refused with EACCES: {result}");
     assert!(result.contains("requires.network"), "the model is told why: {result}");
 
-    let (_, _, result) = turn(&ws, "online", &command, &["--yes"], &[("AGENT_SANDBOX", "strict")]).await;
+    // UDP is outside Landlock's rules: strict's seccomp filter refuses the socket itself.
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let udp_command = format!("./run.sh udp {}", udp.local_addr().unwrap().port());
+    let (_, _, result) = turn(&ws, "offline", &udp_command, &["--yes", "--sandbox", "strict"], &[]).await;
     assert!(
-        result.contains("AGENT_SANDBOX=on") && result.contains("connected"),
+        result.contains("refused") && result.contains("Permission denied"),
         "{result}"
     );
+
+    for command in [&command, &udp_command] {
+        let (_, _, result) = turn(&ws, "online", command, &["--yes"], &[("AGENT_SANDBOX", "strict")]).await;
+        assert!(
+            result.contains("AGENT_SANDBOX=on") && result.contains("connected"),
+            "{command}: {result}"
+        );
+    }
 
     // The flag wins over the variable.
     let (_, _, result) = turn(
@@ -245,7 +256,7 @@ async fn sandbox_off_lifts_all_of_it() {
 
     ws.skill("offline", &skill_md("offline", ""), Some(CONNECTOR));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let command = format!("./run.sh {}", listener.local_addr().unwrap().port());
+    let command = format!("./run.sh tcp {}", listener.local_addr().unwrap().port());
     let (_, _, result) = turn(&ws, "offline", &command, &["--yes"], &[("AGENT_SANDBOX", "off")]).await;
     assert!(result.contains("connected"), "{result}");
 }
