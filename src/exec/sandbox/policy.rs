@@ -7,8 +7,9 @@
 //!   skill's folder (as paths in a skill's body are). `--allow-write` paths are relative to the
 //!   working directory, as any path on a command line.
 //! - The temp folder is `$TMPDIR` when set, else `/tmp`; `/dev/shm` is writable too.
-//! - The working directory and the temp folder are left read-only when they are `/`, `$HOME` or a
-//!   folder above it: starting `agent` in `~` must not make the whole home writable.
+//! - The working directory, the temp folder and a skill's `requires.write` entries are left
+//!   read-only when they are `/`, `$HOME` or a folder above it: starting `agent` in `~` must not
+//!   make the whole home writable, nor may a skill's declaration; only the user's `--allow-write` can.
 //! - A path that does not exist is skipped and listed as such: Landlock grants rights on existing
 //!   files and folders only, and creating one on a skill's behalf would be a write the user never saw.
 
@@ -136,7 +137,7 @@ impl Settings {
                 builder.skip(entry, Grant::Declared, "only `~` and `~/…` are expanded".into());
                 continue;
             }
-            builder.add(expand(entry, self.home.as_deref(), skill_dir), Grant::Declared, false);
+            builder.add(expand(entry, self.home.as_deref(), skill_dir), Grant::Declared, true);
         }
         for path in &self.allow_write {
             builder.add(path.clone(), Grant::AllowWrite, false);
@@ -265,8 +266,9 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// Add `path` unless it is missing, already listed, or (for `implicit` places) too broad.
-    fn add(&mut self, path: PathBuf, grant: Grant, implicit: bool) {
+    /// Add `path` unless it is missing, already listed, or (for places the user did not name:
+    /// `guarded`) too broad.
+    fn add(&mut self, path: PathBuf, grant: Grant, guarded: bool) {
         let path = normalize(&path);
         let meta = match std::fs::metadata(&path) {
             Ok(meta) => meta,
@@ -276,7 +278,7 @@ impl Builder<'_> {
             Err(e) => return self.skip(&path.display().to_string(), grant, e.to_string()),
         };
         let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        if implicit && self.too_broad(&real) {
+        if guarded && self.too_broad(&real) {
             let reason = "is your home folder or above it, so it stays read-only (--allow-write it to allow)";
             return self.skip(&path.display().to_string(), grant, reason.into());
         }

@@ -103,7 +103,18 @@ fn a_home_working_directory_or_root_temp_stays_read_only() {
     assert!(!p.write.iter().any(|w| w.grant == Grant::WorkingDir));
     assert!(!p.write.iter().any(|w| w.path == Path::new("/")));
     assert_eq!(p.skipped.iter().filter(|s| s.reason.contains("home folder")).count(), 2);
-    // Asked for explicitly, the home folder is writable.
+    // A skill cannot declare it (or `/`) writable either.
+    let declared = ["~".to_string(), "/".into()];
+    let p = settings(&l, Mode::On, 7, &[]).policy(&l.skill, &declared, false);
+    assert!(!p.write.iter().any(|w| w.grant == Grant::Declared), "{:?}", p.write);
+    assert_eq!(
+        p.skipped
+            .iter()
+            .filter(|s| s.grant == Grant::Declared && s.reason.contains("home folder"))
+            .count(),
+        2
+    );
+    // Asked for explicitly by the user, the home folder is writable.
     let s = Settings::new(
         Mode::On,
         Kernel::with_abi(7),
