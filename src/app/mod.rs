@@ -18,7 +18,7 @@ mod skills;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::cli::{Cli, Command, SandboxCommand, SkillsCommand};
+use crate::cli::{Cli, Command, SkillsCommand};
 use crate::config::Config;
 use crate::exec::trust::FolderTrust;
 use crate::exit::{AppError, ExitCode};
@@ -158,15 +158,7 @@ fn ask_mode(cli: &Cli, interactive: bool) -> Ask {
 async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
     match &run.cli.command {
         Some(Command::Skills { action }) => skills::run(action, run).await,
-        Some(Command::Sandbox {
-            action: SandboxCommand::Status,
-        }) => {
-            let status = sandbox::status(&run.config);
-            let failed = status.enforced == Some(false);
-            run.front.output.report(Report::SandboxStatus(status));
-            // A sandbox that does not hold is a failed check (1), as `skills check` is.
-            Ok(if failed { ExitCode::Internal } else { ExitCode::Answered })
-        }
+        Some(Command::Sandbox { action }) => Ok(sandbox::run(action, &run)),
         Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. }) => Err(AppError::internal(
             "completions, man pages and trust are handled before configuration",
         )),

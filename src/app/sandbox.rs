@@ -1,12 +1,28 @@
 //! `agent sandbox status`: what this machine's kernel can enforce under the run's settings, checked
 //! by running one confined command.
 
+use super::Run;
+use crate::cli::SandboxCommand;
 use crate::config::Config;
 use crate::exec::sandbox::probe::{self, Probe};
+use crate::exit::ExitCode;
+use crate::output::Report;
 use crate::output::report::SandboxStatus;
 
+/// `agent sandbox ACTION`; a sandbox that does not hold is a failed check (1), as `skills check` is.
+pub(super) fn run(action: &SandboxCommand, run: &Run<'_>) -> ExitCode {
+    match action {
+        SandboxCommand::Status => {
+            let status = status(&run.config);
+            let failed = status.enforced == Some(false);
+            run.front.output.report(Report::SandboxStatus(status));
+            if failed { ExitCode::Internal } else { ExitCode::Answered }
+        }
+    }
+}
+
 /// The status report; runs the check (a confined `sh` that must fail to create a file).
-pub(super) fn status(config: &Config) -> SandboxStatus {
+fn status(config: &Config) -> SandboxStatus {
     let settings = &config.sandbox;
     let k = &settings.kernel;
     let (enforced, check) = match probe::run(k) {
