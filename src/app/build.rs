@@ -70,7 +70,8 @@ pub(super) fn agent(
         sandbox_mode: config.sandbox.mode,
     });
     // Said once per run: what the chosen mode promises that this machine cannot keep.
-    if let Some(message) = config.sandbox.warning() {
+    let sandbox = &config.sandbox;
+    for message in sandbox.warning().into_iter().chain(sandbox.allow_write_warnings()) {
         sink.emit(Event::Warning { message });
     }
     Ok(Agent::new(llm, skills, options, sink, approver))

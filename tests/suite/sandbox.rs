@@ -154,6 +154,24 @@ async fn a_refused_write_is_explained_to_the_model_and_the_user() {
     assert_eq!(code, 0, "{stderr}");
     assert!(result.starts_with("exit code: 0"), "{result}");
     assert!(canary.exists());
+    // A path that does not exist cannot be granted: the user is told once, before anything runs.
+    let (_, stderr, _) = turn(
+        &ws,
+        "strict-writer",
+        "./run.sh",
+        &["--yes", "--allow-write", "out"],
+        &[],
+    )
+    .await;
+    let out = ws.work().join("out").display().to_string();
+    assert_eq!(
+        stderr
+            .matches(&format!("--allow-write {out}: it does not exist"))
+            .count(),
+        1,
+        "{stderr}"
+    );
+
     let second = ws.home().join("second");
     let command = format!("./run.sh {}", args(&[&second]));
     let home = ws.home().display().to_string();

@@ -165,6 +165,25 @@ impl Settings {
         }
     }
 
+    /// The user's `--allow-write` paths that do not exist, as warnings: Landlock grants rights on
+    /// existing files and folders only, so writing there stays refused (and `agent` does not
+    /// create them on the user's behalf).
+    pub fn allow_write_warnings(&self) -> Vec<String> {
+        if self.mode == Mode::Off || !self.kernel.filesystem() {
+            return Vec::new();
+        }
+        self.allow_write
+            .iter()
+            .filter(|p| !p.exists())
+            .map(|p| {
+                format!(
+                    "--allow-write {}: it does not exist, so commands cannot write there; create it first",
+                    p.display()
+                )
+            })
+            .collect()
+    }
+
     /// What to tell the user once per run when the sandbox cannot do what the mode promises.
     pub fn warning(&self) -> Option<String> {
         let k = &self.kernel;

@@ -84,6 +84,17 @@ fn missing_and_unexpandable_declarations_are_skipped_with_a_reason() {
 }
 
 #[test]
+fn a_missing_allow_write_path_is_warned_about_unless_nothing_is_confined() {
+    let l = layout();
+    let s = settings(&l, Mode::On, 7, &["out", "~"]);
+    let warnings = s.allow_write_warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains(&l.work.join("out").display().to_string()) && warnings[0].contains("does not exist"));
+    assert!(settings(&l, Mode::Off, 7, &["out"]).allow_write_warnings().is_empty());
+    assert!(settings(&l, Mode::On, 0, &["out"]).allow_write_warnings().is_empty());
+}
+
+#[test]
 fn allow_write_is_relative_to_the_working_directory() {
     let l = layout();
     std::fs::create_dir(l.work.join("out")).unwrap();
