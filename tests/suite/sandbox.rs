@@ -317,6 +317,16 @@ async fn the_session_event_names_the_sandbox() {
     if kernel.abi >= 5 {
         assert_eq!(s["sandbox"], "landlock-v5");
     }
+    // A kernel before Landlock ABI 3 cannot stop truncation: partial, and said so once.
+    let (s, _, events) = session(&ws, &[], &[("AGENT_SANDBOX_ABI", "2")]).await;
+    if kernel.abi >= 2 {
+        assert_eq!(s["sandbox"], "landlock-v2");
+        let partial = events
+            .iter()
+            .filter(|e| e["type"] == "warning" && e["message"].as_str().unwrap().contains("sandbox is partial"))
+            .count();
+        assert_eq!(partial, 1, "{events:?}");
+    }
 }
 
 #[tokio::test]
