@@ -13,6 +13,7 @@ use crate::exec::approval::ApprovalPolicy;
 use crate::exec::env::AGENT_KEY_VARS;
 
 mod dotenv;
+mod sandbox;
 use crate::exit::AppError;
 use crate::skills::discover::{RootKind, SkillRoot};
 use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;
@@ -120,6 +121,8 @@ pub struct Config {
     pub skill_roots: Vec<SkillRoot>,
     /// Whether a person can be asked questions on a terminal.
     pub interactive: bool,
+    /// What commands may write and reach (SPEC §5 "Sandbox").
+    pub sandbox: crate::exec::sandbox::Settings,
     pub env: Environment,
 }
 
@@ -168,6 +171,7 @@ impl Config {
         let preactivate = matches!(env.get("AGENT_PREACTIVATE"), Some("1" | "true" | "yes" | "on"));
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
+        let sandbox = sandbox::resolve(cli, &env, cwd)?;
         Ok(Self {
             api_key,
             base_url,
@@ -186,6 +190,7 @@ impl Config {
             preactivate,
             skill_roots,
             interactive,
+            sandbox,
             env,
         })
     }

@@ -53,6 +53,7 @@ pub(super) fn agent(
             redactor: run.redactor.clone(),
             skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
             trust: run.trust.clone(),
+            sandbox: config.sandbox.clone(),
         },
         max_steps: config.max_steps,
         history_budget: config.history_budget,
@@ -65,7 +66,14 @@ pub(super) fn agent(
         base_url: config.base_url.clone(),
         skills: skills.all().len(),
         approve: config.approve,
+        sandbox: config.sandbox.sandbox_name(),
+        sandbox_mode: config.sandbox.mode,
     });
+    // Said once per run: what the chosen mode promises that this machine cannot keep.
+    let sandbox = &config.sandbox;
+    for message in sandbox.warning().into_iter().chain(sandbox.allow_write_warnings()) {
+        sink.emit(Event::Warning { message });
+    }
     Ok(Agent::new(llm, skills, options, sink, approver))
 }
 

@@ -8,6 +8,7 @@ pub mod json;
 pub mod line_editor;
 pub mod markdown;
 pub mod report_text;
+pub mod sandbox_text;
 pub mod skill_list;
 pub mod table;
 pub mod tty;

@@ -20,8 +20,9 @@ pub enum Part {
     Subcommands,
 }
 
-/// Arrays whose items are documented objects: (section, field) → the items' section.
-const NESTED: [((&str, &str), &str); 10] = [
+/// Objects, and arrays whose items are objects, documented in a section of their own:
+/// (section, field) → the object's section.
+const NESTED: [((&str, &str), &str); 13] = [
     (("help", "commands"), "command"),
     (("skills", "skills"), "summary"),
     (("skills list", "skills"), "summary"),
@@ -32,6 +33,9 @@ const NESTED: [((&str, &str), &str); 10] = [
     (("skills check", "problems"), "diagnostic"),
     (("checked", "findings"), "diagnostic"),
     (("skills eval", "cases"), "case"),
+    (("skills show", "sandbox"), "policy"),
+    (("policy", "write"), "writable"),
+    (("policy", "skipped"), "skipped"),
 ];
 
 /// `docs/events.md` as tables.
@@ -172,10 +176,14 @@ impl EventsDoc {
                     .find(|((sec, f), _)| sec == s && f == key)
                     .map(|(_, i)| *i)
             });
-            if let (Some(items), Some(list)) = (items, v.as_array()) {
-                for item in list {
-                    self.check(&[items], item, &[])?;
+            match (items, v) {
+                (Some(items), Value::Array(list)) => {
+                    for item in list {
+                        self.check(&[items], item, &[])?;
+                    }
                 }
+                (Some(items), Value::Object(_)) => self.check(&[items], v, &[])?,
+                _ => {}
             }
         }
         for (key, field) in &fields {

@@ -17,6 +17,7 @@ mod parser_props;
 mod record_replay;
 mod repl;
 mod safety;
+mod sandbox;
 mod secrets;
 mod skill_eval;
 mod skill_fixtures;
