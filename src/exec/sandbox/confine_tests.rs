@@ -3,7 +3,7 @@
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use super::*;
 use crate::exec::sandbox::policy::Settings;
@@ -51,7 +51,8 @@ impl Place {
             // SAFETY: the hook only makes async-signal-safe system calls.
             unsafe { cmd.pre_exec(c.hook()) };
         }
-        cmd.output().unwrap()
+        crate::exec::tree::run_registered(cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()))
+            .unwrap()
     }
 }
 
@@ -191,9 +192,11 @@ fn a_declared_file_can_be_written_in_place_but_not_replaced() {
         cmd.arg("-c").arg(script);
         // SAFETY: the hook only makes async-signal-safe system calls.
         unsafe { cmd.pre_exec(c.hook()) };
-        cmd.output().unwrap()
+        crate::exec::tree::run_registered(cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()))
+            .unwrap()
     };
-    assert!(run(&format!("echo new > {}", rc.display())).status.success());
+    let wrote = run(&format!("echo new > {}", rc.display()));
+    assert!(wrote.status.success(), "{}", stderr(&wrote));
     assert_eq!(std::fs::read_to_string(&rc).unwrap(), "new\n");
     assert!(!run(&format!("rm {}", rc.display())).status.success());
     assert!(Path::new(&rc).exists());

@@ -62,10 +62,10 @@ fn attempt(kernel: &Kernel, canary: PathBuf) -> Probe {
         .stderr(Stdio::null());
     // SAFETY: the hook only makes async-signal-safe system calls (see `Confinement::hook`).
     unsafe { cmd.pre_exec(confinement.hook()) };
-    match cmd.status() {
+    match crate::exec::tree::run_registered(&mut cmd) {
         Err(e) => Probe::Failed(format!("cannot start sh: {e}")),
         Ok(_) if canary.exists() => Probe::NotEnforced,
-        Ok(status) if status.success() => Probe::NotEnforced,
+        Ok(out) if out.status.success() => Probe::NotEnforced,
         Ok(_) => Probe::Enforced,
     }
 }
