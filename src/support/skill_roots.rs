@@ -257,7 +257,7 @@ mod tests {
         if repository_root(&cwd).is_some() {
             return;
         }
-        assert_eq!(project_folders(&cwd, None), [cwd.clone()]);
+        assert_eq!(project_folders(&cwd, None), [cwd]);
     }
 
     #[test]

@@ -261,7 +261,7 @@ mod tests {
         assert_eq!(parse(" "), Err(SourceError::Empty));
         assert!(matches!(parse("just-a-word"), Err(SourceError::Unrecognised(_))));
         assert!(matches!(parse("a/b#../etc"), Err(SourceError::BadSubdir(_))));
-        assert!(matches!(parse("a/b#/abs"), Ok(_)), "leading slashes are trimmed");
+        assert!(parse("a/b#/abs").is_ok(), "leading slashes are trimmed");
         assert!(matches!(parse("a/b@-x"), Err(SourceError::BadRef(_))));
         assert!(matches!(parse("a/b@"), Err(SourceError::BadRef(_))));
     }
