@@ -1,9 +1,11 @@
 //! `agent skills list|show|search|check|new|eval`: what discovery found, checked, created or
 //! routed, each returned as a report for the front end to show.
 
+mod add;
 mod check;
 mod eval;
 mod new;
+mod update;
 
 use super::{Run, build, endpoint};
 use crate::cli::SkillsCommand;
