@@ -164,6 +164,42 @@ pub enum SkillsCommand {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Install skills from a local folder, a git URL or owner/repo (GitHub), with @REF and
+    /// #SUBDIR, into ~/.agents/skills (or ./.agents/skills with --project), recorded in
+    /// skills-lock.json. Nothing from the skill runs.
+    Add {
+        /// ./folder, https://host/owner/repo.git, git@host:owner/repo, or owner/repo; then
+        /// optionally @REF (branch, tag, commit) and #SUBDIR.
+        source: String,
+        /// Install this skill of a source holding several (repeatable); without it, a terminal
+        /// asks and anything else lists them and exits 2.
+        #[arg(long = "skill", value_name = "NAME")]
+        skills: Vec<String>,
+        /// Install into ./.agents/skills (this project) instead of ~/.agents/skills.
+        #[arg(long)]
+        project: bool,
+        /// Fix scripts with CRLF line endings or no executable bit in the installed copy without asking.
+        #[arg(long)]
+        fix: bool,
+    },
+    /// Compare each skill installed with `skills add` with its source (git ls-remote).
+    Outdated,
+    /// Fetch installed skills again, show what changed, and replace them after a yes.
+    Update {
+        /// Only this skill (default: every one in skills-lock.json).
+        name: Option<String>,
+        /// Replace without asking (needed without a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Delete a skill installed with `skills add` and its skills-lock.json entry.
+    Remove {
+        /// Skill name (its folder in the skill root).
+        name: String,
+        /// Remove it from ./.agents/skills instead of ~/.agents/skills.
+        #[arg(long)]
+        project: bool,
+    },
     /// Moved to `agent trust [DIR]` (kept as an alias): trust the folder these skills belong to.
     Trust {
         /// Project folders, or their skill folders (`./skills`); default: the working directory.

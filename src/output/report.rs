@@ -29,6 +29,14 @@ pub enum Report {
     Eval(EvalSummary),
     /// `agent trust [DIR]`.
     Trusted(Trusted),
+    /// `skills add SOURCE`.
+    SkillsAdded(super::library::SkillsAdded),
+    /// `skills outdated`.
+    SkillsOutdated(super::library::SkillsOutdated),
+    /// `skills update [NAME]`.
+    SkillsUpdated(super::library::SkillsUpdated),
+    /// `skills remove NAME`.
+    SkillRemoved(super::library::SkillRemoved),
     /// `man --dir DIR`.
     ManPages(ManPages),
     /// Generated text printed exactly as it is, in every mode: a completion script, a manual page.

@@ -47,6 +47,10 @@ pub fn render(report: &Report, screen: Screen) -> Text {
         Report::EvalCase(c) => out_only(vec![eval_case(c)]),
         Report::Eval(r) => out_only(vec![eval_summary(r)]),
         Report::Trusted(r) => trusted(r),
+        Report::SkillsAdded(r) => super::library_text::added(r),
+        Report::SkillsOutdated(r) => super::library_text::outdated(r),
+        Report::SkillsUpdated(r) => super::library_text::updated(r),
+        Report::SkillRemoved(r) => super::library_text::removed(r),
         Report::ManPages(r) => out_only(r.written.iter().map(|p| format!("wrote {}", p.display())).collect()),
         Report::Note(note) => Text {
             out: Vec::new(),

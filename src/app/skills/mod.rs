@@ -4,6 +4,7 @@
 mod add;
 mod check;
 mod eval;
+mod library;
 mod new;
 mod update;
 
@@ -23,8 +24,13 @@ const MAX_BUNDLED_FILES: usize = 1000;
 
 /// Run one `skills` subcommand.
 pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<ExitCode, AppError> {
-    let discovery = discover(&run.config.skill_roots);
     let output = run.front.output.clone();
+    if let Some(done) = library::run(action, &run).await {
+        let (report, code) = done?;
+        output.report(report);
+        return Ok(code);
+    }
+    let discovery = discover(&run.config.skill_roots);
     let report = match action {
         SkillsCommand::List => Report::SkillList(list(&discovery, &run.trust)),
         SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run.trust, name)?)),
@@ -49,6 +55,12 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
             return eval::run(agent, cases, *threshold, &*output).await;
         }
         SkillsCommand::Trust { .. } => return Err(AppError::internal("trust runs before configuration, not here")),
+        SkillsCommand::Add { .. }
+        | SkillsCommand::Outdated
+        | SkillsCommand::Update { .. }
+        | SkillsCommand::Remove { .. } => {
+            return Err(AppError::internal("library commands are dispatched above"));
+        }
     };
     output.report(report);
     Ok(ExitCode::Answered)
