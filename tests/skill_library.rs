@@ -14,12 +14,23 @@ use serde_json::{Value, json};
 /// Run git in `dir` with a fixed identity; returns trimmed stdout.
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Std::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "init.defaultBranch=main",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -35,7 +46,10 @@ fn skill_md(name: &str, body: &str) -> String {
 /// A repository holding two skills under `skills/`, committed and tagged `v1`.
 fn repository(ws: &Workspace) -> (PathBuf, String) {
     let repo = ws.dir.path().join("repo");
-    write(&repo.join("skills/deploy/SKILL.md"), &skill_md("deploy", "Run ./run.sh $ARGUMENTS"));
+    write(
+        &repo.join("skills/deploy/SKILL.md"),
+        &skill_md("deploy", "Run ./run.sh $ARGUMENTS"),
+    );
     write_script(&repo.join("skills/deploy/run.sh"), "#!/bin/sh\necho deployed \"$@\"\n");
     write(&repo.join("skills/notes/SKILL.md"), &skill_md("notes", "Take notes."));
     write(&repo.join("README.md"), "# skills\n");
@@ -67,7 +81,10 @@ async fn add_with_a_tag_and_a_subfolder_records_the_lock() {
     let ws = Workspace::new();
     let (repo, v1) = repository(&ws);
     // A later commit on the branch: the tag must still install the first one.
-    write(&repo.join("skills/deploy/SKILL.md"), &skill_md("deploy", "changed after v1"));
+    write(
+        &repo.join("skills/deploy/SKILL.md"),
+        &skill_md("deploy", "changed after v1"),
+    );
     git(&repo, &["commit", "--quiet", "-am", "second"]);
 
     let source = format!("{}@v1#skills/deploy", url(&repo));
@@ -105,7 +122,10 @@ async fn a_repository_of_several_skills_needs_a_choice_without_a_terminal() {
     let (repo, _) = repository(&ws);
     let (code, _, err) = outcome(&ws, &["skills", "add", &url(&repo)]).await;
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("deploy") && err.contains("notes") && err.contains("--skill"), "{err}");
+    assert!(
+        err.contains("deploy") && err.contains("notes") && err.contains("--skill"),
+        "{err}"
+    );
     assert!(!ws.home().join(".agents/skills").join("deploy").exists());
 
     let (code, _, err) = outcome(&ws, &["skills", "add", &url(&repo), "--skill", "nope"]).await;
@@ -117,7 +137,10 @@ async fn a_repository_of_several_skills_needs_a_choice_without_a_terminal() {
     assert!(out.contains("installed notes"), "{out}");
     assert!(ws.work().join(".agents/skills/notes/SKILL.md").is_file());
     assert!(ws.work().join(".agents/skills/skills-lock.json").is_file());
-    assert!(err.contains("agent trust"), "a project install says its folder needs trust: {err}");
+    assert!(
+        err.contains("agent trust"),
+        "a project install says its folder needs trust: {err}"
+    );
 }
 
 #[tokio::test]
@@ -130,7 +153,10 @@ async fn outdated_then_update_shows_the_diff_and_asks_for_yes() {
     assert_eq!(code, 0);
     assert!(out.contains("deploy") && out.contains("up to date"), "{out}");
 
-    write(&repo.join("skills/deploy/SKILL.md"), &skill_md("deploy", "Run ./run.sh --safely $ARGUMENTS"));
+    write(
+        &repo.join("skills/deploy/SKILL.md"),
+        &skill_md("deploy", "Run ./run.sh --safely $ARGUMENTS"),
+    );
     write_script(&repo.join("skills/deploy/check.sh"), "#!/bin/sh\necho checked\n");
     git(&repo, &["add", "."]);
     git(&repo, &["commit", "--quiet", "-m", "second"]);
@@ -140,7 +166,10 @@ async fn outdated_then_update_shows_the_diff_and_asks_for_yes() {
     assert_eq!(code, 0);
     let doc: Value = serde_json::from_str(&out).unwrap();
     let row = &doc["skills"][0];
-    assert_eq!((row["status"].as_str(), row["installed"].as_str()), (Some("outdated"), Some(v1.as_str())));
+    assert_eq!(
+        (row["status"].as_str(), row["installed"].as_str()),
+        (Some("outdated"), Some(v1.as_str()))
+    );
     assert_eq!(row["latest"], v2.as_str());
 
     // No terminal, no --yes: the change is shown, nothing is replaced, exit 2.
@@ -178,7 +207,10 @@ async fn remove_deletes_the_folder_and_its_entry_only() {
     let (code, _, err) = outcome(&ws, &["skills", "remove", "mine"]).await;
     assert_eq!(code, 2);
     assert!(err.contains("only skills installed with `agent skills add`"), "{err}");
-    assert!(root.join("mine").is_dir(), "a skill the lock does not list is never deleted");
+    assert!(
+        root.join("mine").is_dir(),
+        "a skill the lock does not list is never deleted"
+    );
 
     let (code, out, err) = outcome(&ws, &["--json", "skills", "remove", "notes"]).await;
     assert_eq!(code, 0, "{err}");
@@ -197,7 +229,10 @@ async fn scripts_with_crlf_or_no_exec_bit_are_named_and_fixed_with_fix() {
     let (code, _, err) = outcome(&ws, &["skills", "add", src.to_str().unwrap()]).await;
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("script-crlf") && err.contains("sed -i"), "{err}");
-    assert!(err.contains("script-not-executable") && err.contains("chmod +x"), "{err}");
+    assert!(
+        err.contains("script-not-executable") && err.contains("chmod +x"),
+        "{err}"
+    );
     let entry = &lock(&ws)["skills"]["crlf-skill"];
     assert_eq!(entry["source"], src.to_str().unwrap());
     assert!(entry.get("commit").is_none(), "a copied folder has no commit: {entry}");

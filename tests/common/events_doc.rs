@@ -21,7 +21,7 @@ pub enum Part {
 }
 
 /// Arrays whose items are documented objects: (section, field) → the items' section.
-const NESTED: [((&str, &str), &str); 10] = [
+const NESTED: [((&str, &str), &str); 15] = [
     (("help", "commands"), "command"),
     (("skills", "skills"), "summary"),
     (("skills list", "skills"), "summary"),
@@ -32,6 +32,11 @@ const NESTED: [((&str, &str), &str); 10] = [
     (("skills check", "problems"), "diagnostic"),
     (("checked", "findings"), "diagnostic"),
     (("skills eval", "cases"), "case"),
+    (("skills add", "installed"), "installed skill"),
+    (("installed skill", "fixed"), "script problem"),
+    (("installed skill", "unfixed"), "script problem"),
+    (("skills outdated", "skills"), "outdated skill"),
+    (("skills update", "skills"), "skill update"),
 ];
 
 /// `docs/events.md` as tables.

@@ -31,7 +31,7 @@ fn the_documented_examples_match_the_tables() {
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 8, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 12, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -150,7 +150,8 @@ async fn every_subcommand_prints_one_documented_document() {
     let mock = MockLlm::start(vec![tool("activate_skill", json!({"name": "weather"}))]).await;
     let new_dir = ws.dir.path().join("new");
     let man_dir = ws.dir.path().join("man1");
-    let runs: [(&str, Vec<&str>); 8] = [
+    let source = ws.skills().join("weather");
+    let runs: [(&str, Vec<&str>); 12] = [
         ("skills list", vec!["skills", "list"]),
         ("skills show", vec!["skills", "show", "Odd"]),
         ("skills search", vec!["skills", "search", "weather", "city"]),
@@ -161,6 +162,10 @@ async fn every_subcommand_prints_one_documented_document() {
         ),
         ("skills eval", vec!["skills", "eval", cases.to_str().unwrap()]),
         ("man --dir", vec!["man", "--dir", man_dir.to_str().unwrap()]),
+        ("skills add", vec!["skills", "add", source.to_str().unwrap()]),
+        ("skills outdated", vec!["skills", "outdated"]),
+        ("skills update", vec!["skills", "update"]),
+        ("skills remove", vec!["skills", "remove", "weather"]),
         // Last: trusting the folder silences the warning the others check for.
         ("trust", vec!["trust"]),
     ];
