@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::frontmatter::Finding;
-use super::{Diagnostic, Severity};
+use super::{Diagnostic, Severity, code};
 use crate::support::fs::read_whole;
 use crate::support::yaml::{document, kind_of};
 
@@ -115,6 +115,7 @@ pub fn from_frontmatter(
             out.argument_hint = Some(format!("[{}]", words.join(", ")));
         }
         Some(other) => findings.push(Finding {
+            code: code::WRONG_TYPE,
             severity: Severity::Warning,
             line: line("argument-hint"),
             message: format!(
@@ -129,6 +130,7 @@ pub fn from_frontmatter(
     for (key, treatment) in OTHER_TOOL_KEYS {
         if let (Treatment::Noted(severity, message), true) = (treatment, fields.contains_key(key)) {
             findings.push(Finding {
+                code: code::OTHER_TOOL_KEY,
                 severity,
                 line: line(key),
                 message: message.to_string(),
@@ -165,6 +167,7 @@ fn flag(
     };
     parsed.unwrap_or_else(|| {
         findings.push(Finding {
+            code: code::WRONG_TYPE,
             severity: Severity::Warning,
             line: line(key),
             message: format!("`{key}` is {v}, not true or false; using {default}"),
@@ -184,6 +187,7 @@ pub fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (None, found),
         Err(e) => {
             found.push(Diagnostic::new(
+                code::OPENAI_YAML_INVALID,
                 Severity::Warning,
                 &path,
                 None,
@@ -196,6 +200,7 @@ pub fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
         Ok(v) => v,
         Err(e) => {
             found.push(Diagnostic::new(
+                code::OPENAI_YAML_INVALID,
                 Severity::Warning,
                 &path,
                 None,
@@ -216,6 +221,7 @@ pub fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
             })
             .collect();
         found.push(Diagnostic::new(
+            code::UNSUPPORTED_DEPENDENCY,
             Severity::Warning,
             &path,
             None,
@@ -230,6 +236,7 @@ pub fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
         Some(Value::Bool(b)) => Some(*b),
         Some(other) => {
             found.push(Diagnostic::new(
+                code::WRONG_TYPE,
                 Severity::Warning,
                 &path,
                 None,

@@ -7,6 +7,7 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use super::code;
 use crate::support::fs::read_regular;
 
 /// Bytes of a script that are looked at (and fixed) at most.
@@ -14,13 +15,14 @@ const MAX_SCRIPT_BYTES: u64 = 4 * 1024 * 1024;
 /// Most files of one skill folder that are looked at.
 const MAX_FILES: usize = 2000;
 
-/// What is wrong with a script.
+/// What is wrong with a script; serialised as its stable code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum ScriptIssue {
     /// Lines end in CR LF.
+    #[serde(rename = "script-crlf")]
     CrlfLineEndings,
     /// No execute bit, though it is meant to be run.
+    #[serde(rename = "not-executable")]
     NotExecutable,
 }
 
@@ -28,8 +30,8 @@ impl ScriptIssue {
     /// The stable code of this finding (`skills check`, `--json`).
     pub fn code(self) -> &'static str {
         match self {
-            ScriptIssue::CrlfLineEndings => "script-crlf",
-            ScriptIssue::NotExecutable => "script-not-executable",
+            ScriptIssue::CrlfLineEndings => code::SCRIPT_CRLF,
+            ScriptIssue::NotExecutable => code::NOT_EXECUTABLE,
         }
     }
 }
@@ -37,6 +39,7 @@ impl ScriptIssue {
 /// One script problem, with the command that fixes it by hand.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ScriptProblem {
+    #[serde(rename = "code")]
     pub issue: ScriptIssue,
     pub path: PathBuf,
 }
@@ -194,7 +197,7 @@ mod tests {
             found,
             [
                 ("script-crlf", "run.sh".to_string()),
-                ("script-not-executable", "run.sh".to_string()),
+                ("not-executable", "run.sh".to_string()),
                 ("script-crlf", "scripts/helper.py".to_string()),
             ]
         );
