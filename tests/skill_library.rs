@@ -230,7 +230,7 @@ async fn scripts_with_crlf_or_no_exec_bit_are_named_and_fixed_with_fix() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("script-crlf") && err.contains("sed -i"), "{err}");
     assert!(
-        err.contains("script-not-executable") && err.contains("chmod +x"),
+        err.contains("(not-executable)") && err.contains("chmod +x"),
         "{err}"
     );
     let entry = &lock(&ws)["skills"]["crlf-skill"];
