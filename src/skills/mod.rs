@@ -103,7 +103,7 @@ pub struct Skill {
     pub description: String,
     /// Absolute path of the skill folder (symlinks kept as the user laid them out).
     pub dir: PathBuf,
-    /// The `SKILL.md` (or `skill.md`) file.
+    /// The `SKILL.md` file (in whatever letter case it was found).
     pub skill_file: PathBuf,
     /// The root this skill was found under.
     pub root: PathBuf,
@@ -162,7 +162,7 @@ impl Skill {
                     stack.push(entry.path());
                 } else if let Ok(rel) = entry.path().strip_prefix(&self.dir) {
                     let rel = rel.display().to_string();
-                    if rel != "SKILL.md" && rel != "skill.md" {
+                    if entry.path() != self.skill_file {
                         files.push(rel);
                     }
                 }

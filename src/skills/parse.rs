@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::fields::parse_skill_text;
 use super::{Diagnostic, Dialect, Severity, Skill, code};
 use crate::support::fs::{read_regular, read_whole};
-use crate::support::skill_dirs::find_skill_file;
+use crate::support::skill_dirs::{find_skill_file, has_usual_name};
 use crate::support::yaml::kind_of;
 
 /// Bytes of a `SKILL.md` that are read at most; the rest of a larger file is ignored.
@@ -47,6 +47,15 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
             &file,
             Some(1),
             "lowercase `skill.md`; `SKILL.md` is the usual name",
+        ));
+    } else if !has_usual_name(&file) {
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        diags.push(Diagnostic::new(
+            code::SKILL_MD_CASE,
+            Severity::Info,
+            &file,
+            Some(1),
+            format!("`{name}` is read as the skill file; `SKILL.md` is the usual name (other tools may not find it)"),
         ));
     }
     let (raw, size) = match read_capped_with_size(&file) {
