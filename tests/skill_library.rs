@@ -229,10 +229,7 @@ async fn scripts_with_crlf_or_no_exec_bit_are_named_and_fixed_with_fix() {
     let (code, _, err) = outcome(&ws, &["skills", "add", src.to_str().unwrap()]).await;
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("script-crlf") && err.contains("sed -i"), "{err}");
-    assert!(
-        err.contains("(not-executable)") && err.contains("chmod +x"),
-        "{err}"
-    );
+    assert!(err.contains("(not-executable)") && err.contains("chmod +x"), "{err}");
     let entry = &lock(&ws)["skills"]["crlf-skill"];
     assert_eq!(entry["source"], src.to_str().unwrap());
     assert!(entry.get("commit").is_none(), "a copied folder has no commit: {entry}");

@@ -55,6 +55,8 @@ pub struct SkillSummary {
     pub dir: PathBuf,
     pub root: PathBuf,
     pub root_kind: RootKind,
+    /// Whose folder the root is: `agent`, or another agent's (`claude`, `codex`, `gemini`, `opencode`).
+    pub tool: crate::support::skill_roots::Tool,
     pub dialect: Dialect,
     pub entry: Option<String>,
     pub allowed_tools: Vec<String>,

@@ -109,6 +109,8 @@ pub struct Skill {
     pub root: PathBuf,
     /// Which kind of root that is (project skills need the user's trust to run commands).
     pub root_kind: discover::RootKind,
+    /// Whose folder the root is: ours, or another agent's (`.claude/skills` …).
+    pub tool: crate::support::skill_roots::Tool,
     pub dialect: Dialect,
     /// Entry script relative to `dir` (`run.sh` or `skill.json`'s `entry`), when it exists.
     pub entry: Option<String>,
@@ -131,6 +133,7 @@ impl Skill {
             skill_file: PathBuf::new(),
             root: PathBuf::new(),
             root_kind: discover::RootKind::Flag,
+            tool: crate::support::skill_roots::Tool::Agent,
             dialect: Dialect::AgentSkills,
             entry: None,
             allowed_tools: Vec::new(),

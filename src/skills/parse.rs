@@ -49,7 +49,10 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
             "lowercase `skill.md`; `SKILL.md` is the usual name",
         ));
     } else if !has_usual_name(&file) {
-        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         diags.push(Diagnostic::new(
             code::SKILL_MD_CASE,
             Severity::Info,
@@ -107,6 +110,7 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         skill_file: file.clone(),
         root: root.to_path_buf(),
         root_kind: super::discover::RootKind::Flag,
+        tool: crate::support::skill_roots::Tool::Agent,
         dialect: text.dialect.unwrap_or(Dialect::Scp),
         entry,
         allowed_tools: text.allowed_tools,

@@ -14,14 +14,22 @@ pub const PROJECT_SKILL_ROOTS: [&str; 2] = [".agents/skills", "skills"];
 /// non-skill.
 pub fn find_skill_file(dir: &Path) -> Option<PathBuf> {
     let is_file = |p: &Path| std::fs::metadata(p).is_ok_and(|m| !m.is_dir());
-    if let Some(found) = ["SKILL.md", "skill.md"].iter().map(|n| dir.join(n)).find(|p| is_file(p)) {
+    if let Some(found) = ["SKILL.md", "skill.md"]
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| is_file(p))
+    {
         return Some(found);
     }
     // Only folders without the usual names pay for listing their entries.
     let mut other: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.eq_ignore_ascii_case("skill.md")))
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("skill.md"))
+        })
         .map(|e| e.path())
         .filter(|p| is_file(p))
         .collect();

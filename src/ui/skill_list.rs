@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::table::Table;
 use crate::output::report::SkillSummary;
+use crate::support::skill_roots::Tool;
 use crate::support::terminal_text::visible;
 
 const HEADERS: [&str; 5] = ["NAME", "DIALECT", "STATUS", "ROOT", "DESCRIPTION"];
@@ -34,7 +35,7 @@ pub fn table_lines(skills: &[SkillSummary], width: usize) -> Vec<String> {
                 visible(&s.name).into_owned(),
                 s.dialect.to_string(),
                 status(s),
-                visible(&short_path(&s.root, cwd.as_deref(), home.as_deref())).into_owned(),
+                root_cell(s, cwd.as_deref(), home.as_deref()),
                 visible(&s.description).into_owned(),
             ]
         })
@@ -45,6 +46,15 @@ pub fn table_lines(skills: &[SkillSummary], width: usize) -> Vec<String> {
         droppable: Some(ROOT_COLUMN),
     }
     .render(width)
+}
+
+/// The ROOT cell: the root, shortened, and whose folder it is when not ours (`~/.claude/skills (claude)`).
+fn root_cell(s: &SkillSummary, cwd: Option<&Path>, home: Option<&Path>) -> String {
+    let root = visible(&short_path(&s.root, cwd, home)).into_owned();
+    match s.tool {
+        Tool::Agent => root,
+        other => format!("{root} ({other})"),
+    }
 }
 
 /// One line per skill, no header, fields separated by tabs: name, dialect, status, root (absolute)

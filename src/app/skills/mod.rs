@@ -81,6 +81,7 @@ pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
         dir: skill.dir.clone(),
         root: skill.root.clone(),
         root_kind: skill.root_kind,
+        tool: skill.tool,
         dialect: skill.dialect,
         entry: skill.entry.clone(),
         allowed_tools: skill.allowed_tools.clone(),
