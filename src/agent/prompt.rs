@@ -71,6 +71,14 @@ pub fn tools(skills: &SkillSet, budgeted: bool) -> Value {
         if let (Some(list), Ok(search)) = (tools.as_array_mut(), serde_json::from_str::<Value>(SEARCH_TOOL_JSON)) {
             list.push(search);
         }
+    } else if skills.names().is_empty() {
+        // Only skills a person invokes: an empty enum is invalid, and there is nothing to pick.
+        if let Some(obj) = tools
+            .pointer_mut("/0/function/parameters/properties/name")
+            .and_then(Value::as_object_mut)
+        {
+            obj.remove("enum");
+        }
     } else if let Some(slot) = tools.pointer_mut("/0/function/parameters/properties/name/enum") {
         *slot = Value::from(skills.names());
     }

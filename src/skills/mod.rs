@@ -120,6 +120,8 @@ pub struct Skill {
     pub compatibility: Option<String>,
     /// What its commands need: environment variables, programs, places to write, network.
     pub requires: Requires,
+    /// Who may invoke it: the model (catalog, `activate_skill`), people (`/NAME`, `--skill`).
+    pub invocation: invocation::Invocation,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -141,6 +143,7 @@ impl Skill {
             license: None,
             compatibility: None,
             requires: Requires::default(),
+            invocation: invocation::Invocation::default(),
             diagnostics: Vec::new(),
         }
     }

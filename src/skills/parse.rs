@@ -103,6 +103,12 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         ));
     };
     let entry = find_entry(dir, manifest.as_ref(), &mut diags);
+    let mut invocation = text.invocation;
+    let (codex_policy, codex_findings) = super::invocation::codex_policy(dir);
+    diags.extend(codex_findings);
+    if codex_policy == Some(false) {
+        invocation.model = false;
+    }
     Loaded::Skill(Box::new(Skill {
         name: text.name,
         description,
@@ -118,6 +124,7 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         license: text.license,
         compatibility: text.compatibility,
         requires: text.requires,
+        invocation,
         diagnostics: diags,
     }))
 }

@@ -36,8 +36,19 @@ impl ToolRunner {
         self.activate_with(conversation, name, files)
     }
 
-    /// Activate for the model: the skill's files are read off the async threads.
+    /// Activate for the model: the skill's files are read off the async threads. A skill only a
+    /// person may invoke (`disable-model-invocation`) is refused unless a person already did.
     pub(super) async fn activate_off_thread(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
+        if let Some(skill) = self.skills.get(name)
+            && !skill.invocation.model
+            && !conversation.holds(&skill.name)
+        {
+            return ToolOutcome::refused(format!(
+                "the skill {} is invoked only by the user, not by you; if it fits, tell the user they can run /{} themselves",
+                model_line(&skill.name),
+                model_line(&skill.name)
+            ));
+        }
         let files = match self.not_yet_held(conversation, name) {
             Some(skill) => tokio::task::spawn_blocking(move || SkillFiles::read(&skill)).await.ok(),
             None => None,
