@@ -2,6 +2,15 @@
 //! repositories reached through `file://` (never the network): `skills add` with `@REF` and
 //! `#SUBDIR`, the lock file, `outdated` after a new commit, `update` showing the diff and asking,
 //! `remove`, script fixes, and an installed skill edited by hand needing trust again.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::too_many_lines,
+    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
+)]
 
 mod common;
 

@@ -255,7 +255,7 @@ fn other_fields(out: &mut SkillText, fm: &Frontmatter) {
             format!("`metadata` is a {}, not a mapping", kind_of(m)),
         ));
     }
-    let (invocation, findings) = super::invocation::from_frontmatter(&fields, &line);
+    let (invocation, findings) = super::invocation::from_frontmatter(fields, &|key| fm.line(key));
     out.invocation = invocation;
     out.findings.extend(findings);
     // Other tools' keys are honoured or reported by `invocation`, not as unknown.

@@ -34,33 +34,40 @@ fn read_capped_with_size(path: &Path) -> std::io::Result<(Vec<u8>, u64)> {
     Ok((read.bytes, read.size))
 }
 
+/// An info finding when the skill file is not named `SKILL.md` exactly.
+fn unusual_name(file: &Path) -> Option<Diagnostic> {
+    if has_usual_name(file) {
+        return None;
+    }
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Some(if name == "skill.md" {
+        Diagnostic::new(
+            code::LOWERCASE_SKILL_MD,
+            Severity::Info,
+            file,
+            Some(1),
+            "lowercase `skill.md`; `SKILL.md` is the usual name",
+        )
+    } else {
+        Diagnostic::new(
+            code::SKILL_MD_CASE,
+            Severity::Info,
+            file,
+            Some(1),
+            format!("`{name}` is read as the skill file; `SKILL.md` is the usual name (other tools may not find it)"),
+        )
+    })
+}
+
 /// Load the skill in `dir`, found under `root`.
 pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
     let Some(file) = find_skill_file(dir) else {
         return Loaded::NotASkill;
     };
-    let mut diags = Vec::new();
-    if file.file_name().is_some_and(|n| n == "skill.md") {
-        diags.push(Diagnostic::new(
-            code::LOWERCASE_SKILL_MD,
-            Severity::Info,
-            &file,
-            Some(1),
-            "lowercase `skill.md`; `SKILL.md` is the usual name",
-        ));
-    } else if !has_usual_name(&file) {
-        let name = file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        diags.push(Diagnostic::new(
-            code::SKILL_MD_CASE,
-            Severity::Info,
-            &file,
-            Some(1),
-            format!("`{name}` is read as the skill file; `SKILL.md` is the usual name (other tools may not find it)"),
-        ));
-    }
+    let mut diags: Vec<Diagnostic> = unusual_name(&file).into_iter().collect();
     let (raw, size) = match read_capped_with_size(&file) {
         Ok(read) => read,
         Err(e) => {

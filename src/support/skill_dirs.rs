@@ -42,6 +42,11 @@ pub fn has_usual_name(file: &Path) -> bool {
     file.file_name().is_some_and(|n| n == "SKILL.md")
 }
 
+/// Whether an entry of a skill root is never a skill: hidden entries and `node_modules`.
+pub fn is_ignored(name: &str) -> bool {
+    name.starts_with('.') || name == "node_modules"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,9 +66,4 @@ mod tests {
         std::fs::create_dir_all(sub.join("skill.MD")).unwrap();
         assert_eq!(find_skill_file(&sub), None, "a folder is not a skill file");
     }
-}
-
-/// Whether an entry of a skill root is never a skill: hidden entries and `node_modules`.
-pub fn is_ignored(name: &str) -> bool {
-    name.starts_with('.') || name == "node_modules"
 }
