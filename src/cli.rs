@@ -30,6 +30,15 @@ pub struct Cli {
     #[arg(long, value_name = "MSG")]
     pub once: Option<String>,
 
+    /// Invoke this skill by hand for one turn (as /NAME ARGS in the chat): $ARGUMENTS, $0, $1 …
+    /// in its SKILL.md take ARGS; without them, ARGS is the request.
+    #[arg(long, value_name = "NAME")]
+    pub skill: Option<String>,
+
+    /// With --skill: the skill's arguments, e.g. agent --skill deploy "staging eu-west".
+    #[arg(value_name = "ARGS", requires = "skill")]
+    pub args: Option<String>,
+
     /// Add a skill root (repeatable; searched before every other root).
     #[arg(long = "skills-dir", value_name = "DIR", global = true)]
     pub skills_dirs: Vec<PathBuf>,

@@ -4,10 +4,22 @@
 
 use crate::exec::approval::ApprovalPolicy;
 use crate::skills::SkillSet;
+use crate::skills::invoke::Arguments;
 
 use super::outcome::ToolOutcome;
 use super::prompt;
 use super::turn::Agent;
+
+/// A skill invoked by hand, and what to send the model next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invoked {
+    /// The skill's name as loaded.
+    pub skill: String,
+    /// Its folder.
+    pub dir: String,
+    /// The user message of the turn that follows.
+    pub request: String,
+}
 
 impl Agent {
     /// Forget the conversation; keep skills, model and settings.
@@ -50,6 +62,34 @@ impl Agent {
     /// The user's messages so far, oldest first.
     pub fn user_turns(&self) -> Vec<&str> {
         self.conversation.user_turns()
+    }
+
+    /// Invoke a skill by hand with arguments (`/NAME ARGS`, `--skill NAME ARGS`): activate it with
+    /// its placeholders replaced, recorded as if the model had called `activate_skill`, and return
+    /// the user message to send: the arguments themselves when the body has no placeholder, else
+    /// a short request to follow the instructions (which now hold them).
+    pub fn invoke_by_hand(&mut self, name: &str, args: &Arguments) -> Result<Invoked, String> {
+        let (outcome, placeholders) = self.tools.invoke(&self.conversation, name, args);
+        let ToolOutcome::Ok {
+            activated: Some(activation),
+            ..
+        } = &outcome
+        else {
+            return Err(outcome.message().to_string());
+        };
+        let skill = activation.skill.clone();
+        let dir = self
+            .skills()
+            .get(&skill)
+            .map(|s| s.dir.display().to_string())
+            .unwrap_or_default();
+        self.conversation.activated_by_hand(&skill, &outcome);
+        let request = if !placeholders && !args.is_empty() {
+            args.raw.clone()
+        } else {
+            prompt::invoked(&skill, placeholders)
+        };
+        Ok(Invoked { skill, dir, request })
     }
 
     /// Activate a skill on the user's say-so, recorded as if the model had called

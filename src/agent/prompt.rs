@@ -12,6 +12,15 @@ const TOOLS_JSON: &str = include_str!("../../prompts/tools.json");
 const SEARCH_TOOL_JSON: &str = include_str!("../../prompts/search_tool.json");
 const THIRD_PARTY: &str = include_str!("../../prompts/third_party.md");
 const ACTIVATION: &str = include_str!("../../prompts/activation.md");
+const INVOKED: &str = include_str!("../../prompts/invoked.md");
+const INVOKED_PLAIN: &str = include_str!("../../prompts/invoked_plain.md");
+
+/// The user message after a skill was invoked by hand without a request of its own: follow the
+/// instructions (`with_arguments`: which now hold the arguments).
+pub fn invoked(name: &str, with_arguments: bool) -> String {
+    let template = if with_arguments { INVOKED } else { INVOKED_PLAIN };
+    template.trim_end().replace("{{name}}", &model_line(name))
+}
 
 /// The system prompt with the full catalog of every skill's name and description (never bodies).
 pub fn system_prompt(skills: &SkillSet) -> String {

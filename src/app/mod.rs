@@ -11,6 +11,7 @@ mod chat;
 mod endpoint;
 mod folder_trust;
 mod install;
+mod invoke;
 mod once;
 mod skills;
 

@@ -262,6 +262,31 @@ fn trusted(r: &Trusted) -> Text {
     Text { out, err }
 }
 
+/// The skills of `/help`: each as its command with its argument hint, and a note when one is
+/// reached only through `/skill NAME` because a built-in command has its name.
+fn skill_help(skills: &[crate::output::chat::SkillCommand]) -> Vec<String> {
+    if skills.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![
+        "  Skills (/NAME ARGS invokes one by hand; $ARGUMENTS, $0, $1 … in its SKILL.md take the arguments):"
+            .to_string(),
+    ];
+    for s in skills {
+        let call = match &s.hint {
+            Some(hint) => format!("{} {}", one(&s.command), one(hint)),
+            None => one(&s.command),
+        };
+        let desc: String = s.description.chars().take(60).collect();
+        lines.push(format!("  {call:<24} {}", one(&desc)));
+    }
+    if skills.iter().any(|s| s.command.starts_with("/skill ")) {
+        lines
+            .push("  A built-in command wins over a skill of the same name: reach that skill with /skill NAME.".into());
+    }
+    lines
+}
+
 /// A chat command's answer, as lines on stderr.
 fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
     match reply {
@@ -275,11 +300,12 @@ fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
             visible(model),
             visible(base_url)
         )],
-        ChatReply::Help { commands } => {
+        ChatReply::Help { commands, skills } => {
             let mut lines: Vec<String> = commands
                 .iter()
                 .map(|c| format!("  {:<10} {}", c.name, c.help))
                 .collect();
+            lines.extend(skill_help(skills));
             lines.push(
                 "  Multi-line: end a line with \\ to continue, or wrap text in \"\"\" … \"\"\"; pastes arrive whole."
                     .into(),

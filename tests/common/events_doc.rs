@@ -21,8 +21,9 @@ pub enum Part {
 }
 
 /// Arrays whose items are documented objects: (section, field) → the items' section.
-const NESTED: [((&str, &str), &str); 15] = [
+const NESTED: [((&str, &str), &str); 16] = [
     (("help", "commands"), "command"),
+    (("help", "skills"), "skill command"),
     (("skills", "skills"), "summary"),
     (("skills list", "skills"), "summary"),
     (("skills list", "findings"), "diagnostic"),

@@ -7,6 +7,7 @@ use crate::agent::prompt;
 use crate::output::Event;
 use crate::skills::Skill;
 use crate::skills::catalog::model_line;
+use crate::skills::invoke::{Arguments, substitute};
 
 /// Most files listed on activation.
 const MAX_LISTED_FILES: usize = 100;
@@ -28,12 +29,34 @@ impl SkillFiles {
 }
 
 impl ToolRunner {
+    /// Invoke by hand with arguments (`/NAME ARGS`, `--skill NAME ARGS`): the skill's
+    /// instructions with `$ARGUMENTS`, `$ARGUMENTS[N]`, `$N` and declared names replaced, given
+    /// anew even when the skill is already active (the arguments differ). Also returns whether
+    /// the body held any placeholder (else the arguments are the user's request).
+    pub fn invoke(&self, conversation: &Conversation, name: &str, args: &Arguments) -> (ToolOutcome, bool) {
+        let Some(skill) = self.skills.get(name).cloned() else {
+            return (self.unknown_skill(name), false);
+        };
+        let mut files = SkillFiles::read(&skill);
+        let mut placeholders = false;
+        if let Ok(body) = &files.body {
+            let substituted = substitute(body, args, &skill.invocation.arguments);
+            placeholders = substituted.placeholders;
+            files.body = Ok(substituted.text);
+        }
+        // With placeholders the substituted body is new to the conversation even if the skill is held.
+        (
+            self.activate_with(conversation, name, Some(files), placeholders),
+            placeholders,
+        )
+    }
+
     /// Activate by hand (before a request, `/skill`): reads the skill's files on this thread.
     pub fn activate(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
         let files = self
             .not_yet_held(conversation, name)
             .map(|skill| SkillFiles::read(&skill));
-        self.activate_with(conversation, name, files)
+        self.activate_with(conversation, name, files, false)
     }
 
     /// Activate for the model: the skill's files are read off the async threads. A skill only a
@@ -53,7 +76,7 @@ impl ToolRunner {
             Some(skill) => tokio::task::spawn_blocking(move || SkillFiles::read(&skill)).await.ok(),
             None => None,
         };
-        self.activate_with(conversation, name, files)
+        self.activate_with(conversation, name, files, false)
     }
 
     /// The skill called `name`, when activating it must read its files.
@@ -61,12 +84,19 @@ impl ToolRunner {
         self.skills.get(name).filter(|s| !conversation.holds(&s.name)).cloned()
     }
 
-    fn activate_with(&self, conversation: &Conversation, name: &str, files: Option<SkillFiles>) -> ToolOutcome {
+    /// `anew`: give the instructions even when the conversation holds them already.
+    fn activate_with(
+        &self,
+        conversation: &Conversation,
+        name: &str,
+        files: Option<SkillFiles>,
+        anew: bool,
+    ) -> ToolOutcome {
         let Some(skill) = self.skills.get(name).cloned() else {
             return self.unknown_skill(name);
         };
         let dir = skill.dir.display().to_string();
-        if conversation.holds(&skill.name) {
+        if conversation.holds(&skill.name) && !anew {
             return ToolOutcome::Ok {
                 text: format!(
                     "Skill {} is already active; its instructions are above. Commands run in {dir}.",

@@ -10,7 +10,7 @@ use crate::exit::{AppError, ExitCode};
 use crate::output::{ChatReply, Event, Report};
 use crate::skills::Diagnostic;
 use crate::skills::discover::Discovery;
-use crate::ui::line_editor::{Input, LineEditor, history_path, message_of};
+use crate::ui::line_editor::{Input, LineEditor, SlashSkill, history_path, message_of};
 use commands::Flow;
 
 const PROMPT: &str = "› ";
@@ -30,10 +30,20 @@ impl Chat<'_> {
         self.run.front.output.report(Report::Chat(reply));
     }
 
-    /// Skill names for Tab completion after `/skill `.
+    /// Skill names for Tab completion after `/skill `, and the skills completed as `/NAME` (with
+    /// their argument hints) at the start of a line.
     fn set_completions(&self) {
-        let names = self.agent.skills().names().into_iter().map(str::to_string).collect();
-        self.editor.set_skills(names);
+        let offered = commands::skill_commands(self.agent.skills());
+        self.editor.set_skills(offered.iter().map(|s| s.name.clone()).collect());
+        let slash = offered
+            .into_iter()
+            .filter(|s| !commands::is_builtin(&s.name))
+            .map(|s| SlashSkill {
+                name: s.name,
+                hint: s.hint,
+            })
+            .collect();
+        self.editor.set_slash_skills(slash);
     }
 }
 
