@@ -59,6 +59,12 @@ impl Agent {
         self.tools.skills = skills;
     }
 
+    /// Forget that the conversation holds these skills' instructions (their files changed), so
+    /// activating one again sends its instructions as they are now.
+    pub fn forget_skills(&mut self, names: &[String]) {
+        self.conversation.keep_skills(|name| !names.iter().any(|n| n == name));
+    }
+
     /// The user's messages so far, oldest first.
     pub fn user_turns(&self) -> Vec<&str> {
         self.conversation.user_turns()

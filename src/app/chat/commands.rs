@@ -8,7 +8,6 @@ use super::Chat;
 use crate::exec::approval::ApprovalPolicy;
 use crate::output::ChatReply;
 use crate::output::chat::{CommandHelp, SkillCommand};
-use crate::skills::discover::discover;
 use crate::skills::invoke::Arguments;
 use crate::skills::{SkillSet, code};
 
@@ -245,13 +244,8 @@ fn history(chat: &mut Chat<'_>, _arg: &str) -> Flow {
 }
 
 fn reload(chat: &mut Chat<'_>, _arg: &str) -> Flow {
-    let found = discover(&chat.run.config.skill_roots);
-    crate::app::once::report_discovery(&found, &*chat.run.front.output, false);
-    chat.warnings = found.warnings;
-    let count = found.skills.len();
-    chat.agent.set_skills(SkillSet::new(found.skills));
-    chat.set_completions();
-    chat.say(ChatReply::Reloaded { skills: count });
+    let skills = chat.rescan();
+    chat.say(ChatReply::Reloaded { skills });
     Flow::Done
 }
 
