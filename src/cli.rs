@@ -114,7 +114,12 @@ pub enum Command {
     /// (./.agents/skills, ./skills) may run commands, as they are now; a change asks again.
     Trust {
         /// The folder to trust.
+        #[arg(conflicts_with = "skill")]
         dir: Option<PathBuf>,
+        /// Instead, trust an installed skill (`skills add`) as it is now, after it was edited:
+        /// its new content hash is recorded in skills-lock.json.
+        #[arg(long, value_name = "NAME")]
+        skill: Option<String>,
     },
 }
 

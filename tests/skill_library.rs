@@ -258,3 +258,56 @@ async fn scripts_with_crlf_or_no_exec_bit_are_named_and_fixed_with_fix() {
         "the source is never changed"
     );
 }
+
+#[tokio::test]
+async fn an_installed_skill_edited_by_hand_needs_trust_again() {
+    let ws = Workspace::new();
+    let src = ws.dir.path().join("greet");
+    write(&src.join("SKILL.md"), &skill_md("greet", "Run ./run.sh"));
+    write_script(&src.join("run.sh"), "#!/bin/sh\necho hello from greet\n");
+    let (code, _, err) = outcome(&ws, &["skills", "add", src.to_str().unwrap()]).await;
+    assert_eq!(code, 0, "{err}");
+    let installed = ws.home().join(".agents/skills/greet");
+
+    let run = |ws: &Workspace, mock: &MockLlm| {
+        let mut cmd = ws.agent(mock);
+        cmd.args(["--approve", "auto", "--once", "greet me"]);
+        cmd
+    };
+    let mock = MockLlm::start(activate_run_answer("greet", "./run.sh", "done")).await;
+    let (code, _, err) = run_outcome(run(&ws, &mock)).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(last_tool_result(&mock.requests().await[2]).contains("hello from greet"));
+
+    // Edited by hand: its commands are refused until it is trusted again.
+    write_script(&installed.join("run.sh"), "#!/bin/sh\necho edited\n");
+    let mock = MockLlm::start(activate_run_answer("greet", "./run.sh", "done")).await;
+    let (code, _, err) = run_outcome(run(&ws, &mock)).await;
+    assert_eq!(code, 6, "{err}");
+    let result = last_tool_result(&mock.requests().await[2]);
+    assert!(
+        result.contains("agent trust --skill greet") && !result.contains("edited\n"),
+        "{result}"
+    );
+    let (_, out, _) = outcome(&ws, &["--json", "skills", "list"]).await;
+    let listing: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(listing["skills"][0]["trusted"], false, "{listing}");
+
+    let (code, out, err) = outcome(&ws, &["trust", "--skill", "greet"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("trusted greet"), "{out}");
+    let mock = MockLlm::start(activate_run_answer("greet", "./run.sh", "done")).await;
+    let (code, _, err) = run_outcome(run(&ws, &mock)).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(last_tool_result(&mock.requests().await[2]).contains("edited"));
+
+    // A skill `skills add` did not install needs no such trust, and says so.
+    ws.skill("plain", &skill_md("plain", "x"), None);
+    let mut cmd = ws.bare_agent();
+    cmd.args(["--skills-dir"])
+        .arg(ws.skills())
+        .args(["trust", "--skill", "plain"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("needs no trust"), "{err}");
+}

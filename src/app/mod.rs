@@ -131,7 +131,7 @@ fn report(front: &Frontend, result: Result<ExitCode, AppError>) -> i32 {
 /// this run.
 fn trust_request(cli: &Cli, cwd: &Path) -> Option<(Vec<PathBuf>, bool)> {
     match &cli.command {
-        Some(Command::Trust { dir }) => Some((dir.iter().cloned().collect(), false)),
+        Some(Command::Trust { dir, skill: None }) => Some((dir.iter().cloned().collect(), false)),
         Some(Command::Skills {
             action: SkillsCommand::Trust { dirs },
         }) => Some((folder_trust::legacy_targets(dirs, cwd), true)),
@@ -158,6 +158,11 @@ fn ask_mode(cli: &Cli, interactive: bool) -> Ask {
 async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
     match &run.cli.command {
         Some(Command::Skills { action }) => skills::run(action, run).await,
+        Some(Command::Trust { skill: Some(name), .. }) => {
+            let report = skills::trust_installed(name, &run)?;
+            run.front.output.report(Report::SkillTrusted(report));
+            Ok(ExitCode::Answered)
+        }
         Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. }) => Err(AppError::internal(
             "completions, man pages and trust are handled before configuration",
         )),

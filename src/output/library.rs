@@ -118,6 +118,17 @@ pub struct SkillRemoved {
     pub lock: PathBuf,
 }
 
+/// `agent trust --skill NAME`: the content now trusted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillTrusted {
+    pub name: String,
+    pub dir: PathBuf,
+    /// The content hash now recorded.
+    pub hash: String,
+    /// The `skills-lock.json` it was recorded in.
+    pub lock: PathBuf,
+}
+
 /// One skill a source holds, as offered for choosing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Choice {

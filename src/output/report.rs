@@ -37,6 +37,8 @@ pub enum Report {
     SkillsUpdated(super::library::SkillsUpdated),
     /// `skills remove NAME`.
     SkillRemoved(super::library::SkillRemoved),
+    /// `agent trust --skill NAME`.
+    SkillTrusted(super::library::SkillTrusted),
     /// `man --dir DIR`.
     ManPages(ManPages),
     /// Generated text printed exactly as it is, in every mode: a completion script, a manual page.

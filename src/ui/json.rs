@@ -82,6 +82,7 @@ pub fn report_lines(report: &Report) -> Vec<String> {
         Report::SkillsOutdated(r) => vec![versioned(r)],
         Report::SkillsUpdated(r) => vec![versioned(r)],
         Report::SkillRemoved(r) => vec![versioned(r)],
+        Report::SkillTrusted(r) => vec![versioned(r)],
         Report::ManPages(r) => vec![versioned(r)],
         Report::Chat(r) => vec![versioned(r)],
         Report::EvalCase(_) | Report::Text(_) | Report::Note(_) => Vec::new(),

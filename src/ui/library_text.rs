@@ -4,8 +4,8 @@
 //! with anything invisible made visible.
 
 use crate::output::library::{
-    Choice, InstalledSkill, LibraryAsker, SkillRemoved, SkillUpdate, SkillsAdded, SkillsOutdated, SkillsUpdated,
-    Standing, UpdateOutcome,
+    Choice, InstalledSkill, LibraryAsker, SkillRemoved, SkillTrusted, SkillUpdate, SkillsAdded, SkillsOutdated,
+    SkillsUpdated, Standing, UpdateOutcome,
 };
 use crate::skills::library::diff::{Change, FolderDiff};
 use crate::support::terminal_text::visible;
@@ -134,6 +134,21 @@ pub fn updated(r: &SkillsUpdated) -> Text {
         }
     }
     Text { out, err }
+}
+
+/// `agent trust --skill`.
+pub fn trusted_skill(r: &SkillTrusted) -> Text {
+    Text {
+        out: vec![format!(
+            "trusted {} as it is now ({})",
+            one(&r.name),
+            one(&r.dir.display().to_string())
+        )],
+        err: vec![format!(
+            "recorded in {}; a later change asks again",
+            one(&r.lock.display().to_string())
+        )],
+    }
 }
 
 /// `skills remove`.

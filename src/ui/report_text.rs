@@ -51,6 +51,7 @@ pub fn render(report: &Report, screen: Screen) -> Text {
         Report::SkillsOutdated(r) => super::library_text::outdated(r),
         Report::SkillsUpdated(r) => super::library_text::updated(r),
         Report::SkillRemoved(r) => super::library_text::removed(r),
+        Report::SkillTrusted(r) => super::library_text::trusted_skill(r),
         Report::ManPages(r) => out_only(r.written.iter().map(|p| format!("wrote {}", p.display())).collect()),
         Report::Note(note) => Text {
             out: Vec::new(),

@@ -32,7 +32,7 @@ fn the_documented_examples_match_the_tables() {
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 12, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 13, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -151,8 +151,15 @@ async fn every_subcommand_prints_one_documented_document() {
     let mock = MockLlm::start(vec![tool("activate_skill", json!({"name": "weather"}))]).await;
     let new_dir = ws.dir.path().join("new");
     let man_dir = ws.dir.path().join("man1");
-    let source = ws.skills().join("weather");
-    let runs: [(&str, Vec<&str>); 12] = [
+    // A skill outside every root, to install, trust and remove.
+    let source = ws.dir.path().join("notes");
+    std::fs::create_dir_all(&source).unwrap();
+    std::fs::write(
+        source.join("SKILL.md"),
+        "---\nname: notes\ndescription: Take notes for the user in a file.\n---\nWrite them down.\n",
+    )
+    .unwrap();
+    let runs: [(&str, Vec<&str>); 13] = [
         ("skills list", vec!["skills", "list"]),
         ("skills show", vec!["skills", "show", "Odd"]),
         ("skills search", vec!["skills", "search", "weather", "city"]),
@@ -166,7 +173,8 @@ async fn every_subcommand_prints_one_documented_document() {
         ("skills add", vec!["skills", "add", source.to_str().unwrap()]),
         ("skills outdated", vec!["skills", "outdated"]),
         ("skills update", vec!["skills", "update"]),
-        ("skills remove", vec!["skills", "remove", "weather"]),
+        ("trust --skill", vec!["trust", "--skill", "notes"]),
+        ("skills remove", vec!["skills", "remove", "notes"]),
         // Last: trusting the folder silences the warning the others check for.
         ("trust", vec!["trust"]),
     ];

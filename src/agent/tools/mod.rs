@@ -7,6 +7,7 @@
 
 mod activate;
 mod decode;
+mod installed;
 mod read;
 mod run;
 

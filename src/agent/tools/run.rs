@@ -128,7 +128,13 @@ impl ToolRunner {
     /// Project skills run commands only once their folder is trusted with their current content
     /// (SPEC §3). `--yes` does not stand in for that; `--approve no` runs nothing anyway.
     async fn untrusted(&self, skill: &Skill) -> Option<String> {
-        if skill.root_kind != RootKind::Project || self.settings.approve == ApprovalPolicy::No {
+        if self.settings.approve == ApprovalPolicy::No {
+            return None;
+        }
+        if let Some(changed) = self.changed_since_installed(skill).await {
+            return Some(changed);
+        }
+        if skill.root_kind != RootKind::Project {
             return None;
         }
         let trust = self.settings.trust.clone();

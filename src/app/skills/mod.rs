@@ -10,11 +10,13 @@ mod update;
 
 use super::{Run, build, endpoint};
 use crate::cli::SkillsCommand;
-use crate::exec::trust::FolderTrust;
+use crate::exec::trust::{FolderTrust, hash_skill_dir};
 use crate::exit::{AppError, ExitCode};
 use crate::output::Report;
+use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
 use crate::skills::discover::{Discovery, RootKind, discover};
+use crate::skills::library::lock::Installed;
 use crate::skills::lint::Rules;
 use crate::skills::search::SkillIndex;
 use crate::skills::{Severity, Skill};
@@ -95,6 +97,15 @@ pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
 /// Why a skill cannot run commands at all, if it can't: a project skill whose folder the user has
 /// not trusted with its current content.
 fn blocked_reason(skill: &Skill, trust: &FolderTrust) -> Option<String> {
+    if let Some(installed) = Installed::of(&skill.dir)
+        && hash_skill_dir(&skill.dir) != installed.entry.hash
+    {
+        return Some(format!(
+            "{} changed since it was installed or last trusted: check it, then run `agent trust --skill {}`",
+            skill.dir.display(),
+            skill.name
+        ));
+    }
     let untrusted = skill.root_kind == RootKind::Project && !trust.skill_may_run(&skill.dir);
     untrusted.then(|| {
         format!(
@@ -102,6 +113,32 @@ fn blocked_reason(skill: &Skill, trust: &FolderTrust) -> Option<String> {
             trust.skill_key(&skill.dir),
             trust.folder().display()
         )
+    })
+}
+
+/// `agent trust --skill NAME`: record an installed skill's content as it is now in its lock file.
+pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted, AppError> {
+    let discovery = discover(&run.config.skill_roots);
+    let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
+        return Err(AppError::usage(format!(
+            "no skill named {name:?}; `agent skills list` shows them"
+        )));
+    };
+    let Some(installed) = Installed::of(&skill.dir) else {
+        let why = if skill.root_kind == RootKind::Project {
+            "it is a project skill: project skills are trusted with their folder, so run `agent trust` there"
+        } else {
+            "it was not installed with `agent skills add` (no skills-lock.json lists it), and needs no trust"
+        };
+        return Err(AppError::usage(format!("{}: {why}", skill.dir.display())));
+    };
+    let hash = hash_skill_dir(&skill.dir);
+    installed.trust(&hash).map_err(|e| AppError::config(e.to_string()))?;
+    Ok(SkillTrusted {
+        name: skill.name.clone(),
+        dir: skill.dir.clone(),
+        hash,
+        lock: installed.root.join(crate::skills::library::lock::LOCK_FILE),
     })
 }
 

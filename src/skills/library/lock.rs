@@ -119,6 +119,45 @@ impl LockFile {
     }
 }
 
+/// An installed skill as the lock file beside it records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// The skill root holding the skill and the lock file.
+    pub root: PathBuf,
+    /// The skill's folder name, its key in the lock file.
+    pub name: String,
+    pub entry: LockEntry,
+}
+
+impl Installed {
+    /// The installed skill whose folder is `dir`, when the `skills-lock.json` of its root lists
+    /// it; `None` for a skill `agent skills add` did not install (or an unreadable lock file).
+    pub fn of(dir: &Path) -> Option<Self> {
+        let root = dir.parent()?;
+        let name = dir.file_name()?.to_str()?.to_string();
+        // Most roots have no lock file: a `stat` keeps the common case cheap.
+        if !LockFile::path(root).is_file() {
+            return None;
+        }
+        let mut lock = LockFile::read(root).ok()?;
+        let entry = lock.skills.remove(&name)?;
+        Some(Self {
+            root: root.to_path_buf(),
+            name,
+            entry,
+        })
+    }
+
+    /// Record `hash` as this skill's trusted content (`agent trust --skill`, or a yes when asked).
+    pub fn trust(&self, hash: &str) -> Result<(), LockError> {
+        let mut lock = LockFile::read(&self.root)?;
+        if let Some(entry) = lock.skills.get_mut(&self.name) {
+            entry.hash = hash.to_string();
+        }
+        lock.write(&self.root)
+    }
+}
+
 /// Now, as the lock file writes times.
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
