@@ -235,6 +235,35 @@ async fn scripts_with_crlf_or_no_exec_bit_are_named_and_fixed_with_fix() {
     let src = ws.dir.path().join("crlf-skill");
     write(&src.join("SKILL.md"), &skill_md("crlf-skill", "Run ./run.sh"));
     write(&src.join("run.sh"), "#!/bin/sh\r\necho hi\r\n");
+    write(&src.join("scripts/helper.sh"), "#!/bin/sh\necho helper\n");
+    // `skills check` names both problems with a stable code and the command that fixes each.
+    let (code, out, _) = outcome(&ws, &["--json", "skills", "check", src.to_str().unwrap()]).await;
+    assert_eq!(code, 0, "warnings do not fail a check: {out}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let findings = &report["skills"][0]["findings"];
+    let of = |code: &str| {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == code)
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        of("script-crlf").iter().any(|m| m.contains("fix: sed -i")),
+        "{findings}"
+    );
+    assert!(
+        of("not-executable").iter().any(|m| m.contains("chmod +x")),
+        "{findings}"
+    );
+    assert!(
+        of("not-executable")
+            .iter()
+            .any(|m| m.contains("helper.sh") && m.contains("fix: chmod +x")),
+        "{findings}"
+    );
     let (code, _, err) = outcome(&ws, &["skills", "add", src.to_str().unwrap()]).await;
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("script-crlf") && err.contains("sed -i"), "{err}");

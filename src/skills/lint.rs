@@ -99,7 +99,27 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
     for script in scripts(skill) {
         out.extend(bashisms(&script));
     }
+    out.extend(portability(skill));
     out
+}
+
+/// Scripts with CRLF line endings or without the executable bit, each with its fix command. The
+/// entry script's missing bit is already a loader finding, so it is not named twice.
+fn portability(skill: &Skill) -> Vec<Diagnostic> {
+    let entry = skill.entry.as_deref().map(|e| skill.dir.join(e));
+    super::portable::check_scripts(&skill.dir, skill.entry.as_deref())
+        .into_iter()
+        .filter(|p| !(p.issue == super::portable::ScriptIssue::NotExecutable && Some(&p.path) == entry.as_ref()))
+        .map(|p| {
+            Diagnostic::new(
+                p.issue.code(),
+                Severity::Warning,
+                &p.path,
+                None,
+                format!("{}; fix: {}", p.message(), p.fix_command()),
+            )
+        })
+        .collect()
 }
 
 /// Phrases that speak to the model rather than describe the skill.
