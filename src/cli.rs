@@ -16,7 +16,7 @@ pub enum SpecArg {
 /// The end of `--help` and of the manual page: the settings that have no flag, and exit codes.
 const AFTER_LONG_HELP: &str = "Settings without a flag come from the environment or a .env file (.env.example lists \
 every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), AGENT_BASE_URL, AGENT_MODEL, \
-AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_STREAM, AGENT_RETRIES.
+AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_OTHER_AGENTS, AGENT_STREAM, AGENT_RETRIES.
 
 Exit status: 0 answered; 1 internal error, or a failed `skills check` or `skills eval`; 2 usage error; \
 3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, but a \
