@@ -95,6 +95,8 @@ pub struct SkillShow {
     /// The `SKILL.md` instructions, or why they could not be read.
     pub body: String,
     pub diagnostics: Vec<Diagnostic>,
+    /// Who may invoke it, and its argument hint.
+    pub invocation: crate::skills::invocation::Invocation,
 }
 
 /// `skills search QUERY`: skills ranked by relevance.

@@ -119,12 +119,27 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
     if let Some(reason) = &s.blocked {
         out.push(format!("blocked:     {}", one(reason)));
     }
+    out.push(format!("invoked:     {}", invocation_line(&s.name, &r.invocation)));
     for d in &r.diagnostics {
         out.push(format!("{:?}: {}", d.severity, one(&d.to_string())));
     }
     out.push(String::new());
     out.push(for_terminal(r.body.trim()).into_owned());
     out
+}
+
+/// Who invokes a skill, for `skills show`: the model, people (with the command and its hint), both.
+fn invocation_line(name: &str, inv: &crate::skills::invocation::Invocation) -> String {
+    let command = match &inv.argument_hint {
+        Some(hint) => format!("/{} {}", one(name), one(hint)),
+        None => format!("/{}", one(name)),
+    };
+    match (inv.model, inv.user) {
+        (true, true) => format!("by the model, or by hand with {command}"),
+        (false, true) => format!("by hand only, with {command} (disable-model-invocation)"),
+        (true, false) => "by the model (user-invocable: false hides it from / completion)".to_string(),
+        (false, false) => format!("by hand only, with {command} (hidden from / completion)"),
+    }
 }
 
 fn skill_search(r: &SkillSearch) -> Text {

@@ -169,6 +169,7 @@ fn show(discovery: &Discovery, trust: &FolderTrust, name: &str) -> Result<SkillS
         version: skill.version.clone(),
         body: skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})")),
         diagnostics: skill.diagnostics.clone(),
+        invocation: skill.invocation.clone(),
     })
 }
 
