@@ -30,7 +30,7 @@ pub struct Cli {
     #[arg(long, value_name = "MSG")]
     pub once: Option<String>,
 
-    /// Invoke this skill by hand for one turn (as /NAME ARGS in the chat): $ARGUMENTS, $0, $1 …
+    /// Invoke this skill by hand for one turn (as /NAME ARGS in the chat): $ARGUMENTS, $0, $1 and so on
     /// in its SKILL.md take ARGS; without them, ARGS is the request.
     #[arg(long, value_name = "NAME")]
     pub skill: Option<String>,
