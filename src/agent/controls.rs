@@ -76,20 +76,7 @@ impl Agent {
     /// a short request to follow the instructions (which now hold them).
     pub fn invoke_by_hand(&mut self, name: &str, args: &Arguments) -> Result<Invoked, String> {
         let (outcome, placeholders) = self.tools.invoke(&self.conversation, name, args);
-        let ToolOutcome::Ok {
-            activated: Some(activation),
-            ..
-        } = &outcome
-        else {
-            return Err(outcome.message().to_string());
-        };
-        let skill = activation.skill.clone();
-        let dir = self
-            .skills()
-            .get(&skill)
-            .map(|s| s.dir.display().to_string())
-            .unwrap_or_default();
-        self.conversation.activated_by_hand(&skill, &outcome);
+        let (skill, dir) = self.record_by_hand(&outcome)?;
         let request = if !placeholders && !args.is_empty() {
             args.raw.clone()
         } else {
@@ -102,10 +89,16 @@ impl Agent {
     /// `activate_skill`, so it is never injected twice. Returns the skill's folder, or why not.
     pub fn activate_by_hand(&mut self, name: &str) -> Result<String, String> {
         let outcome = self.tools.activate(&self.conversation, name);
+        self.record_by_hand(&outcome).map(|(_, dir)| dir)
+    }
+
+    /// Put an activation made on the user's say-so into the conversation, as if the model had
+    /// called `activate_skill`; returns the skill's name and folder, or why it was not activated.
+    fn record_by_hand(&mut self, outcome: &ToolOutcome) -> Result<(String, String), String> {
         let ToolOutcome::Ok {
             activated: Some(activation),
             ..
-        } = &outcome
+        } = outcome
         else {
             return Err(outcome.message().to_string());
         };
@@ -115,8 +108,8 @@ impl Agent {
             .get(&skill)
             .map(|s| s.dir.display().to_string())
             .unwrap_or_default();
-        self.conversation.activated_by_hand(&skill, &outcome);
-        Ok(dir)
+        self.conversation.activated_by_hand(&skill, outcome);
+        Ok((skill, dir))
     }
 
     /// After a turn was cancelled: answer its open tool calls and mark the answer as interrupted

@@ -181,34 +181,26 @@ fn flag(
 /// about the file itself. Codex's `interface` block is for its own UI and is not read.
 pub fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
     let path = dir.join("agents").join("openai.yaml");
+    let warn = |code, message: String| Diagnostic::new(code, Severity::Warning, &path, None, message);
+    let read = read_whole(&path, MAX_OPENAI_YAML_BYTES).map(|r| r.text());
+    let value = match read.as_deref().map(document) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (None, Vec::new()),
+        Err(e) => {
+            return (
+                None,
+                vec![warn(
+                    code::OPENAI_YAML_INVALID,
+                    format!("cannot be used: {e}; ignored it"),
+                )],
+            );
+        }
+        Ok(Err(e)) => {
+            let message = format!("is not valid YAML ({e}); ignored it");
+            return (None, vec![warn(code::OPENAI_YAML_INVALID, message)]);
+        }
+        Ok(Ok(value)) => value,
+    };
     let mut found = Vec::new();
-    let text = match read_whole(&path, MAX_OPENAI_YAML_BYTES) {
-        Ok(read) => read.text(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (None, found),
-        Err(e) => {
-            found.push(Diagnostic::new(
-                code::OPENAI_YAML_INVALID,
-                Severity::Warning,
-                &path,
-                None,
-                format!("cannot be used: {e}; ignored it"),
-            ));
-            return (None, found);
-        }
-    };
-    let value = match document(&text) {
-        Ok(v) => v,
-        Err(e) => {
-            found.push(Diagnostic::new(
-                code::OPENAI_YAML_INVALID,
-                Severity::Warning,
-                &path,
-                None,
-                format!("is not valid YAML ({e}); ignored it"),
-            ));
-            return (None, found);
-        }
-    };
     if let Some(tools) = value.pointer("/dependencies/tools").and_then(Value::as_array)
         && !tools.is_empty()
     {
@@ -220,11 +212,8 @@ pub fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
                     .map_or_else(|| t.to_string(), scalar_text)
             })
             .collect();
-        found.push(Diagnostic::new(
+        found.push(warn(
             code::UNSUPPORTED_DEPENDENCY,
-            Severity::Warning,
-            &path,
-            None,
             format!(
                 "declares tools agent does not provide ({}): instructions that rely on them will fail",
                 names.join(", ")
@@ -235,11 +224,8 @@ pub fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
         None | Some(Value::Null) => None,
         Some(Value::Bool(b)) => Some(*b),
         Some(other) => {
-            found.push(Diagnostic::new(
+            found.push(warn(
                 code::WRONG_TYPE,
-                Severity::Warning,
-                &path,
-                None,
                 format!("`policy.allow_implicit_invocation` is {other}, not true or false; ignored it"),
             ));
             None
