@@ -14,6 +14,12 @@ const THIRD_PARTY: &str = include_str!("../../prompts/third_party.md");
 const ACTIVATION: &str = include_str!("../../prompts/activation.md");
 const INVOKED: &str = include_str!("../../prompts/invoked.md");
 const INVOKED_PLAIN: &str = include_str!("../../prompts/invoked_plain.md");
+const UNMET_NEEDS: &str = include_str!("../../prompts/unmet_needs.md");
+
+/// What an activation adds when the skill lacks what it declares it needs (`why` names it).
+pub fn unmet_needs(why: &str) -> String {
+    UNMET_NEEDS.trim_end().replace("{{why}}", &model_line(why))
+}
 
 /// The user message after a skill was invoked by hand without a request of its own: follow the
 /// instructions (`with_arguments`: which now hold the arguments).

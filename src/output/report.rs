@@ -97,6 +97,8 @@ pub struct SkillShow {
     pub diagnostics: Vec<Diagnostic>,
     /// Who may invoke it, and its argument hint.
     pub invocation: crate::skills::invocation::Invocation,
+    /// Each declared need (`requires`, `skill.json`'s required `env[]`) and whether it is met here.
+    pub needs: Vec<crate::skills::needs::Need>,
 }
 
 /// `skills search QUERY`: skills ranked by relevance.

@@ -132,6 +132,7 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         compatibility: text.compatibility,
         requires: text.requires,
         invocation,
+        requires: super::Requires::default(),
         diagnostics: diags,
     }))
 }

@@ -120,12 +120,31 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
         out.push(format!("blocked:     {}", one(reason)));
     }
     out.push(format!("invoked:     {}", invocation_line(&s.name, &r.invocation)));
+    for need in &r.needs {
+        out.push(format!("needs:       {}", need_line(need)));
+    }
     for d in &r.diagnostics {
         out.push(format!("{:?}: {}", d.severity, one(&d.to_string())));
     }
     out.push(String::new());
     out.push(for_terminal(r.body.trim()).into_owned());
     out
+}
+
+/// One declared need with ✓ or ✗, and where a missing one is set (a found program: where it is).
+fn need_line(need: &crate::skills::needs::Need) -> String {
+    use crate::skills::needs::{NeedKind, WHERE_TO_SET};
+    let mark = if need.met { "✓" } else { "✗" };
+    match (need.kind, need.met) {
+        (NeedKind::Env, true) => format!("{mark} environment variable {} (set)", one(&need.name)),
+        (NeedKind::Env, false) => format!("{mark} environment variable {} ({WHERE_TO_SET})", one(&need.name)),
+        (NeedKind::Bin, true) => format!(
+            "{mark} program {} ({})",
+            one(&need.name),
+            need.found_at.as_deref().map(path).unwrap_or_default()
+        ),
+        (NeedKind::Bin, false) => format!("{mark} program {} (not found on PATH)", one(&need.name)),
+    }
 }
 
 /// Who invokes a skill, for `skills show`: the model, people (with the command and its hint), both.

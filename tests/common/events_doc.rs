@@ -21,13 +21,14 @@ pub enum Part {
 }
 
 /// Arrays whose items are documented objects: (section, field) → the items' section.
-const NESTED: [((&str, &str), &str); 16] = [
+const NESTED: [((&str, &str), &str); 17] = [
     (("help", "commands"), "command"),
     (("help", "skills"), "skill command"),
     (("skills", "skills"), "summary"),
     (("skills list", "skills"), "summary"),
     (("skills list", "findings"), "diagnostic"),
     (("skills show", "diagnostics"), "diagnostic"),
+    (("skills show", "needs"), "need"),
     (("skills search", "results"), "hit"),
     (("skills check", "skills"), "checked"),
     (("skills check", "problems"), "diagnostic"),

@@ -125,8 +125,15 @@ impl ToolRunner {
         } else {
             files.join(", ")
         };
+        let mut text = prompt::activation(&skill.name, &dir, &files, &body);
+        // Declared needs are checked now, not halfway through the skill's first command.
+        if let Some(why) = self.unmet(&skill) {
+            self.emit(Event::Warning { message: why.clone() });
+            text.push_str("\n\n");
+            text.push_str(&prompt::unmet_needs(&why));
+        }
         ToolOutcome::Ok {
-            text: prompt::activation(&skill.name, &dir, &files, &body),
+            text,
             activated: Some(Activation {
                 skill: skill.name,
                 first: true,

@@ -8,6 +8,7 @@
 mod activate;
 mod decode;
 mod installed;
+mod needs;
 mod read;
 mod run;
 

@@ -99,6 +99,10 @@ impl ToolRunner {
 
     /// What runs, once the policy (or a person) allowed it; else why not.
     async fn approve(&self, skill: &Skill, command: &str) -> Result<Plan, String> {
+        // Before anything is asked: a command of a skill missing what it needs would fail halfway.
+        if let Some(reason) = self.unmet(skill) {
+            return Err(reason);
+        }
         if let Some(reason) = self.untrusted(skill).await {
             return Err(reason);
         }

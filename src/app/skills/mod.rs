@@ -10,6 +10,7 @@ mod update;
 
 use super::{Run, build, endpoint};
 use crate::cli::SkillsCommand;
+use crate::exec::env::child_env;
 use crate::exec::trust::{FolderTrust, hash_skill_dir};
 use crate::exit::{AppError, ExitCode};
 use crate::output::Report;
@@ -18,6 +19,7 @@ use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillS
 use crate::skills::discover::{Discovery, RootKind, discover};
 use crate::skills::library::lock::Installed;
 use crate::skills::lint::Rules;
+use crate::skills::needs::Needs;
 use crate::skills::search::SkillIndex;
 use crate::skills::{Severity, Skill};
 
@@ -35,14 +37,14 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
     let discovery = discover(&run.config.skill_roots);
     let report = match action {
         SkillsCommand::List => Report::SkillList(list(&discovery, &run.trust)),
-        SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run.trust, name)?)),
+        SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
         SkillsCommand::Search { query, limit } => Report::SkillSearch(search(&discovery, &query.join(" "), *limit)),
         SkillsCommand::Check { dirs, strict, spec } => {
             let rules = Rules {
                 strict: *strict,
                 agent_skills_everywhere: spec.is_some(),
             };
-            let report = check::check(dirs, rules, &discovery)?;
+            let report = check::check(dirs, rules, &discovery, &|skill| needs_of(skill, &run))?;
             let failed = report.errors > 0;
             output.report(Report::SkillCheck(report));
             // 1 is the documented "check failed" code.
@@ -153,7 +155,8 @@ fn list(discovery: &Discovery, trust: &FolderTrust) -> SkillList {
 }
 
 /// `skills show NAME`: one skill in full; a usage error naming the known ones when there is none.
-fn show(discovery: &Discovery, trust: &FolderTrust, name: &str) -> Result<SkillShow, AppError> {
+fn show(discovery: &Discovery, run: &Run<'_>, name: &str) -> Result<SkillShow, AppError> {
+    let trust = &run.trust;
     let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
         let names: Vec<&str> = discovery.skills.iter().map(|s| s.name.as_str()).collect();
         return Err(AppError::usage(format!(
@@ -170,7 +173,15 @@ fn show(discovery: &Discovery, trust: &FolderTrust, name: &str) -> Result<SkillS
         body: skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})")),
         diagnostics: skill.diagnostics.clone(),
         invocation: skill.invocation.clone(),
+        needs: needs_of(skill, run).needs,
     })
+}
+
+/// `skill`'s declared needs, checked against the environment its commands would get.
+pub(super) fn needs_of(skill: &Skill, run: &Run<'_>) -> Needs {
+    let roots: Vec<std::path::PathBuf> = run.config.skill_roots.iter().map(|r| r.path.clone()).collect();
+    let env = child_env(&run.config.env.merged(), &skill.name, &skill.dir, &roots);
+    Needs::check(&skill.requires.env, &skill.requires.bins, &env, &skill.dir)
 }
 
 /// `skills search QUERY`: the ranking the catalog budget uses.
