@@ -340,3 +340,44 @@ async fn an_installed_skill_edited_by_hand_needs_trust_again() {
     assert_eq!(code, 2);
     assert!(err.contains("needs no trust"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_terminal_add_lists_the_skills_to_choose_from_and_update_asks() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let (repo, _) = repository(&ws);
+    let source = url(&repo);
+    let w = ws.clone();
+    common::pty::blocking(move || {
+        let mut cmd = common::pty::pty_agent(&w);
+        cmd.args(["skills", "add", &source]);
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("holds 2 skills").unwrap();
+        p.exp_string("Install which?").unwrap();
+        common::pty::type_line(&mut p, "2");
+        p.exp_string("installed notes").unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await;
+    assert!(ws.home().join(".agents/skills/notes").is_dir());
+    assert!(!ws.home().join(".agents/skills/deploy").exists());
+
+    write(
+        &repo.join("skills/notes/SKILL.md"),
+        &skill_md("notes", "Take better notes."),
+    );
+    git(&repo, &["commit", "--quiet", "-am", "better"]);
+    let w = ws.clone();
+    common::pty::blocking(move || {
+        let mut cmd = common::pty::pty_agent(&w);
+        cmd.args(["skills", "update"]);
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
+        p.exp_string("+Take better notes.").unwrap();
+        p.exp_string("[y/N]").unwrap();
+        common::pty::type_line(&mut p, "n");
+        p.exp_string("notes: kept as it is").unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await;
+    let body = std::fs::read_to_string(ws.home().join(".agents/skills/notes/SKILL.md")).unwrap();
+    assert!(body.contains("Take notes."), "declined: unchanged");
+}
