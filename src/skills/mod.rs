@@ -122,19 +122,7 @@ pub struct Skill {
     pub requires: Requires,
     /// Who may invoke it: the model (catalog, `activate_skill`), people (`/NAME`, `--skill`).
     pub invocation: invocation::Invocation,
-    /// What it declares it needs (`requires:`, `skill.json`'s required `env[]`).
-    pub requires: Requires,
     pub diagnostics: Vec<Diagnostic>,
-}
-
-/// What a skill declares it needs to run (SPEC §10): environment variables and programs (checked
-/// before its commands), folders it writes to and whether it uses the network (the sandbox).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Requires {
-    pub env: Vec<String>,
-    pub bins: Vec<String>,
-    pub write: Vec<String>,
-    pub network: bool,
 }
 
 impl Skill {
@@ -156,7 +144,6 @@ impl Skill {
             compatibility: None,
             requires: Requires::default(),
             invocation: invocation::Invocation::default(),
-            requires: Requires::default(),
             diagnostics: Vec::new(),
         }
     }

@@ -132,7 +132,6 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         compatibility: text.compatibility,
         requires: text.requires,
         invocation,
-        requires: super::Requires::default(),
         diagnostics: diags,
     }))
 }
