@@ -17,6 +17,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
+use agent::skills::library::git;
 use common::*;
 use serde_json::{Value, json};
 
@@ -380,4 +381,42 @@ async fn on_a_terminal_add_lists_the_skills_to_choose_from_and_update_asks() {
     .await;
     let body = std::fs::read_to_string(ws.home().join(".agents/skills/notes/SKILL.md")).unwrap();
     assert!(body.contains("Take notes."), "declined: unchanged");
+}
+
+/// The git layer itself (in its own process: unit tests of the library share theirs with tests
+/// that reap child processes).
+#[tokio::test]
+async fn the_library_fetches_branches_tags_and_commits_and_asks_the_remote() {
+    let repo = tempfile::tempdir().unwrap();
+    let r = repo.path();
+    git(r, &["init", "--quiet"]);
+    std::fs::write(r.join("a.txt"), "one").unwrap();
+    git(r, &["add", "."]);
+    git(r, &["commit", "--quiet", "-m", "one"]);
+    let first = git(r, &["rev-parse", "HEAD"]);
+    git(r, &["tag", "-a", "v1", "-m", "v1"]);
+    std::fs::write(r.join("a.txt"), "two").unwrap();
+    git(r, &["commit", "--quiet", "-am", "two"]);
+    let second = git(r, &["rev-parse", "HEAD"]);
+    let url = format!("file://{}", r.display());
+
+    let dest = tempfile::tempdir().unwrap();
+    assert_eq!(git::fetch(&url, Some("v1"), dest.path()).await.unwrap(), first);
+    assert_eq!(std::fs::read_to_string(dest.path().join("a.txt")).unwrap(), "one");
+    let dest = tempfile::tempdir().unwrap();
+    assert_eq!(git::fetch(&url, None, dest.path()).await.unwrap(), second);
+    let dest = tempfile::tempdir().unwrap();
+    assert_eq!(git::fetch(&url, Some(&first), dest.path()).await.unwrap(), first);
+
+    assert_eq!(git::remote_commit(&url, Some("v1")).await.unwrap(), Some(first.clone()));
+    assert_eq!(
+        git::remote_commit(&url, Some("main")).await.unwrap(),
+        Some(second.clone())
+    );
+    assert_eq!(git::remote_commit(&url, None).await.unwrap(), Some(second));
+    assert_eq!(git::remote_commit(&url, Some(&first)).await.unwrap(), None, "pinned");
+
+    let dest = tempfile::tempdir().unwrap();
+    let err = git::fetch(&url, Some("nope"), dest.path()).await.unwrap_err();
+    assert!(err.to_string().contains("is nope a branch, tag or commit"), "{err}");
 }

@@ -166,57 +166,6 @@ pub fn is_commit_id(reference: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn run(dir: &Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@example.com",
-                "-c",
-                "init.defaultBranch=main",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    }
-
-    #[tokio::test]
-    async fn branches_tags_and_commits_are_fetched_and_compared() {
-        let repo = tempfile::tempdir().unwrap();
-        let r = repo.path();
-        run(r, &["init", "--quiet"]);
-        std::fs::write(r.join("a.txt"), "one").unwrap();
-        run(r, &["add", "."]);
-        run(r, &["commit", "--quiet", "-m", "one"]);
-        let first = run(r, &["rev-parse", "HEAD"]);
-        run(r, &["tag", "-a", "v1", "-m", "v1"]);
-        std::fs::write(r.join("a.txt"), "two").unwrap();
-        run(r, &["commit", "--quiet", "-am", "two"]);
-        let second = run(r, &["rev-parse", "HEAD"]);
-        let url = format!("file://{}", r.display());
-
-        let dest = tempfile::tempdir().unwrap();
-        assert_eq!(fetch(&url, Some("v1"), dest.path()).await.unwrap(), first);
-        assert_eq!(std::fs::read_to_string(dest.path().join("a.txt")).unwrap(), "one");
-        let dest = tempfile::tempdir().unwrap();
-        assert_eq!(fetch(&url, None, dest.path()).await.unwrap(), second);
-        let dest = tempfile::tempdir().unwrap();
-        assert_eq!(fetch(&url, Some(&first), dest.path()).await.unwrap(), first);
-
-        assert_eq!(remote_commit(&url, Some("v1")).await.unwrap(), Some(first.clone()));
-        assert_eq!(remote_commit(&url, Some("main")).await.unwrap(), Some(second.clone()));
-        assert_eq!(remote_commit(&url, None).await.unwrap(), Some(second));
-        assert_eq!(remote_commit(&url, Some(&first)).await.unwrap(), None, "pinned");
-
-        let dest = tempfile::tempdir().unwrap();
-        let err = fetch(&url, Some("nope"), dest.path()).await.unwrap_err();
-        assert!(err.to_string().contains("is nope a branch, tag or commit"), "{err}");
-    }
-
     #[test]
     fn the_commit_of_a_ref_prefers_the_peeled_tag() {
         let listing = "aaa\trefs/tags/v1\nbbb\trefs/tags/v1^{}\n";
