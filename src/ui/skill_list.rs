@@ -100,6 +100,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn another_agents_root_names_its_tool() {
+        let mut s = SkillSummary {
+            name: "pdf".into(),
+            description: "d".into(),
+            dir: "/h/.claude/skills/pdf".into(),
+            root: "/h/.claude/skills".into(),
+            root_kind: crate::skills::discover::RootKind::User,
+            tool: Tool::Claude,
+            dialect: crate::skills::Dialect::AgentSkills,
+            entry: None,
+            allowed_tools: Vec::new(),
+            warnings: 0,
+            codes: Vec::new(),
+            trusted: true,
+            blocked: None,
+        };
+        assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills (claude)");
+        s.tool = Tool::Agent;
+        assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills");
+    }
+
+    #[test]
     fn roots_are_shortened() {
         let (cwd, home) = (Path::new("/w/proj"), Path::new("/home/u"));
         let short = |p: &str| short_path(Path::new(p), Some(cwd), Some(home));
