@@ -116,8 +116,12 @@ pub fn repository_root(cwd: &Path) -> Option<PathBuf> {
 }
 
 /// The folders whose project roots count: `cwd`, then each parent up to the repository root (none
-/// outside a repository). The home folder is never one: its `.agents/skills` is the user's own.
+/// outside a repository). The home folder is never one: its `.agents/skills` and `.claude/skills`
+/// are the user's own, found as user roots (and trusted as such), also when `agent` runs there.
 pub fn project_folders(cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    if home.is_some_and(|h| same_place(h, cwd)) {
+        return Vec::new();
+    }
     let mut folders = vec![cwd.to_path_buf()];
     let Some(repo) = repository_root(cwd) else {
         return folders;
@@ -270,6 +274,7 @@ mod tests {
         std::fs::write(home.join(".git"), "gitdir: /elsewhere\n").unwrap();
         assert_eq!(repository_root(&cwd).as_deref(), Some(home.as_path()));
         assert_eq!(project_folders(&cwd, Some(&home)), [cwd.clone(), home.join("work")]);
+        assert!(project_folders(&home, Some(&home)).is_empty(), "run in the home folder");
     }
 
     #[test]
