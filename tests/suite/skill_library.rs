@@ -2,23 +2,12 @@
 //! repositories reached through `file://` (never the network): `skills add` with `@REF` and
 //! `#SUBDIR`, the lock file, `outdated` after a new commit, `update` showing the diff and asking,
 //! `remove`, script fixes, and an installed skill edited by hand needing trust again.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
+use crate::common::*;
 use agent::skills::library::git;
-use common::*;
 use serde_json::{Value, json};
 
 /// Run git in `dir` with a fixed identity; returns trimmed stdout.
@@ -348,13 +337,13 @@ async fn on_a_terminal_add_lists_the_skills_to_choose_from_and_update_asks() {
     let (repo, _) = repository(&ws);
     let source = url(&repo);
     let w = ws.clone();
-    common::pty::blocking(move || {
-        let mut cmd = common::pty::pty_agent(&w);
+    crate::common::pty::blocking(move || {
+        let mut cmd = crate::common::pty::pty_agent(&w);
         cmd.args(["skills", "add", &source]);
         let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
         p.exp_string("holds 2 skills").unwrap();
         p.exp_string("Install which?").unwrap();
-        common::pty::type_line(&mut p, "2");
+        crate::common::pty::type_line(&mut p, "2");
         p.exp_string("installed notes").unwrap();
         p.exp_eof().unwrap();
     })
@@ -368,13 +357,13 @@ async fn on_a_terminal_add_lists_the_skills_to_choose_from_and_update_asks() {
     );
     git(&repo, &["commit", "--quiet", "-am", "better"]);
     let w = ws.clone();
-    common::pty::blocking(move || {
-        let mut cmd = common::pty::pty_agent(&w);
+    crate::common::pty::blocking(move || {
+        let mut cmd = crate::common::pty::pty_agent(&w);
         cmd.args(["skills", "update"]);
         let mut p = rexpect::session::spawn_command(cmd, Some(20_000)).unwrap();
         p.exp_string("+Take better notes.").unwrap();
         p.exp_string("[y/N]").unwrap();
-        common::pty::type_line(&mut p, "n");
+        crate::common::pty::type_line(&mut p, "n");
         p.exp_string("notes: kept as it is").unwrap();
         p.exp_eof().unwrap();
     })

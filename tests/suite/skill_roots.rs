@@ -2,21 +2,10 @@
 //! to the repository root, the other agents' project and user folders after ours
 //! (`AGENT_OTHER_AGENTS`), each listed with its origin; a name in two tools' folders (the first
 //! wins, the other is warned about); and the other agents' project folders under folder trust.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
-
-mod common;
 
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 fn skill_at(dir: &Path, name: &str, file: &str) {

@@ -3,22 +3,11 @@
 //! the arguments as the request; a `disable-model-invocation` skill is absent from the catalog
 //! and the `activate_skill` enum yet invocable; an unknown `--skill` is exit 3 with the nearest
 //! names; and a SKILL.md edited during a chat is what the next turn sees.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
-
-mod common;
 
 use std::sync::Arc;
 
-use common::pty::*;
-use common::*;
+use crate::common::pty::*;
+use crate::common::*;
 use serde_json::Value;
 
 const DEPLOY: &str = "---\nname: deploy\ndescription: Deploy the application to an environment.\n\

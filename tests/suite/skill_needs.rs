@@ -2,19 +2,8 @@
 //! the child environment lacks, or whose `requires.bins` names a program not on `PATH`, says so on
 //! activation and before any command runs (to the model and on stderr, with where to set it);
 //! `skill.json`'s `env[]` with `required: true` counts the same; `skills show` marks each ✓/✗.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::print_stdout,
-    clippy::print_stderr,
-    clippy::too_many_lines,
-    reason = "a test fails by panicking, its helpers unwrap, and a bench prints its report"
-)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// A skill needing `DEPLOY_TOKEN` and the program `definitely-not-installed-xyz`, whose script
