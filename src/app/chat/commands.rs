@@ -274,6 +274,22 @@ mod tests {
     }
 
     #[test]
+    fn skills_are_offered_as_commands_unless_hidden_and_builtins_win() {
+        let mut hidden = crate::skills::Skill::synthetic("background", "Conventions the model loads.");
+        hidden.invocation.user = false;
+        let mut deploy = crate::skills::Skill::synthetic("deploy", "Deploy the app.");
+        deploy.invocation.argument_hint = Some("[env]".into());
+        let help = crate::skills::Skill::synthetic("help", "A skill named like a built-in.");
+        let offered = skill_commands(&SkillSet::new(vec![hidden, deploy, help]));
+        let commands: Vec<(&str, Option<&str>)> = offered
+            .iter()
+            .map(|s| (s.command.as_str(), s.hint.as_deref()))
+            .collect();
+        assert_eq!(commands, [("/deploy", Some("[env]")), ("/skill help", None)]);
+        assert!(is_builtin("HELP") && !is_builtin("deploy"));
+    }
+
+    #[test]
     fn names_are_unique_and_slashed() {
         let names = names();
         let unique: BTreeSet<_> = names.iter().collect();
