@@ -118,11 +118,13 @@ fn folder(text: &str, cwd: &Path) -> PathBuf {
         Some(rest) => std::env::var_os("HOME").map_or_else(|| PathBuf::from(text), |h| PathBuf::from(h).join(rest)),
         None => PathBuf::from(text),
     };
-    if expanded.is_absolute() {
+    let joined = if expanded.is_absolute() {
         expanded
     } else {
         cwd.join(expanded)
-    }
+    };
+    // The lock records this path, and `../src/x` would mean another folder from elsewhere.
+    std::fs::canonicalize(&joined).unwrap_or(joined)
 }
 
 fn is_url(text: &str) -> bool {
@@ -242,7 +244,13 @@ mod tests {
         std::fs::create_dir_all(cwd.join("my@skill")).unwrap();
         assert_eq!(
             Source::parse("my@skill", cwd).unwrap().location,
-            Location::Local(cwd.join("my@skill"))
+            Location::Local(cwd.join("my@skill").canonicalize().unwrap())
+        );
+        // Recorded without `..`, so the lock means the same folder from anywhere.
+        std::fs::create_dir_all(cwd.join("sub")).unwrap();
+        assert_eq!(
+            Source::parse("../my@skill", &cwd.join("sub")).unwrap().location,
+            Location::Local(cwd.join("my@skill").canonicalize().unwrap())
         );
         assert_eq!(
             Source::parse("./repo#x", cwd).unwrap(),
