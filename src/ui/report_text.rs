@@ -10,6 +10,7 @@ use crate::output::ChatReply;
 use crate::output::report::{
     EvalCase, EvalSummary, Report, SkillCheck, SkillList, SkillNew, SkillSearch, SkillShow, Trusted,
 };
+use crate::skills::discover::RootKind;
 use crate::skills::{Diagnostic, Severity};
 use crate::support::terminal_text::{MAX_NAMED, for_terminal, short_list, visible};
 
@@ -85,7 +86,20 @@ fn skill_list(r: &SkillList, screen: Screen) -> Text {
         (false, _) => tsv_lines(&r.skills),
     };
     let mut err: Vec<String> = r.problems.iter().map(|p| format!("warning: {}", one(p))).collect();
-    if r.skills.iter().any(|s| !s.trusted) {
+    // Outside project folders only a changed installed skill is untrusted: its reason names
+    // `agent trust --skill NAME`, which the folder-wide hint would not.
+    let (project, other): (Vec<_>, Vec<_>) = r
+        .skills
+        .iter()
+        .filter(|s| !s.trusted)
+        .partition(|s| s.root_kind == RootKind::Project);
+    err.extend(
+        other
+            .iter()
+            .filter_map(|s| s.blocked.as_deref())
+            .map(|b| format!("untrusted: {}", one(b))),
+    );
+    if !project.is_empty() {
         err.push("untrusted: project skills can't run commands until you run `agent trust` in this folder".into());
     }
     if r.skills.iter().any(|s| s.warnings > 0) {

@@ -311,6 +311,11 @@ async fn an_installed_skill_edited_by_hand_needs_trust_again() {
     let (_, out, _) = outcome(&ws, &["--json", "skills", "list"]).await;
     let listing: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(listing["skills"][0]["trusted"], false, "{listing}");
+    let (_, _, err) = outcome(&ws, &["skills", "list"]).await;
+    assert!(
+        err.contains("untrusted:") && err.contains("agent trust --skill greet") && !err.contains("project skills"),
+        "{err}"
+    );
 
     let (code, out, err) = outcome(&ws, &["trust", "--skill", "greet"]).await;
     assert_eq!(code, 0, "{err}");
