@@ -152,32 +152,12 @@ impl Skill {
     /// `limit`. Hidden entries, `node_modules` and `__pycache__` are skipped and symlinked folders
     /// are not entered, so a link loop cannot trap the walk.
     pub fn bundled_files(&self, limit: usize) -> Vec<String> {
-        let mut files = Vec::new();
-        let mut stack = vec![self.dir.clone()];
-        while let Some(current) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&current) else {
-                continue;
-            };
-            for entry in entries.filter_map(Result::ok) {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if name.starts_with('.') || name == "node_modules" || name == "__pycache__" {
-                    continue;
-                }
-                let Ok(kind) = entry.file_type() else { continue };
-                if kind.is_dir() {
-                    stack.push(entry.path());
-                } else if let Ok(rel) = entry.path().strip_prefix(&self.dir) {
-                    let rel = rel.display().to_string();
-                    if entry.path() != self.skill_file {
-                        files.push(rel);
-                    }
-                }
-            }
-            // Enough to fill the list: more than `limit` gathered, sorted below, cut to `limit`.
-            if files.len() > limit * 4 {
-                break;
-            }
-        }
+        // Enough to fill the list: more than `limit` gathered, sorted below, cut to `limit`.
+        let mut files: Vec<String> = crate::support::skill_dirs::files_below(&self.dir, limit * 4)
+            .into_iter()
+            .filter(|(path, _)| *path != self.skill_file)
+            .filter_map(|(path, _)| path.strip_prefix(&self.dir).ok().map(|r| r.display().to_string()))
+            .collect();
         files.sort();
         files.truncate(limit);
         files

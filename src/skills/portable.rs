@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::code;
 use crate::support::fs::read_regular;
+use crate::support::skill_dirs::files_below;
 
 /// Bytes of a script that are looked at (and fixed) at most.
 const MAX_SCRIPT_BYTES: u64 = 4 * 1024 * 1024;
@@ -116,28 +117,16 @@ fn entry_matches(dir: &Path, entry: Option<&str>, path: &Path) -> bool {
 /// Regular files worth looking at, with whether they are meant to be run (the entry, or under
 /// `scripts/`), sorted.
 fn candidates(dir: &Path, entry: Option<&str>) -> Vec<(PathBuf, bool)> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(current) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&current) else {
-            continue;
-        };
-        for e in entries.filter_map(Result::ok) {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') || name == "node_modules" || name == "__pycache__" {
-                continue;
-            }
-            let Ok(kind) = e.file_type() else { continue };
-            if kind.is_dir() {
-                stack.push(e.path());
-            } else if kind.is_file() && found.len() < MAX_FILES {
-                let path = e.path();
-                let meant = path.starts_with(dir.join("scripts")) || entry_matches(dir, entry, &path);
-                found.push((path, meant));
-            }
-        }
-    }
+    let mut found: Vec<(PathBuf, bool)> = files_below(dir, MAX_FILES)
+        .into_iter()
+        .filter(|(_, kind)| kind.is_file())
+        .map(|(path, _)| {
+            let meant = path.starts_with(dir.join("scripts")) || entry_matches(dir, entry, &path);
+            (path, meant)
+        })
+        .collect();
     found.sort();
+    found.truncate(MAX_FILES);
     found
 }
 

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-/// Project skill roots inside a folder (SPEC §2 item 3), in precedence order. Later issues add
-/// parents and other agents' project folders here; each becomes part of the same folder decision.
+/// Our project skill roots inside a folder (SPEC §2 item 3), in precedence order. Parents' roots
+/// and other agents' project folders are added by [`super::skill_roots`].
 pub const PROJECT_SKILL_ROOTS: [&str; 2] = [".agents/skills", "skills"];
 
 /// The skill file of a folder: `SKILL.md`, else `skill.md`, else any other spelling of it in
@@ -47,6 +47,36 @@ pub fn is_ignored(name: &str) -> bool {
     name.starts_with('.') || name == "node_modules"
 }
 
+/// The entries below skill folder `dir` that are not folders (files, and links to anything:
+/// links are not entered, so a link loop cannot trap the walk), unsorted. Hidden entries,
+/// `node_modules` and `__pycache__` are left out. The walk stops after the folder in which more
+/// than `enough` were gathered.
+pub fn files_below(dir: &Path, enough: usize) -> Vec<(PathBuf, std::fs::FileType)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if is_ignored(&name) || name == "__pycache__" {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => stack.push(entry.path()),
+                Ok(kind) => found.push((entry.path(), kind)),
+                Err(_) => {}
+            }
+        }
+        if found.len() > enough {
+            break;
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +95,29 @@ mod tests {
         let sub = dir.path().join("sub");
         std::fs::create_dir_all(sub.join("skill.MD")).unwrap();
         assert_eq!(find_skill_file(&sub), None, "a folder is not a skill file");
+    }
+
+    #[test]
+    fn files_below_skip_hidden_and_dependency_folders_and_do_not_follow_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for f in [
+            "SKILL.md",
+            "scripts/run.sh",
+            ".git/config",
+            "node_modules/x/i.js",
+            "a/__pycache__/m.pyc",
+        ] {
+            std::fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
+            std::fs::write(d.join(f), "x").unwrap();
+        }
+        std::os::unix::fs::symlink(d, d.join("scripts/loop")).unwrap();
+        let mut found: Vec<String> = files_below(d, 100)
+            .into_iter()
+            .map(|(p, _)| p.strip_prefix(d).unwrap().display().to_string())
+            .collect();
+        found.sort();
+        assert_eq!(found, ["SKILL.md", "scripts/loop", "scripts/run.sh"]);
+        assert!(files_below(d, 0).len() < 3, "stops once enough are gathered");
     }
 }
