@@ -123,6 +123,19 @@ pub fn declared_arguments(value: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// Claude Code's `${CLAUDE_SKILL_DIR}` (the skill's folder), written as `.`: commands run in the
+/// skill's folder and `read_skill_file` takes paths relative to it, so a body written for Claude
+/// Code (`python3 ${CLAUDE_SKILL_DIR}/scripts/x.py`) works unchanged. Every activation gets this,
+/// by the model or by hand.
+pub fn claude_skill_dir(body: String) -> String {
+    const PLACEHOLDER: &str = "${CLAUDE_SKILL_DIR}";
+    if body.contains(PLACEHOLDER) {
+        body.replace(PLACEHOLDER, ".")
+    } else {
+        body
+    }
+}
+
 /// Up to `limit` of `names` closest to `wanted`, closest first: names that contain it or that
 /// it contains, then those within a small edit distance.
 pub fn nearest<'a>(wanted: &str, names: &[&'a str], limit: usize) -> Vec<&'a str> {
@@ -190,6 +203,18 @@ mod tests {
         assert_eq!(
             declared_arguments(&serde_json::json!(["a", 3, "b c", "ARGUMENTS"])),
             ["a"]
+        );
+    }
+
+    #[test]
+    fn claude_code_skill_folder_is_the_folder_commands_run_in() {
+        assert_eq!(
+            claude_skill_dir("Run `python3 ${CLAUDE_SKILL_DIR}/scripts/x.py \"${CLAUDE_SKILL_DIR}\"`.".into()),
+            "Run `python3 ./scripts/x.py \".\"`."
+        );
+        assert_eq!(
+            claude_skill_dir("$CLAUDE_SKILL_DIRS ${SKILL_DIR}".into()),
+            "$CLAUDE_SKILL_DIRS ${SKILL_DIR}"
         );
     }
 

@@ -1,7 +1,8 @@
 //! Where skills come from (SPEC §2) through the real binary: a parent folder's `.agents/skills` up
 //! to the repository root, the other agents' project and user folders after ours
 //! (`AGENT_OTHER_AGENTS`), each listed with its origin; a name in two tools' folders (the first
-//! wins, the other is warned about); and the other agents' project folders under folder trust.
+//! wins, the other is warned about); the other agents' project folders under folder trust; and
+//! Claude Code's `${CLAUDE_SKILL_DIR}` in a skill's instructions.
 
 use std::path::Path;
 
@@ -179,4 +180,33 @@ async fn a_parents_skills_are_covered_by_the_working_folders_trust() {
     assert_eq!(code, 0);
     let trusted: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(trusted["skills"], json!(["../.agents/skills/build"]));
+}
+
+#[tokio::test]
+async fn a_claude_code_skill_finds_its_scripts_through_claude_skill_dir() {
+    let ws = Workspace::new();
+    let dir = ws.home().join(".claude/skills/hello");
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: hello\ndescription: Greets, written for Claude Code's folder placeholder.\n---\nRun `${CLAUDE_SKILL_DIR}/scripts/hello.sh`.\n",
+    )
+    .unwrap();
+    write_script(
+        &dir.join("scripts/hello.sh"),
+        "#!/bin/sh\necho hello from claude skill\n",
+    );
+
+    let mock = MockLlm::start(activate_run_answer("hello", "./scripts/hello.sh", "done")).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--yes", "--once", "say hello"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let requests = mock.requests().await;
+    let activation = last_tool_result(&requests[1]);
+    assert!(
+        activation.contains("Run `./scripts/hello.sh`.") && !activation.contains("CLAUDE_SKILL_DIR"),
+        "{activation}"
+    );
+    assert!(last_tool_result(&requests[2]).contains("hello from claude skill"));
 }

@@ -7,7 +7,7 @@ use crate::agent::prompt;
 use crate::output::Event;
 use crate::skills::Skill;
 use crate::skills::catalog::model_line;
-use crate::skills::invoke::{Arguments, substitute};
+use crate::skills::invoke::{Arguments, claude_skill_dir, substitute};
 
 /// Most files listed on activation.
 const MAX_LISTED_FILES: usize = 100;
@@ -22,7 +22,7 @@ impl SkillFiles {
     /// Blocking: the `SKILL.md` body (a checked, capped read) and the bundled file list.
     fn read(skill: &Skill) -> Self {
         Self {
-            body: skill.read_body(),
+            body: skill.read_body().map(claude_skill_dir),
             files: skill.bundled_files(MAX_LISTED_FILES),
         }
     }
