@@ -105,6 +105,8 @@ pub const BASHISM: &str = "bashism";
 // Other tools' conventions and scripts that work everywhere (issue 14).
 /// Another tool's frontmatter key whose absence of effect in agent matters (`hooks`, `when_to_use`).
 pub const OTHER_TOOL_KEY: &str = "other-tool-key";
+/// Claude Code's shell preprocessing (`` !`command` ``) in a body: agent does not run it.
+pub const OTHER_TOOL_SYNTAX: &str = "other-tool-syntax";
 /// Codex's `agents/openai.yaml` cannot be read or parsed.
 pub const OPENAI_YAML_INVALID: &str = "openai-yaml-invalid";
 /// Codex's `agents/openai.yaml` declares tools (MCP servers) agent does not provide.

@@ -234,6 +234,24 @@ pub fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
     (policy, found)
 }
 
+/// The first line of skill file text `text` (1-based) that uses Claude Code's shell preprocessing:
+/// `` !`command` `` inline, or a fenced block opened with ```` ```! ````. Claude Code runs those
+/// commands before the model reads the skill and puts their output in their place; `agent` runs
+/// nothing it was not asked to, so the model would read the command instead of its output.
+pub fn shell_preprocessing(text: &str) -> Option<usize> {
+    let inline = |line: &str| {
+        line.match_indices("!`").any(|(at, _)| {
+            line[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c.is_whitespace() || c == '(')
+        })
+    };
+    text.lines()
+        .position(|line| line.trim_start().starts_with("```!") || inline(line))
+        .map(|i| i + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,6 +292,16 @@ mod tests {
         assert_eq!(treatment("model"), Some(Treatment::Silent));
         assert_eq!(treatment("argument-hint"), Some(Treatment::Honoured));
         assert_eq!(treatment("colour"), None);
+    }
+
+    #[test]
+    fn claude_code_shell_preprocessing_is_found() {
+        assert_eq!(
+            shell_preprocessing("---\nname: x\n---\nBranch: !`git branch --show-current`\n"),
+            Some(4)
+        );
+        assert_eq!(shell_preprocessing("a\n  ```!\ngit status\n```\n"), Some(2));
+        assert_eq!(shell_preprocessing("Done!`x` and ```sh\nrun!\n```\n"), None);
     }
 
     #[test]

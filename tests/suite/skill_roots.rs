@@ -2,7 +2,7 @@
 //! to the repository root, the other agents' project and user folders after ours
 //! (`AGENT_OTHER_AGENTS`), each listed with its origin; a name in two tools' folders (the first
 //! wins, the other is warned about); the other agents' project folders under folder trust; and
-//! Claude Code's `${CLAUDE_SKILL_DIR}` in a skill's instructions.
+//! Claude Code's `${CLAUDE_SKILL_DIR}` and `` !`command` `` in a skill's instructions.
 
 use std::path::Path;
 
@@ -209,4 +209,23 @@ async fn a_claude_code_skill_finds_its_scripts_through_claude_skill_dir() {
         "{activation}"
     );
     assert!(last_tool_result(&requests[2]).contains("hello from claude skill"));
+}
+
+#[tokio::test]
+async fn skills_check_names_claude_code_shell_preprocessing_agent_does_not_run() {
+    let ws = Workspace::new();
+    let dir = ws.home().join(".claude/skills/branch");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: branch\ndescription: Reports the current git branch of the project.\n---\nBranch: !`git branch --show-current`\n",
+    )
+    .unwrap();
+    let mut cmd = ws.bare_agent();
+    cmd.arg("--json").args(["skills", "check"]).arg(&dir);
+    let (_, out, err) = run_outcome(cmd).await;
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    let finding = &report["skills"][0]["findings"][0];
+    assert_eq!(finding["code"], "other-tool-syntax", "{report}");
+    assert_eq!(finding["line"], 5, "{report}");
 }
