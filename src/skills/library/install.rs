@@ -103,13 +103,19 @@ fn search(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
     }
 }
 
-/// Whether `name` can be a folder in a skill root: one plain path component, not hidden.
+/// Whether `name` can be a folder in a skill root: one plain path component, not hidden, and
+/// not the lock file's name (the lock could not be written beside a folder taking it).
 pub fn check_name(name: &str) -> Result<(), InstallError> {
     let plain = matches!(
         Path::new(name).components().collect::<Vec<_>>().as_slice(),
         [Component::Normal(_)]
     );
-    if plain && !name.starts_with('.') && !name.contains(['/', '\\']) && name.chars().all(|c| !c.is_control()) {
+    if plain
+        && !name.starts_with('.')
+        && name != super::lock::LOCK_FILE
+        && !name.contains(['/', '\\'])
+        && name.chars().all(|c| !c.is_control())
+    {
         Ok(())
     } else {
         Err(InstallError::BadName(name.to_string()))
@@ -313,7 +319,7 @@ mod tests {
     #[test]
     fn names_must_be_plain_folders() {
         assert!(check_name("deploy").is_ok());
-        for bad in ["", ".", "..", ".hidden", "a/b", "/abs"] {
+        for bad in ["", ".", "..", ".hidden", "a/b", "/abs", "skills-lock.json"] {
             assert!(check_name(bad).is_err(), "{bad}");
         }
     }

@@ -93,6 +93,14 @@ impl LockFile {
                 version: lock.version,
             });
         }
+        // A project's lock file comes with the repository: a name such as `../../x` must not let
+        // `update` or `remove` reach a folder outside the root.
+        if let Some(bad) = lock.skills.keys().find(|n| super::install::check_name(n).is_err()) {
+            return Err(LockError::Invalid {
+                path,
+                message: format!("{bad:?} is not a skill folder name in this root"),
+            });
+        }
         Ok(lock)
     }
 
@@ -201,5 +209,9 @@ mod tests {
         std::fs::write(LockFile::path(root.path()), r#"{"version": 9, "skills": {}}"#).unwrap();
         let err = LockFile::read(root.path()).unwrap_err();
         assert!(err.to_string().contains("newer"), "{err}");
+        let outside = serde_json::json!({"version": 1, "skills": {"../../victim": entry()}});
+        std::fs::write(LockFile::path(root.path()), outside.to_string()).unwrap();
+        let err = LockFile::read(root.path()).unwrap_err();
+        assert!(err.to_string().contains("../../victim"), "{err}");
     }
 }
