@@ -414,3 +414,24 @@ async fn the_library_fetches_branches_tags_and_commits_and_asks_the_remote() {
     let err = git::fetch(&url, Some("nope"), dest.path()).await.unwrap_err();
     assert!(err.to_string().contains("is nope a branch, tag or commit"), "{err}");
 }
+
+#[tokio::test]
+async fn a_lock_files_source_cannot_make_git_run_a_command() {
+    let ws = Workspace::new();
+    // Even where the user's git allows every protocol, `ext::` (git runs the command) is refused.
+    write(&ws.home().join(".gitconfig"), "[protocol]\n\tallow = always\n");
+    let canary = ws.dir.path().join("ext-ran");
+    let source = format!("ext::sh -c touch% {}", canary.display());
+    let entry = json!({"source": source, "ref": "main", "commit": "0".repeat(40), "installed_at": "2026-12-01T12:00:00Z", "hash": "ff"});
+    write(
+        &ws.work().join(".agents/skills/skills-lock.json"),
+        &json!({"version": 1, "skills": {"cloned": entry}}).to_string(),
+    );
+    let mut cmd = ws.bare_agent();
+    cmd.current_dir(ws.work()).args(["--json", "skills", "outdated"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(!canary.exists(), "git ran the command of an ext:: source");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["skills"][0]["status"], "unknown", "{report}");
+}

@@ -1,6 +1,6 @@
 //! The system `git`, run so that nothing from the fetched repository runs: hooks and fsmonitor are
-//! off, no submodule is touched, no template is copied, line endings are kept as committed, and
-//! no prompt can wait for a password that will never come.
+//! off, no submodule is touched, no template is copied, line endings are kept as committed, only
+//! fetching transports are allowed, and no prompt can wait for a password that will never come.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -26,6 +26,9 @@ const SAFE_CONFIG: [&str; 12] = [
     "-c",
     "advice.detachedHead=false",
 ];
+
+/// The transports git may use (`GIT_ALLOW_PROTOCOL`).
+const ALLOWED_PROTOCOLS: &str = "file:git:http:https:ssh";
 
 /// Variables that would point git at another repository or index than the one meant.
 const REDIRECTING_VARS: [&str; 6] = [
@@ -62,6 +65,9 @@ async fn git(dir: Option<&Path>, args: &[&str]) -> Result<String, GitError> {
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_ASKPASS", "true")
         .env("GCM_INTERACTIVE", "never")
+        // Only transports that fetch: never `ext::` (git runs a command), whatever the user's
+        // config allows, since a project's lock file names sources too.
+        .env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS)
         .kill_on_drop(true);
     for var in REDIRECTING_VARS {
         command.env_remove(var);
