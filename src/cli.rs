@@ -111,7 +111,8 @@ pub enum Command {
         dir: Option<PathBuf>,
     },
     /// Trust a folder (default: the working directory): its .env is read and its project skills
-    /// (./.agents/skills, ./skills) may run commands, as they are now; a change asks again.
+    /// (./.agents/skills, ./skills, parents' .agents/skills up to the repository root, other
+    /// agents' .claude/skills and the like) may run commands, as they are now; a change asks again.
     Trust {
         /// The folder to trust.
         #[arg(conflicts_with = "skill")]
