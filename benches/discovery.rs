@@ -1,5 +1,6 @@
 //! Discovery and catalog benchmarks: scanning 10 / 100 / 1,000 / 10,000 skill folders, building
-//! the BM25 index and the budgeted catalog, and searching it.
+//! the BM25 index and the budgeted catalog, searching it, and the modification-time check of the
+//! roots a chat makes before each turn.
 //! Skill sets come from `bench/gen_skills.py` (run by `bench/run.sh`), under `BENCH_SKILLS_DIR`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::too_many_lines)]
@@ -10,6 +11,7 @@ use std::time::Duration;
 use agent::skills::SkillSet;
 use agent::skills::discover::{RootKind, SkillRoot, discover};
 use agent::skills::search::SkillIndex;
+use agent::skills::watch::Fingerprint;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const SIZES: [usize; 5] = [10, 100, 1_000, 5_000, 10_000];
@@ -74,5 +76,22 @@ fn catalog(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, discovery, catalog);
+/// The modification-time check a chat makes before every turn (`skills::watch`).
+fn fingerprint(c: &mut Criterion) {
+    let mut group = c.benchmark_group("fingerprint");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
+    // One root per size, stamped in a single pass: the check runs before every chat turn.
+    let dirs: Vec<(usize, PathBuf)> = SIZES.iter().map(|n| (*n, set_dir(*n))).collect();
+    for (n, dir) in &dirs {
+        group.bench_with_input(BenchmarkId::from_parameter(n), dir, |b, dir| {
+            b.iter(|| Fingerprint::take(std::slice::from_ref(dir)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, discovery, catalog, fingerprint);
 criterion_main!(benches);

@@ -17,8 +17,8 @@ pub enum SpecArg {
 /// The end of `--help` and of the manual page: the settings that have no flag, and exit codes.
 const AFTER_LONG_HELP: &str = "Settings without a flag come from the environment or a .env file (.env.example lists \
 every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), AGENT_BASE_URL, AGENT_MODEL, \
-AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_STREAM, AGENT_RETRIES, AGENT_SANDBOX, \
-AGENT_ALLOW_WRITE.
+AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_OTHER_AGENTS, AGENT_STREAM, AGENT_RETRIES, \
+AGENT_SANDBOX, AGENT_ALLOW_WRITE.
 
 Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`; 2 usage error; \
 3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, but a \
@@ -31,6 +31,15 @@ pub struct Cli {
     /// Run one turn with this message, print the answer and exit.
     #[arg(long, value_name = "MSG")]
     pub once: Option<String>,
+
+    /// Invoke this skill by hand for one turn (as /NAME ARGS in the chat): $ARGUMENTS, $0, $1 and so on
+    /// in its SKILL.md take ARGS; without them, ARGS is the request.
+    #[arg(long, value_name = "NAME")]
+    pub skill: Option<String>,
+
+    /// With --skill: the skill's arguments, e.g. agent --skill deploy "staging eu-west".
+    #[arg(value_name = "ARGS", requires = "skill")]
+    pub args: Option<String>,
 
     /// Add a skill root (repeatable; searched before every other root).
     #[arg(long = "skills-dir", value_name = "DIR", global = true)]
@@ -119,10 +128,16 @@ pub enum Command {
         action: SandboxCommand,
     },
     /// Trust a folder (default: the working directory): its .env is read and its project skills
-    /// (./.agents/skills, ./skills) may run commands, as they are now; a change asks again.
+    /// (./.agents/skills, ./skills, parents' .agents/skills up to the repository root, other
+    /// agents' .claude/skills and the like) may run commands, as they are now; a change asks again.
     Trust {
         /// The folder to trust.
+        #[arg(conflicts_with = "skill")]
         dir: Option<PathBuf>,
+        /// Instead, trust an installed skill (`skills add`) as it is now, after it was edited:
+        /// its new content hash is recorded in skills-lock.json.
+        #[arg(long, value_name = "NAME")]
+        skill: Option<String>,
     },
 }
 
@@ -188,6 +203,42 @@ pub enum SkillsCommand {
         /// Put the skill folder in DIR instead.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+    },
+    /// Install skills from a local folder, a git URL or owner/repo (GitHub), with @REF and
+    /// #SUBDIR, into ~/.agents/skills (or ./.agents/skills with --project), recorded in
+    /// skills-lock.json. Nothing from the skill runs.
+    Add {
+        /// ./folder, https://host/owner/repo.git, git@host:owner/repo, or owner/repo; then
+        /// optionally @REF (branch, tag, commit) and #SUBDIR.
+        source: String,
+        /// Install this skill of a source holding several (repeatable); without it, a terminal
+        /// asks and anything else lists them and exits 2.
+        #[arg(long = "skill", value_name = "NAME")]
+        skills: Vec<String>,
+        /// Install into ./.agents/skills (this project) instead of ~/.agents/skills.
+        #[arg(long)]
+        project: bool,
+        /// Fix scripts with CRLF line endings or no executable bit in the installed copy without asking.
+        #[arg(long)]
+        fix: bool,
+    },
+    /// Compare each skill installed with `skills add` with its source (git ls-remote).
+    Outdated,
+    /// Fetch installed skills again, show what changed, and replace them after a yes.
+    Update {
+        /// Only this skill (default: every one in skills-lock.json).
+        name: Option<String>,
+        /// Replace without asking (needed without a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Delete a skill installed with `skills add` and its skills-lock.json entry.
+    Remove {
+        /// Skill name (its folder in the skill root).
+        name: String,
+        /// Remove it from ./.agents/skills instead of ~/.agents/skills.
+        #[arg(long)]
+        project: bool,
     },
     /// Moved to `agent trust [DIR]` (kept as an alias): trust the folder these skills belong to.
     Trust {

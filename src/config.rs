@@ -16,7 +16,7 @@ mod dotenv;
 mod sandbox;
 use crate::exit::AppError;
 use crate::skills::discover::{RootKind, SkillRoot};
-use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;
+use crate::support::skill_roots::{RootDir, other_agents, other_project_roots, own_project_roots, user_roots};
 pub use dotenv::{Dotenv, user_dotenv_path};
 
 /// Where the OpenAI API lives unless told otherwise.
@@ -299,13 +299,25 @@ fn skill_roots(flags: &[PathBuf], env: &Environment, cwd: &Path) -> Result<Vec<S
             roots.push(SkillRoot::new(path, RootKind::EnvPath));
         }
     }
-    for root in PROJECT_SKILL_ROOTS {
-        roots.push(SkillRoot::new(cwd.join(root), RootKind::Project));
-    }
-    if let Some(home) = home_dir(env) {
-        roots.push(SkillRoot::new(home.join(".agents/skills"), RootKind::User));
-        roots.push(SkillRoot::new(home.join(".skills"), RootKind::User));
-    }
+    let others = other_agents(env.get("AGENT_OTHER_AGENTS")).map_err(|e| AppError::config(e.to_string()))?;
+    let home = home_dir(env);
+    let root = |kind: RootKind| move |r: RootDir| SkillRoot::new(r.path, kind).of(r.tool);
+    roots.extend(
+        own_project_roots(cwd, home.as_deref())
+            .into_iter()
+            .map(root(RootKind::Project)),
+    );
+    let (own_user, other_user) = match &home {
+        Some(home) => user_roots(home, &others),
+        None => (Vec::new(), Vec::new()),
+    };
+    roots.extend(own_user.into_iter().map(root(RootKind::User)));
+    roots.extend(
+        other_project_roots(cwd, home.as_deref(), &others)
+            .into_iter()
+            .map(root(RootKind::Project)),
+    );
+    roots.extend(other_user.into_iter().map(root(RootKind::User)));
     Ok(roots)
 }
 
@@ -418,6 +430,8 @@ mod tests {
         assert!(resolve(&[], &[key, ("AGENT_APPROVE", "maybe")], &[]).is_err());
     }
 
+    use crate::support::skill_roots::Tool;
+
     #[test]
     fn skill_roots_follow_the_spec_order() {
         let c = resolve(
@@ -439,8 +453,41 @@ mod tests {
                 "/tmp/.agents/skills",
                 "/tmp/skills",
                 "/home/u/.agents/skills",
-                "/home/u/.skills"
+                "/home/u/.skills",
+                "/tmp/.claude/skills",
+                "/tmp/.codex/skills",
+                "/tmp/.gemini/skills",
+                "/tmp/.opencode/skills",
+                "/home/u/.claude/skills",
+                "/home/u/.codex/skills",
+                "/home/u/.gemini/skills",
+                "/home/u/.config/opencode/skills",
             ]
         );
+        let kinds: Vec<(RootKind, Tool)> = c.skill_roots.iter().map(|r| (r.kind, r.tool)).collect();
+        assert_eq!(kinds[6], (RootKind::Project, Tool::Claude));
+        assert_eq!(kinds[13], (RootKind::User, Tool::Opencode));
+        let only = resolve(
+            &[],
+            &[("AGENT_API_KEY", "k"), ("HOME", "/h"), ("AGENT_OTHER_AGENTS", "gemini")],
+            &[],
+        )
+        .unwrap();
+        let tools: Vec<Tool> = only.skill_roots.iter().map(|r| r.tool).collect();
+        assert_eq!(
+            tools,
+            [
+                Tool::Agent,
+                Tool::Agent,
+                Tool::Agent,
+                Tool::Agent,
+                Tool::Gemini,
+                Tool::Gemini
+            ]
+        );
+        let none = resolve(&[], &[("AGENT_API_KEY", "k"), ("AGENT_OTHER_AGENTS", "none")], &[]).unwrap();
+        assert!(none.skill_roots.iter().all(|r| r.tool == Tool::Agent));
+        let err = resolve(&[], &[("AGENT_API_KEY", "k"), ("AGENT_OTHER_AGENTS", "cursor")], &[]).unwrap_err();
+        assert_eq!(err.code, crate::exit::ExitCode::Config);
     }
 }

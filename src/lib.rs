@@ -21,11 +21,14 @@
 //!   chat replies, the `Output`/`EventSink` traits and the `Approver` questions.
 //! - [`llm`]: the OpenAI-compatible client, stream folding, retries, cassettes, model discovery.
 //! - [`skills`]: discovery, lenient parsing of both dialects, diagnostics with stable codes, lint,
-//!   search, the catalog, skeletons.
+//!   search, the catalog, skeletons; invoking by hand (arguments), declared needs, script
+//!   portability, the modification-time check, and the skill library (`skills::library`: sources,
+//!   git, atomic installs, `skills-lock.json`, diffs).
 //! - [`exec`]: approval (the plan that runs is the plan approved), processes and their trees,
 //!   output capture, the child environment, folder trust.
 //! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, what
-//!   makes a folder a skill folder, outside text made safe for the terminal.
+//!   makes a folder a skill folder and which folders are skill roots (ours and other agents'),
+//!   outside text made safe for the terminal.
 //! - [`cli`], [`config`], [`exit`]: the flags, the resolved settings, the exit codes.
 //!
 //! Where new things go: a subcommand is a `cli::Command` variant dispatched in `app` to a function

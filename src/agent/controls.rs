@@ -4,10 +4,22 @@
 
 use crate::exec::approval::ApprovalPolicy;
 use crate::skills::SkillSet;
+use crate::skills::invoke::Arguments;
 
 use super::outcome::ToolOutcome;
 use super::prompt;
 use super::turn::Agent;
+
+/// A skill invoked by hand, and what to send the model next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invoked {
+    /// The skill's name as loaded.
+    pub skill: String,
+    /// Its folder.
+    pub dir: String,
+    /// The user message of the turn that follows.
+    pub request: String,
+}
 
 impl Agent {
     /// Forget the conversation; keep skills, model and settings.
@@ -47,19 +59,46 @@ impl Agent {
         self.tools.skills = skills;
     }
 
+    /// Forget that the conversation holds these skills' instructions (their files changed), so
+    /// activating one again sends its instructions as they are now.
+    pub fn forget_skills(&mut self, names: &[String]) {
+        self.conversation.keep_skills(|name| !names.iter().any(|n| n == name));
+    }
+
     /// The user's messages so far, oldest first.
     pub fn user_turns(&self) -> Vec<&str> {
         self.conversation.user_turns()
+    }
+
+    /// Invoke a skill by hand with arguments (`/NAME ARGS`, `--skill NAME ARGS`): activate it with
+    /// its placeholders replaced, recorded as if the model had called `activate_skill`, and return
+    /// the user message to send: the arguments themselves when the body has no placeholder, else
+    /// a short request to follow the instructions (which now hold them).
+    pub fn invoke_by_hand(&mut self, name: &str, args: &Arguments) -> Result<Invoked, String> {
+        let (outcome, placeholders) = self.tools.invoke(&self.conversation, name, args);
+        let (skill, dir) = self.record_by_hand(&outcome)?;
+        let request = if !placeholders && !args.is_empty() {
+            args.raw.clone()
+        } else {
+            prompt::invoked(&skill, placeholders)
+        };
+        Ok(Invoked { skill, dir, request })
     }
 
     /// Activate a skill on the user's say-so, recorded as if the model had called
     /// `activate_skill`, so it is never injected twice. Returns the skill's folder, or why not.
     pub fn activate_by_hand(&mut self, name: &str) -> Result<String, String> {
         let outcome = self.tools.activate(&self.conversation, name);
+        self.record_by_hand(&outcome).map(|(_, dir)| dir)
+    }
+
+    /// Put an activation made on the user's say-so into the conversation, as if the model had
+    /// called `activate_skill`; returns the skill's name and folder, or why it was not activated.
+    fn record_by_hand(&mut self, outcome: &ToolOutcome) -> Result<(String, String), String> {
         let ToolOutcome::Ok {
             activated: Some(activation),
             ..
-        } = &outcome
+        } = outcome
         else {
             return Err(outcome.message().to_string());
         };
@@ -69,8 +108,8 @@ impl Agent {
             .get(&skill)
             .map(|s| s.dir.display().to_string())
             .unwrap_or_default();
-        self.conversation.activated_by_hand(&skill, &outcome);
-        Ok(dir)
+        self.conversation.activated_by_hand(&skill, outcome);
+        Ok((skill, dir))
     }
 
     /// After a turn was cancelled: answer its open tool calls and mark the answer as interrupted

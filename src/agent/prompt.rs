@@ -12,6 +12,21 @@ const TOOLS_JSON: &str = include_str!("../../prompts/tools.json");
 const SEARCH_TOOL_JSON: &str = include_str!("../../prompts/search_tool.json");
 const THIRD_PARTY: &str = include_str!("../../prompts/third_party.md");
 const ACTIVATION: &str = include_str!("../../prompts/activation.md");
+const INVOKED: &str = include_str!("../../prompts/invoked.md");
+const INVOKED_PLAIN: &str = include_str!("../../prompts/invoked_plain.md");
+const UNMET_NEEDS: &str = include_str!("../../prompts/unmet_needs.md");
+
+/// What an activation adds when the skill lacks what it declares it needs (`why` names it).
+pub fn unmet_needs(why: &str) -> String {
+    UNMET_NEEDS.trim_end().replace("{{why}}", &model_line(why))
+}
+
+/// The user message after a skill was invoked by hand without a request of its own: follow the
+/// instructions (`with_arguments`: which now hold the arguments).
+pub fn invoked(name: &str, with_arguments: bool) -> String {
+    let template = if with_arguments { INVOKED } else { INVOKED_PLAIN };
+    template.trim_end().replace("{{name}}", &model_line(name))
+}
 
 /// The system prompt with the full catalog of every skill's name and description (never bodies).
 pub fn system_prompt(skills: &SkillSet) -> String {
@@ -70,6 +85,14 @@ pub fn tools(skills: &SkillSet, budgeted: bool) -> Value {
         }
         if let (Some(list), Ok(search)) = (tools.as_array_mut(), serde_json::from_str::<Value>(SEARCH_TOOL_JSON)) {
             list.push(search);
+        }
+    } else if skills.names().is_empty() {
+        // Only skills a person invokes: an empty enum is invalid, and there is nothing to pick.
+        if let Some(obj) = tools
+            .pointer_mut("/0/function/parameters/properties/name")
+            .and_then(Value::as_object_mut)
+        {
+            obj.remove("enum");
         }
     } else if let Some(slot) = tools.pointer_mut("/0/function/parameters/properties/name/enum") {
         *slot = Value::from(skills.names());

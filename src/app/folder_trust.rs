@@ -9,6 +9,7 @@ use crate::config::{Dotenv, Environment, user_dotenv_path};
 use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustStore};
 use crate::exit::AppError;
 use crate::output::report::{Trusted, TrustedFolder};
+use crate::support::skill_roots::{OTHER_AGENTS, other_agents, project_roots};
 use crate::support::terminal_text::{MAX_NAMED, short_list, visible};
 use crate::ui::approve::ask_folder_trust;
 
@@ -55,11 +56,10 @@ fn state_of(dotenv: Option<&Dotenv>) -> Option<DotenvState> {
 pub fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
     let user = user_dotenv_path().and_then(|p| Dotenv::read(&p));
     let folder_env = folder_dotenv(cwd, user.as_ref());
-    let trust = Arc::new(FolderTrust::open(
-        cwd,
-        state_of(folder_env.as_ref()),
-        TrustStore::load(),
-    ));
+    let trust = Arc::new(
+        FolderTrust::open(cwd, state_of(folder_env.as_ref()), TrustStore::load())
+            .covering(covered_roots(cwd, user.as_ref())),
+    );
     let mut assessment = trust.assess();
     trust.adopt(&assessment);
     let mut notes = Vec::new();
@@ -79,6 +79,26 @@ pub fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
     let trusted_env = folder_env.filter(|_| assessment.dotenv_trusted);
     let env = Environment::load(user.as_ref(), trusted_env.as_ref())?;
     Ok(Settled { env, trust, notes })
+}
+
+/// The project roots whose skills a folder's trust covers: its own, its parents' up to the
+/// repository root, and the other agents' project folders selected by `AGENT_OTHER_AGENTS` (from
+/// the environment or the user's `.env`: the folder's own `.env` is not read before it is
+/// trusted; a value that names no agent counts as the default, and configuration reports it).
+fn covered_roots(folder: &Path, user: Option<&Dotenv>) -> Vec<PathBuf> {
+    let from_user = user.and_then(|u| u.entries.as_ref().ok()).and_then(|entries| {
+        entries
+            .iter()
+            .find(|(k, _)| k == "AGENT_OTHER_AGENTS")
+            .map(|(_, v)| v.clone())
+    });
+    let setting = std::env::var("AGENT_OTHER_AGENTS").ok().or(from_user);
+    let tools = other_agents(setting.as_deref()).unwrap_or_else(|_| OTHER_AGENTS.to_vec());
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    project_roots(folder, home.as_deref(), &tools)
+        .into_iter()
+        .map(|r| r.path)
+        .collect()
 }
 
 /// One line per thing of the folder that this run will not use, each naming `agent trust`.
@@ -140,7 +160,8 @@ pub fn trust_command(dirs: &[PathBuf], cwd: &Path) -> Result<Trusted, AppError> 
     let mut trusted = Trusted { folders: Vec::new() };
     for folder in folders {
         let dotenv = folder_dotenv(&folder, user.as_ref());
-        let trust = FolderTrust::open(&folder, state_of(dotenv.as_ref()), TrustStore::load());
+        let trust = FolderTrust::open(&folder, state_of(dotenv.as_ref()), TrustStore::load())
+            .covering(covered_roots(&folder, user.as_ref()));
         let assessment = trust.assess();
         trust.decide(&assessment, true).map_err(AppError::config)?;
         trusted.folders.push(TrustedFolder {

@@ -11,6 +11,7 @@ mod chat;
 mod endpoint;
 mod folder_trust;
 mod install;
+mod invoke;
 mod once;
 mod sandbox;
 mod skills;
@@ -131,7 +132,7 @@ fn report(front: &Frontend, result: Result<ExitCode, AppError>) -> i32 {
 /// this run.
 fn trust_request(cli: &Cli, cwd: &Path) -> Option<(Vec<PathBuf>, bool)> {
     match &cli.command {
-        Some(Command::Trust { dir }) => Some((dir.iter().cloned().collect(), false)),
+        Some(Command::Trust { dir, skill: None }) => Some((dir.iter().cloned().collect(), false)),
         Some(Command::Skills {
             action: SkillsCommand::Trust { dirs },
         }) => Some((folder_trust::legacy_targets(dirs, cwd), true)),
@@ -159,6 +160,11 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
     match &run.cli.command {
         Some(Command::Skills { action }) => skills::run(action, run).await,
         Some(Command::Sandbox { action }) => Ok(sandbox::run(action, &run)),
+        Some(Command::Trust { skill: Some(name), .. }) => {
+            let report = skills::trust_installed(name, &run)?;
+            run.front.output.report(Report::SkillTrusted(report));
+            Ok(ExitCode::Answered)
+        }
         Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. }) => Err(AppError::internal(
             "completions, man pages and trust are handled before configuration",
         )),

@@ -20,6 +20,9 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
     let discovery = discover(&run.config.skill_roots);
     let sink: Arc<dyn EventSink> = run.front.output.clone();
     report_discovery(&discovery, &*sink, run.cli.json || run.cli.verbose > 0);
+    if let Some(name) = &run.cli.skill {
+        return super::invoke::skill_once(run, discovery, name).await;
+    }
     let message = initial_message(run.cli)?;
     endpoint::settle(run.cli, &mut run.config).await?;
     let Some(message) = message else {
@@ -27,14 +30,20 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
     };
     let approver = run.front.approver(run.config.interactive);
     let mut agent = build::agent(&run, discovery, sink.clone(), approver)?;
+    Ok(one_turn(&run, &mut agent, &message).await)
+}
+
+/// Run the one turn of a one-shot and return its exit code (Ctrl-C ends it with 130).
+pub(super) async fn one_turn(run: &Run<'_>, agent: &mut Agent, message: &str) -> ExitCode {
+    let sink: Arc<dyn EventSink> = run.front.output.clone();
     let _quiet = crate::ui::tty::QuietInterrupts::new();
     run.front.output.waiting("thinking");
     let outcome = tokio::select! {
-        r = agent.run_turn(&message) => r,
+        r = agent.run_turn(message) => r,
         _ = tokio::signal::ctrl_c() => {
             // Dropping the turn drops any running command, whose guard kills its process group.
             sink.emit(Event::Warning { message: "interrupted".into() });
-            return Ok(finish(&agent, &*sink, ExitCode::Interrupted));
+            return finish(agent, &*sink, ExitCode::Interrupted);
         }
     };
     let code = match outcome {
@@ -42,7 +51,7 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
         Ok(_) => ExitCode::Answered,
         Err(e) => turn_failure(&e, &*sink),
     };
-    Ok(finish(&agent, &*sink, code))
+    finish(agent, &*sink, code)
 }
 
 /// Report a turn that ended without an answer; returns the exit code it stands for.
@@ -130,7 +139,7 @@ fn initial_message(cli: &Cli) -> Result<Option<String>, AppError> {
 }
 
 /// Piped stdin, at most [`MAX_STDIN_BYTES`] of it.
-fn read_stdin() -> Result<String, AppError> {
+pub(super) fn read_stdin() -> Result<String, AppError> {
     let mut buf = Vec::new();
     std::io::stdin()
         .take(MAX_STDIN_BYTES)

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;
 
-pub use content::{hash_bytes, hash_skill_dir, project_skills, relative_key};
+pub use content::{hash_bytes, hash_skill_dir, project_skills, relative_key, skills_in_roots};
 pub use store::{DotenvRecord, Record, TrustStore};
 
 /// A folder's `.env` as the decision sees it: keys (never values) and a content hash.
@@ -33,9 +33,14 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Hash every project skill of `folder`; `dotenv` was read by the caller.
-    pub fn take(folder: &Path, dotenv: Option<DotenvState>) -> Self {
-        let skills = project_skills(folder)
+    /// Hash every skill of `folder`'s project roots (`roots`; `None`: its own `./.agents/skills`
+    /// and `./skills`); `dotenv` was read by the caller.
+    pub fn take(folder: &Path, dotenv: Option<DotenvState>, roots: Option<&[PathBuf]>) -> Self {
+        let found = match roots {
+            Some(roots) => skills_in_roots(folder, roots),
+            None => project_skills(folder),
+        };
+        let skills = found
             .into_iter()
             .map(|(key, dir)| (key, hash_skill_dir(&dir)))
             .collect();
@@ -173,6 +178,8 @@ pub struct FolderTrust {
     store: TrustStore,
     /// The `.env` as read at start.
     dotenv: Option<DotenvState>,
+    /// Every project root whose skills this folder's trust covers (`None`: its own two).
+    roots: Option<Vec<PathBuf>>,
     session: Mutex<Session>,
 }
 
@@ -191,8 +198,16 @@ impl FolderTrust {
             canonical: std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf()),
             store,
             dotenv,
+            roots: None,
             session: Mutex::default(),
         }
+    }
+
+    /// Cover the skills of these project roots: the working folder's, its parents' up to the
+    /// repository root, and the other agents' project folders (SPEC §2 items 3 and 5).
+    pub fn covering(mut self, roots: Vec<PathBuf>) -> Self {
+        self.roots = Some(roots);
+        self
     }
 
     /// The folder, canonical.
@@ -207,7 +222,7 @@ impl FolderTrust {
     /// Weigh the folder's content now against its record (or, never decided, against the folders
     /// trusted before folder trust existed: their skills stay trusted, their `.env` is new).
     pub fn assess(&self) -> Assessment {
-        let now = Snapshot::take(&self.laid_out, self.dotenv.clone());
+        let now = Snapshot::take(&self.laid_out, self.dotenv.clone(), self.roots.as_deref());
         let record = self.store.get(&self.canonical).or_else(|| self.migrate(&now));
         assess(&self.canonical, now, record.as_ref())
     }

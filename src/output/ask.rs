@@ -22,4 +22,8 @@ pub trait Approver: Send + Sync {
     fn ask(&self, request: &ApprovalRequest) -> bool;
     /// Ask whether a folder (its `.env` and project skills) may be trusted, showing what changed.
     fn ask_trust(&self, assessment: &Assessment) -> bool;
+    /// Ask a yes/no question (an installed skill changed: trust it as it is now?); `true` is yes.
+    fn ask_yes_no(&self, _question: &str) -> bool {
+        false
+    }
 }

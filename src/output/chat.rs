@@ -18,8 +18,11 @@ pub enum ChatReply {
         base_url: String,
         skills: usize,
     },
-    /// `/help`: the commands with their help, in order.
-    Help { commands: Vec<CommandHelp> },
+    /// `/help`: the commands with their help, in order, then the skills a person can invoke.
+    Help {
+        commands: Vec<CommandHelp>,
+        skills: Vec<SkillCommand>,
+    },
     /// `/skills`: every skill, and the names shadowed by an earlier root.
     Skills {
         skills: Vec<SkillSummary>,
@@ -45,6 +48,17 @@ pub enum ChatReply {
     /// A command that could not do what was asked (bad argument, unknown skill); `message` says
     /// what to do.
     CommandError { command: String, message: String },
+}
+
+/// A skill as `/help` offers it: how to invoke it, and what arguments it takes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillCommand {
+    pub name: String,
+    /// `/deploy`, or `/skill help` for a skill whose name a built-in command takes.
+    pub command: String,
+    /// Its `argument-hint` (`[environment]`).
+    pub hint: Option<String>,
+    pub description: String,
 }
 
 /// One line of `/help`.

@@ -9,6 +9,7 @@
 pub mod ask;
 pub mod chat;
 pub mod event;
+pub mod library;
 pub mod report;
 
 pub use ask::{ApprovalRequest, Approver};

@@ -30,6 +30,16 @@ pub enum Report {
     Eval(EvalSummary),
     /// `agent trust [DIR]`.
     Trusted(Trusted),
+    /// `skills add SOURCE`.
+    SkillsAdded(super::library::SkillsAdded),
+    /// `skills outdated`.
+    SkillsOutdated(super::library::SkillsOutdated),
+    /// `skills update [NAME]`.
+    SkillsUpdated(super::library::SkillsUpdated),
+    /// `skills remove NAME`.
+    SkillRemoved(super::library::SkillRemoved),
+    /// `agent trust --skill NAME`.
+    SkillTrusted(super::library::SkillTrusted),
     /// `man --dir DIR`.
     ManPages(ManPages),
     /// `sandbox status`.
@@ -50,6 +60,8 @@ pub struct SkillSummary {
     pub dir: PathBuf,
     pub root: PathBuf,
     pub root_kind: RootKind,
+    /// Whose folder the root is: `agent`, or another agent's (`claude`, `codex`, `gemini`, `opencode`).
+    pub tool: crate::support::skill_roots::Tool,
     pub dialect: Dialect,
     pub entry: Option<String>,
     pub allowed_tools: Vec<String>,
@@ -88,6 +100,10 @@ pub struct SkillShow {
     pub diagnostics: Vec<Diagnostic>,
     /// What its commands may write and reach under this run's sandbox settings.
     pub sandbox: Policy,
+    /// Who may invoke it, and its argument hint.
+    pub invocation: crate::skills::invocation::Invocation,
+    /// Each declared need (`requires`, `skill.json`'s required `env[]`) and whether it is met here.
+    pub needs: Vec<crate::skills::needs::Need>,
 }
 
 /// `skills search QUERY`: skills ranked by relevance.

@@ -85,8 +85,16 @@ impl SkillSet {
             .or_else(|| self.skills.iter().find(|s| s.name.eq_ignore_ascii_case(name)))
     }
 
+    /// The skills the model may pick on its own: all but those marked
+    /// `disable-model-invocation` (or Codex's `allow_implicit_invocation: false`), which only a
+    /// person invokes. The catalog, the `activate_skill` enum and searches hold these alone.
+    pub fn routable(&self) -> impl Iterator<Item = &Skill> {
+        self.skills.iter().filter(|s| s.invocation.model)
+    }
+
+    /// The names of the [`routable`](Self::routable) skills.
     pub fn names(&self) -> Vec<&str> {
-        self.skills.iter().map(|s| s.name.as_str()).collect()
+        self.routable().map(|s| s.name.as_str()).collect()
     }
 
     /// The BM25 index over these skills, built once.
@@ -100,27 +108,30 @@ impl SkillSet {
             .search(query, limit)
             .into_iter()
             .filter_map(|Hit { index, score }| self.skills.get(index).map(|s| (s, score)))
+            .filter(|(s, _)| s.invocation.model)
             .collect()
     }
 
-    /// Every skill, one `- name: description` line each, descriptions cut at the spec limit.
+    /// Every routable skill, one `- name: description` line each, descriptions cut at the spec limit.
     pub fn render(&self) -> String {
-        self.skills.iter().map(line).collect()
+        self.routable().map(line).collect()
     }
 
     /// The catalog within `budget` bytes: everything if it fits, else the skills most relevant to
     /// `query` first, then others in catalog order while room remains.
     pub fn render_within(&self, budget: usize, query: &str) -> Catalog {
         // Size first: over budget, the full text (a megabyte at 10,000 skills) is never needed.
-        let full_len: usize = self.skills.iter().map(line_len).sum();
+        let full_len: usize = self.routable().map(line_len).sum();
+        let routable = self.routable().count();
         if full_len <= budget {
             return Catalog {
                 text: self.render(),
-                listed: self.skills.len(),
+                listed: routable,
                 omitted: 0,
             };
         }
-        let mut chosen = vec![false; self.skills.len()];
+        // Skills only a person invokes count as chosen already: never listed.
+        let mut chosen: Vec<bool> = self.skills.iter().map(|s| !s.invocation.model).collect();
         let mut text = String::new();
         let mut listed = 0;
         let ranked = self.index().search(query, 200).into_iter().map(|h| h.index);
@@ -143,7 +154,7 @@ impl SkillSet {
         Catalog {
             text,
             listed,
-            omitted: self.skills.len() - listed,
+            omitted: routable - listed,
         }
     }
 }
@@ -174,6 +185,20 @@ mod tests {
         for s in [skill(3), long, hostile] {
             assert_eq!(line_len(&s), line(&s).len());
         }
+    }
+
+    #[test]
+    fn skills_only_people_invoke_are_never_offered_to_the_model() {
+        let mut hidden = Skill::synthetic("deploy", "Deploy the application to production servers.");
+        hidden.invocation.model = false;
+        let set = SkillSet::new(vec![skill(1), hidden, skill(2)]);
+        assert_eq!(set.names(), ["skill-1", "skill-2"]);
+        assert!(!set.render().contains("deploy"));
+        assert!(set.search("deploy production", 5).is_empty());
+        assert!(set.get("deploy").is_some(), "still found by name for a person");
+        let c = set.render_within(60, "deploy production");
+        assert!(!c.text.contains("deploy"), "{}", c.text);
+        assert_eq!(c.listed + c.omitted, 2);
     }
 
     #[test]

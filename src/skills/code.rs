@@ -102,6 +102,22 @@ pub const MISSING_FILE: &str = "missing-file";
 /// Bash-only syntax in a script that says `#!/bin/sh`.
 pub const BASHISM: &str = "bashism";
 
+// Other tools' conventions and scripts that work everywhere (issue 14).
+/// Another tool's frontmatter key whose absence of effect in agent matters (`hooks`, `when_to_use`).
+pub const OTHER_TOOL_KEY: &str = "other-tool-key";
+/// Claude Code's shell preprocessing (`` !`command` ``) in a body: agent does not run it.
+pub const OTHER_TOOL_SYNTAX: &str = "other-tool-syntax";
+/// Codex's `agents/openai.yaml` cannot be read or parsed.
+pub const OPENAI_YAML_INVALID: &str = "openai-yaml-invalid";
+/// Codex's `agents/openai.yaml` declares tools (MCP servers) agent does not provide.
+pub const UNSUPPORTED_DEPENDENCY: &str = "unsupported-dependency";
+/// A script with CRLF line endings.
+pub const SCRIPT_CRLF: &str = "script-crlf";
+/// A file named `Skill.md` or another case of `SKILL.md`.
+pub const SKILL_MD_CASE: &str = "skill-md-case";
+/// A declared need (`requires.env`, `requires.bins`) that is not met here.
+pub const UNMET_REQUIREMENT: &str = "unmet-requirement";
+
 #[cfg(test)]
 mod tests {
     #[test]

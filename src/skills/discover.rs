@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::parse::{Loaded, load_skill};
 use super::{Diagnostic, Severity, Skill, code};
 use crate::support::skill_dirs::{find_skill_file, is_ignored};
+use crate::support::skill_roots::Tool;
 
 /// Where a root came from, in precedence order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -15,9 +16,10 @@ pub enum RootKind {
     Flag,
     /// `AGENT_SKILLS_PATH`
     EnvPath,
-    /// `./.agents/skills`, `./skills`
+    /// `./.agents/skills`, `./skills`, `.agents/skills` of parents up to the repository root, and
+    /// the other agents' project folders (`.claude/skills` …): the working folder's trust covers them.
     Project,
-    /// `~/.agents/skills`, `~/.skills`
+    /// `~/.agents/skills`, `~/.skills`, and the other agents' user folders (`~/.claude/skills` …)
     User,
 }
 
@@ -26,11 +28,24 @@ pub enum RootKind {
 pub struct SkillRoot {
     pub path: PathBuf,
     pub kind: RootKind,
+    /// Whose folder convention it is (ours, or another agent's such as `.claude/skills`).
+    pub tool: Tool,
 }
 
 impl SkillRoot {
+    /// A root of ours.
     pub fn new(path: PathBuf, kind: RootKind) -> Self {
-        Self { path, kind }
+        Self {
+            path,
+            kind,
+            tool: Tool::Agent,
+        }
+    }
+
+    /// The same root, as another tool's folder.
+    pub fn of(mut self, tool: Tool) -> Self {
+        self.tool = tool;
+        self
     }
 }
 
@@ -95,6 +110,7 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
                     )),
                     None => {
                         skill.root_kind = root.kind;
+                        skill.tool = root.tool;
                         by_name.insert(skill.name.clone(), skill.dir.clone());
                         out.skills.push(*skill);
                     }

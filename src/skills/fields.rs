@@ -40,6 +40,8 @@ pub struct SkillText {
     pub compatibility: Option<String>,
     /// What the skill declares it needs (`requires:`, `skill.json`'s required `env[]`).
     pub requires: super::Requires,
+    /// Who may invoke it (`disable-model-invocation`, `user-invocable`, `argument-hint`, `arguments`).
+    pub invocation: super::invocation::Invocation,
     pub body: String,
     pub findings: Vec<Finding>,
 }
@@ -253,7 +255,12 @@ fn other_fields(out: &mut SkillText, fm: &Frontmatter) {
             format!("`metadata` is a {}, not a mapping", kind_of(m)),
         ));
     }
-    for key in fields.keys().filter(|k| !KNOWN_KEYS.contains(&k.as_str())) {
+    let (invocation, findings) = super::invocation::from_frontmatter(fields, &|key| fm.line(key));
+    out.invocation = invocation;
+    out.findings.extend(findings);
+    // Other tools' keys are honoured or reported by `invocation`, not as unknown.
+    let unknown = |k: &&String| !KNOWN_KEYS.contains(&k.as_str()) && super::invocation::treatment(k).is_none();
+    for key in fields.keys().filter(unknown) {
         out.findings.push(at(
             code::UNKNOWN_KEY,
             Severity::Warning,

@@ -95,11 +95,46 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
             ));
         }
     }
+    out.extend(shell_preprocessing(skill));
     out.extend(super::refs::check_references(skill));
     for script in scripts(skill) {
         out.extend(bashisms(&script));
     }
+    out.extend(portability(skill));
     out
+}
+
+/// Claude Code's `` !`command` `` in the skill file, which agent leaves as text.
+fn shell_preprocessing(skill: &Skill) -> Option<Diagnostic> {
+    let read = crate::support::fs::read_regular(&skill.skill_file, super::parse::MAX_SKILL_FILE_BYTES).ok()?;
+    let line = super::invocation::shell_preprocessing(&read.text())?;
+    Some(Diagnostic::new(
+        code::OTHER_TOOL_SYNTAX,
+        Severity::Warning,
+        &skill.skill_file,
+        Some(line),
+        "`!`command`` is Claude Code's shell preprocessing: agent does not run it, so the model reads the command, \
+         not its output; tell the model to run the command instead",
+    ))
+}
+
+/// Scripts with CRLF line endings or without the executable bit, each with its fix command. The
+/// entry script's missing bit is already a loader finding, so it is not named twice.
+fn portability(skill: &Skill) -> Vec<Diagnostic> {
+    let entry = skill.entry.as_deref().map(|e| skill.dir.join(e));
+    super::portable::check_scripts(&skill.dir, skill.entry.as_deref())
+        .into_iter()
+        .filter(|p| !(p.issue == super::portable::ScriptIssue::NotExecutable && Some(&p.path) == entry.as_ref()))
+        .map(|p| {
+            Diagnostic::new(
+                p.issue.code(),
+                Severity::Warning,
+                &p.path,
+                None,
+                format!("{}; fix: {}", p.message(), p.fix_command()),
+            )
+        })
+        .collect()
 }
 
 /// Phrases that speak to the model rather than describe the skill.

@@ -5,13 +5,19 @@ pub mod code;
 pub mod discover;
 pub mod fields;
 pub mod frontmatter;
+pub mod invocation;
+pub mod invoke;
+pub mod library;
 pub mod lint;
+pub mod needs;
 pub mod parse;
+pub mod portable;
 pub mod rank;
 pub mod refs;
 pub mod requires;
 pub mod search;
 pub mod skeleton;
+pub mod watch;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -97,12 +103,14 @@ pub struct Skill {
     pub description: String,
     /// Absolute path of the skill folder (symlinks kept as the user laid them out).
     pub dir: PathBuf,
-    /// The `SKILL.md` (or `skill.md`) file.
+    /// The `SKILL.md` file (in whatever letter case it was found).
     pub skill_file: PathBuf,
     /// The root this skill was found under.
     pub root: PathBuf,
     /// Which kind of root that is (project skills need the user's trust to run commands).
     pub root_kind: discover::RootKind,
+    /// Whose folder the root is: ours, or another agent's (`.claude/skills` …).
+    pub tool: crate::support::skill_roots::Tool,
     pub dialect: Dialect,
     /// Entry script relative to `dir` (`run.sh` or `skill.json`'s `entry`), when it exists.
     pub entry: Option<String>,
@@ -112,6 +120,8 @@ pub struct Skill {
     pub compatibility: Option<String>,
     /// What its commands need: environment variables, programs, places to write, network.
     pub requires: Requires,
+    /// Who may invoke it: the model (catalog, `activate_skill`), people (`/NAME`, `--skill`).
+    pub invocation: invocation::Invocation,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -125,6 +135,7 @@ impl Skill {
             skill_file: PathBuf::new(),
             root: PathBuf::new(),
             root_kind: discover::RootKind::Flag,
+            tool: crate::support::skill_roots::Tool::Agent,
             dialect: Dialect::AgentSkills,
             entry: None,
             allowed_tools: Vec::new(),
@@ -132,6 +143,7 @@ impl Skill {
             license: None,
             compatibility: None,
             requires: Requires::default(),
+            invocation: invocation::Invocation::default(),
             diagnostics: Vec::new(),
         }
     }
@@ -140,32 +152,12 @@ impl Skill {
     /// `limit`. Hidden entries, `node_modules` and `__pycache__` are skipped and symlinked folders
     /// are not entered, so a link loop cannot trap the walk.
     pub fn bundled_files(&self, limit: usize) -> Vec<String> {
-        let mut files = Vec::new();
-        let mut stack = vec![self.dir.clone()];
-        while let Some(current) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&current) else {
-                continue;
-            };
-            for entry in entries.filter_map(Result::ok) {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if name.starts_with('.') || name == "node_modules" || name == "__pycache__" {
-                    continue;
-                }
-                let Ok(kind) = entry.file_type() else { continue };
-                if kind.is_dir() {
-                    stack.push(entry.path());
-                } else if let Ok(rel) = entry.path().strip_prefix(&self.dir) {
-                    let rel = rel.display().to_string();
-                    if rel != "SKILL.md" && rel != "skill.md" {
-                        files.push(rel);
-                    }
-                }
-            }
-            // Enough to fill the list: more than `limit` gathered, sorted below, cut to `limit`.
-            if files.len() > limit * 4 {
-                break;
-            }
-        }
+        // Enough to fill the list: more than `limit` gathered, sorted below, cut to `limit`.
+        let mut files: Vec<String> = crate::support::skill_dirs::files_below(&self.dir, limit * 4)
+            .into_iter()
+            .filter(|(path, _)| *path != self.skill_file)
+            .filter_map(|(path, _)| path.strip_prefix(&self.dir).ok().map(|r| r.display().to_string()))
+            .collect();
         files.sort();
         files.truncate(limit);
         files

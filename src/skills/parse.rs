@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::fields::parse_skill_text;
 use super::{Diagnostic, Dialect, Severity, Skill, code};
 use crate::support::fs::{read_regular, read_whole};
-use crate::support::skill_dirs::find_skill_file;
+use crate::support::skill_dirs::{find_skill_file, has_usual_name};
 use crate::support::yaml::kind_of;
 
 /// Bytes of a `SKILL.md` that are read at most; the rest of a larger file is ignored.
@@ -34,21 +34,40 @@ fn read_capped_with_size(path: &Path) -> std::io::Result<(Vec<u8>, u64)> {
     Ok((read.bytes, read.size))
 }
 
+/// An info finding when the skill file is not named `SKILL.md` exactly.
+fn unusual_name(file: &Path) -> Option<Diagnostic> {
+    if has_usual_name(file) {
+        return None;
+    }
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Some(if name == "skill.md" {
+        Diagnostic::new(
+            code::LOWERCASE_SKILL_MD,
+            Severity::Info,
+            file,
+            Some(1),
+            "lowercase `skill.md`; `SKILL.md` is the usual name",
+        )
+    } else {
+        Diagnostic::new(
+            code::SKILL_MD_CASE,
+            Severity::Info,
+            file,
+            Some(1),
+            format!("`{name}` is read as the skill file; `SKILL.md` is the usual name (other tools may not find it)"),
+        )
+    })
+}
+
 /// Load the skill in `dir`, found under `root`.
 pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
     let Some(file) = find_skill_file(dir) else {
         return Loaded::NotASkill;
     };
-    let mut diags = Vec::new();
-    if file.file_name().is_some_and(|n| n == "skill.md") {
-        diags.push(Diagnostic::new(
-            code::LOWERCASE_SKILL_MD,
-            Severity::Info,
-            &file,
-            Some(1),
-            "lowercase `skill.md`; `SKILL.md` is the usual name",
-        ));
-    }
+    let mut diags: Vec<Diagnostic> = unusual_name(&file).into_iter().collect();
     let (raw, size) = match read_capped_with_size(&file) {
         Ok(read) => read,
         Err(e) => {
@@ -91,6 +110,12 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         ));
     };
     let entry = find_entry(dir, manifest.as_ref(), &mut diags);
+    let mut invocation = text.invocation;
+    let (codex_policy, codex_findings) = super::invocation::codex_policy(dir);
+    diags.extend(codex_findings);
+    if codex_policy == Some(false) {
+        invocation.model = false;
+    }
     Loaded::Skill(Box::new(Skill {
         name: text.name,
         description,
@@ -98,6 +123,7 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         skill_file: file.clone(),
         root: root.to_path_buf(),
         root_kind: super::discover::RootKind::Flag,
+        tool: crate::support::skill_roots::Tool::Agent,
         dialect: text.dialect.unwrap_or(Dialect::Scp),
         entry,
         allowed_tools: text.allowed_tools,
@@ -105,6 +131,7 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         license: text.license,
         compatibility: text.compatibility,
         requires: text.requires,
+        invocation,
         diagnostics: diags,
     }))
 }

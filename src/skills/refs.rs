@@ -30,6 +30,8 @@ pub fn check_references(skill: &Skill) -> Vec<Diagnostic> {
     };
     let mut out = Vec::new();
     let mut seen: Vec<String> = Vec::new();
+    // Checked as the model reads it: `${CLAUDE_SKILL_DIR}/x` names `./x`.
+    let text = super::invoke::claude_skill_dir(text);
     for r in references(&text) {
         if seen.contains(&r.path) {
             continue;
@@ -201,5 +203,13 @@ mod tests {
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].contains("`scripts/extract.sh`, which is not in the skill folder"));
         assert!(found[1].contains("chmod +x scripts/plain.sh"));
+
+        std::fs::write(&skill.skill_file, "# P\n\nRun `${CLAUDE_SKILL_DIR}/scripts/gone.sh`.\n").unwrap();
+        let found: Vec<String> = check_references(&skill).iter().map(|d| d.message.clone()).collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].contains("`./scripts/gone.sh`, which is not in the skill folder"),
+            "{found:?}"
+        );
     }
 }

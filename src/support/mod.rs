@@ -3,5 +3,6 @@
 pub mod fs;
 pub mod redact;
 pub mod skill_dirs;
+pub mod skill_roots;
 pub mod terminal_text;
 pub mod yaml;

@@ -1,23 +1,123 @@
 //! What makes a folder a skill folder, agreed on by everything that looks for one (discovery,
-//! loading, folder trust): it holds a `SKILL.md` (or `skill.md`), it is not hidden and not
+//! loading, folder trust): it holds a `SKILL.md` (in any letter case), it is not hidden and not
 //! `node_modules`, and a project keeps its skills in [`PROJECT_SKILL_ROOTS`].
 
 use std::path::{Path, PathBuf};
 
-/// Project skill roots inside a folder (SPEC §2 item 3), in precedence order. Later issues add
-/// parents and other agents' project folders here; each becomes part of the same folder decision.
+/// Our project skill roots inside a folder (SPEC §2 item 3), in precedence order. Parents' roots
+/// and other agents' project folders are added by [`super::skill_roots`].
 pub const PROJECT_SKILL_ROOTS: [&str; 2] = [".agents/skills", "skills"];
 
-/// The skill file of a folder: `SKILL.md`, else `skill.md`. Whatever kind of file it is: one that
-/// cannot be read (a FIFO, a device) makes the folder a skipped skill with a reason, not a non-skill.
+/// The skill file of a folder: `SKILL.md`, else `skill.md`, else any other spelling of it in
+/// another letter case (`Skill.md`, the first in byte order). Whatever kind of file it is: one
+/// that cannot be read (a FIFO, a device) makes the folder a skipped skill with a reason, not a
+/// non-skill.
 pub fn find_skill_file(dir: &Path) -> Option<PathBuf> {
-    ["SKILL.md", "skill.md"]
+    let is_file = |p: &Path| std::fs::metadata(p).is_ok_and(|m| !m.is_dir());
+    if let Some(found) = ["SKILL.md", "skill.md"]
         .iter()
         .map(|n| dir.join(n))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
+        .find(|p| is_file(p))
+    {
+        return Some(found);
+    }
+    // Only folders without the usual names pay for listing their entries.
+    let mut other: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("skill.md"))
+        })
+        .map(|e| e.path())
+        .filter(|p| is_file(p))
+        .collect();
+    other.sort();
+    other.into_iter().next()
+}
+
+/// Whether `file` is named exactly `SKILL.md`.
+pub fn has_usual_name(file: &Path) -> bool {
+    file.file_name().is_some_and(|n| n == "SKILL.md")
 }
 
 /// Whether an entry of a skill root is never a skill: hidden entries and `node_modules`.
 pub fn is_ignored(name: &str) -> bool {
     name.starts_with('.') || name == "node_modules"
+}
+
+/// The entries below skill folder `dir` that are not folders (files, and links to anything:
+/// links are not entered, so a link loop cannot trap the walk), unsorted. Hidden entries,
+/// `node_modules` and `__pycache__` are left out. The walk stops after the folder in which more
+/// than `enough` were gathered.
+pub fn files_below(dir: &Path, enough: usize) -> Vec<(PathBuf, std::fs::FileType)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if is_ignored(&name) || name == "__pycache__" {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => stack.push(entry.path()),
+                Ok(kind) => found.push((entry.path(), kind)),
+                Err(_) => {}
+            }
+        }
+        if found.len() > enough {
+            break;
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_skill_file_in_any_letter_case() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(find_skill_file(dir.path()), None);
+        std::fs::write(dir.path().join("Skill.md"), "x").unwrap();
+        std::fs::write(dir.path().join("SKILL.MD"), "x").unwrap();
+        assert_eq!(find_skill_file(dir.path()), Some(dir.path().join("SKILL.MD")));
+        std::fs::write(dir.path().join("skill.md"), "x").unwrap();
+        assert_eq!(find_skill_file(dir.path()), Some(dir.path().join("skill.md")));
+        std::fs::write(dir.path().join("SKILL.md"), "x").unwrap();
+        assert_eq!(find_skill_file(dir.path()), Some(dir.path().join("SKILL.md")));
+        let sub = dir.path().join("sub");
+        std::fs::create_dir_all(sub.join("skill.MD")).unwrap();
+        assert_eq!(find_skill_file(&sub), None, "a folder is not a skill file");
+    }
+
+    #[test]
+    fn files_below_skip_hidden_and_dependency_folders_and_do_not_follow_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for f in [
+            "SKILL.md",
+            "scripts/run.sh",
+            ".git/config",
+            "node_modules/x/i.js",
+            "a/__pycache__/m.pyc",
+        ] {
+            std::fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
+            std::fs::write(d.join(f), "x").unwrap();
+        }
+        std::os::unix::fs::symlink(d, d.join("scripts/loop")).unwrap();
+        let mut found: Vec<String> = files_below(d, 100)
+            .into_iter()
+            .map(|(p, _)| p.strip_prefix(d).unwrap().display().to_string())
+            .collect();
+        found.sort();
+        assert_eq!(found, ["SKILL.md", "scripts/loop", "scripts/run.sh"]);
+        assert!(files_below(d, 0).len() < 3, "stops once enough are gathered");
+    }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::human::HumanRenderer;
 use crate::exec::trust::{Assessment, Standing};
 use crate::output::{ApprovalRequest, Approver};
-use crate::support::terminal_text::visible;
+use crate::support::terminal_text::{for_terminal, visible};
 
 /// Most skills named in a trust question; the rest are counted.
 const MAX_LISTED_SKILLS: usize = 12;
@@ -182,6 +182,10 @@ impl Approver for TerminalApprover {
             r.stop_waiting();
         }
         ask_folder_trust(assessment)
+    }
+
+    fn ask_yes_no(&self, question: &str) -> bool {
+        self.interactive && matches!(self.prompt(&for_terminal(question)).as_str(), "y" | "yes")
     }
 }
 

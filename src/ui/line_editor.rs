@@ -19,6 +19,15 @@ pub struct ChatHelper {
     /// Slash command names (`/help`), completed at the start of a line.
     commands: Vec<&'static str>,
     skills: Arc<Mutex<Vec<String>>>,
+    /// Skills offered as `/NAME` commands, with their argument hints.
+    slash_skills: Arc<Mutex<Vec<SlashSkill>>>,
+}
+
+/// A skill offered as a slash command: `/deploy`, shown with its `argument-hint`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlashSkill {
+    pub name: String,
+    pub hint: Option<String>,
 }
 
 impl Completer for ChatHelper {
@@ -39,7 +48,7 @@ impl Completer for ChatHelper {
             return Ok((7, found));
         }
         if before.starts_with('/') && !before.contains(' ') {
-            let found = self
+            let mut found: Vec<Pair> = self
                 .commands
                 .iter()
                 .filter(|c| c.starts_with(before))
@@ -48,6 +57,24 @@ impl Completer for ChatHelper {
                     replacement: c.to_string(),
                 })
                 .collect();
+            let skills = self.slash_skills.lock().unwrap_or_else(|p| p.into_inner());
+            found.extend(
+                skills
+                    .iter()
+                    .filter(|s| before[1..].len() <= s.name.len() && s.name.starts_with(&before[1..]))
+                    .map(|s| {
+                        let shown = crate::support::terminal_text::visible(&s.name).into_owned();
+                        let hint = s
+                            .hint
+                            .as_deref()
+                            .map(|h| format!(" {}", crate::support::terminal_text::visible(h)))
+                            .unwrap_or_default();
+                        Pair {
+                            display: format!("/{shown}{hint}"),
+                            replacement: format!("/{} ", s.name),
+                        }
+                    }),
+            );
             return Ok((0, found));
         }
         Ok((pos, Vec::new()))
@@ -85,6 +112,7 @@ pub struct LineEditor {
     editor: Arc<Mutex<Editor<ChatHelper, FileHistory>>>,
     history: Option<PathBuf>,
     skills: Arc<Mutex<Vec<String>>>,
+    slash_skills: Arc<Mutex<Vec<SlashSkill>>>,
 }
 
 impl LineEditor {
@@ -103,9 +131,11 @@ impl LineEditor {
         let mut editor: Editor<ChatHelper, FileHistory> =
             Editor::with_config(config).map_err(|e| format!("cannot open the terminal for editing: {e}"))?;
         let skills = Arc::new(Mutex::new(Vec::new()));
+        let slash_skills = Arc::new(Mutex::new(Vec::new()));
         editor.set_helper(Some(ChatHelper {
             commands,
             skills: skills.clone(),
+            slash_skills: slash_skills.clone(),
         }));
         if let Some(path) = &history {
             // A missing file is the first session; anything else is worth a debug line only.
@@ -117,6 +147,7 @@ impl LineEditor {
             editor: Arc::new(Mutex::new(editor)),
             history,
             skills,
+            slash_skills,
         })
     }
 
@@ -162,6 +193,11 @@ impl LineEditor {
     /// The skill names Tab completes after `/skill `.
     pub fn set_skills(&self, names: Vec<String>) {
         *self.skills.lock().unwrap_or_else(|p| p.into_inner()) = names;
+    }
+
+    /// The skills Tab completes as `/NAME` at the start of a line.
+    pub fn set_slash_skills(&self, skills: Vec<SlashSkill>) {
+        *self.slash_skills.lock().unwrap_or_else(|p| p.into_inner()) = skills;
     }
 
     /// Remember an input (already stripped of secrets) in memory and in the history file.

@@ -5,6 +5,7 @@
 pub mod approve;
 pub mod human;
 pub mod json;
+pub mod library_text;
 pub mod line_editor;
 pub mod markdown;
 pub mod report_text;
@@ -52,5 +53,10 @@ impl Frontend {
     /// command that needs a yes is denied).
     pub fn approver(&self, interactive: bool) -> Arc<dyn Approver> {
         Arc::new(TerminalApprover::new(interactive, self.human.clone()))
+    }
+
+    /// Who `skills add` and `skills update` ask: the terminal when `interactive`, else nobody.
+    pub fn library_asker(&self, interactive: bool) -> library_text::TerminalLibraryAsker {
+        library_text::TerminalLibraryAsker { interactive }
     }
 }

@@ -10,6 +10,7 @@ use crate::output::ChatReply;
 use crate::output::report::{
     EvalCase, EvalSummary, Report, SkillCheck, SkillList, SkillNew, SkillSearch, SkillShow, Trusted,
 };
+use crate::skills::discover::RootKind;
 use crate::skills::{Diagnostic, Severity};
 use crate::support::terminal_text::{MAX_NAMED, for_terminal, short_list, visible};
 
@@ -47,6 +48,11 @@ pub fn render(report: &Report, screen: Screen) -> Text {
         Report::EvalCase(c) => out_only(vec![eval_case(c)]),
         Report::Eval(r) => out_only(vec![eval_summary(r)]),
         Report::Trusted(r) => trusted(r),
+        Report::SkillsAdded(r) => super::library_text::added(r),
+        Report::SkillsOutdated(r) => super::library_text::outdated(r),
+        Report::SkillsUpdated(r) => super::library_text::updated(r),
+        Report::SkillRemoved(r) => super::library_text::removed(r),
+        Report::SkillTrusted(r) => super::library_text::trusted_skill(r),
         Report::ManPages(r) => out_only(r.written.iter().map(|p| format!("wrote {}", p.display())).collect()),
         Report::SandboxStatus(r) => out_only(super::sandbox_text::status_lines(r)),
         Report::Note(note) => Text {
@@ -81,7 +87,20 @@ fn skill_list(r: &SkillList, screen: Screen) -> Text {
         (false, _) => tsv_lines(&r.skills),
     };
     let mut err: Vec<String> = r.problems.iter().map(|p| format!("warning: {}", one(p))).collect();
-    if r.skills.iter().any(|s| !s.trusted) {
+    // Outside project folders only a changed installed skill is untrusted: its reason names
+    // `agent trust --skill NAME`, which the folder-wide hint would not.
+    let (project, other): (Vec<_>, Vec<_>) = r
+        .skills
+        .iter()
+        .filter(|s| !s.trusted)
+        .partition(|s| s.root_kind == RootKind::Project);
+    err.extend(
+        other
+            .iter()
+            .filter_map(|s| s.blocked.as_deref())
+            .map(|b| format!("untrusted: {}", one(b))),
+    );
+    if !project.is_empty() {
         err.push("untrusted: project skills can't run commands until you run `agent trust` in this folder".into());
     }
     if r.skills.iter().any(|s| s.warnings > 0) {
@@ -116,12 +135,46 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
         out.push(format!("blocked:     {}", one(reason)));
     }
     out.extend(super::sandbox_text::policy_lines(&r.sandbox));
+    out.push(format!("invoked:     {}", invocation_line(&s.name, &r.invocation)));
+    for need in &r.needs {
+        out.push(format!("needs:       {}", need_line(need)));
+    }
     for d in &r.diagnostics {
         out.push(format!("{:?}: {}", d.severity, one(&d.to_string())));
     }
     out.push(String::new());
     out.push(for_terminal(r.body.trim()).into_owned());
     out
+}
+
+/// One declared need with ✓ or ✗, and where a missing one is set (a found program: where it is).
+fn need_line(need: &crate::skills::needs::Need) -> String {
+    use crate::skills::needs::{NeedKind, WHERE_TO_SET};
+    let mark = if need.met { "✓" } else { "✗" };
+    match (need.kind, need.met) {
+        (NeedKind::Env, true) => format!("{mark} environment variable {} (set)", one(&need.name)),
+        (NeedKind::Env, false) => format!("{mark} environment variable {} ({WHERE_TO_SET})", one(&need.name)),
+        (NeedKind::Bin, true) => format!(
+            "{mark} program {} ({})",
+            one(&need.name),
+            need.found_at.as_deref().map(path).unwrap_or_default()
+        ),
+        (NeedKind::Bin, false) => format!("{mark} program {} (not found on PATH)", one(&need.name)),
+    }
+}
+
+/// Who invokes a skill, for `skills show`: the model, people (with the command and its hint), both.
+fn invocation_line(name: &str, inv: &crate::skills::invocation::Invocation) -> String {
+    let command = match &inv.argument_hint {
+        Some(hint) => format!("/{} {}", one(name), one(hint)),
+        None => format!("/{}", one(name)),
+    };
+    match (inv.model, inv.user) {
+        (true, true) => format!("by the model, or by hand with {command}"),
+        (false, true) => format!("by hand only, with {command} (disable-model-invocation)"),
+        (true, false) => "by the model (user-invocable: false hides it from / completion)".to_string(),
+        (false, false) => format!("by hand only, with {command} (hidden from / completion)"),
+    }
 }
 
 fn skill_search(r: &SkillSearch) -> Text {
@@ -260,6 +313,31 @@ fn trusted(r: &Trusted) -> Text {
     Text { out, err }
 }
 
+/// The skills of `/help`: each as its command with its argument hint, and a note when one is
+/// reached only through `/skill NAME` because a built-in command has its name.
+fn skill_help(skills: &[crate::output::chat::SkillCommand]) -> Vec<String> {
+    if skills.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![
+        "  Skills (/NAME ARGS invokes one by hand; $ARGUMENTS, $0, $1 … in its SKILL.md take the arguments):"
+            .to_string(),
+    ];
+    for s in skills {
+        let call = match &s.hint {
+            Some(hint) => format!("{} {}", one(&s.command), one(hint)),
+            None => one(&s.command),
+        };
+        let desc: String = s.description.chars().take(60).collect();
+        lines.push(format!("  {call:<24} {}", one(&desc)));
+    }
+    if skills.iter().any(|s| s.command.starts_with("/skill ")) {
+        lines
+            .push("  A built-in command wins over a skill of the same name: reach that skill with /skill NAME.".into());
+    }
+    lines
+}
+
 /// A chat command's answer, as lines on stderr.
 fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
     match reply {
@@ -273,11 +351,12 @@ fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
             visible(model),
             visible(base_url)
         )],
-        ChatReply::Help { commands } => {
+        ChatReply::Help { commands, skills } => {
             let mut lines: Vec<String> = commands
                 .iter()
                 .map(|c| format!("  {:<10} {}", c.name, c.help))
                 .collect();
+            lines.extend(skill_help(skills));
             lines.push(
                 "  Multi-line: end a line with \\ to continue, or wrap text in \"\"\" … \"\"\"; pastes arrive whole."
                     .into(),

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::table::Table;
 use crate::output::report::SkillSummary;
+use crate::support::skill_roots::Tool;
 use crate::support::terminal_text::visible;
 
 const HEADERS: [&str; 5] = ["NAME", "DIALECT", "STATUS", "ROOT", "DESCRIPTION"];
@@ -34,7 +35,7 @@ pub fn table_lines(skills: &[SkillSummary], width: usize) -> Vec<String> {
                 visible(&s.name).into_owned(),
                 s.dialect.to_string(),
                 status(s),
-                visible(&short_path(&s.root, cwd.as_deref(), home.as_deref())).into_owned(),
+                root_cell(s, cwd.as_deref(), home.as_deref()),
                 visible(&s.description).into_owned(),
             ]
         })
@@ -45,6 +46,15 @@ pub fn table_lines(skills: &[SkillSummary], width: usize) -> Vec<String> {
         droppable: Some(ROOT_COLUMN),
     }
     .render(width)
+}
+
+/// The ROOT cell: the root, shortened, and whose folder it is when not ours (`~/.claude/skills (claude)`).
+fn root_cell(s: &SkillSummary, cwd: Option<&Path>, home: Option<&Path>) -> String {
+    let root = visible(&short_path(&s.root, cwd, home)).into_owned();
+    match s.tool {
+        Tool::Agent => root,
+        other => format!("{root} ({other})"),
+    }
 }
 
 /// One line per skill, no header, fields separated by tabs: name, dialect, status, root (absolute)
@@ -88,6 +98,28 @@ fn short_path(path: &Path, cwd: Option<&Path>, home: Option<&Path>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_agents_root_names_its_tool() {
+        let mut s = SkillSummary {
+            name: "pdf".into(),
+            description: "d".into(),
+            dir: "/h/.claude/skills/pdf".into(),
+            root: "/h/.claude/skills".into(),
+            root_kind: crate::skills::discover::RootKind::User,
+            tool: Tool::Claude,
+            dialect: crate::skills::Dialect::AgentSkills,
+            entry: None,
+            allowed_tools: Vec::new(),
+            warnings: 0,
+            codes: Vec::new(),
+            trusted: true,
+            blocked: None,
+        };
+        assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills (claude)");
+        s.tool = Tool::Agent;
+        assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills");
+    }
 
     #[test]
     fn roots_are_shortened() {

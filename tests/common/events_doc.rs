@@ -22,12 +22,14 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 13] = [
+const NESTED: [((&str, &str), &str); 20] = [
     (("help", "commands"), "command"),
+    (("help", "skills"), "skill command"),
     (("skills", "skills"), "summary"),
     (("skills list", "skills"), "summary"),
     (("skills list", "findings"), "diagnostic"),
     (("skills show", "diagnostics"), "diagnostic"),
+    (("skills show", "needs"), "need"),
     (("skills search", "results"), "hit"),
     (("skills check", "skills"), "checked"),
     (("skills check", "problems"), "diagnostic"),
@@ -36,6 +38,11 @@ const NESTED: [((&str, &str), &str); 13] = [
     (("skills show", "sandbox"), "policy"),
     (("policy", "write"), "writable"),
     (("policy", "skipped"), "skipped"),
+    (("skills add", "installed"), "installed skill"),
+    (("installed skill", "fixed"), "script problem"),
+    (("installed skill", "unfixed"), "script problem"),
+    (("skills outdated", "skills"), "outdated skill"),
+    (("skills update", "skills"), "skill update"),
 ];
 
 /// `docs/events.md` as tables.

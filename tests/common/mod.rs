@@ -4,6 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod events_doc;
+pub mod pty;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};

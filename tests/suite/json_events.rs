@@ -25,13 +25,14 @@ fn the_documented_examples_match_the_tables() {
             documented.insert(section.clone());
         }
     }
-    let typed = doc.sections(Part::Events).len() + doc.sections(Part::Chat).len() - 1;
+    // `command` and `skill command` are items of `help`, not types of their own.
+    let typed = doc.sections(Part::Events).len() + doc.sections(Part::Chat).len() - 2;
     assert_eq!(
         events.len(),
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 9, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 14, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -150,7 +151,15 @@ async fn every_subcommand_prints_one_documented_document() {
     let mock = MockLlm::start(vec![tool("activate_skill", json!({"name": "weather"}))]).await;
     let new_dir = ws.dir.path().join("new");
     let man_dir = ws.dir.path().join("man1");
-    let runs: [(&str, Vec<&str>); 9] = [
+    // A skill outside every root, to install, trust and remove.
+    let source = ws.dir.path().join("notes");
+    std::fs::create_dir_all(&source).unwrap();
+    std::fs::write(
+        source.join("SKILL.md"),
+        "---\nname: notes\ndescription: Take notes for the user in a file.\n---\nWrite them down.\n",
+    )
+    .unwrap();
+    let runs: [(&str, Vec<&str>); 14] = [
         ("skills list", vec!["skills", "list"]),
         ("skills show", vec!["skills", "show", "Odd"]),
         ("skills search", vec!["skills", "search", "weather", "city"]),
@@ -162,6 +171,11 @@ async fn every_subcommand_prints_one_documented_document() {
         ("skills eval", vec!["skills", "eval", cases.to_str().unwrap()]),
         ("man --dir", vec!["man", "--dir", man_dir.to_str().unwrap()]),
         ("sandbox status", vec!["sandbox", "status"]),
+        ("skills add", vec!["skills", "add", source.to_str().unwrap()]),
+        ("skills outdated", vec!["skills", "outdated"]),
+        ("skills update", vec!["skills", "update"]),
+        ("trust --skill", vec!["trust", "--skill", "notes"]),
+        ("skills remove", vec!["skills", "remove", "notes"]),
         // Last: trusting the folder silences the warning the others check for.
         ("trust", vec!["trust"]),
     ];

@@ -4,66 +4,11 @@
 use std::process::Command;
 use std::time::Duration;
 
+use crate::common::pty::*;
 use crate::common::*;
 use rexpect::process::WaitStatus;
 use rexpect::session::{PtySession, spawn_command};
 use serde_json::json;
-
-/// The real binary for a pty: a clean environment and HOME, 100 columns, no colour, skills from
-/// the workspace, run in its work folder.
-fn pty_agent(ws: &Workspace) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", ws.home())
-        .env("TERM", "xterm-256color")
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .arg("--skills-dir")
-        .arg(ws.skills())
-        .current_dir(ws.work());
-    cmd
-}
-
-/// The chat in a pty, talking to `mock`.
-fn chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
-    let mut cmd = pty_agent(ws);
-    cmd.env("AGENT_RETRIES", "0")
-        .env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .env("AGENT_MODEL", "gpt-4.1-mini")
-        .args(extra);
-    let mut p = spawn_command(cmd, Some(10_000)).unwrap();
-    p.exp_string("/help for commands").unwrap();
-    p
-}
-
-/// `text` as rexpect reports terminal output: one char per byte (non-ASCII arrives as Latin-1).
-fn pty_text(text: &str) -> String {
-    text.bytes().map(char::from).collect()
-}
-
-/// Terminal output as rexpect reports it, decoded back to UTF-8.
-fn from_pty(out: &str) -> String {
-    String::from_utf8_lossy(&out.chars().map(|c| c as u32 as u8).collect::<Vec<u8>>()).into_owned()
-}
-
-fn type_line(p: &mut PtySession, line: &str) {
-    p.send(line).unwrap();
-    p.send("\r").unwrap();
-    p.flush().unwrap();
-}
-
-fn ctrl_d_exits_zero(mut p: PtySession) {
-    p.send_control('d').unwrap();
-    p.exp_eof().unwrap();
-    assert!(matches!(p.process().wait().unwrap(), WaitStatus::Exited(_, 0)));
-}
-
-/// Run the pty part on a blocking thread while the mock keeps serving.
-async fn blocking<F: FnOnce() + Send + 'static>(f: F) {
-    tokio::task::spawn_blocking(f).await.unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_two_turn_conversation_keeps_context_and_ctrl_d_exits_0() {
@@ -468,7 +413,11 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
         .map(|l| doc.validate_typed(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
     let chat_types = doc.sections(crate::common::events_doc::Part::Chat);
-    for kind in chat_types.iter().filter(|k| **k != "command") {
+    // `command` and `skill command` are items of `help`, not types of their own.
+    for kind in chat_types
+        .iter()
+        .filter(|k| !matches!(**k, "command" | "skill command"))
+    {
         assert!(kinds.iter().any(|k| k == kind), "no {kind} line in {kinds:?}");
     }
     assert_eq!(kinds.first().map(String::as_str), Some("session"));
@@ -479,7 +428,7 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
         (Some("other-model"), Some(true))
     );
     let error = lines.iter().find(|l| l["type"] == "command_error").unwrap();
-    assert_eq!(error["message"], "usage: /skill NAME [message]");
+    assert_eq!(error["message"], "usage: /skill NAME [arguments]");
     assert!(
         !from_pty(&out).contains("/help for commands"),
         "no human banner in JSON mode"

@@ -7,6 +7,7 @@ use crate::agent::prompt;
 use crate::output::Event;
 use crate::skills::Skill;
 use crate::skills::catalog::model_line;
+use crate::skills::invoke::{Arguments, claude_skill_dir, substitute};
 
 /// Most files listed on activation.
 const MAX_LISTED_FILES: usize = 100;
@@ -21,28 +22,61 @@ impl SkillFiles {
     /// Blocking: the `SKILL.md` body (a checked, capped read) and the bundled file list.
     fn read(skill: &Skill) -> Self {
         Self {
-            body: skill.read_body(),
+            body: skill.read_body().map(claude_skill_dir),
             files: skill.bundled_files(MAX_LISTED_FILES),
         }
     }
 }
 
 impl ToolRunner {
+    /// Invoke by hand with arguments (`/NAME ARGS`, `--skill NAME ARGS`): the skill's
+    /// instructions with `$ARGUMENTS`, `$ARGUMENTS[N]`, `$N` and declared names replaced, given
+    /// anew even when the skill is already active (the arguments differ). Also returns whether
+    /// the body held any placeholder (else the arguments are the user's request).
+    pub fn invoke(&self, conversation: &Conversation, name: &str, args: &Arguments) -> (ToolOutcome, bool) {
+        let Some(skill) = self.skills.get(name).cloned() else {
+            return (self.unknown_skill(name), false);
+        };
+        let mut files = SkillFiles::read(&skill);
+        let mut placeholders = false;
+        if let Ok(body) = &files.body {
+            let substituted = substitute(body, args, &skill.invocation.arguments);
+            placeholders = substituted.placeholders;
+            files.body = Ok(substituted.text);
+        }
+        // With placeholders the substituted body is new to the conversation even if the skill is held.
+        (
+            self.activate_with(conversation, name, Some(files), placeholders),
+            placeholders,
+        )
+    }
+
     /// Activate by hand (before a request, `/skill`): reads the skill's files on this thread.
     pub fn activate(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
         let files = self
             .not_yet_held(conversation, name)
             .map(|skill| SkillFiles::read(&skill));
-        self.activate_with(conversation, name, files)
+        self.activate_with(conversation, name, files, false)
     }
 
-    /// Activate for the model: the skill's files are read off the async threads.
+    /// Activate for the model: the skill's files are read off the async threads. A skill only a
+    /// person may invoke (`disable-model-invocation`) is refused unless a person already did.
     pub(super) async fn activate_off_thread(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
+        if let Some(skill) = self.skills.get(name)
+            && !skill.invocation.model
+            && !conversation.holds(&skill.name)
+        {
+            return ToolOutcome::refused(format!(
+                "the skill {} is invoked only by the user, not by you; if it fits, tell the user they can run /{} themselves",
+                model_line(&skill.name),
+                model_line(&skill.name)
+            ));
+        }
         let files = match self.not_yet_held(conversation, name) {
             Some(skill) => tokio::task::spawn_blocking(move || SkillFiles::read(&skill)).await.ok(),
             None => None,
         };
-        self.activate_with(conversation, name, files)
+        self.activate_with(conversation, name, files, false)
     }
 
     /// The skill called `name`, when activating it must read its files.
@@ -50,12 +84,19 @@ impl ToolRunner {
         self.skills.get(name).filter(|s| !conversation.holds(&s.name)).cloned()
     }
 
-    fn activate_with(&self, conversation: &Conversation, name: &str, files: Option<SkillFiles>) -> ToolOutcome {
+    /// `anew`: give the instructions even when the conversation holds them already.
+    fn activate_with(
+        &self,
+        conversation: &Conversation,
+        name: &str,
+        files: Option<SkillFiles>,
+        anew: bool,
+    ) -> ToolOutcome {
         let Some(skill) = self.skills.get(name).cloned() else {
             return self.unknown_skill(name);
         };
         let dir = skill.dir.display().to_string();
-        if conversation.holds(&skill.name) {
+        if conversation.holds(&skill.name) && !anew {
             return ToolOutcome::Ok {
                 text: format!(
                     "Skill {} is already active; its instructions are above. Commands run in {dir}.",
@@ -84,8 +125,15 @@ impl ToolRunner {
         } else {
             files.join(", ")
         };
+        let mut text = prompt::activation(&skill.name, &dir, &files, &body);
+        // Declared needs are checked now, not halfway through the skill's first command.
+        if let Some(why) = self.unmet(&skill) {
+            self.emit(Event::Warning { message: why.clone() });
+            text.push_str("\n\n");
+            text.push_str(&prompt::unmet_needs(&why));
+        }
         ToolOutcome::Ok {
-            text: prompt::activation(&skill.name, &dir, &files, &body),
+            text,
             activated: Some(Activation {
                 skill: skill.name,
                 first: true,

@@ -7,6 +7,8 @@
 
 mod activate;
 mod decode;
+mod installed;
+mod needs;
 mod read;
 mod run;
 

@@ -135,6 +135,10 @@ impl ToolRunner {
     /// What runs, once the policy (or a person) allowed it; else why not. A command the sandbox
     /// must refuse (`strict` where the kernel cannot enforce it) is not even asked about.
     async fn approve(&self, skill: &Skill, command: &str, policy: &Policy) -> Result<Plan, String> {
+        // Before anything is asked: a command of a skill missing what it needs would fail halfway.
+        if let Some(reason) = self.unmet(skill) {
+            return Err(reason);
+        }
         if let Some(reason) = self.untrusted(skill).await {
             return Err(reason);
         }
@@ -168,7 +172,13 @@ impl ToolRunner {
     /// Project skills run commands only once their folder is trusted with their current content
     /// (SPEC §3). `--yes` does not stand in for that; `--approve no` runs nothing anyway.
     async fn untrusted(&self, skill: &Skill) -> Option<String> {
-        if skill.root_kind != RootKind::Project || self.settings.approve == ApprovalPolicy::No {
+        if self.settings.approve == ApprovalPolicy::No {
+            return None;
+        }
+        if let Some(changed) = self.changed_since_installed(skill).await {
+            return Some(changed);
+        }
+        if skill.root_kind != RootKind::Project {
             return None;
         }
         let trust = self.settings.trust.clone();

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use super::Chat;
 use crate::exec::approval::ApprovalPolicy;
 use crate::output::ChatReply;
-use crate::output::chat::CommandHelp;
-use crate::skills::discover::discover;
+use crate::output::chat::{CommandHelp, SkillCommand};
+use crate::skills::invoke::Arguments;
 use crate::skills::{SkillSet, code};
 
 /// What the chat does after a command.
@@ -44,7 +44,7 @@ pub(super) const COMMANDS: [SlashCommand; 10] = [
     },
     SlashCommand {
         name: "/skill",
-        help: "NAME [message] — activate a skill by hand, then optionally send a message",
+        help: "NAME [arguments] — invoke a skill by hand, as /NAME does (this also reaches a skill named like a built-in command); without arguments it only activates",
         run: skill,
     },
     SlashCommand {
@@ -94,6 +94,8 @@ pub(super) fn dispatch(chat: &mut Chat<'_>, command: &str) -> Flow {
     let (name, arg) = command.split_once(char::is_whitespace).unwrap_or((command, ""));
     match COMMANDS.iter().find(|c| &c.name[1..] == name) {
         Some(c) => (c.run)(chat, arg.trim()),
+        // A built-in command wins over a skill of the same name (`/skill NAME` reaches that one).
+        None if chat.agent.skills().get(name).is_some() => invoke(chat, name, arg, true),
         None => {
             chat.say(ChatReply::UnknownCommand {
                 command: name.to_string(),
@@ -121,8 +123,34 @@ fn help(chat: &mut Chat<'_>, _arg: &str) -> Flow {
             help: c.help,
         })
         .collect();
-    chat.say(ChatReply::Help { commands });
+    let skills = skill_commands(chat.agent.skills());
+    chat.say(ChatReply::Help { commands, skills });
     Flow::Done
+}
+
+/// Whether `/name` is a built-in command.
+pub(super) fn is_builtin(name: &str) -> bool {
+    COMMANDS.iter().any(|c| c.name[1..].eq_ignore_ascii_case(name))
+}
+
+/// The skills a person is offered (all but `user-invocable: false`), each with the command that
+/// reaches it: `/NAME`, or `/skill NAME` when a built-in command has that name.
+pub(super) fn skill_commands(skills: &SkillSet) -> Vec<SkillCommand> {
+    skills
+        .all()
+        .iter()
+        .filter(|s| s.invocation.user)
+        .map(|s| SkillCommand {
+            name: s.name.clone(),
+            command: if is_builtin(&s.name) {
+                format!("/skill {}", s.name)
+            } else {
+                format!("/{}", s.name)
+            },
+            hint: s.invocation.argument_hint.clone(),
+            description: s.description.clone(),
+        })
+        .collect()
 }
 
 fn skills(chat: &mut Chat<'_>, _arg: &str) -> Flow {
@@ -150,18 +178,25 @@ fn skills(chat: &mut Chat<'_>, _arg: &str) -> Flow {
 fn skill(chat: &mut Chat<'_>, arg: &str) -> Flow {
     let (name, message) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
     if name.is_empty() {
-        return refuse(chat, "skill", "usage: /skill NAME [message]");
+        return refuse(chat, "skill", "usage: /skill NAME [arguments]");
     }
-    match chat.agent.activate_by_hand(name) {
-        Ok(dir) => chat.say(ChatReply::SkillActivated {
-            skill: name.to_string(),
-            dir,
-        }),
-        Err(why) => return refuse(chat, "skill", &why),
-    }
-    match message.trim() {
-        "" => Flow::Done,
-        text => Flow::Send(text.to_string()),
+    // Without arguments `/skill NAME` only activates; `/NAME` alone also asks the model to act.
+    invoke(chat, name, message, !message.trim().is_empty())
+}
+
+/// Invoke skill `name` by hand with `args` (placeholders in its body replaced); `send`: start a
+/// turn with the request that follows from it.
+fn invoke(chat: &mut Chat<'_>, name: &str, args: &str, send: bool) -> Flow {
+    let args = Arguments::parse(args);
+    match chat.agent.invoke_by_hand(name, &args) {
+        Ok(invoked) => {
+            chat.say(ChatReply::SkillActivated {
+                skill: invoked.skill,
+                dir: invoked.dir,
+            });
+            if send { Flow::Send(invoked.request) } else { Flow::Done }
+        }
+        Err(why) => refuse(chat, "skill", &why),
     }
 }
 
@@ -209,13 +244,8 @@ fn history(chat: &mut Chat<'_>, _arg: &str) -> Flow {
 }
 
 fn reload(chat: &mut Chat<'_>, _arg: &str) -> Flow {
-    let found = discover(&chat.run.config.skill_roots);
-    crate::app::once::report_discovery(&found, &*chat.run.front.output, false);
-    chat.warnings = found.warnings;
-    let count = found.skills.len();
-    chat.agent.set_skills(SkillSet::new(found.skills));
-    chat.set_completions();
-    chat.say(ChatReply::Reloaded { skills: count });
+    let skills = chat.rescan();
+    chat.say(ChatReply::Reloaded { skills });
     Flow::Done
 }
 
@@ -241,6 +271,22 @@ mod tests {
         assert_eq!(closest("skils"), Some("/skills"));
         assert_eq!(closest("frobnicate"), None);
         assert_eq!(closest("q"), Some("/quit"));
+    }
+
+    #[test]
+    fn skills_are_offered_as_commands_unless_hidden_and_builtins_win() {
+        let mut hidden = crate::skills::Skill::synthetic("background", "Conventions the model loads.");
+        hidden.invocation.user = false;
+        let mut deploy = crate::skills::Skill::synthetic("deploy", "Deploy the app.");
+        deploy.invocation.argument_hint = Some("[env]".into());
+        let help = crate::skills::Skill::synthetic("help", "A skill named like a built-in.");
+        let offered = skill_commands(&SkillSet::new(vec![hidden, deploy, help]));
+        let commands: Vec<(&str, Option<&str>)> = offered
+            .iter()
+            .map(|s| (s.command.as_str(), s.hint.as_deref()))
+            .collect();
+        assert_eq!(commands, [("/deploy", Some("[env]")), ("/skill help", None)]);
+        assert!(is_builtin("HELP") && !is_builtin("deploy"));
     }
 
     #[test]

@@ -8,9 +8,12 @@ use super::{Run, build};
 use crate::agent::Agent;
 use crate::exit::{AppError, ExitCode};
 use crate::output::{ChatReply, Event, Report};
-use crate::skills::Diagnostic;
-use crate::skills::discover::Discovery;
-use crate::ui::line_editor::{Input, LineEditor, history_path, message_of};
+use std::time::SystemTime;
+
+use crate::skills::discover::{Discovery, discover};
+use crate::skills::watch::Fingerprint;
+use crate::skills::{Diagnostic, SkillSet};
+use crate::ui::line_editor::{Input, LineEditor, SlashSkill, history_path, message_of};
 use commands::Flow;
 
 const PROMPT: &str = "› ";
@@ -22,6 +25,9 @@ pub(super) struct Chat<'a> {
     /// Findings of the last scan that belong to no skill (shadowed names, unreadable roots).
     warnings: Vec<Diagnostic>,
     editor: LineEditor,
+    /// The skill roots as the last scan saw them, and when it ran.
+    seen: Fingerprint,
+    scanned_at: SystemTime,
 }
 
 impl Chat<'_> {
@@ -30,10 +36,51 @@ impl Chat<'_> {
         self.run.front.output.report(Report::Chat(reply));
     }
 
-    /// Skill names for Tab completion after `/skill `.
+    /// Scan the skill folders again: the new skills replace the old ones, instructions of edited
+    /// skills are sent again when activated, and Tab completion follows. Returns how many skills.
+    fn rescan(&mut self) -> usize {
+        let found = discover(&self.run.config.skill_roots);
+        crate::app::once::report_discovery(&found, &*self.run.front.output, false);
+        let edited: Vec<String> = found
+            .skills
+            .iter()
+            .filter(|s| modified(&s.skill_file).is_none_or(|t| t >= self.scanned_at))
+            .map(|s| s.name.clone())
+            .collect();
+        self.seen = Fingerprint::take(&root_paths(&self.run));
+        self.scanned_at = SystemTime::now();
+        self.warnings = found.warnings;
+        let count = found.skills.len();
+        self.agent.set_skills(SkillSet::new(found.skills));
+        self.agent.forget_skills(&edited);
+        self.set_completions();
+        count
+    }
+
+    /// At the start of a turn: when a skill was edited, added or removed on disk since the last
+    /// scan (a modification-time check of the roots and skill files), scan again and say so.
+    fn rescan_if_changed(&mut self) {
+        if !Fingerprint::take(&root_paths(&self.run)).changed_since(&self.seen) {
+            return;
+        }
+        let skills = self.rescan();
+        self.say(ChatReply::Reloaded { skills });
+    }
+
+    /// Skill names for Tab completion after `/skill `, and the skills completed as `/NAME` (with
+    /// their argument hints) at the start of a line.
     fn set_completions(&self) {
-        let names = self.agent.skills().names().into_iter().map(str::to_string).collect();
-        self.editor.set_skills(names);
+        let offered = commands::skill_commands(self.agent.skills());
+        self.editor.set_skills(offered.iter().map(|s| s.name.clone()).collect());
+        let slash = offered
+            .into_iter()
+            .filter(|s| !commands::is_builtin(&s.name))
+            .map(|s| SlashSkill {
+                name: s.name,
+                hint: s.hint,
+            })
+            .collect();
+        self.editor.set_slash_skills(slash);
     }
 }
 
@@ -48,11 +95,14 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
         .get("AGENT_EDIT_MODE")
         .is_some_and(|m| m.eq_ignore_ascii_case("vi"));
     let editor = LineEditor::new(vi, history_path(), commands::names()).map_err(AppError::config)?;
+    let seen = Fingerprint::take(&root_paths(&run));
     let mut chat = Chat {
         agent,
         run,
         warnings,
         editor,
+        seen,
+        scanned_at: SystemTime::now(),
     };
     chat.set_completions();
     chat.say(ChatReply::ChatStarted {
@@ -73,6 +123,7 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
         }
         // Secrets typed at the prompt never reach the history file.
         chat.editor.remember(&chat.run.redactor.redact(&input));
+        chat.rescan_if_changed();
         let text = match message.strip_prefix('/') {
             Some(command) => match commands::dispatch(&mut chat, command) {
                 Flow::Done => continue,
@@ -84,6 +135,16 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
         turn(&mut chat, &text).await;
     }
     Ok(finish(&chat.agent, &*chat.run.front.output, ExitCode::Answered))
+}
+
+/// The folders of every skill root, for the modification-time check.
+fn root_paths(run: &Run<'_>) -> Vec<std::path::PathBuf> {
+    run.config.skill_roots.iter().map(|r| r.path.clone()).collect()
+}
+
+/// When a file was last modified, if that can be told.
+fn modified(path: &std::path::Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 /// One turn; Ctrl-C drops it (the HTTP stream and any running command with it).

@@ -7,10 +7,18 @@ use crate::output::report::{CheckedSkill, SkillCheck};
 use crate::skills::catalog::line_len;
 use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
 use crate::skills::lint::{Rules, lint};
-use crate::skills::{Diagnostic, Severity};
+use crate::skills::needs::{NeedKind, Needs, WHERE_TO_SET};
+use crate::skills::{Diagnostic, Severity, Skill, code};
 
 /// Check the skills under `dirs` (every configured root when empty) under `rules`.
-pub(super) fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery) -> Result<SkillCheck, AppError> {
+/// `needs` checks a skill's declared needs against the environment its commands would get: unmet
+/// ones are info findings, since they say more about this machine than about the skill.
+pub(super) fn check(
+    dirs: &[PathBuf],
+    rules: Rules,
+    configured: &Discovery,
+    needs: &dyn Fn(&Skill) -> Needs,
+) -> Result<SkillCheck, AppError> {
     let own;
     let discovery = if dirs.is_empty() {
         configured
@@ -36,6 +44,7 @@ pub(super) fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery) -> R
     for skill in &discovery.skills {
         let mut findings: Vec<Diagnostic> = skill.diagnostics.clone();
         findings.extend(lint(skill, rules));
+        findings.extend(unmet(skill, &needs(skill)));
         report.skills.push(CheckedSkill {
             name: skill.name.clone(),
             dir: skill.dir.clone(),
@@ -49,6 +58,20 @@ pub(super) fn check(dirs: &[PathBuf], rules: Rules, configured: &Discovery) -> R
     report.errors = errors;
     report.warnings = warnings;
     Ok(report)
+}
+
+/// One info finding per declared need that is not met here, saying where to fix it.
+fn unmet(skill: &Skill, needs: &Needs) -> Vec<Diagnostic> {
+    needs
+        .missing()
+        .map(|n| {
+            let what = match n.kind {
+                NeedKind::Env => format!("needs the environment variable {} ({WHERE_TO_SET})", n.name),
+                NeedKind::Bin => format!("needs the program {}, not found on PATH here", n.name),
+            };
+            Diagnostic::new(code::UNMET_REQUIREMENT, Severity::Info, &skill.skill_file, None, what)
+        })
+        .collect()
 }
 
 /// (errors, warnings) over every finding, by the report's rules.

@@ -1,18 +1,25 @@
 //! `agent skills list|show|search|check|new|eval`: what discovery found, checked, created or
 //! routed, each returned as a report for the front end to show.
 
+mod add;
 mod check;
 mod eval;
+mod library;
 mod new;
+mod update;
 
 use super::{Run, build, endpoint};
 use crate::cli::SkillsCommand;
-use crate::exec::trust::FolderTrust;
+use crate::exec::env::child_env;
+use crate::exec::trust::{FolderTrust, hash_skill_dir};
 use crate::exit::{AppError, ExitCode};
 use crate::output::Report;
+use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
 use crate::skills::discover::{Discovery, RootKind, discover};
+use crate::skills::library::lock::Installed;
 use crate::skills::lint::Rules;
+use crate::skills::needs::Needs;
 use crate::skills::search::SkillIndex;
 use crate::skills::{Severity, Skill};
 
@@ -21,8 +28,13 @@ const MAX_BUNDLED_FILES: usize = 1000;
 
 /// Run one `skills` subcommand.
 pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<ExitCode, AppError> {
-    let discovery = discover(&run.config.skill_roots);
     let output = run.front.output.clone();
+    if let Some(done) = library::run(action, &run).await {
+        let (report, code) = done?;
+        output.report(report);
+        return Ok(code);
+    }
+    let discovery = discover(&run.config.skill_roots);
     let report = match action {
         SkillsCommand::List => Report::SkillList(list(&discovery, &run.trust)),
         SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
@@ -32,7 +44,7 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
                 strict: *strict,
                 agent_skills_everywhere: spec.is_some(),
             };
-            let report = check::check(dirs, rules, &discovery)?;
+            let report = check::check(dirs, rules, &discovery, &|skill| needs_of(skill, &run))?;
             let failed = report.errors > 0;
             output.report(Report::SkillCheck(report));
             // 1 is the documented "check failed" code.
@@ -47,6 +59,12 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
             return eval::run(agent, cases, *threshold, &*output).await;
         }
         SkillsCommand::Trust { .. } => return Err(AppError::internal("trust runs before configuration, not here")),
+        SkillsCommand::Add { .. }
+        | SkillsCommand::Outdated
+        | SkillsCommand::Update { .. }
+        | SkillsCommand::Remove { .. } => {
+            return Err(AppError::internal("library commands are dispatched above"));
+        }
     };
     output.report(report);
     Ok(ExitCode::Answered)
@@ -67,6 +85,7 @@ pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
         dir: skill.dir.clone(),
         root: skill.root.clone(),
         root_kind: skill.root_kind,
+        tool: skill.tool,
         dialect: skill.dialect,
         entry: skill.entry.clone(),
         allowed_tools: skill.allowed_tools.clone(),
@@ -80,6 +99,15 @@ pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
 /// Why a skill cannot run commands at all, if it can't: a project skill whose folder the user has
 /// not trusted with its current content.
 fn blocked_reason(skill: &Skill, trust: &FolderTrust) -> Option<String> {
+    if let Some(installed) = Installed::of(&skill.dir)
+        && hash_skill_dir(&skill.dir) != installed.entry.hash
+    {
+        return Some(format!(
+            "{} changed since it was installed or last trusted: check it, then run `agent trust --skill {}`",
+            skill.dir.display(),
+            skill.name
+        ));
+    }
     let untrusted = skill.root_kind == RootKind::Project && !trust.skill_may_run(&skill.dir);
     untrusted.then(|| {
         format!(
@@ -87,6 +115,32 @@ fn blocked_reason(skill: &Skill, trust: &FolderTrust) -> Option<String> {
             trust.skill_key(&skill.dir),
             trust.folder().display()
         )
+    })
+}
+
+/// `agent trust --skill NAME`: record an installed skill's content as it is now in its lock file.
+pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted, AppError> {
+    let discovery = discover(&run.config.skill_roots);
+    let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
+        return Err(AppError::usage(format!(
+            "no skill named {name:?}; `agent skills list` shows them"
+        )));
+    };
+    let Some(installed) = Installed::of(&skill.dir) else {
+        let why = if skill.root_kind == RootKind::Project {
+            "it is a project skill: project skills are trusted with their folder, so run `agent trust` there"
+        } else {
+            "it was not installed with `agent skills add` (no skills-lock.json lists it), and needs no trust"
+        };
+        return Err(AppError::usage(format!("{}: {why}", skill.dir.display())));
+    };
+    let hash = hash_skill_dir(&skill.dir);
+    installed.trust(&hash).map_err(|e| AppError::config(e.to_string()))?;
+    Ok(SkillTrusted {
+        name: skill.name.clone(),
+        dir: skill.dir.clone(),
+        hash,
+        lock: installed.root.join(crate::skills::library::lock::LOCK_FILE),
     })
 }
 
@@ -119,7 +173,16 @@ fn show(discovery: &Discovery, run: &Run<'_>, name: &str) -> Result<SkillShow, A
         body: skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})")),
         diagnostics: skill.diagnostics.clone(),
         sandbox: run.config.sandbox.policy(&skill.dir, &requires.write, requires.network),
+        invocation: skill.invocation.clone(),
+        needs: needs_of(skill, run).needs,
     })
+}
+
+/// `skill`'s declared needs, checked against the environment its commands would get.
+pub(super) fn needs_of(skill: &Skill, run: &Run<'_>) -> Needs {
+    let roots: Vec<std::path::PathBuf> = run.config.skill_roots.iter().map(|r| r.path.clone()).collect();
+    let env = child_env(&run.config.env.merged(), &skill.name, &skill.dir, &roots);
+    Needs::check(&skill.requires.env, &skill.requires.bins, &env, &skill.dir)
 }
 
 /// `skills search QUERY`: the ranking the catalog budget uses.

@@ -25,14 +25,22 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The skill folders a folder's project roots hold, as (key, folder): the key is the folder's path
-/// relative to `folder` (`skills/weather`), which is how trust records name it.
+/// The skill folders a folder's own project roots (`./.agents/skills`, `./skills`) hold; see
+/// [`skills_in_roots`].
 pub fn project_skills(folder: &Path) -> Vec<(String, PathBuf)> {
+    let roots: Vec<PathBuf> = PROJECT_SKILL_ROOTS.iter().map(|r| folder.join(r)).collect();
+    skills_in_roots(folder, &roots)
+}
+
+/// The skill folders `roots` hold, as (key, folder): the key is the folder's path relative to
+/// `folder` (`skills/weather`, `../.agents/skills/deploy` for a parent's), which is how trust
+/// records name it.
+pub fn skills_in_roots(folder: &Path, roots: &[PathBuf]) -> Vec<(String, PathBuf)> {
     let mut found = Vec::new();
-    for root in PROJECT_SKILL_ROOTS {
-        let root_dir = folder.join(root);
+    for root_dir in roots {
+        let root_dir = root_dir.clone();
         if find_skill_file(&root_dir).is_some() {
-            found.push((root.to_string(), root_dir));
+            found.push((relative_key(folder, &root_dir), root_dir));
             continue;
         }
         let Ok(entries) = std::fs::read_dir(&root_dir) else {
@@ -51,12 +59,20 @@ pub fn project_skills(folder: &Path) -> Vec<(String, PathBuf)> {
     found
 }
 
-/// How trust records name `dir` inside `folder`.
+/// How trust records name `dir`: relative to `folder` when inside it, `../…` when inside one of
+/// its parents (a parent's `.agents/skills`), else its absolute path.
 pub fn relative_key(folder: &Path, dir: &Path) -> String {
-    match dir.strip_prefix(folder) {
-        Ok(rel) => rel.display().to_string(),
-        Err(_) => dir.display().to_string(),
+    for (up, ancestor) in folder.ancestors().enumerate() {
+        if let Ok(rel) = dir.strip_prefix(ancestor) {
+            if up > 0 && ancestor.parent().is_none() {
+                break;
+            }
+            let mut key = "../".repeat(up);
+            key.push_str(&rel.display().to_string());
+            return key;
+        }
     }
+    dir.display().to_string()
 }
 
 /// The content hash of a skill folder: every file's relative path, kind, size and (capped) bytes,
@@ -160,5 +176,12 @@ mod tests {
         }
         let keys: Vec<String> = project_skills(dir.path()).into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, [".agents/skills/c", "skills/a", "skills/b"]);
+        let inner = dir.path().join("sub");
+        let roots = [dir.path().join(".agents/skills"), inner.join(".claude/skills")];
+        std::fs::create_dir_all(inner.join(".claude/skills/d")).unwrap();
+        std::fs::write(inner.join(".claude/skills/d/Skill.md"), "x").unwrap();
+        let keys: Vec<String> = skills_in_roots(&inner, &roots).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["../.agents/skills/c", ".claude/skills/d"]);
+        assert_eq!(relative_key(Path::new("/a/b"), Path::new("/x/y")), "/x/y");
     }
 }

@@ -1,0 +1,54 @@
+//! Installed skills under trust (SPEC §10): a skill that `agent skills add` installed may run
+//! commands only while its content hash is the one `skills-lock.json` records. Edited by hand (or
+//! changed in any other way) it is treated like an untrusted project skill: asked about on a
+//! terminal, refused without one, naming `agent trust --skill NAME`.
+
+use super::ToolRunner;
+use crate::exec::trust::hash_skill_dir;
+use crate::output::Event;
+use crate::skills::Skill;
+use crate::skills::library::lock::Installed;
+
+impl ToolRunner {
+    /// Why an installed skill may not run commands now, if it may not.
+    pub(super) async fn changed_since_installed(&self, skill: &Skill) -> Option<String> {
+        let dir = skill.dir.clone();
+        // Reading the lock file and hashing the folder are disk I/O: off the async threads.
+        let (installed, now) = tokio::task::spawn_blocking(move || {
+            let installed = Installed::of(&dir)?;
+            let now = hash_skill_dir(&dir);
+            (now != installed.entry.hash).then_some((installed, now))
+        })
+        .await
+        .ok()??;
+        let refusal = format!(
+            "the installed skill {} changed since it was installed or last trusted ({} records other content); \
+             run `agent trust --skill {}` after checking it (--yes does not), or `agent skills update {}`",
+            skill.name,
+            installed.root.join("skills-lock.json").display(),
+            skill.name,
+            installed.name
+        );
+        if !self.approver.can_ask() {
+            return Some(refusal);
+        }
+        let approver = self.approver.clone();
+        let question = format!(
+            "The installed skill {} ({}) changed since it was installed or last trusted.\nTrust it as it is now? [y/N] ",
+            skill.name,
+            skill.dir.display()
+        );
+        let agreed = tokio::task::spawn_blocking(move || approver.ask_yes_no(&question))
+            .await
+            .unwrap_or(false);
+        if !agreed {
+            return Some(refusal);
+        }
+        if let Err(e) = installed.trust(&now) {
+            self.emit(Event::Warning {
+                message: format!("trusted for this session only: {e}"),
+            });
+        }
+        None
+    }
+}

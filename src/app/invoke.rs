@@ -1,0 +1,72 @@
+//! `agent --skill NAME [--once] "ARGS"`: invoke a skill by hand for one turn, as `/NAME ARGS`
+//! does in the chat. An unknown name is a configuration error (exit 3) naming the nearest ones.
+
+use super::once::{one_turn, read_stdin};
+use super::{Run, build, endpoint};
+use crate::exit::{AppError, ExitCode};
+use crate::skills::discover::Discovery;
+use crate::skills::invoke::{Arguments, nearest};
+use crate::support::terminal_text::visible;
+
+/// Most names suggested for an unknown `--skill`.
+const MAX_SUGGESTED: usize = 5;
+
+/// Invoke `name` with the arguments of the command line (and piped stdin as context), then run
+/// the one turn that follows.
+pub(super) async fn skill_once(mut run: Run<'_>, discovery: Discovery, name: &str) -> Result<ExitCode, AppError> {
+    let known = discovery
+        .skills
+        .iter()
+        .any(|s| s.name == name || s.name.eq_ignore_ascii_case(name));
+    if !known {
+        let names: Vec<&str> = discovery.skills.iter().map(|s| s.name.as_str()).collect();
+        let near = nearest(name, &names, MAX_SUGGESTED);
+        let hint = if near.is_empty() {
+            "`agent skills list` shows every skill".to_string()
+        } else {
+            format!("did you mean {}?", near.join(", "))
+        };
+        return Err(AppError::config(format!(
+            "--skill {}: there is no skill of that name; {}",
+            visible(name),
+            visible(&hint)
+        )));
+    }
+    let args = arguments(&run)?;
+    endpoint::settle(run.cli, &mut run.config).await?;
+    let approver = run.front.approver(run.config.interactive);
+    let mut agent = build::agent(&run, discovery, run.front.output.clone(), approver)?;
+    let invoked = agent
+        .invoke_by_hand(name, &Arguments::parse(&args.text))
+        .map_err(AppError::config)?;
+    let message = match &args.piped {
+        Some(input) => format!("{}\n\nInput:\n```\n{}\n```", invoked.request, input.trim_end()),
+        None => invoked.request,
+    };
+    Ok(one_turn(&run, &mut agent, &message).await)
+}
+
+/// The arguments of `--skill`, and piped stdin.
+struct SkillArgs {
+    text: String,
+    piped: Option<String>,
+}
+
+/// ARGS from the positional argument or `--once` (not both), and piped stdin when there is some.
+fn arguments(run: &Run<'_>) -> Result<SkillArgs, AppError> {
+    let text = match (&run.cli.args, &run.cli.once) {
+        (Some(_), Some(_)) => {
+            return Err(AppError::usage(
+                "give the skill's arguments once: agent --skill NAME \"ARGS\" (or --once \"ARGS\")",
+            ));
+        }
+        (Some(a), None) | (None, Some(a)) => a.clone(),
+        (None, None) => String::new(),
+    };
+    let piped = if crate::ui::tty::stdin_is_terminal() {
+        None
+    } else {
+        Some(read_stdin()?).filter(|s| !s.trim().is_empty())
+    };
+    Ok(SkillArgs { text, piped })
+}

@@ -1,0 +1,180 @@
+//! `agent skills outdated` and `agent skills update [NAME]` (SPEC §10), from `skills-lock.json`:
+//! ask each source what it has now, show what an update would change, and replace only after a
+//! yes (or `--yes`).
+
+use std::path::Path;
+
+use super::add::{fetch, install_one};
+use crate::exec::trust::hash_skill_dir;
+use crate::exit::AppError;
+use crate::output::library::{
+    LibraryAsker, OutdatedSkill, SkillUpdate, SkillsOutdated, SkillsUpdated, Standing, UpdateOutcome,
+};
+use crate::skills::library::diff::FolderDiff;
+use crate::skills::library::git;
+use crate::skills::library::install::Candidate;
+use crate::skills::library::lock::{LockEntry, LockFile, now_rfc3339};
+use crate::skills::library::source::{Location, Source};
+
+/// The source of a lock entry, to fetch again.
+fn source_of(entry: &LockEntry) -> Source {
+    let local = Path::new(&entry.source);
+    let location = if local.is_absolute() && entry.commit.is_none() {
+        Location::Local(local.to_path_buf())
+    } else {
+        Location::Git(entry.source.clone())
+    };
+    Source {
+        location,
+        reference: entry.reference.clone(),
+        subdir: entry.subdir.clone(),
+    }
+}
+
+/// The lock entries of `roots` (in order), with their root; `only` limits them to one name.
+fn entries(roots: &[&Path], only: Option<&str>) -> Result<Vec<(std::path::PathBuf, String, LockEntry)>, AppError> {
+    let mut found = Vec::new();
+    for root in roots {
+        let lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+        for (name, entry) in lock.skills {
+            if only.is_none_or(|o| o == name) {
+                found.push((root.to_path_buf(), name, entry));
+            }
+        }
+    }
+    if let Some(name) = only
+        && found.is_empty()
+    {
+        return Err(AppError::usage(format!(
+            "{name} was not installed with `agent skills add` (no skills-lock.json lists it); \
+             `agent skills add SOURCE` installs and records a skill"
+        )));
+    }
+    Ok(found)
+}
+
+/// `skills outdated`: each installed skill against its source now.
+pub async fn outdated(roots: &[&Path]) -> Result<SkillsOutdated, AppError> {
+    let mut skills = Vec::new();
+    for (root, name, entry) in entries(roots, None)? {
+        let dir = root.join(&name);
+        let edited = dir.is_dir() && hash_skill_dir(&dir) != entry.hash;
+        let (latest, standing) = latest(&entry).await;
+        skills.push(OutdatedSkill {
+            name,
+            dir,
+            source: entry.source.clone(),
+            reference: entry.reference.clone(),
+            installed: entry.commit.clone(),
+            latest,
+            standing,
+            edited,
+        });
+    }
+    Ok(SkillsOutdated { skills })
+}
+
+/// What the source of `entry` has now.
+async fn latest(entry: &LockEntry) -> (Option<String>, Standing) {
+    let source = source_of(entry);
+    match &source.location {
+        Location::Local(dir) => {
+            let dir = match &entry.subdir {
+                Some(sub) => dir.join(sub),
+                None => dir.clone(),
+            };
+            if !dir.is_dir() {
+                return (
+                    None,
+                    Standing::Unknown {
+                        reason: format!("{} no longer exists", dir.display()),
+                    },
+                );
+            }
+            let same = hash_skill_dir(&dir) == entry.hash;
+            (None, if same { Standing::UpToDate } else { Standing::Outdated })
+        }
+        Location::Git(url) => match git::remote_commit(url, entry.reference.as_deref()).await {
+            Ok(None) => (None, Standing::Pinned),
+            Ok(Some(commit)) => {
+                let same = entry.commit.as_deref() == Some(commit.as_str());
+                (Some(commit), if same { Standing::UpToDate } else { Standing::Outdated })
+            }
+            Err(e) => (None, Standing::Unknown { reason: e.to_string() }),
+        },
+    }
+}
+
+/// `skills update [NAME]`: fetch each source again, show the difference, replace after a yes.
+pub async fn update(
+    roots: &[&Path],
+    only: Option<&str>,
+    yes: bool,
+    asker: &dyn LibraryAsker,
+) -> Result<SkillsUpdated, AppError> {
+    let mut skills = Vec::new();
+    for (root, name, entry) in entries(roots, only)? {
+        let source = source_of(&entry);
+        let fetched = fetch(&source).await?;
+        let dir = root.join(&name);
+        let edited = dir.is_dir() && hash_skill_dir(&dir) != entry.hash;
+        let diff = FolderDiff::between(&dir, &fetched.tree);
+        let mut update = SkillUpdate {
+            name: name.clone(),
+            dir: dir.clone(),
+            from_commit: entry.commit.clone(),
+            to_commit: fetched.commit.clone(),
+            edited,
+            diff,
+            outcome: UpdateOutcome::UpToDate,
+        };
+        if update.diff.is_empty() {
+            if fetched.commit != entry.commit {
+                record(&root, &name, &entry, fetched.commit.clone(), hash_skill_dir(&dir))?;
+            }
+            skills.push(update);
+            continue;
+        }
+        update.outcome = decide(&update, yes, asker);
+        if update.outcome == UpdateOutcome::Updated {
+            let candidate = Candidate {
+                name: name.clone(),
+                description: String::new(),
+                dir: fetched.tree.clone(),
+                subdir: None,
+            };
+            let installed = install_one(&candidate, &name, &root, true, false, asker)?;
+            record(&root, &name, &entry, fetched.commit.clone(), installed.hash)?;
+        }
+        skills.push(update);
+    }
+    Ok(SkillsUpdated { skills })
+}
+
+/// Take `--yes`, or show the pending change to a person and ask.
+fn decide(update: &SkillUpdate, yes: bool, asker: &dyn LibraryAsker) -> UpdateOutcome {
+    if yes {
+        UpdateOutcome::Updated
+    } else if !asker.can_ask() {
+        UpdateOutcome::NotConfirmed
+    } else if asker.confirm_update(update) {
+        UpdateOutcome::Updated
+    } else {
+        UpdateOutcome::Declined
+    }
+}
+
+/// Write the new commit, time and hash of `name` into the lock of `root`.
+fn record(root: &Path, name: &str, old: &LockEntry, commit: Option<String>, hash: String) -> Result<(), AppError> {
+    let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+    lock.skills.insert(
+        name.to_string(),
+        LockEntry {
+            commit,
+            hash,
+            installed_at: now_rfc3339(),
+            ..old.clone()
+        },
+    );
+    lock.write(root).map_err(|e| AppError::config(e.to_string()))
+}

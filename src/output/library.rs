@@ -1,0 +1,152 @@
+//! The results of `agent skills add|outdated|update|remove` (SPEC §10) as typed values, and the
+//! questions those commands ask a person. With `--json` each result is one JSON document.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::skills::library::diff::FolderDiff;
+use crate::skills::portable::ScriptProblem;
+
+/// One skill `skills add` installed (or `skills update` replaced).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InstalledSkill {
+    pub name: String,
+    pub dir: PathBuf,
+    pub source: String,
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub commit: Option<String>,
+    pub subdir: Option<String>,
+    /// The content hash recorded in the lock file.
+    pub hash: String,
+    /// Script problems that were fixed in the installed copy (`--fix`, or yes when asked).
+    pub fixed: Vec<ScriptProblem>,
+    /// Script problems left as they are, each with its fix command.
+    pub unfixed: Vec<ScriptProblem>,
+}
+
+/// `skills add SOURCE`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillsAdded {
+    /// The skill root installed into.
+    pub root: PathBuf,
+    /// Its `skills-lock.json`.
+    pub lock: PathBuf,
+    pub installed: Vec<InstalledSkill>,
+    /// Whether the root is a project's (`--project`): its folder must be trusted before the
+    /// skills run commands.
+    pub project: bool,
+}
+
+/// Where an installed skill stands against its source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "status")]
+pub enum Standing {
+    /// The source has nothing newer.
+    UpToDate,
+    /// The source has a newer commit (or, for a copied folder, other content).
+    Outdated,
+    /// Installed from a commit id: nothing newer to compare with.
+    Pinned,
+    /// The source could not be asked; `reason` says why.
+    Unknown { reason: String },
+}
+
+/// One row of `skills outdated`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OutdatedSkill {
+    pub name: String,
+    pub dir: PathBuf,
+    pub source: String,
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    /// The commit installed.
+    pub installed: Option<String>,
+    /// The commit the source has now.
+    pub latest: Option<String>,
+    #[serde(flatten)]
+    pub standing: Standing,
+    /// Its files differ from what was installed (edited by hand): it needs trust again to run.
+    pub edited: bool,
+}
+
+/// `skills outdated`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillsOutdated {
+    pub skills: Vec<OutdatedSkill>,
+}
+
+/// What `skills update` did with one skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UpdateOutcome {
+    /// Nothing changed at the source.
+    UpToDate,
+    /// Replaced with the new content.
+    Updated,
+    /// The person said no; nothing changed.
+    Declined,
+    /// No terminal to ask on and no `--yes`: nothing changed.
+    NotConfirmed,
+}
+
+/// One skill of `skills update`: what would change, and what was done.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillUpdate {
+    pub name: String,
+    pub dir: PathBuf,
+    pub from_commit: Option<String>,
+    pub to_commit: Option<String>,
+    /// The installed copy had been edited by hand: the update replaces those edits.
+    pub edited: bool,
+    pub diff: FolderDiff,
+    pub outcome: UpdateOutcome,
+}
+
+/// `skills update [NAME]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillsUpdated {
+    pub skills: Vec<SkillUpdate>,
+}
+
+/// `skills remove NAME`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillRemoved {
+    pub name: String,
+    pub dir: PathBuf,
+    pub lock: PathBuf,
+}
+
+/// `agent trust --skill NAME`: the content now trusted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillTrusted {
+    pub name: String,
+    pub dir: PathBuf,
+    /// The content hash now recorded.
+    pub hash: String,
+    /// The `skills-lock.json` it was recorded in.
+    pub lock: PathBuf,
+}
+
+/// One skill a source holds, as offered for choosing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Choice {
+    pub name: String,
+    pub description: String,
+    /// Where it is in the source.
+    pub subdir: Option<String>,
+}
+
+/// The questions the library commands ask a person. Called on the main thread, before or
+/// between file operations.
+pub trait LibraryAsker {
+    /// Whether a person is there to ask at all.
+    fn can_ask(&self) -> bool;
+    /// Which of `choices` to install (indices); empty for none.
+    fn choose(&self, source: &str, choices: &[Choice]) -> Vec<usize>;
+    /// A yes/no question (default no).
+    fn confirm(&self, question: &str) -> bool;
+    /// Show what an update would change and ask whether to replace the installed copy.
+    fn confirm_update(&self, update: &SkillUpdate) -> bool;
+}

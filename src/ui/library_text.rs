@@ -1,0 +1,257 @@
+//! `skills add|outdated|update|remove` for a person: their reports as text, and the terminal
+//! prompts they ask (which skills of a repository to install, whether to replace one after its
+//! changes were shown). Names, paths and diff lines come from fetched repositories: each is shown
+//! with anything invisible made visible.
+
+use crate::output::library::{
+    Choice, InstalledSkill, LibraryAsker, SkillRemoved, SkillTrusted, SkillUpdate, SkillsAdded, SkillsOutdated,
+    SkillsUpdated, Standing, UpdateOutcome,
+};
+use crate::skills::library::diff::{Change, FolderDiff};
+use crate::support::terminal_text::visible;
+
+use super::approve::ask_tty;
+use super::report_text::Text;
+
+fn one(text: &str) -> String {
+    visible(text).into_owned()
+}
+
+fn short(commit: Option<&str>) -> String {
+    commit.map_or_else(|| "-".to_string(), |c| c.chars().take(12).collect())
+}
+
+/// `skills add`: each skill installed, where, and what remains to do.
+pub fn added(r: &SkillsAdded) -> Text {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    for s in &r.installed {
+        out.push(installed_line(s));
+        for p in &s.fixed {
+            err.push(format!(
+                "fixed: {} {} ({})",
+                one(&p.path.display().to_string()),
+                p.message(),
+                p.issue.code()
+            ));
+        }
+        for p in &s.unfixed {
+            err.push(format!(
+                "warning: {} {} ({}); fix: {}",
+                one(&p.path.display().to_string()),
+                p.message(),
+                p.issue.code(),
+                one(&p.fix_command())
+            ));
+        }
+    }
+    err.push(format!("recorded in {}", one(&r.lock.display().to_string())));
+    if r.project {
+        err.push("project skills run commands once this folder is trusted: `agent trust`".into());
+    }
+    Text { out, err }
+}
+
+fn installed_line(s: &InstalledSkill) -> String {
+    let mut from = one(&s.source);
+    if let Some(r) = &s.reference {
+        from.push_str(&format!("@{}", one(r)));
+    }
+    if let Some(sub) = &s.subdir {
+        from.push_str(&format!("#{}", one(sub)));
+    }
+    let commit = s
+        .commit
+        .as_deref()
+        .map(|c| format!(" at {}", short(Some(c))))
+        .unwrap_or_default();
+    format!(
+        "installed {} into {} from {from}{commit}",
+        one(&s.name),
+        one(&s.dir.display().to_string())
+    )
+}
+
+/// `skills outdated`: one line per installed skill.
+pub fn outdated(r: &SkillsOutdated) -> Text {
+    if r.skills.is_empty() {
+        return Text {
+            out: Vec::new(),
+            err: vec!["no skill was installed with `agent skills add` (no skills-lock.json lists one)".into()],
+        };
+    }
+    let mut out = Vec::new();
+    for s in &r.skills {
+        let state = match &s.standing {
+            Standing::UpToDate => "up to date".to_string(),
+            Standing::Outdated => format!(
+                "outdated: {} → {}",
+                short(s.installed.as_deref()),
+                short(s.latest.as_deref())
+            ),
+            Standing::Pinned => format!("pinned to {}", short(s.reference.as_deref())),
+            Standing::Unknown { reason } => format!("unknown: {}", one(reason)),
+        };
+        let edited = if s.edited {
+            "; edited since installed (needs trust to run)"
+        } else {
+            ""
+        };
+        out.push(format!("{:<20} {state}{edited}", one(&s.name)));
+    }
+    let err = if r.skills.iter().any(|s| s.standing == Standing::Outdated) {
+        vec!["`agent skills update [NAME]` shows the changes and asks before replacing".into()]
+    } else {
+        Vec::new()
+    };
+    Text { out, err }
+}
+
+/// `skills update`: what happened to each skill.
+pub fn updated(r: &SkillsUpdated) -> Text {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    for s in &r.skills {
+        let name = one(&s.name);
+        match s.outcome {
+            UpdateOutcome::UpToDate => out.push(format!("{name}: up to date")),
+            UpdateOutcome::Updated => {
+                out.push(format!(
+                    "{name}: updated {} → {}",
+                    short(s.from_commit.as_deref()),
+                    short(s.to_commit.as_deref())
+                ));
+                out.extend(diff_lines(&s.diff, false));
+            }
+            UpdateOutcome::Declined => out.push(format!("{name}: kept as it is")),
+            UpdateOutcome::NotConfirmed => {
+                out.push(format!("{name}: not updated"));
+                out.extend(diff_lines(&s.diff, true));
+                err.push(format!(
+                    "{name} has changes, but there is no terminal to ask on: rerun with --yes to replace it"
+                ));
+            }
+        }
+    }
+    Text { out, err }
+}
+
+/// `agent trust --skill`.
+pub fn trusted_skill(r: &SkillTrusted) -> Text {
+    Text {
+        out: vec![format!(
+            "trusted {} as it is now ({})",
+            one(&r.name),
+            one(&r.dir.display().to_string())
+        )],
+        err: vec![format!(
+            "recorded in {}; a later change asks again",
+            one(&r.lock.display().to_string())
+        )],
+    }
+}
+
+/// `skills remove`.
+pub fn removed(r: &SkillRemoved) -> Text {
+    Text {
+        out: vec![format!(
+            "removed {} ({})",
+            one(&r.name),
+            one(&r.dir.display().to_string())
+        )],
+        err: vec![format!("recorded in {}", one(&r.lock.display().to_string()))],
+    }
+}
+
+/// The files that differ, with line counts; with `lines`, the changed lines of SKILL.md and scripts.
+pub fn diff_lines(diff: &FolderDiff, lines: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &diff.files {
+        let mark = match f.change {
+            Change::Added => "added",
+            Change::Removed => "removed",
+            Change::Changed => "changed",
+        };
+        let counts = match (f.lines_added, f.lines_removed) {
+            (Some(a), Some(r)) => format!(" (+{a} -{r})"),
+            _ => " (binary)".to_string(),
+        };
+        out.push(format!("  {mark:<8} {}{counts}", one(&f.path)));
+        if lines {
+            out.extend(f.lines.iter().map(|l| format!("      {}", one(l))));
+        }
+    }
+    if lines && diff.lines_not_shown > 0 {
+        out.push(format!("  … {} more changed lines not shown", diff.lines_not_shown));
+    }
+    out
+}
+
+/// Asks on `/dev/tty` when there is a person to ask.
+pub struct TerminalLibraryAsker {
+    pub interactive: bool,
+}
+
+impl LibraryAsker for TerminalLibraryAsker {
+    fn can_ask(&self) -> bool {
+        self.interactive
+    }
+
+    fn choose(&self, source: &str, choices: &[Choice]) -> Vec<usize> {
+        let mut q = format!("{} holds {} skills:\n", one(source), choices.len());
+        for (i, c) in choices.iter().enumerate() {
+            let desc: String = c.description.chars().take(70).collect();
+            q.push_str(&format!("  {:>2}. {:<20} {}\n", i + 1, one(&c.name), one(&desc)));
+        }
+        q.push_str("Install which? (numbers separated by spaces, `all`, or Enter for none) ");
+        parse_choice(&ask_tty(&q), choices.len())
+    }
+
+    fn confirm(&self, question: &str) -> bool {
+        matches!(ask_tty(&format!("{} [y/N] ", one(question))).as_str(), "y" | "yes")
+    }
+
+    fn confirm_update(&self, update: &SkillUpdate) -> bool {
+        let mut q = format!(
+            "{} {} → {}:\n",
+            one(&update.name),
+            short(update.from_commit.as_deref()),
+            short(update.to_commit.as_deref())
+        );
+        for line in diff_lines(&update.diff, true) {
+            q.push_str(&line);
+            q.push('\n');
+        }
+        if update.edited {
+            q.push_str("Your edits to the installed copy are replaced too.\n");
+        }
+        q.push_str("Replace the installed copy with this version? [y/N] ");
+        matches!(ask_tty(&q).as_str(), "y" | "yes")
+    }
+}
+
+/// The indices an answer names: `all`, or 1-based numbers separated by spaces or commas.
+fn parse_choice(answer: &str, count: usize) -> Vec<usize> {
+    if answer == "all" || answer == "a" {
+        return (0..count).collect();
+    }
+    let mut picked = Vec::new();
+    for n in answer.split([' ', ',']).filter_map(|w| w.trim().parse::<usize>().ok()) {
+        if (1..=count).contains(&n) && !picked.contains(&(n - 1)) {
+            picked.push(n - 1);
+        }
+    }
+    picked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_parse_from_numbers_or_all() {
+        assert_eq!(parse_choice("all", 3), [0, 1, 2]);
+        assert_eq!(parse_choice("2, 3 9 2 x", 3), [1, 2]);
+        assert!(parse_choice("", 3).is_empty());
+    }
+}
