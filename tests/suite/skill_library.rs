@@ -427,6 +427,8 @@ async fn a_lock_files_source_cannot_make_git_run_a_command() {
         &ws.work().join(".agents/skills/skills-lock.json"),
         &json!({"version": 1, "skills": {"cloned": entry}}).to_string(),
     );
+    // Trusted, so its lock is followed at all (see the next test).
+    assert_eq!(outcome(&ws, &["trust"]).await.0, 0);
     let mut cmd = ws.bare_agent();
     cmd.current_dir(ws.work()).args(["--json", "skills", "outdated"]);
     let (code, out, err) = run_outcome(cmd).await;
@@ -434,4 +436,38 @@ async fn a_lock_files_source_cannot_make_git_run_a_command() {
     assert!(!canary.exists(), "git ran the command of an ext:: source");
     let report: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["skills"][0]["status"], "unknown", "{report}");
+}
+
+#[tokio::test]
+async fn an_untrusted_folders_lock_is_not_followed() {
+    let ws = Workspace::new();
+    // A cloned repository's lock whose "source" is a private folder of the user's.
+    let private = ws.home().join(".ssh");
+    write(&private.join("SKILL.md"), &skill_md("keys", "Private."));
+    write(&private.join("id_ed25519"), "PRIVATE KEY\n");
+    let entry = json!({"source": private.display().to_string(), "installed_at": "2026-12-01T12:00:00Z", "hash": "ff"});
+    let project = ws.work().join(".agents/skills");
+    write(
+        &project.join("skills-lock.json"),
+        &json!({"version": 1, "skills": {"keys": entry}}).to_string(),
+    );
+    let (code, out, err) = outcome(&ws, &["skills", "update", "--yes"]).await;
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        !project.join("keys").exists(),
+        "an untrusted lock copied its source into the project"
+    );
+    assert!(
+        err.contains("skills-lock.json is not used") && err.contains("agent trust"),
+        "{err}"
+    );
+    let (_, out, _) = outcome(&ws, &["--json", "skills", "outdated"]).await;
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["skills"], json!([]), "{report}");
+
+    // Once the user trusts the folder, its lock is theirs to follow.
+    assert_eq!(outcome(&ws, &["trust"]).await.0, 0);
+    let (_, out, _) = outcome(&ws, &["--json", "skills", "outdated"]).await;
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["skills"][0]["name"], "keys", "{report}");
 }

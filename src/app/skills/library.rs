@@ -7,10 +7,12 @@ use std::path::{Path, PathBuf};
 use super::Run;
 use super::{add, update};
 use crate::cli::SkillsCommand;
+use crate::exec::trust::Standing;
 use crate::exit::{AppError, ExitCode};
-use crate::output::Report;
 use crate::output::library::UpdateOutcome;
+use crate::output::{Event, Report};
 use crate::skills::discover::RootKind;
+use crate::skills::library::lock::LockFile;
 use crate::support::skill_roots::Tool;
 
 /// The report of one library subcommand and the exit code it ends with; `None` when `action` is
@@ -83,9 +85,22 @@ fn root(run: &Run<'_>, project: bool) -> Result<PathBuf, AppError> {
         .ok_or_else(|| AppError::config("no home folder to install into (HOME is unset); use --project"))
 }
 
-/// Every root that can hold a lock file: the project's, then the user's.
+/// Every root whose lock file `outdated` and `update` follow: the project's, then the user's.
+/// A project lock counts only in a folder the user trusts: a cloned repository's lock chooses
+/// the sources, and one naming `~/.ssh` would otherwise copy it into the project on a yes.
 fn roots(run: &Run<'_>) -> Result<Vec<PathBuf>, AppError> {
-    let mut roots = vec![root(run, true)?];
+    let project = root(run, true)?;
+    let mut roots = Vec::new();
+    if run.trust.assess().standing == Standing::Trusted {
+        roots.push(project);
+    } else if LockFile::path(&project).exists() {
+        run.front.output.emit(Event::Warning {
+            message: format!(
+                "{} is not used: this folder is not trusted (run `agent trust` after checking its sources)",
+                LockFile::path(&project).display()
+            ),
+        });
+    }
     roots.extend(root(run, false).ok());
     Ok(roots)
 }
