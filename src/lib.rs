@@ -42,6 +42,7 @@ pub mod exec;
 pub mod exit;
 pub mod llm;
 pub mod output;
+pub mod sessions;
 pub mod skills;
 pub mod support;
 pub mod ui;
