@@ -13,6 +13,7 @@ use crate::exec::approval::ApprovalPolicy;
 use crate::exec::env::AGENT_KEY_VARS;
 
 mod dotenv;
+pub mod sessions;
 use crate::exit::AppError;
 use crate::skills::discover::{RootKind, SkillRoot};
 use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;

@@ -81,11 +81,7 @@ impl SessionStore {
         let (id, path, file) = loop {
             let id = SessionId::new(now);
             let path = self.path_of(&id);
-            let opened = OpenOptions::new()
-                .append(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path);
+            let opened = OpenOptions::new().append(true).create_new(true).mode(0o600).open(&path);
             match opened {
                 Ok(file) => break (id, path, file),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 16 => attempts += 1,
