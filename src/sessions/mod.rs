@@ -9,6 +9,7 @@
 pub mod compact;
 pub mod context;
 pub mod export;
+pub mod freshness;
 pub mod id;
 pub mod load;
 pub mod record;
