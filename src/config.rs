@@ -121,6 +121,8 @@ pub struct Config {
     pub skill_roots: Vec<SkillRoot>,
     /// Whether a person can be asked questions on a terminal.
     pub interactive: bool,
+    /// Storing sessions, the context window, automatic compaction.
+    pub sessions: sessions::SessionSettings,
     pub env: Environment,
 }
 
@@ -169,6 +171,7 @@ impl Config {
         let preactivate = matches!(env.get("AGENT_PREACTIVATE"), Some("1" | "true" | "yes" | "on"));
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
+        let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
         Ok(Self {
             api_key,
             base_url,
@@ -187,6 +190,7 @@ impl Config {
             preactivate,
             skill_roots,
             interactive,
+            sessions,
             env,
         })
     }

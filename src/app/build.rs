@@ -58,6 +58,8 @@ pub(super) fn agent(
         history_budget: config.history_budget,
         catalog_budget: config.catalog_budget,
         preactivate: config.preactivate,
+        context_window: config.sessions.context_window,
+        compact_at: config.sessions.compact_at,
     };
     sink.emit(Event::Session {
         version: env!("CARGO_PKG_VERSION"),
@@ -65,6 +67,8 @@ pub(super) fn agent(
         base_url: config.base_url.clone(),
         skills: skills.all().len(),
         approve: config.approve,
+        session_id: None,
+        resumed: None,
     });
     Ok(Agent::new(llm, skills, options, sink, approver))
 }

@@ -160,6 +160,7 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
         Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. }) => Err(AppError::internal(
             "completions, man pages and trust are handled before configuration",
         )),
+        Some(Command::Sessions { .. }) => Err(AppError::internal("sessions: not wired yet")),
         None => once::chat_or_once(run).await,
     }
 }

@@ -69,6 +69,8 @@ pub(super) fn finish(agent: &Agent, sink: &dyn EventSink, code: ExitCode) -> Exi
         exit_code: code.code(),
         llm_calls: agent.llm_calls(),
         usage: agent.usage(),
+        session_id: agent.session_id(),
+        session_usage: agent.session_totals(),
     });
     code
 }

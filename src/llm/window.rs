@@ -3,7 +3,44 @@
 //! `loaded_context_length`/`max_context_length`, llama.cpp `meta.n_ctx`/`meta.n_ctx_train`,
 //! OpenRouter and others `context_length` or `context_window`.
 
+use std::time::Duration;
+
+use secrecy::ExposeSecret;
 use serde_json::Value;
+
+use super::LlmClient;
+use super::models::fetch_models;
+
+/// Longest wait for the listing: it only refines `/context` and automatic compaction.
+const ASK_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl LlmClient {
+    /// The current model's context window as the server's `/models` listing gives it; `None`
+    /// when it says none (api.openai.com lists none, so it is not asked), cannot be reached, or
+    /// the run is replayed. Asked once per model and run, on first use.
+    pub async fn context_window(&self) -> Option<u64> {
+        let access = &self.models;
+        let mut known = access.window.lock().await;
+        if let Some((model, window)) = known.as_ref()
+            && model == self.model()
+        {
+            return *window;
+        }
+        let openai = url::Url::parse(&access.base_url).is_ok_and(|u| u.host_str() == Some("api.openai.com"));
+        let window = if access.replaying || openai {
+            None
+        } else {
+            let key = access.key.expose_secret();
+            let listing = tokio::time::timeout(ASK_TIMEOUT, fetch_models(&access.http, &access.base_url, Some(key)));
+            match listing.await {
+                Ok(Ok(body)) => context_window(&body, self.model()),
+                _ => None,
+            }
+        };
+        *known = Some((self.model().to_string(), window));
+        window
+    }
+}
 
 /// Where each server puts the window, most specific first: what is loaded now before what the
 /// model was trained for.

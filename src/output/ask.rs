@@ -19,4 +19,10 @@ pub trait Approver: Send + Sync {
     fn ask(&self, request: &ApprovalRequest) -> bool;
     /// Ask whether a folder (its `.env` and project skills) may be trusted, showing what changed.
     fn ask_trust(&self, assessment: &Assessment) -> bool;
+    /// Skills the person answered "always" for, this session (stored with it).
+    fn always_granted(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Take up "always" answers given before, in the session being resumed.
+    fn allow_always(&self, _skills: &[String]) {}
 }

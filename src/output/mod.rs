@@ -10,6 +10,7 @@ pub mod ask;
 pub mod chat;
 pub mod event;
 pub mod report;
+pub mod session;
 
 pub use ask::{ApprovalRequest, Approver};
 pub use chat::ChatReply;

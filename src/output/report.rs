@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::ChatReply;
+use super::session::{SessionExported, SessionList, SessionRemoved};
 use crate::skills::discover::RootKind;
 use crate::skills::{Diagnostic, Dialect};
 
@@ -37,6 +38,12 @@ pub enum Report {
     Note(String),
     /// The answer to a chat command (`/model`, `/skills` …).
     Chat(ChatReply),
+    /// `agent sessions list`.
+    SessionList(SessionList),
+    /// `agent sessions export ID -o FILE`.
+    SessionExported(SessionExported),
+    /// `agent sessions rm ID`.
+    SessionRemoved(SessionRemoved),
 }
 
 /// What a listing says about one skill.

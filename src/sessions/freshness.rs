@@ -8,7 +8,10 @@ use super::replay::HeldSkill;
 
 /// The hash an `activation` record keeps of the `SKILL.md` text sent: hex SHA-256.
 pub fn body_hash(body: &str) -> String {
-    Sha256::digest(body.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(body.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// How a held skill compares with the skill on disk now.
@@ -42,6 +45,12 @@ pub fn changed_note(skill: &str, activation: &str) -> String {
         "[Skill {skill} changed since it was activated earlier in this session; its instructions as they are now \
          replace the earlier ones.]\n{activation}"
     )
+}
+
+/// What replaces the earlier copy of a changed skill's instructions once the current ones are
+/// sent, so the model never holds both.
+pub fn superseded_note(skill: &str) -> String {
+    format!("[Skill {skill}'s instructions were here; they changed, and the current ones follow further down.]")
 }
 
 /// What replaces a vanished skill's instructions in the conversation.

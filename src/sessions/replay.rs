@@ -1,17 +1,13 @@
 //! Rebuilding a conversation from its records: the messages the next request would hold (after
 //! the last compaction or reset), the skills whose instructions they carry, the model, the
 //! approval grants and what each turn cost. A turn the agent never finished (it was killed) is
-//! closed the way an interrupted one is, so the next request is valid and says what happened.
+//! left as it is here: the conversation closes it, recorded, when the session goes on.
 
 use std::collections::BTreeSet;
 
-use super::record::{CallUsage, Interruption, Record};
+use super::freshness::superseded_note;
+use super::record::{CallUsage, Record};
 use crate::llm::ChatMessage;
-
-/// What stands in for the answer of a turn the agent did not live to finish.
-pub const LOST_TURN: &str = "[interrupted: the agent stopped before finishing this turn]";
-/// The result of a tool call that never finished.
-pub const LOST_CALL: &str = "error: interrupted: the agent stopped before this call finished";
 
 /// A skill whose instructions are in the rebuilt messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +22,7 @@ pub struct HeldSkill {
 }
 
 /// Tokens of one user turn.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TurnUsage {
     /// The user's message (as stored, secrets redacted).
     pub message: String,
@@ -35,6 +31,26 @@ pub struct TurnUsage {
     pub completion_tokens: u64,
     /// Some call of the turn had no `usage` from the server: its counts are estimates.
     pub estimated: bool,
+}
+
+/// Tokens of a whole session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Totals {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Some call sent no `usage`: the counts are partly estimated.
+    pub estimated: bool,
+}
+
+impl Totals {
+    /// The sum of `turns`.
+    pub fn of(turns: &[TurnUsage]) -> Self {
+        Self {
+            prompt_tokens: turns.iter().map(|t| t.prompt_tokens).sum(),
+            completion_tokens: turns.iter().map(|t| t.completion_tokens).sum(),
+            estimated: turns.iter().any(|t| t.estimated),
+        }
+    }
 }
 
 impl TurnUsage {
@@ -61,8 +77,6 @@ pub struct Replayed {
     pub grants: BTreeSet<String>,
     /// Every user turn, oldest first (compacted ones included).
     pub turns: Vec<TurnUsage>,
-    /// Records that close a turn left unfinished; append them before going on.
-    pub repair: Vec<Record>,
 }
 
 /// Replay `records` in order.
@@ -70,10 +84,6 @@ pub fn replay(records: &[Record]) -> Replayed {
     let mut state = Replayed::default();
     for record in records {
         state.apply(record);
-    }
-    state.repair = close_lost_turn(&state.messages);
-    for record in state.repair.clone() {
-        state.apply(&record);
     }
     state
 }
@@ -97,14 +107,8 @@ impl Replayed {
                 by_hand,
             } => {
                 self.current = Some(skill.clone());
-                if let Some(hash) = hash.clone().filter(|_| !self.held.iter().any(|h| h.skill == *skill)) {
-                    self.held.push(HeldSkill {
-                        skill: skill.clone(),
-                        dir: dir.clone(),
-                        hash,
-                        message: self.messages.len().saturating_sub(1),
-                        by_hand: *by_hand,
-                    });
+                if let Some(hash) = hash {
+                    self.hold(skill, dir, hash, *by_hand);
                 }
             }
             Record::Compaction { summary, .. } => {
@@ -134,34 +138,25 @@ impl Replayed {
             Record::Session(_) | Record::Interrupted { .. } | Record::Resumed { .. } | Record::Unknown => {}
         }
     }
-}
 
-/// The records that finish a turn the agent did not: a result for each tool call left without
-/// one, then a marker answer, when the history does not end with an answer.
-fn close_lost_turn(messages: &[ChatMessage]) -> Vec<Record> {
-    let mut repair = Vec::new();
-    if let Some(pos) = messages.iter().rposition(|m| m.role == "assistant") {
-        let answered: BTreeSet<&str> = messages[pos + 1..]
-            .iter()
-            .filter_map(|m| m.tool_call_id.as_deref())
-            .collect();
-        for call in &messages[pos].tool_calls {
-            if !answered.contains(call.id.as_str()) {
-                repair.push(Record::Message(ChatMessage::tool(call.id.clone(), LOST_CALL)));
+    /// The last message carries `skill`'s instructions. An earlier copy of them (the skill
+    /// changed and was sent again) is replaced by a note, as it was in the conversation.
+    fn hold(&mut self, skill: &str, dir: &str, hash: &str, by_hand: bool) {
+        let message = self.messages.len().saturating_sub(1);
+        if let Some(old) = self.held.iter().position(|h| h.skill == skill) {
+            let stale = self.held.remove(old).message;
+            if let Some(m) = self.messages.get_mut(stale) {
+                m.content = Some(superseded_note(skill));
             }
         }
+        self.held.push(HeldSkill {
+            skill: skill.to_string(),
+            dir: dir.to_string(),
+            hash: hash.to_string(),
+            message,
+            by_hand,
+        });
     }
-    let answered = messages
-        .last()
-        .is_none_or(|m| m.role == "assistant" && m.tool_calls.is_empty());
-    if !answered {
-        repair.push(Record::Message(ChatMessage::assistant(
-            Some(LOST_TURN.into()),
-            Vec::new(),
-        )));
-        repair.push(Record::Interrupted { by: Interruption::Lost });
-    }
-    repair
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 use super::*;
 use crate::llm::ToolCall;
 use crate::llm::types::FunctionCall;
+use crate::sessions::record::CallUsage;
 
 fn call(id: &str, name: &str, args: &str) -> ToolCall {
     ToolCall {
@@ -57,7 +58,6 @@ fn a_finished_session_replays_as_it_was() {
     let records = skill_turn("weather in Tokyo", "Sunny.");
     let state = replay(&records);
     assert_eq!(state.messages.len(), 6);
-    assert!(state.repair.is_empty());
     assert_eq!(state.current.as_deref(), Some("weather"));
     assert_eq!(state.held.len(), 1);
     assert_eq!(state.held[0].message, 2);
@@ -73,49 +73,39 @@ fn a_finished_session_replays_as_it_was() {
 }
 
 #[test]
-fn a_turn_killed_mid_command_is_closed_in_order() {
+fn a_skill_sent_again_replaces_its_earlier_copy() {
     let mut records = skill_turn("weather in Tokyo", "Sunny.");
-    records.extend(skill_turn("and Oslo?", "Rain.").into_iter().take(7));
+    records.extend([
+        msg(ChatMessage::assistant(
+            None,
+            vec![call("m", "activate_skill", r#"{"name":"weather"}"#)],
+        )),
+        msg(ChatMessage::tool("m", "Skill weather activated. …new body…")),
+        Record::Activation {
+            skill: "weather".into(),
+            dir: "/s/weather".into(),
+            hash: Some("h2".into()),
+            by_hand: true,
+        },
+    ]);
     let state = replay(&records);
-    assert_eq!(
-        state.repair,
-        [
-            msg(ChatMessage::tool("b", LOST_CALL)),
-            msg(ChatMessage::assistant(Some(LOST_TURN.into()), Vec::new())),
-            Record::Interrupted { by: Interruption::Lost },
-        ]
-    );
-    let roles: Vec<&str> = state.messages.iter().map(|m| m.role).collect();
-    assert_eq!(
-        roles,
-        [
-            "user",
-            "assistant",
-            "tool",
-            "assistant",
-            "tool",
-            "assistant",
-            "user",
-            "assistant",
-            "tool",
-            "assistant",
-            "tool",
-            "assistant"
-        ]
-    );
-    // Re-activating a held skill adds no second copy of it.
     assert_eq!(state.held.len(), 1);
+    assert_eq!((state.held[0].hash.as_str(), state.held[0].message), ("h2", 7));
+    assert_eq!(
+        state.messages[2].content.as_deref(),
+        Some(crate::sessions::freshness::superseded_note("weather").as_str())
+    );
 }
 
 #[test]
-fn a_turn_killed_while_the_answer_streamed_gets_a_marker_answer() {
-    let mut records = skill_turn("one", "1");
-    records.push(msg(ChatMessage::user("two")));
+fn an_unfinished_turn_is_left_as_it_was() {
+    let mut records = skill_turn("weather in Tokyo", "Sunny.");
+    records.extend(skill_turn("and Oslo?", "Rain.").into_iter().take(7));
     let state = replay(&records);
-    assert_eq!(state.repair.len(), 2);
-    assert_eq!(state.messages.last().unwrap().content.as_deref(), Some(LOST_TURN));
+    assert_eq!(state.messages.len(), 10);
+    assert_eq!(state.messages.last().unwrap().tool_calls.len(), 1);
     assert_eq!(state.turns.len(), 2);
-    assert!(replay(&[]).repair.is_empty());
+    assert_eq!(state.held.len(), 1, "re-activating a held skill adds no second copy");
 }
 
 #[test]
@@ -134,7 +124,6 @@ fn compaction_and_reset_start_the_request_afresh_but_keep_the_turns() {
         Vec::new(),
     )));
     let state = replay(&records);
-    assert!(state.repair.is_empty());
     assert_eq!(state.messages.len(), 2);
     assert!(
         state.messages[0]

@@ -90,11 +90,13 @@ impl SessionWriter {
 }
 
 /// A run's session log that never fails the run: the first write that fails turns it off and
-/// yields one warning; later records are dropped silently. Off from the start when sessions are
-/// disabled (`AGENT_SESSIONS=0`, `--no-session`, `--replay`) or could not be opened.
+/// leaves one warning to show ([`Journal::take_warning`]); later records are dropped. Off from the
+/// start when sessions are not stored (`AGENT_SESSIONS=0`, `--no-session`, `--replay`) or could
+/// not be opened.
 #[derive(Debug, Default)]
 pub struct Journal {
     writer: Option<SessionWriter>,
+    warning: Option<String>,
 }
 
 impl Journal {
@@ -104,7 +106,10 @@ impl Journal {
     }
 
     pub fn new(writer: SessionWriter) -> Self {
-        Self { writer: Some(writer) }
+        Self {
+            writer: Some(writer),
+            warning: None,
+        }
     }
 
     /// The session being written, while it is.
@@ -112,15 +117,23 @@ impl Journal {
         self.writer.as_ref().map(SessionWriter::id)
     }
 
-    /// Store `record`; `Some(warning)` the first time that fails.
-    pub fn write(&mut self, record: &Record) -> Option<String> {
-        let writer = self.writer.as_mut()?;
-        let err = writer.append(record).err()?;
-        self.writer = None;
-        Some(format!(
-            "{err}; the rest of this session is not saved (the conversation goes on). Free some space, or set \
-             AGENT_SESSIONS=0 to stop saving sessions"
-        ))
+    /// Store `record`. The first failure turns storing off and leaves a warning.
+    pub fn record(&mut self, record: &Record) {
+        let Some(writer) = self.writer.as_mut() else {
+            return;
+        };
+        if let Err(err) = writer.append(record) {
+            self.writer = None;
+            self.warning = Some(format!(
+                "{err}; the rest of this session is not saved (the conversation goes on). Free some space, or set \
+                 AGENT_SESSIONS=0 to stop saving sessions"
+            ));
+        }
+    }
+
+    /// The warning of a failed write, once.
+    pub fn take_warning(&mut self) -> Option<String> {
+        self.warning.take()
     }
 }
 
@@ -159,11 +172,15 @@ mod tests {
             return;
         };
         let mut journal = Journal::new(writer_on(full, Path::new("/dev/full"), Redactor::NONE));
-        let first = journal.write(&Record::Reset).expect("a warning");
+        journal.record(&Record::Reset);
+        let first = journal.take_warning().expect("a warning");
         assert!(first.contains("cannot write to /dev/full"), "{first}");
         assert!(first.contains("AGENT_SESSIONS=0"), "{first}");
-        assert_eq!(journal.write(&Record::Reset), None);
+        journal.record(&Record::Reset);
+        assert_eq!(journal.take_warning(), None);
         assert!(journal.id().is_none());
-        assert_eq!(Journal::off().write(&Record::Reset), None);
+        let mut off = Journal::off();
+        off.record(&Record::Reset);
+        assert_eq!(off.take_warning(), None);
     }
 }

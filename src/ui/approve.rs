@@ -181,6 +181,18 @@ impl Approver for TerminalApprover {
         }
         ask_folder_trust(assessment)
     }
+
+    fn always_granted(&self) -> Vec<String> {
+        let always = self.always.lock().unwrap_or_else(|p| p.into_inner());
+        let mut skills: Vec<String> = always.iter().cloned().collect();
+        skills.sort();
+        skills
+    }
+
+    fn allow_always(&self, skills: &[String]) {
+        let mut always = self.always.lock().unwrap_or_else(|p| p.into_inner());
+        always.extend(skills.iter().cloned());
+    }
 }
 
 #[cfg(test)]

@@ -75,7 +75,7 @@ pub fn terminal_width(term: &console::Term) -> usize {
 }
 
 /// `./x` under the working directory, `~/x` under the home folder, else the path itself.
-fn short_path(path: &Path, cwd: Option<&Path>, home: Option<&Path>) -> String {
+pub fn short_path(path: &Path, cwd: Option<&Path>, home: Option<&Path>) -> String {
     if let Some(rel) = cwd.and_then(|c| path.strip_prefix(c).ok()) {
         return format!("./{}", rel.display());
     }

@@ -5,6 +5,7 @@ use crate::agent::conversation::Conversation;
 use crate::agent::outcome::{Activation, ToolOutcome};
 use crate::agent::prompt;
 use crate::output::Event;
+use crate::sessions::freshness::body_hash;
 use crate::skills::Skill;
 use crate::skills::catalog::model_line;
 
@@ -63,7 +64,8 @@ impl ToolRunner {
                 ),
                 activated: Some(Activation {
                     skill: skill.name,
-                    first: false,
+                    dir,
+                    hash: None,
                 }),
             };
         }
@@ -88,7 +90,8 @@ impl ToolRunner {
             text: prompt::activation(&skill.name, &dir, &files, &body),
             activated: Some(Activation {
                 skill: skill.name,
-                first: true,
+                dir,
+                hash: Some(body_hash(&body)),
             }),
         }
     }
