@@ -6,9 +6,10 @@
 //!
 //! ```text
 //! main ──▶ app ──▶ ui ─────┐
-//!           │              ├──▶ output ──▶ llm, skills, exec ──▶ support
-//!           └────▶ agent ──┘   (agent also uses llm, skills, exec, support; ui skills, exec, support)
-//!   app also uses cli, config and exit; config uses cli, exec, skills, support; cli uses exec
+//!           │              ├──▶ output ──▶ sessions, llm, skills, exec ──▶ support
+//!           └────▶ agent ──┘   (agent also uses sessions, llm, skills, exec, support; ui skills, exec, support)
+//!   app also uses cli, config and exit; config uses cli, exec, sessions, skills, support; cli uses exec;
+//!   sessions uses llm
 //! ```
 //!
 //! - [`app`]: builds the pieces from configuration and runs one command — the chat, a one-shot
@@ -26,6 +27,8 @@
 //!   output capture, the child environment, folder trust.
 //! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, what
 //!   makes a folder a skill folder, outside text made safe for the terminal.
+//! - [`sessions`]: stored sessions (SPEC §9): records, the append-only store with its lock,
+//!   loading and replaying, exports (md, html, json), context estimates, compaction helpers.
 //! - [`cli`], [`config`], [`exit`]: the flags, the resolved settings, the exit codes.
 //!
 //! Where new things go: a subcommand is a `cli::Command` variant dispatched in `app` to a function

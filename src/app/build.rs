@@ -1,5 +1,6 @@
 //! Building the agent of a run: the LLM client (with its cassette, if any), the skill set, the
-//! loop's options, and the `session` event that opens the run.
+//! loop's options (the `session` event that opens the run comes with its stored session:
+//! `super::session::start`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -61,15 +62,6 @@ pub(super) fn agent(
         context_window: config.sessions.context_window,
         compact_at: config.sessions.compact_at,
     };
-    sink.emit(Event::Session {
-        version: env!("CARGO_PKG_VERSION"),
-        model: config.model.clone(),
-        base_url: config.base_url.clone(),
-        skills: skills.all().len(),
-        approve: config.approve,
-        session_id: None,
-        resumed: None,
-    });
     Ok(Agent::new(llm, skills, options, sink, approver))
 }
 

@@ -12,6 +12,8 @@ mod endpoint;
 mod folder_trust;
 mod install;
 mod once;
+mod session;
+mod session_commands;
 mod skills;
 
 use std::path::{Path, PathBuf};
@@ -160,7 +162,7 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
         Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. }) => Err(AppError::internal(
             "completions, man pages and trust are handled before configuration",
         )),
-        Some(Command::Sessions { .. }) => Err(AppError::internal("sessions: not wired yet")),
+        Some(Command::Sessions { action }) => session_commands::run(action, &run),
         None => once::chat_or_once(run).await,
     }
 }

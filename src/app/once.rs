@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::sync::Arc;
 
-use super::{Run, build, chat, endpoint};
+use super::{Run, build, chat, endpoint, session};
 use crate::agent::{Agent, TurnError};
 use crate::cli::Cli;
 use crate::exit::{AppError, ExitCode};
@@ -27,12 +27,14 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
     };
     let approver = run.front.approver(run.config.interactive);
     let mut agent = build::agent(&run, discovery, sink.clone(), approver)?;
+    session::start(&run, &mut agent, &*sink)?;
     let _quiet = crate::ui::tty::QuietInterrupts::new();
     run.front.output.waiting("thinking");
     let outcome = tokio::select! {
         r = agent.run_turn(&message) => r,
         _ = tokio::signal::ctrl_c() => {
             // Dropping the turn drops any running command, whose guard kills its process group.
+            agent.interrupted();
             sink.emit(Event::Warning { message: "interrupted".into() });
             return Ok(finish(&agent, &*sink, ExitCode::Interrupted));
         }

@@ -18,7 +18,8 @@ pub enum Pick {
 }
 
 /// Show `list` (already cut to the sessions worth offering) on the terminal and ask which one.
-pub fn pick_session(list: &SessionList, width: usize) -> Pick {
+pub fn pick_session(list: &SessionList) -> Pick {
+    let width = super::skill_list::terminal_width(&console::Term::stderr());
     let table = list_lines(list, true, width.saturating_sub(4));
     let mut question = String::new();
     for (i, line) in table.iter().enumerate() {

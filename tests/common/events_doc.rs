@@ -21,7 +21,7 @@ pub enum Part {
 }
 
 /// Arrays whose items are documented objects: (section, field) → the items' section.
-const NESTED: [((&str, &str), &str); 10] = [
+const NESTED: [((&str, &str), &str); 12] = [
     (("help", "commands"), "command"),
     (("skills", "skills"), "summary"),
     (("skills list", "skills"), "summary"),
@@ -32,6 +32,8 @@ const NESTED: [((&str, &str), &str); 10] = [
     (("skills check", "problems"), "diagnostic"),
     (("checked", "findings"), "diagnostic"),
     (("skills eval", "cases"), "case"),
+    (("sessions", "sessions"), "session_summary"),
+    (("sessions list", "sessions"), "session_summary"),
 ];
 
 /// `docs/events.md` as tables.

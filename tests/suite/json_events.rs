@@ -31,7 +31,7 @@ fn the_documented_examples_match_the_tables() {
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 8, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 11, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -150,7 +150,18 @@ async fn every_subcommand_prints_one_documented_document() {
     let mock = MockLlm::start(vec![tool("activate_skill", json!({"name": "weather"}))]).await;
     let new_dir = ws.dir.path().join("new");
     let man_dir = ws.dir.path().join("man1");
-    let runs: [(&str, Vec<&str>); 8] = [
+    ws.write_session(
+        "20261201-112233-k3f9",
+        &[json!({"type":"message","role":"user","content":"weather in Tokyo"})],
+    );
+    let export = ws.dir.path().join("tokyo.html");
+    let runs: [(&str, Vec<&str>); 11] = [
+        ("sessions list", vec!["sessions", "list"]),
+        (
+            "sessions export",
+            vec!["sessions", "export", "20261201-11", "-o", export.to_str().unwrap()],
+        ),
+        ("sessions rm", vec!["sessions", "rm", "20261201-112233"]),
         ("skills list", vec!["skills", "list"]),
         ("skills show", vec!["skills", "show", "Odd"]),
         ("skills search", vec!["skills", "search", "weather", "city"]),

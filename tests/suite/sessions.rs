@@ -1,0 +1,276 @@
+//! Sessions (SPEC §9) through the real binary: stored as they happen, continued after `kill -9`
+//! mid-stream and mid-command, resumed by prefix, exported, compacted without forgetting the
+//! active skill, torn last lines, storage off, an unwritable state folder, two agents at once.
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command as StdCommand;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::common::*;
+use rexpect::process::Signal;
+use rexpect::session::{PtySession, spawn_command};
+use serde_json::{Value, json};
+
+const WEATHER: &str =
+    "---\nname: weather\ndescription: Current weather for a city.\n---\nWEATHER-BODY: run ./run.sh CITY\n";
+const SECRET: &str = "sk-test-key-0123456789";
+
+/// The records of a session file, the header first.
+fn records(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}
+
+/// `(role, content)` of every message of a request after the system prompt.
+fn history(request: &Value) -> Vec<(String, String)> {
+    request["messages"].as_array().unwrap()[1..]
+        .iter()
+        .map(|m| {
+            let content = match m["content"].as_str() {
+                Some(c) => c.to_string(),
+                None => m["tool_calls"].to_string(),
+            };
+            (m["role"].as_str().unwrap().to_string(), content)
+        })
+        .collect()
+}
+
+/// The chat in a pty, talking to `mock`, approving commands by itself.
+fn pty_chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
+    let mut cmd = StdCommand::new(env!("CARGO_BIN_EXE_agent"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", ws.home())
+        .env("TERM", "xterm-256color")
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .env("AGENT_RETRIES", "0")
+        .env("AGENT_BASE_URL", mock.base_url())
+        .env("AGENT_API_KEY", SECRET)
+        .env("AGENT_MODEL", "gpt-4.1-mini")
+        .env("AGENT_PROBE_PORTS", "")
+        .args(["--approve", "yes", "--skills-dir"])
+        .arg(ws.skills())
+        .args(extra)
+        .current_dir(ws.work());
+    let mut p = spawn_command(cmd, Some(15_000)).unwrap();
+    p.exp_string("/help for commands").unwrap();
+    p
+}
+
+fn say(p: &mut PtySession, line: &str) {
+    p.send(line).unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+}
+
+/// A chat whose third turn was killed with `kill -9` once `wait_for` showed (`third`: the mock's
+/// replies for that turn), then `agent -c --once "go on"`: returns the continued run's first
+/// request and the session file as the killed agent left it.
+async fn kill_during_third_turn(ws: Arc<Workspace>, third: Vec<Reply>, wait_for: &'static str) -> (Value, Vec<Value>) {
+    let mut replies = vec![text("First answer."), text("Second answer.")];
+    replies.extend(third);
+    let mock = Arc::new(MockLlm::start(replies).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    tokio::task::spawn_blocking(move || {
+        let mut p = pty_chat(&w, &m, &[]);
+        say(&mut p, &format!("first question, key {SECRET}"));
+        p.exp_string("First answer.").unwrap();
+        say(&mut p, "second question");
+        p.exp_string("Second answer.").unwrap();
+        say(&mut p, "third question");
+        p.exp_string(wait_for).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        p.process_mut().signal(Signal::SIGKILL).unwrap();
+        let _ = p.process().wait();
+    })
+    .await
+    .unwrap();
+    let files = ws.session_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let stored = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(!stored.contains(SECRET), "secrets are redacted before they are written");
+    let next = MockLlm::start(vec![text("Going on.")]).await;
+    let mut cmd = ws.agent(&next);
+    cmd.args(["-c", "--once", "go on", "--approve", "yes"]);
+    let out = run_output(cmd).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Going on."));
+    assert_eq!(ws.session_files().len(), 1, "continued in the same file");
+    (next.requests().await.remove(0), records(&files[0]))
+}
+
+/// The user messages of a request, in order.
+fn users(request: &Value) -> Vec<String> {
+    contents(request, "user")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_mid_stream_then_continued_the_turns_and_the_interruption_come_back_in_order() {
+    let ws = Arc::new(Workspace::new());
+    let slow = Reply::Raw(
+        wiremock::ResponseTemplate::new(200)
+            .set_delay(Duration::from_secs(30))
+            .set_body_raw(sse_body(&text("too late")), "text/event-stream"),
+    );
+    let (request, stored) = kill_during_third_turn(ws.clone(), vec![slow], "third question").await;
+    let users = users(&request);
+    assert_eq!(users.len(), 4, "{users:?}");
+    assert!(users[0].starts_with("first question, key [REDACTED"), "{}", users[0]);
+    assert_eq!(&users[1..], ["second question", "third question", "go on"]);
+    let h = history(&request);
+    let roles: Vec<&str> = h.iter().map(|(r, _)| r.as_str()).collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "user", "assistant", "user", "assistant", "user"]
+    );
+    assert_eq!(h[1].1, "First answer.");
+    assert_eq!(h[3].1, "Second answer.");
+    assert!(h[5].1.contains("interrupted"), "the lost turn is marked: {:?}", h[5]);
+    assert!(!all_text(&request).contains(SECRET));
+    // The file says what happened: the header, the turns, then the lost turn closed on resume.
+    assert_eq!(stored[0]["type"], "session");
+    assert!(stored.iter().any(|r| r["type"] == "interrupted" && r["by"] == "lost"));
+    assert!(stored.iter().any(|r| r["type"] == "resumed"));
+    for r in &stored {
+        assert!(!r.to_string().contains(SECRET));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn killed_mid_command_then_continued_the_open_call_is_answered_as_interrupted() {
+    let ws = Arc::new(Workspace::new());
+    ws.skill(
+        "weather",
+        WEATHER,
+        Some("#!/bin/sh\necho started\nsleep 30\necho done\n"),
+    );
+    let third = vec![
+        tool("activate_skill", json!({"name": "weather"})),
+        tool("run_command", json!({"command": "./run.sh Tokyo"})),
+    ];
+    let (request, stored) = kill_during_third_turn(ws.clone(), third, "run.sh Tokyo").await;
+    let h = history(&request);
+    let roles: Vec<&str> = h.iter().map(|(r, _)| r.as_str()).collect();
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+            "user"
+        ]
+    );
+    assert!(
+        h[6].1.contains("WEATHER-BODY"),
+        "the active skill's body is kept: {:?}",
+        h[6]
+    );
+    assert!(h[7].1.contains("run.sh Tokyo"));
+    assert!(h[8].1.contains("interrupted"), "the open call got a result: {:?}", h[8]);
+    assert!(h[9].1.contains("interrupted"), "the turn is marked: {:?}", h[9]);
+    assert_eq!(h[10].1, "go on");
+    assert!(
+        stored
+            .iter()
+            .any(|r| r["type"] == "activation" && r["skill"] == "weather")
+    );
+}
+
+/// Run `agent --once MESSAGE` with `args`: (exit code, stdout, stderr).
+async fn once(ws: &Workspace, mock: &MockLlm, message: &str, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = ws.agent(mock);
+    cmd.args(["--once", message, "--approve", "yes"]).args(args);
+    run_outcome(cmd).await
+}
+
+#[tokio::test]
+async fn once_runs_are_stored_privately_and_resume_takes_a_prefix() {
+    let ws = Workspace::new();
+    let mock = MockLlm::start(vec![text("One."), text("Two."), text("Three.")]).await;
+    assert_eq!(once(&ws, &mock, "alpha", &[]).await.0, 0);
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(once(&ws, &mock, "beta", &[]).await.0, 0);
+    let files = ws.session_files();
+    assert_eq!(files.len(), 2);
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&files[0]), 0o600);
+    assert_eq!(mode(&ws.sessions_dir()), 0o700);
+    let first = records(&files[0]);
+    let id = first[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(first[0]["cwd"], ws.work().display().to_string());
+    // A prefix that names only the first session resumes it, not the newer one.
+    let prefix = unique_prefix(&id, records(&files[1])[0]["id"].as_str().unwrap());
+    let (code, out, err) = once(&ws, &mock, "gamma", &["--resume", &prefix]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Three."));
+    let requests = mock.requests().await;
+    assert_eq!(users(&requests[2]), ["alpha", "gamma"]);
+    // Ambiguous and unknown ids are usage errors (exit 2) that say what to do.
+    let (code, _, err) = once(&ws, &mock, "x", &["--resume", "2"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("matches several sessions") && err.contains(&id), "{err}");
+    let (code, _, err) = once(&ws, &mock, "x", &["--resume", "19990101"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no session matches"), "{err}");
+}
+
+/// The shortest prefix of `a` that `b` does not share.
+fn unique_prefix(a: &str, b: &str) -> String {
+    let same = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    a[..=same].to_string()
+}
+
+#[tokio::test]
+async fn storage_off_stores_nothing() {
+    let ws = Workspace::new();
+    let mock = MockLlm::start(vec![text("One."), text("Two.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.env("AGENT_SESSIONS", "0").args(["--once", "hi"]);
+    assert!(run_output(cmd).await.status.success());
+    assert_eq!(once(&ws, &mock, "hi", &["--no-session"]).await.0, 0);
+    assert!(ws.session_files().is_empty());
+    assert!(!ws.sessions_dir().exists());
+}
+
+#[tokio::test]
+async fn an_unwritable_state_folder_is_one_warning_never_a_lost_answer() {
+    let ws = Workspace::new();
+    let blocker = ws.dir.path().join("not-a-folder");
+    std::fs::write(&blocker, "a file").unwrap();
+    let mock = MockLlm::start(vec![text("Still answered.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.env("XDG_STATE_HOME", blocker.join("state"))
+        .args(["--once", "hi", "--json"]);
+    let out = run_output(cmd).await;
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let warnings: Vec<&Value> = lines.iter().filter(|l| l["type"] == "warning").collect();
+    assert_eq!(warnings.len(), 1, "{lines:?}");
+    assert!(
+        warnings[0]["message"].as_str().unwrap().contains("not-a-folder"),
+        "{warnings:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["type"] == "message" && l["text"] == "Still answered.")
+    );
+    let done = lines.last().unwrap();
+    assert_eq!(done["type"], "done");
+    assert!(done.get("session_id").is_none());
+}
