@@ -274,3 +274,278 @@ async fn an_unwritable_state_folder_is_one_warning_never_a_lost_answer() {
     assert_eq!(done["type"], "done");
     assert!(done.get("session_id").is_none());
 }
+
+const HOSTILE: &str = "<script>alert(1)</script><img src=x onerror=alert(2)></details>";
+
+/// A once run that activates weather, runs a command whose output is hostile markup, and answers
+/// with more of it; returns the session's id.
+async fn session_with_tool_calls(ws: &Workspace) -> String {
+    ws.skill("weather", WEATHER, Some(&format!("#!/bin/sh\necho '{HOSTILE}'\n")));
+    let mock = MockLlm::start(activate_run_answer(
+        "weather",
+        "./run.sh Tokyo",
+        &format!("Sunny {HOSTILE}"),
+    ))
+    .await;
+    let (code, _, err) = once(ws, &mock, "weather in Tokyo", &[]).await;
+    assert_eq!(code, 0, "{err}");
+    records(&ws.session_files()[0])[0]["id"].as_str().unwrap().to_string()
+}
+
+/// A strict little check of an HTML document: every non-void element is closed in order, no
+/// `<script`, no event-handler attributes, no outside resources, no bare `<` in text.
+fn check_html(html: &str) -> Result<(), String> {
+    const VOID: [&str; 6] = ["meta", "br", "hr", "img", "input", "link"];
+    let mut open: Vec<String> = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find('<') {
+        let end = rest[start..].find('>').ok_or("unclosed tag")? + start;
+        let tag = &rest[start + 1..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('!') {
+            continue;
+        }
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if name.is_empty() {
+            return Err(format!("a bare '<' in text: <{tag}>"));
+        }
+        let attributes = tag.to_ascii_lowercase();
+        let handler = attributes.split_whitespace().skip(1).any(|a| a.starts_with("on"));
+        if ["script", "iframe", "object", "embed", "link", "img"].contains(&name.as_str())
+            || handler
+            || attributes.contains("src=")
+            || attributes.contains("href=")
+        {
+            return Err(format!("active or outside content: <{tag}>"));
+        }
+        if tag.starts_with('/') {
+            match open.pop() {
+                Some(o) if o == name => {}
+                other => return Err(format!("</{name}> closes {other:?}")),
+            }
+        } else if !VOID.contains(&name.as_str()) && !tag.ends_with('/') {
+            open.push(name);
+        }
+    }
+    if open.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("never closed: {open:?}"))
+    }
+}
+
+#[tokio::test]
+async fn exports_show_tool_calls_and_html_is_self_contained_and_escaped() {
+    let ws = Workspace::new();
+    let id = session_with_tool_calls(&ws).await;
+    let export = |format: &str, file: &str| {
+        let path = ws.dir.path().join(file);
+        let mut cmd = ws.bare_agent();
+        cmd.args(["sessions", "export", &id[..15], "--format", format, "-o"])
+            .arg(&path);
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::read_to_string(path).unwrap()
+    };
+    let md = export("md", "s.md");
+    for needle in ["weather in Tokyo", "./run.sh Tokyo", "Sunny", "weather"] {
+        assert!(md.contains(needle), "md lacks {needle}:\n{md}");
+    }
+    let html = export("html", "s.html");
+    check_html(&html).unwrap_or_else(|e| panic!("{e}:\n{html}"));
+    assert!(html.contains("<details"), "commands and outputs fold");
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "hostile text is escaped"
+    );
+    assert!(html.contains("./run.sh Tokyo") && html.contains("<style"));
+    let json: Value = serde_json::from_str(&export("json", "s.json")).unwrap();
+    assert_eq!(json["session"]["id"], id);
+    let records = json["records"].as_array().unwrap();
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "activation" && r["skill"] == "weather")
+    );
+    assert!(
+        records
+            .iter()
+            .any(|r| r["role"] == "tool" && r["content"].as_str().unwrap().contains("alert(2)"))
+    );
+    // `show` prints the Markdown; `rm` deletes; `list` shows what is left.
+    let mut show = ws.bare_agent();
+    show.args(["sessions", "show", &id]);
+    assert_eq!(String::from_utf8_lossy(&show.output().unwrap().stdout), md);
+    let mut list = ws.bare_agent();
+    list.args(["sessions", "list"]);
+    let listed = String::from_utf8_lossy(&list.output().unwrap().stdout).into_owned();
+    assert!(listed.contains(&id) && listed.contains("weather in Tokyo"), "{listed}");
+    let mut rm = ws.bare_agent();
+    rm.args(["sessions", "rm", &id]);
+    assert!(rm.output().unwrap().status.success());
+    assert!(ws.session_files().is_empty());
+}
+
+#[test]
+fn the_html_checker_can_fail() {
+    assert!(check_html("<p><details>x</p>").is_err());
+    assert!(check_html("<p>a < b</p>").is_err());
+    assert!(check_html("<p><script>x</script></p>").is_err());
+    assert!(check_html("<p onclick=x>a</p>").is_err());
+    assert!(check_html("<p>a &lt; b<br></p>").is_ok());
+}
+
+#[tokio::test]
+async fn a_torn_last_line_is_ignored_with_a_warning_and_cut_before_appending() {
+    let ws = Workspace::new();
+    let path = ws.write_session(
+        "20261130-101010-abcd",
+        &[
+            json!({"type":"message","role":"user","content":"earlier question"}),
+            json!({"type":"message","role":"assistant","content":"earlier answer"}),
+        ],
+    );
+    let mut torn = std::fs::read_to_string(&path).unwrap();
+    torn.push_str(r#"{"type":"message","role":"user","content":"half a li"#);
+    std::fs::write(&path, torn).unwrap();
+    let mock = MockLlm::start(vec![text("Later answer.")]).await;
+    let (code, out, err) = once(&ws, &mock, "later question", &["--resume", "20261130"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Later answer."));
+    assert!(err.contains("cut off"), "{err}");
+    assert_eq!(users(&mock.requests().await[0]), ["earlier question", "later question"]);
+    let stored = records(&path);
+    assert!(stored.iter().all(|r| r["content"] != "half a li"));
+    assert!(stored.iter().any(|r| r["content"] == "Later answer."));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_another_agent_holds_is_forked_never_written_by_two() {
+    let ws = Arc::new(Workspace::new());
+    let mock = Arc::new(MockLlm::start(vec![text("First answer."), text("From the second agent.")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let chat = tokio::task::spawn_blocking(move || {
+        let mut p = pty_chat(&w, &m, &[]);
+        say(&mut p, "hello");
+        p.exp_string("First answer.").unwrap();
+        ready_tx.send(()).unwrap();
+        done_rx.recv().unwrap();
+        say(&mut p, "/exit");
+        p.exp_eof().unwrap();
+    });
+    ready_rx.recv().unwrap();
+    let held = ws.session_files()[0].clone();
+    let before = std::fs::read_to_string(&held).unwrap();
+    let (code, out, err) = once(&ws, &mock, "me too", &["-c"]).await;
+    done_tx.send(()).unwrap();
+    chat.await.unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("From the second agent."));
+    assert!(err.contains("in use by another running agent"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&held).unwrap(),
+        before,
+        "the held file was not written"
+    );
+    let files = ws.session_files();
+    assert_eq!(files.len(), 2);
+    let fork = records(&files[1]);
+    assert_eq!(fork[0]["parent"], records(&held)[0]["id"]);
+    assert!(fork.iter().any(|r| r["content"] == "hello") && fork.iter().any(|r| r["content"] == "me too"));
+}
+
+#[tokio::test]
+async fn a_skill_that_changed_since_is_sent_again_and_said() {
+    let ws = Workspace::new();
+    let dir = ws.skill("weather", WEATHER, Some("#!/bin/sh\necho sunny\n"));
+    let mock = MockLlm::start(vec![
+        tool("activate_skill", json!({"name": "weather"})),
+        text("Sunny."),
+        text("Rain."),
+    ])
+    .await;
+    assert_eq!(once(&ws, &mock, "weather in Tokyo", &[]).await.0, 0);
+    std::fs::write(dir.join("SKILL.md"), WEATHER.replace("WEATHER-BODY", "NEW-BODY")).unwrap();
+    let (code, _, err) = once(&ws, &mock, "and Oslo?", &["-c"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("skill weather changed"), "{err}");
+    let request = mock.requests().await.remove(2);
+    let text = all_text(&request);
+    assert!(text.contains("NEW-BODY"), "the current instructions were sent");
+    assert!(
+        !text.contains("WEATHER-BODY"),
+        "the stale ones are gone from the request"
+    );
+}
+
+#[tokio::test]
+async fn automatic_compaction_keeps_the_active_skill_and_the_file_keeps_everything() {
+    let ws = Workspace::new();
+    ws.skill("weather", WEATHER, Some("#!/bin/sh\necho sunny\n"));
+    let mock = MockLlm::start(vec![
+        tool("activate_skill", json!({"name": "weather"})),
+        text("Sunny in Tokyo."),
+        text("SUMMARY: they asked about Tokyo weather."),
+        text("Rain in Oslo."),
+    ])
+    .await;
+    assert_eq!(once(&ws, &mock, "weather in Tokyo", &[]).await.0, 0);
+    let mut cmd = ws.agent(&mock);
+    cmd.env("AGENT_COMPACT_AT", "50")
+        .args(["-c", "--once", "and Oslo?", "--approve", "yes"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("replaced by a summary"), "{err}");
+    let requests = mock.requests().await;
+    assert_eq!(requests.len(), 4);
+    assert!(
+        all_text(&requests[2]).contains("Sunny in Tokyo."),
+        "the summary request holds the history"
+    );
+    let after = all_text(&requests[3]);
+    assert!(after.contains("SUMMARY: they asked about Tokyo weather."));
+    assert!(after.contains("WEATHER-BODY"), "the active skill's body is sent again");
+    assert!(!after.contains("Sunny in Tokyo."), "the older turns left the request");
+    let stored = records(&ws.session_files()[0]);
+    assert!(stored.iter().any(|r| r["content"] == "Sunny in Tokyo."));
+    assert!(stored.iter().any(|r| r["type"] == "compaction" && r["auto"] == true));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compact_in_the_chat_then_a_question_holds_the_summary_and_the_skill() {
+    let ws = Arc::new(Workspace::new());
+    ws.skill("weather", WEATHER, Some("#!/bin/sh\necho sunny\n"));
+    let mock = Arc::new(MockLlm::start(vec![text("Hello."), text("SUMMARY-OF-CHAT"), text("After compaction.")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    tokio::task::spawn_blocking(move || {
+        let mut p = pty_chat(&w, &m, &[]);
+        say(&mut p, "/skill weather hi there");
+        p.exp_string("Hello.").unwrap();
+        say(&mut p, "/compact keep the city");
+        p.exp_string("compacted").unwrap();
+        say(&mut p, "what now?");
+        p.exp_string("After compaction.").unwrap();
+        say(&mut p, "/usage");
+        p.exp_string("session").unwrap();
+        say(&mut p, "/exit");
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    let requests = mock.requests().await;
+    assert!(
+        all_text(&requests[1]).contains("keep the city"),
+        "the focus is asked for"
+    );
+    let last = all_text(&requests[2]);
+    assert!(last.contains("SUMMARY-OF-CHAT"));
+    assert!(last.contains("WEATHER-BODY"));
+    assert!(!last.contains("hi there"), "the compacted turn is not resent");
+}
