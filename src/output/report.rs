@@ -65,6 +65,8 @@ pub struct SkillSummary {
     pub trusted: bool,
     /// Why it may not, naming `agent trust`.
     pub blocked: Option<String>,
+    /// Bytes its line adds to every request's catalog (what listing it costs).
+    pub catalog_bytes: usize,
 }
 
 /// `skills list`: every skill found, and the problems that belong to no single skill.

@@ -113,6 +113,7 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
         format!("folder:      {}", path(&s.dir)),
         format!("root:        {}", path(&s.root)),
         format!("dialect:     {}", s.dialect),
+        format!("catalog:     {} B in every request", s.catalog_bytes),
     ];
     if let Some(e) = &s.entry {
         out.push(format!("entry:       {}", one(e)));

@@ -39,12 +39,27 @@ pub fn table_lines(skills: &[SkillSummary], width: usize) -> Vec<String> {
             ]
         })
         .collect();
-    Table {
+    let mut lines = Table {
         headers: &HEADERS,
         rows,
         droppable: Some(ROOT_COLUMN),
     }
-    .render(width)
+    .render(width);
+    if let Some(footer) = catalog_footer(skills) {
+        lines.push(footer.chars().take(width.max(1)).collect());
+    }
+    lines
+}
+
+/// What the catalog costs every request, and its largest line (`--json` has each skill's).
+fn catalog_footer(skills: &[SkillSummary]) -> Option<String> {
+    let largest = skills.iter().max_by_key(|s| s.catalog_bytes)?;
+    let total: usize = skills.iter().map(|s| s.catalog_bytes).sum();
+    Some(format!(
+        "catalog: {total} B per request (largest: {} {} B)",
+        visible(&largest.name),
+        largest.catalog_bytes
+    ))
 }
 
 /// One line per skill, no header, fields separated by tabs: name, dialect, status, root (absolute)

@@ -550,3 +550,40 @@ async fn compact_in_the_chat_then_a_question_holds_the_summary_and_the_skill() {
     assert!(last.contains("WEATHER-BODY"));
     assert!(!last.contains("hi there"), "the compacted turn is not resent");
 }
+
+#[test]
+fn skills_list_and_show_say_what_each_skill_costs_the_catalog() {
+    let ws = Workspace::new();
+    ws.skill("weather", WEATHER, None);
+    let long = "x".repeat(300);
+    ws.skill(
+        "big",
+        &format!("---\nname: big\ndescription: {long}\n---\nbody\n"),
+        None,
+    );
+    let mut list = ws.bare_agent();
+    list.args(["--skills-dir"])
+        .arg(ws.skills())
+        .args(["skills", "list", "--json"]);
+    let listed: Value = serde_json::from_slice(&list.output().unwrap().stdout).unwrap();
+    let cost = |name: &str| {
+        listed["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()["catalog_bytes"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(cost("big") > 300 && cost("weather") < 100, "{listed}");
+    let mut show = ws.bare_agent();
+    show.args(["--skills-dir"])
+        .arg(ws.skills())
+        .args(["skills", "show", "big"]);
+    let shown = String::from_utf8_lossy(&show.output().unwrap().stdout).into_owned();
+    assert!(
+        shown.contains(&format!("catalog:     {} B in every request", cost("big"))),
+        "{shown}"
+    );
+}
