@@ -587,3 +587,72 @@ fn skills_list_and_show_say_what_each_skill_costs_the_catalog() {
         "{shown}"
     );
 }
+
+#[tokio::test]
+async fn a_failed_compaction_is_a_warning_never_a_lost_turn() {
+    let ws = Workspace::new();
+    let mock = MockLlm::start(vec![
+        text("Sunny in Tokyo."),
+        status(500, r#"{"error":{"message":"summary failed"}}"#),
+        text("Rain in Oslo."),
+    ])
+    .await;
+    assert_eq!(once(&ws, &mock, "weather in Tokyo", &[]).await.0, 0);
+    let mut cmd = ws.agent(&mock);
+    cmd.env("AGENT_COMPACT_AT", "10").args(["-c", "--once", "and Oslo?"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Rain in Oslo."));
+    assert!(
+        err.contains("could not be compacted") && err.contains("summary failed"),
+        "{err}"
+    );
+    let requests = mock.requests().await;
+    assert_eq!(
+        users(&requests[2]),
+        ["weather in Tokyo", "and Oslo?"],
+        "the history stayed as it was"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resume_without_an_id_picks_from_a_numbered_list_on_a_terminal() {
+    let ws = Arc::new(Workspace::new());
+    for (id, question) in [
+        ("20261129-090000-aaaa", "older question"),
+        ("20261130-090000-bbbb", "newer question"),
+    ] {
+        ws.write_session(
+            id,
+            &[
+                json!({"type":"message","role":"user","content":question}),
+                json!({"type":"message","role":"assistant","content":"an answer"}),
+            ],
+        );
+    }
+    let mock = Arc::new(MockLlm::start(vec![text("Picked.")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    let mut cmd = StdCommand::new(env!("CARGO_BIN_EXE_agent"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", w.home())
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .env("AGENT_BASE_URL", m.base_url())
+        .env("AGENT_API_KEY", SECRET)
+        .env("AGENT_MODEL", "gpt-4.1-mini")
+        .env("AGENT_PROBE_PORTS", "")
+        .args(["--resume", "--once", "go on"])
+        .current_dir(w.work());
+    tokio::task::spawn_blocking(move || {
+        let mut p = spawn_command(cmd, Some(15_000)).unwrap();
+        p.exp_string("newer question").unwrap();
+        p.exp_string("Resume which session?").unwrap();
+        say(&mut p, "2");
+        p.exp_string("Picked.").unwrap();
+        p.exp_eof().unwrap();
+    })
+    .await
+    .unwrap();
+    assert_eq!(users(&mock.requests().await[0]), ["older question", "go on"]);
+}
