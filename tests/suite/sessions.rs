@@ -39,8 +39,9 @@ fn history(request: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The chat in a pty, talking to `mock`, approving commands by itself.
-fn pty_chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
+/// The real binary for a pty: a clean environment and HOME, talking to `mock`, skills from the
+/// workspace, run in its work folder, with `args`.
+fn pty_command(ws: &Workspace, mock: &MockLlm, args: &[&str]) -> StdCommand {
     let mut cmd = StdCommand::new(env!("CARGO_BIN_EXE_agent"));
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -53,10 +54,17 @@ fn pty_chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
         .env("AGENT_API_KEY", SECRET)
         .env("AGENT_MODEL", "gpt-4.1-mini")
         .env("AGENT_PROBE_PORTS", "")
-        .args(["--approve", "yes", "--skills-dir"])
+        .arg("--skills-dir")
         .arg(ws.skills())
-        .args(extra)
+        .args(args)
         .current_dir(ws.work());
+    cmd
+}
+
+/// The chat in a pty, talking to `mock`, approving commands by itself.
+fn pty_chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
+    let mut cmd = pty_command(ws, mock, &["--approve", "yes"]);
+    cmd.args(extra);
     let mut p = spawn_command(cmd, Some(15_000)).unwrap();
     p.exp_string("/help for commands").unwrap();
     p
@@ -527,14 +535,15 @@ async fn compact_in_the_chat_then_a_question_holds_the_summary_and_the_skill() {
     let (w, m) = (ws.clone(), mock.clone());
     tokio::task::spawn_blocking(move || {
         let mut p = pty_chat(&w, &m, &[]);
-        say(&mut p, "/skill weather hi there");
-        p.exp_string("Hello.").unwrap();
-        say(&mut p, "/compact keep the city");
-        p.exp_string("compacted").unwrap();
-        say(&mut p, "what now?");
-        p.exp_string("After compaction.").unwrap();
-        say(&mut p, "/usage");
-        p.exp_string("session").unwrap();
+        for (line, shows) in [
+            ("/skill weather hi there", "Hello."),
+            ("/compact keep the city", "compacted"),
+            ("what now?", "After compaction."),
+            ("/usage", "session"),
+        ] {
+            say(&mut p, line);
+            p.exp_string(shows).unwrap();
+        }
         say(&mut p, "/exit");
         p.exp_eof().unwrap();
     })
@@ -631,19 +640,7 @@ async fn resume_without_an_id_picks_from_a_numbered_list_on_a_terminal() {
         );
     }
     let mock = Arc::new(MockLlm::start(vec![text("Picked.")]).await);
-    let (w, m) = (ws.clone(), mock.clone());
-    let mut cmd = StdCommand::new(env!("CARGO_BIN_EXE_agent"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", w.home())
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .env("AGENT_BASE_URL", m.base_url())
-        .env("AGENT_API_KEY", SECRET)
-        .env("AGENT_MODEL", "gpt-4.1-mini")
-        .env("AGENT_PROBE_PORTS", "")
-        .args(["--resume", "--once", "go on"])
-        .current_dir(w.work());
+    let cmd = pty_command(&ws, &mock, &["--resume", "--once", "go on"]);
     tokio::task::spawn_blocking(move || {
         let mut p = spawn_command(cmd, Some(15_000)).unwrap();
         p.exp_string("newer question").unwrap();
