@@ -11,7 +11,7 @@ use serde_json::json;
 
 /// The real binary for a pty: a clean environment and HOME, 100 columns, no colour, skills from
 /// the workspace, run in its work folder.
-fn pty_agent(ws: &Workspace) -> Command {
+pub(super) fn pty_agent(ws: &Workspace) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())

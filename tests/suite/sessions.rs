@@ -39,25 +39,15 @@ fn history(request: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The real binary for a pty: a clean environment and HOME, talking to `mock`, skills from the
-/// workspace, run in its work folder, with `args`.
+/// The real binary for a pty (`repl::pty_agent`), talking to `mock`, with `args`.
 fn pty_command(ws: &Workspace, mock: &MockLlm, args: &[&str]) -> StdCommand {
-    let mut cmd = StdCommand::new(env!("CARGO_BIN_EXE_agent"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", ws.home())
-        .env("TERM", "xterm-256color")
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .env("AGENT_RETRIES", "0")
+    let mut cmd = super::repl::pty_agent(ws);
+    cmd.env("AGENT_RETRIES", "0")
         .env("AGENT_BASE_URL", mock.base_url())
         .env("AGENT_API_KEY", SECRET)
         .env("AGENT_MODEL", "gpt-4.1-mini")
         .env("AGENT_PROBE_PORTS", "")
-        .arg("--skills-dir")
-        .arg(ws.skills())
-        .args(args)
-        .current_dir(ws.work());
+        .args(args);
     cmd
 }
 
