@@ -1,6 +1,7 @@
 //! Sessions (SPEC §9) through the real binary: stored as they happen, continued after `kill -9`
-//! mid-stream and mid-command, resumed by prefix, exported, compacted without forgetting the
-//! active skill, torn last lines, storage off, an unwritable state folder, two agents at once.
+//! mid-stream and mid-command, resumed by prefix or picked from a list, torn last lines, storage
+//! off, an unwritable state folder, two agents at once, skills that changed since. Exports are in
+//! `session_export`, compaction in `compaction`.
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command as StdCommand;
@@ -12,12 +13,12 @@ use rexpect::process::Signal;
 use rexpect::session::{PtySession, spawn_command};
 use serde_json::{Value, json};
 
-const WEATHER: &str =
+pub(super) const WEATHER: &str =
     "---\nname: weather\ndescription: Current weather for a city.\n---\nWEATHER-BODY: run ./run.sh CITY\n";
-const SECRET: &str = "sk-test-key-0123456789";
+pub(super) const SECRET: &str = "sk-test-key-0123456789";
 
 /// The records of a session file, the header first.
-fn records(path: &std::path::Path) -> Vec<Value> {
+pub(super) fn records(path: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -26,7 +27,7 @@ fn records(path: &std::path::Path) -> Vec<Value> {
 }
 
 /// `(role, content)` of every message of a request after the system prompt.
-fn history(request: &Value) -> Vec<(String, String)> {
+pub(super) fn history(request: &Value) -> Vec<(String, String)> {
     request["messages"].as_array().unwrap()[1..]
         .iter()
         .map(|m| {
@@ -52,7 +53,7 @@ fn pty_command(ws: &Workspace, mock: &MockLlm, args: &[&str]) -> StdCommand {
 }
 
 /// The chat in a pty, talking to `mock`, approving commands by itself.
-fn pty_chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
+pub(super) fn pty_chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
     let mut cmd = pty_command(ws, mock, &["--approve", "yes"]);
     cmd.args(extra);
     let mut p = spawn_command(cmd, Some(15_000)).unwrap();
@@ -60,7 +61,7 @@ fn pty_chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
     p
 }
 
-fn say(p: &mut PtySession, line: &str) {
+pub(super) fn say(p: &mut PtySession, line: &str) {
     p.send(line).unwrap();
     p.send("\r").unwrap();
     p.flush().unwrap();
@@ -103,7 +104,7 @@ async fn kill_during_third_turn(ws: Arc<Workspace>, third: Vec<Reply>, wait_for:
 }
 
 /// The user messages of a request, in order.
-fn users(request: &Value) -> Vec<String> {
+pub(super) fn users(request: &Value) -> Vec<String> {
     contents(request, "user")
 }
 
@@ -187,7 +188,7 @@ async fn killed_mid_command_then_continued_the_open_call_is_answered_as_interrup
 }
 
 /// Run `agent --once MESSAGE` with `args`: (exit code, stdout, stderr).
-async fn once(ws: &Workspace, mock: &MockLlm, message: &str, args: &[&str]) -> (i32, String, String) {
+pub(super) async fn once(ws: &Workspace, mock: &MockLlm, message: &str, args: &[&str]) -> (i32, String, String) {
     let mut cmd = ws.agent(mock);
     cmd.args(["--once", message, "--approve", "yes"]).args(args);
     run_outcome(cmd).await
@@ -273,131 +274,6 @@ async fn an_unwritable_state_folder_is_one_warning_never_a_lost_answer() {
     assert!(done.get("session_id").is_none());
 }
 
-const HOSTILE: &str = "<script>alert(1)</script><img src=x onerror=alert(2)></details>";
-
-/// A once run that activates weather, runs a command whose output is hostile markup, and answers
-/// with more of it; returns the session's id.
-async fn session_with_tool_calls(ws: &Workspace) -> String {
-    ws.skill("weather", WEATHER, Some(&format!("#!/bin/sh\necho '{HOSTILE}'\n")));
-    let mock = MockLlm::start(activate_run_answer(
-        "weather",
-        "./run.sh Tokyo",
-        &format!("Sunny {HOSTILE}"),
-    ))
-    .await;
-    let (code, _, err) = once(ws, &mock, "weather in Tokyo", &[]).await;
-    assert_eq!(code, 0, "{err}");
-    records(&ws.session_files()[0])[0]["id"].as_str().unwrap().to_string()
-}
-
-/// A strict little check of an HTML document: every non-void element is closed in order, no
-/// `<script`, no event-handler attributes, no outside resources, no bare `<` in text.
-fn check_html(html: &str) -> Result<(), String> {
-    const VOID: [&str; 6] = ["meta", "br", "hr", "img", "input", "link"];
-    let mut open: Vec<String> = Vec::new();
-    let mut rest = html;
-    while let Some(start) = rest.find('<') {
-        let end = rest[start..].find('>').ok_or("unclosed tag")? + start;
-        let tag = &rest[start + 1..end];
-        rest = &rest[end + 1..];
-        if tag.starts_with('!') {
-            continue;
-        }
-        let name: String = tag
-            .trim_start_matches('/')
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric())
-            .collect::<String>()
-            .to_ascii_lowercase();
-        if name.is_empty() {
-            return Err(format!("a bare '<' in text: <{tag}>"));
-        }
-        let attributes = tag.to_ascii_lowercase();
-        let handler = attributes.split_whitespace().skip(1).any(|a| a.starts_with("on"));
-        if ["script", "iframe", "object", "embed", "link", "img"].contains(&name.as_str())
-            || handler
-            || attributes.contains("src=")
-            || attributes.contains("href=")
-        {
-            return Err(format!("active or outside content: <{tag}>"));
-        }
-        if tag.starts_with('/') {
-            match open.pop() {
-                Some(o) if o == name => {}
-                other => return Err(format!("</{name}> closes {other:?}")),
-            }
-        } else if !VOID.contains(&name.as_str()) && !tag.ends_with('/') {
-            open.push(name);
-        }
-    }
-    if open.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("never closed: {open:?}"))
-    }
-}
-
-#[tokio::test]
-async fn exports_show_tool_calls_and_html_is_self_contained_and_escaped() {
-    let ws = Workspace::new();
-    let id = session_with_tool_calls(&ws).await;
-    let export = |format: &str, file: &str| {
-        let path = ws.dir.path().join(file);
-        let mut cmd = ws.bare_agent();
-        cmd.args(["sessions", "export", &id[..15], "--format", format, "-o"])
-            .arg(&path);
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        std::fs::read_to_string(path).unwrap()
-    };
-    let md = export("md", "s.md");
-    for needle in ["weather in Tokyo", "./run.sh Tokyo", "Sunny", "weather"] {
-        assert!(md.contains(needle), "md lacks {needle}:\n{md}");
-    }
-    let html = export("html", "s.html");
-    check_html(&html).unwrap_or_else(|e| panic!("{e}:\n{html}"));
-    assert!(html.contains("<details"), "commands and outputs fold");
-    assert!(
-        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
-        "hostile text is escaped"
-    );
-    assert!(html.contains("./run.sh Tokyo") && html.contains("<style"));
-    let json: Value = serde_json::from_str(&export("json", "s.json")).unwrap();
-    assert_eq!(json["session"]["id"], id);
-    let records = json["records"].as_array().unwrap();
-    assert!(
-        records
-            .iter()
-            .any(|r| r["type"] == "activation" && r["skill"] == "weather")
-    );
-    assert!(
-        records
-            .iter()
-            .any(|r| r["role"] == "tool" && r["content"].as_str().unwrap().contains("alert(2)"))
-    );
-    // `show` prints the Markdown; `rm` deletes; `list` shows what is left.
-    let mut show = ws.bare_agent();
-    show.args(["sessions", "show", &id]);
-    assert_eq!(String::from_utf8_lossy(&show.output().unwrap().stdout), md);
-    let mut list = ws.bare_agent();
-    list.args(["sessions", "list"]);
-    let listed = String::from_utf8_lossy(&list.output().unwrap().stdout).into_owned();
-    assert!(listed.contains(&id) && listed.contains("weather in Tokyo"), "{listed}");
-    let mut rm = ws.bare_agent();
-    rm.args(["sessions", "rm", &id]);
-    assert!(rm.output().unwrap().status.success());
-    assert!(ws.session_files().is_empty());
-}
-
-#[test]
-fn the_html_checker_can_fail() {
-    assert!(check_html("<p><details>x</p>").is_err());
-    assert!(check_html("<p>a < b</p>").is_err());
-    assert!(check_html("<p><script>x</script></p>").is_err());
-    assert!(check_html("<p onclick=x>a</p>").is_err());
-    assert!(check_html("<p>a &lt; b<br></p>").is_ok());
-}
-
 #[tokio::test]
 async fn a_torn_last_line_is_ignored_with_a_warning_and_cut_before_appending() {
     let ws = Workspace::new();
@@ -481,136 +357,6 @@ async fn a_skill_that_changed_since_is_sent_again_and_said() {
     assert!(
         !text.contains("WEATHER-BODY"),
         "the stale ones are gone from the request"
-    );
-}
-
-#[tokio::test]
-async fn automatic_compaction_keeps_the_active_skill_and_the_file_keeps_everything() {
-    let ws = Workspace::new();
-    ws.skill("weather", WEATHER, Some("#!/bin/sh\necho sunny\n"));
-    let mock = MockLlm::start(vec![
-        tool("activate_skill", json!({"name": "weather"})),
-        text("Sunny in Tokyo."),
-        text("SUMMARY: they asked about Tokyo weather."),
-        text("Rain in Oslo."),
-    ])
-    .await;
-    assert_eq!(once(&ws, &mock, "weather in Tokyo", &[]).await.0, 0);
-    let mut cmd = ws.agent(&mock);
-    cmd.env("AGENT_COMPACT_AT", "50")
-        .args(["-c", "--once", "and Oslo?", "--approve", "yes"]);
-    let (code, _, err) = run_outcome(cmd).await;
-    assert_eq!(code, 0, "{err}");
-    assert!(err.contains("replaced by a summary"), "{err}");
-    let requests = mock.requests().await;
-    assert_eq!(requests.len(), 4);
-    assert!(
-        all_text(&requests[2]).contains("Sunny in Tokyo."),
-        "the summary request holds the history"
-    );
-    let after = all_text(&requests[3]);
-    assert!(after.contains("SUMMARY: they asked about Tokyo weather."));
-    assert!(after.contains("WEATHER-BODY"), "the active skill's body is sent again");
-    assert!(!after.contains("Sunny in Tokyo."), "the older turns left the request");
-    let stored = records(&ws.session_files()[0]);
-    assert!(stored.iter().any(|r| r["content"] == "Sunny in Tokyo."));
-    assert!(stored.iter().any(|r| r["type"] == "compaction" && r["auto"] == true));
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn compact_in_the_chat_then_a_question_holds_the_summary_and_the_skill() {
-    let ws = Arc::new(Workspace::new());
-    ws.skill("weather", WEATHER, Some("#!/bin/sh\necho sunny\n"));
-    let mock = Arc::new(MockLlm::start(vec![text("Hello."), text("SUMMARY-OF-CHAT"), text("After compaction.")]).await);
-    let (w, m) = (ws.clone(), mock.clone());
-    tokio::task::spawn_blocking(move || {
-        let mut p = pty_chat(&w, &m, &[]);
-        for (line, shows) in [
-            ("/skill weather hi there", "Hello."),
-            ("/compact keep the city", "compacted"),
-            ("what now?", "After compaction."),
-            ("/usage", "session"),
-        ] {
-            say(&mut p, line);
-            p.exp_string(shows).unwrap();
-        }
-        say(&mut p, "/exit");
-        p.exp_eof().unwrap();
-    })
-    .await
-    .unwrap();
-    let requests = mock.requests().await;
-    assert!(
-        all_text(&requests[1]).contains("keep the city"),
-        "the focus is asked for"
-    );
-    let last = all_text(&requests[2]);
-    assert!(last.contains("SUMMARY-OF-CHAT"));
-    assert!(last.contains("WEATHER-BODY"));
-    assert!(!last.contains("hi there"), "the compacted turn is not resent");
-}
-
-#[test]
-fn skills_list_and_show_say_what_each_skill_costs_the_catalog() {
-    let ws = Workspace::new();
-    ws.skill("weather", WEATHER, None);
-    let long = "x".repeat(300);
-    ws.skill(
-        "big",
-        &format!("---\nname: big\ndescription: {long}\n---\nbody\n"),
-        None,
-    );
-    let mut list = ws.bare_agent();
-    list.args(["--skills-dir"])
-        .arg(ws.skills())
-        .args(["skills", "list", "--json"]);
-    let listed: Value = serde_json::from_slice(&list.output().unwrap().stdout).unwrap();
-    let cost = |name: &str| {
-        listed["skills"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == name)
-            .unwrap()["catalog_bytes"]
-            .as_u64()
-            .unwrap()
-    };
-    assert!(cost("big") > 300 && cost("weather") < 100, "{listed}");
-    let mut show = ws.bare_agent();
-    show.args(["--skills-dir"])
-        .arg(ws.skills())
-        .args(["skills", "show", "big"]);
-    let shown = String::from_utf8_lossy(&show.output().unwrap().stdout).into_owned();
-    assert!(
-        shown.contains(&format!("catalog:     {} B in every request", cost("big"))),
-        "{shown}"
-    );
-}
-
-#[tokio::test]
-async fn a_failed_compaction_is_a_warning_never_a_lost_turn() {
-    let ws = Workspace::new();
-    let mock = MockLlm::start(vec![
-        text("Sunny in Tokyo."),
-        status(500, r#"{"error":{"message":"summary failed"}}"#),
-        text("Rain in Oslo."),
-    ])
-    .await;
-    assert_eq!(once(&ws, &mock, "weather in Tokyo", &[]).await.0, 0);
-    let mut cmd = ws.agent(&mock);
-    cmd.env("AGENT_COMPACT_AT", "10").args(["-c", "--once", "and Oslo?"]);
-    let (code, out, err) = run_outcome(cmd).await;
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("Rain in Oslo."));
-    assert!(
-        err.contains("could not be compacted") && err.contains("summary failed"),
-        "{err}"
-    );
-    let requests = mock.requests().await;
-    assert_eq!(
-        users(&requests[2]),
-        ["weather in Tokyo", "and Oslo?"],
-        "the history stayed as it was"
     );
 }
 
