@@ -66,6 +66,10 @@ pub struct UsageReport {
     pub turns: Vec<TurnUsage>,
     #[serde(flatten)]
     pub totals: Totals,
+    /// Estimated tokens the next request would hold (`/context` breaks them down).
+    pub context_tokens: u64,
+    /// The context window in tokens, when known.
+    pub window: Option<u64>,
 }
 
 /// `/compact`: what compaction did.

@@ -121,6 +121,14 @@ pub fn usage_lines(r: &UsageReport) -> Vec<String> {
             ""
         }
     ));
+    let window = r.window.map_or_else(
+        || "an unknown window (AGENT_CONTEXT_WINDOW sets it)".to_string(),
+        |w| format!("a window of {w} ({}%)", r.context_tokens * 100 / w.max(1)),
+    );
+    lines.push(format!(
+        "  context: the next request holds ~{} tokens of {window}; /context breaks it down",
+        r.context_tokens
+    ));
     lines
 }
 
@@ -225,6 +233,8 @@ mod tests {
                 completion_tokens: 40,
                 estimated: true,
             },
+            context_tokens: 8192,
+            window: Some(32768),
         };
         let lines = usage_lines(&r);
         assert_eq!(
@@ -232,6 +242,10 @@ mod tests {
             "    1.   ~12.3k in     ~40 out  (3 calls) weather\\x1b in Tokyo"
         );
         assert!(lines[1].contains("~estimated"), "{lines:?}");
+        assert!(
+            lines[2].contains("~8192 tokens of a window of 32768 (25%)"),
+            "{lines:?}"
+        );
     }
 
     #[test]

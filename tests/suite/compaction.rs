@@ -54,7 +54,7 @@ async fn compact_in_the_chat_then_a_question_holds_the_summary_and_the_skill() {
             ("/skill weather hi there", "Hello."),
             ("/compact keep the city", "compacted"),
             ("what now?", "After compaction."),
-            ("/usage", "session"),
+            ("/usage", "the next request holds ~"),
         ] {
             say(&mut p, line);
             p.exp_string(shows).unwrap();

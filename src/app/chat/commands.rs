@@ -72,7 +72,7 @@ pub(super) const COMMANDS: [SlashCommand; 17] = [
     },
     SlashCommand {
         name: "/usage",
-        help: "tokens in and out per turn and for the whole session",
+        help: "tokens in and out per turn and for the whole session, and the context in use",
         run: sessions::usage,
     },
     SlashCommand {

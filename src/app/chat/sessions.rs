@@ -17,6 +17,7 @@ const LIST_LIMIT: usize = 10;
 
 /// A command that awaits the model or the server, run by the chat loop.
 pub(in crate::app) enum Deferred {
+    Usage,
     Context,
     Compact(Option<String>),
 }
@@ -151,12 +152,8 @@ pub(super) fn export(chat: &mut Chat<'_>, arg: &str) -> Flow {
     Flow::Done
 }
 
-pub(super) fn usage(chat: &mut Chat<'_>, _arg: &str) -> Flow {
-    chat.say(ChatReply::Usage(UsageReport {
-        turns: chat.agent.turn_usage().to_vec(),
-        totals: chat.agent.session_totals(),
-    }));
-    Flow::Done
+pub(super) fn usage(_chat: &mut Chat<'_>, _arg: &str) -> Flow {
+    Flow::Later(Deferred::Usage)
 }
 
 pub(super) fn context(_chat: &mut Chat<'_>, _arg: &str) -> Flow {
@@ -170,6 +167,15 @@ pub(super) fn compact(_chat: &mut Chat<'_>, arg: &str) -> Flow {
 /// Run a command that awaits the model or the server.
 pub(super) async fn run_deferred(chat: &mut Chat<'_>, command: Deferred) {
     match command {
+        Deferred::Usage => {
+            let context = chat.agent.context().await;
+            chat.say(ChatReply::Usage(UsageReport {
+                turns: chat.agent.turn_usage().to_vec(),
+                totals: chat.agent.session_totals(),
+                context_tokens: context.tokens,
+                window: context.window,
+            }));
+        }
         Deferred::Context => {
             let context = chat.agent.context().await;
             chat.say(ChatReply::Context(context));
