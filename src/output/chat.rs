@@ -18,6 +18,9 @@ pub enum ChatReply {
         model: String,
         base_url: String,
         skills: usize,
+        /// The stored session this chat writes to (absent when sessions are not stored).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
     },
     /// `/help`: the commands with their help, in order.
     Help { commands: Vec<CommandHelp> },

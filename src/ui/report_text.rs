@@ -273,18 +273,32 @@ fn trusted(r: &Trusted) -> Text {
 }
 
 /// A chat command's answer, as lines on stderr.
+/// The chat's first line: version, model, endpoint, skills and session.
+fn banner(started: &ChatReply) -> Vec<String> {
+    let ChatReply::ChatStarted {
+        version,
+        model,
+        base_url,
+        skills,
+        session_id,
+    } = started
+    else {
+        return Vec::new();
+    };
+    let session = session_id
+        .as_deref()
+        .map(|id| format!(" · session {}", visible(id)))
+        .unwrap_or_default();
+    vec![format!(
+        "agent {version} · {} at {} · {skills} skills{session} · /help for commands, Ctrl-D to leave",
+        visible(model),
+        visible(base_url),
+    )]
+}
+
 fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
     match reply {
-        ChatReply::ChatStarted {
-            version,
-            model,
-            base_url,
-            skills,
-        } => vec![format!(
-            "agent {version} · {} at {} · {skills} skills · /help for commands, Ctrl-D to leave",
-            visible(model),
-            visible(base_url)
-        )],
+        started @ ChatReply::ChatStarted { .. } => banner(started),
         ChatReply::Help { commands } => {
             let mut lines: Vec<String> = commands
                 .iter()

@@ -57,6 +57,9 @@ pub(super) fn pty_chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySes
     let mut cmd = pty_command(ws, mock, &["--approve", "yes"]);
     cmd.args(extra);
     let mut p = spawn_command(cmd, Some(15_000)).unwrap();
+    // The banner names the session being stored.
+    p.exp_string(" skills").unwrap();
+    p.exp_string(" session 20").unwrap();
     p.exp_string("/help for commands").unwrap();
     p
 }

@@ -62,6 +62,7 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
         model: chat.agent.model().to_string(),
         base_url: chat.run.config.base_url.clone(),
         skills: chat.agent.skills().all().len(),
+        session_id: chat.agent.session_id(),
     });
     if let Some(resumed) = resumed {
         chat.say(ChatReply::Resumed(resumed));
