@@ -244,6 +244,16 @@ async fn storage_off_stores_nothing() {
     assert_eq!(once(&ws, &mock, "hi", &["--no-session"]).await.0, 0);
     assert!(ws.session_files().is_empty());
     assert!(!ws.sessions_dir().exists());
+    // Nothing to continue is a usage error that says what to do; so is a picker without a terminal.
+    let (code, _, err) = once(&ws, &mock, "x", &["-c"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no stored session was started in") && err.contains("sessions list"),
+        "{err}"
+    );
+    let (code, _, err) = once(&ws, &mock, "x", &["--resume"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("needs a terminal"), "{err}");
 }
 
 #[tokio::test]
