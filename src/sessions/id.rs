@@ -10,6 +10,8 @@ const TAIL_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 const TAIL_LEN: usize = 4;
 /// `YYYYMMDD-HHMMSS-` before the tail.
 const TIME_LEN: usize = 16;
+/// `YYYYMMDD-HHMMSS`: the part of an id that is the second its session started.
+pub const SECOND_LEN: usize = TIME_LEN - 1;
 
 /// The name of one session, and of its file (`<id>.jsonl`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -219,12 +219,24 @@ impl SessionStore {
         }
     }
 
-    /// The newest session started in `cwd`, if any.
+    /// The newest session started in `cwd`, if any. Ids order sessions by the second they
+    /// started; of several started in the same second, the one written to last.
     pub fn latest_in(&self, cwd: &str) -> Result<Option<SessionId>, SessionError> {
-        Ok(self
+        let mut matching = self
             .ids()?
             .into_iter()
-            .find(|id| self.header(id).is_ok_and(|h| h.cwd == cwd)))
+            .filter(|id| self.header(id).is_ok_and(|h| h.cwd == cwd));
+        let Some(newest) = matching.next() else {
+            return Ok(None);
+        };
+        let second = newest.as_str().get(..id::SECOND_LEN).unwrap_or_default().to_string();
+        let modified = |id: &SessionId| {
+            std::fs::metadata(self.path_of(id))
+                .and_then(|m| m.modified())
+                .unwrap_or(SystemTime::UNIX_EPOCH)
+        };
+        let same_second = std::iter::once(newest).chain(matching.take_while(|id| id.as_str().starts_with(&second)));
+        Ok(same_second.max_by_key(modified))
     }
 
     /// Delete session `id`; refused while another agent holds it.

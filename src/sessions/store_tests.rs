@@ -83,6 +83,37 @@ fn the_newest_session_of_a_folder_is_found_by_its_header() {
 }
 
 #[test]
+fn of_sessions_started_in_the_same_second_the_last_written_is_the_newest() {
+    let (_tmp, store) = store();
+    std::fs::create_dir_all(store.dir()).unwrap();
+    let now = SystemTime::now();
+    for (id, age) in [
+        ("20261201-112233-zzzz", 60),
+        ("20261201-112233-aaaa", 0),
+        ("20261201-112200-zzzz", 0),
+    ] {
+        let id = SessionId::parse(id).unwrap();
+        let header = Header {
+            v: FORMAT_VERSION,
+            id: id.to_string(),
+            agent_version: "0".into(),
+            model: "m".into(),
+            base_url: "u".into(),
+            skill_roots: Vec::new(),
+            cwd: "/w".into(),
+            started_at: 0,
+            parent: None,
+        };
+        let path = store.path_of(&id);
+        std::fs::write(&path, serde_json::to_string(&Record::Session(header)).unwrap() + "\n").unwrap();
+        let file = File::options().write(true).open(&path).unwrap();
+        file.set_modified(now - std::time::Duration::from_secs(age)).unwrap();
+    }
+    let newest = store.latest_in("/w").unwrap().unwrap();
+    assert_eq!(newest.as_str(), "20261201-112233-aaaa");
+}
+
+#[test]
 fn a_held_session_is_forked_not_shared() {
     let (_tmp, store) = store();
     let mut holder = store.create(start("/w"), Redactor::NONE).unwrap();
