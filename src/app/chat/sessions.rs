@@ -35,6 +35,7 @@ fn store_or_refuse(chat: &Chat<'_>, command: &str) -> Option<SessionStore> {
     found
 }
 
+/// `/sessions`: the recent stored sessions.
 pub(super) fn sessions(chat: &mut Chat<'_>, _arg: &str) -> Flow {
     let Some(store) = store_or_refuse(chat, "sessions") else {
         return Flow::Done;
@@ -46,6 +47,7 @@ pub(super) fn sessions(chat: &mut Chat<'_>, _arg: &str) -> Flow {
     Flow::Done
 }
 
+/// `/resume ID`: go on with another stored session instead of this one.
 pub(super) fn resume(chat: &mut Chat<'_>, arg: &str) -> Flow {
     if arg.is_empty() {
         return refuse(
@@ -102,6 +104,7 @@ fn current(chat: &Chat<'_>, command: &str) -> Option<(SessionStore, SessionId)> 
     }
 }
 
+/// `/fork`: go on in a new session that starts as a copy of this one.
 pub(super) fn fork(chat: &mut Chat<'_>, _arg: &str) -> Flow {
     let Some((store, parent)) = current(chat, "fork") else {
         return Flow::Done;
@@ -127,6 +130,7 @@ pub(super) fn fork(chat: &mut Chat<'_>, _arg: &str) -> Flow {
     }
 }
 
+/// `/export [FILE]`: write this session (format by FILE's extension, Markdown by default).
 pub(super) fn export(chat: &mut Chat<'_>, arg: &str) -> Flow {
     let Some((store, id)) = current(chat, "export") else {
         return Flow::Done;
@@ -152,14 +156,17 @@ pub(super) fn export(chat: &mut Chat<'_>, arg: &str) -> Flow {
     Flow::Done
 }
 
+/// `/usage`: tokens per turn and for the session, and the context in use (asks for the window).
 pub(super) fn usage(_chat: &mut Chat<'_>, _arg: &str) -> Flow {
     Flow::Later(Deferred::Usage)
 }
 
+/// `/context`: what the next request would hold (asks for the window).
 pub(super) fn context(_chat: &mut Chat<'_>, _arg: &str) -> Flow {
     Flow::Later(Deferred::Context)
 }
 
+/// `/compact [FOCUS]`: replace the history by a summary (asks the model).
 pub(super) fn compact(_chat: &mut Chat<'_>, arg: &str) -> Flow {
     Flow::Later(Deferred::Compact(Some(arg.to_string()).filter(|a| !a.is_empty())))
 }

@@ -24,6 +24,7 @@ summary{cursor:pointer;font-family:ui-monospace,monospace}\
 .compacted{border:1px dashed #999;padding:.5rem .8rem}\
 @media (prefers-color-scheme:dark){body{background:#161616;color:#ddd}.user{background:#1f2a3a}.out{background:#222}}";
 
+/// The session as one self-contained HTML page: inline CSS, no scripts, every text escaped.
 pub(super) fn render(o: &Overview, items: &[Item]) -> String {
     let mut out = String::with_capacity(4096);
     let _ = write!(

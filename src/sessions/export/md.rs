@@ -8,6 +8,7 @@ use crate::sessions::record::Interruption;
 use crate::sessions::summary::SessionSummary as Overview;
 use crate::support::terminal_text::for_terminal as shown;
 
+/// The session as Markdown.
 pub(super) fn render(overview: &Overview, items: &[Item]) -> String {
     let mut out = String::new();
     head(&mut out, overview);
@@ -81,6 +82,7 @@ fn head(out: &mut String, o: &Overview) {
     }
 }
 
+/// How an export says a turn ended without its answer.
 pub(super) fn interrupted(by: Interruption) -> &'static str {
     match by {
         Interruption::User => "Interrupted by the user.",
