@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::exec::approval::ApprovalPolicy;
+use crate::exec::sandbox::Mode as SandboxMode;
 
 /// A skill format whose rules `skills check --spec` applies to every skill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -16,10 +17,10 @@ pub enum SpecArg {
 /// The end of `--help` and of the manual page: the settings that have no flag, and exit codes.
 const AFTER_LONG_HELP: &str = "Settings without a flag come from the environment or a .env file (.env.example lists \
 every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), AGENT_BASE_URL, AGENT_MODEL, \
-AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_STREAM, AGENT_RETRIES, AGENT_SESSIONS, \
-AGENT_CONTEXT_WINDOW, AGENT_COMPACT_AT.
+AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_STREAM, AGENT_RETRIES, AGENT_SANDBOX, \
+AGENT_ALLOW_WRITE, AGENT_SESSIONS, AGENT_CONTEXT_WINDOW, AGENT_COMPACT_AT.
 
-Exit status: 0 answered; 1 internal error, or a failed `skills check` or `skills eval`; 2 usage error; \
+Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`; 2 usage error; \
 3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, but a \
 proposed command was denied; 130 interrupted.";
 
@@ -58,6 +59,16 @@ pub struct Cli {
     /// Maximum tool steps in one turn.
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u32>,
+
+    /// How much the kernel confines commands: on (writes only to the skill's folder, the working
+    /// directory, the temp folder and declared paths), strict (also no network unless the skill
+    /// declares it), off.
+    #[arg(long, value_enum, value_name = "MODE", global = true)]
+    pub sandbox: Option<SandboxMode>,
+
+    /// Let commands of every skill write here too (repeatable; relative to the working directory).
+    #[arg(long = "allow-write", value_name = "PATH", global = true)]
+    pub allow_write: Vec<String>,
 
     /// Ask the endpoint for one complete response instead of a token stream.
     #[arg(long)]
@@ -115,6 +126,11 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// What the sandbox can enforce on this machine.
+    Sandbox {
+        #[command(subcommand)]
+        action: SandboxCommand,
+    },
     /// Trust a folder (default: the working directory): its .env is read and its project skills
     /// (./.agents/skills, ./skills) may run commands, as they are now; a change asks again.
     Trust {
@@ -169,6 +185,14 @@ pub enum SessionsCommand {
         /// Session id, or an unambiguous prefix of one.
         id: String,
     },
+}
+
+/// `agent sandbox ...`
+#[derive(Debug, Subcommand)]
+pub enum SandboxCommand {
+    /// Report the kernel's Landlock ABI, the rules it gives, the seccomp filter, and whether a
+    /// confined command really cannot write outside its folders (checked by running one).
+    Status,
 }
 
 /// `agent skills ...`

@@ -13,6 +13,7 @@ use crate::exec::approval::ApprovalPolicy;
 use crate::exec::env::AGENT_KEY_VARS;
 
 mod dotenv;
+mod sandbox;
 pub mod sessions;
 use crate::exit::AppError;
 use crate::skills::discover::{RootKind, SkillRoot};
@@ -123,6 +124,8 @@ pub struct Config {
     pub interactive: bool,
     /// Storing sessions, the context window, automatic compaction.
     pub sessions: sessions::SessionSettings,
+    /// What commands may write and reach (SPEC §5 "Sandbox").
+    pub sandbox: crate::exec::sandbox::Settings,
     pub env: Environment,
 }
 
@@ -172,6 +175,7 @@ impl Config {
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
         let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
+        let sandbox = sandbox::resolve(cli, &env, cwd)?;
         Ok(Self {
             api_key,
             base_url,
@@ -191,6 +195,7 @@ impl Config {
             skill_roots,
             interactive,
             sessions,
+            sandbox,
             env,
         })
     }

@@ -54,6 +54,7 @@ pub(super) fn agent(
             redactor: run.redactor.clone(),
             skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
             trust: run.trust.clone(),
+            sandbox: config.sandbox.clone(),
         },
         max_steps: config.max_steps,
         history_budget: config.history_budget,

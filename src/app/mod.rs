@@ -12,6 +12,7 @@ mod endpoint;
 mod folder_trust;
 mod install;
 mod once;
+mod sandbox;
 mod session;
 mod session_commands;
 mod skills;
@@ -159,6 +160,7 @@ fn ask_mode(cli: &Cli, interactive: bool) -> Ask {
 async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
     match &run.cli.command {
         Some(Command::Skills { action }) => skills::run(action, run).await,
+        Some(Command::Sandbox { action }) => Ok(sandbox::run(action, &run)),
         Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. }) => Err(AppError::internal(
             "completions, man pages and trust are handled before configuration",
         )),

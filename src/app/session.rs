@@ -1,7 +1,7 @@
 //! The stored session of a run that talks to the model (SPEC §9): a new one, or the one `-c` or
 //! `--resume [ID]` names (a fork of it when another agent holds it), attached to the agent before
-//! its first turn; and the `session` event that opens the run. A folder that cannot be written
-//! is one warning: the run goes on unstored.
+//! its first turn; and the `session` event that opens the run (with the sandbox's warnings after
+//! it). A folder that cannot be written is one warning: the run goes on unstored.
 
 use std::path::Path;
 
@@ -94,9 +94,17 @@ pub(super) fn start(
         base_url: run.config.base_url.clone(),
         skills: agent.skills().all().len(),
         approve: run.config.approve,
+        sandbox: run.config.sandbox.sandbox_name(),
+        sandbox_mode: run.config.sandbox.mode,
         session_id: agent.session_id(),
         resumed: loaded.as_ref().map(|l| l.header.id.clone()),
     });
+    // Said once per run: what the chosen sandbox mode promises that this machine cannot keep.
+    let sandbox = &run.config.sandbox;
+    warnings.splice(
+        0..0,
+        sandbox.warning().into_iter().chain(sandbox.allow_write_warnings()),
+    );
     for message in warnings {
         sink.emit(Event::Warning { message });
     }

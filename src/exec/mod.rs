@@ -7,5 +7,6 @@ pub mod cmdline;
 pub mod env;
 pub mod grant;
 pub mod process;
+pub mod sandbox;
 pub mod tree;
 pub mod trust;

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rustix::process::Signal;
@@ -14,6 +15,7 @@ use tokio::task::JoinHandle;
 use super::approval::{Argv, Plan};
 pub use super::capture::Captured;
 use super::capture::{Caps, capture};
+use super::sandbox::Confinement;
 use super::tree::{self, Tree};
 use crate::support::redact::Redactor;
 
@@ -37,6 +39,8 @@ pub struct CommandSpec<'a> {
     pub tail_bytes: usize,
     /// Secrets are replaced in the output before it is capped (SPEC §6).
     pub redactor: &'a Redactor,
+    /// The sandbox the child enters between fork and exec; `None` runs it unconfined.
+    pub confinement: Option<&'a Arc<Confinement>>,
 }
 
 /// The outcome of a command.
@@ -189,7 +193,8 @@ fn argv_command(argv: &Argv, spec: &CommandSpec<'_>, via_sh: bool) -> Command {
 }
 
 /// Where and with what a command runs: the skill folder, the child environment, no stdin, piped
-/// output, its own process group (so a terminal's Ctrl-C reaches the agent, which ends it).
+/// output, its own process group (so a terminal's Ctrl-C reaches the agent, which ends it), and
+/// the sandbox, entered by the child before exec.
 fn prepared(mut cmd: Command, spec: &CommandSpec<'_>) -> Command {
     cmd.current_dir(spec.cwd)
         .env_clear()
@@ -199,6 +204,13 @@ fn prepared(mut cmd: Command, spec: &CommandSpec<'_>) -> Command {
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    if let Some(confinement) = spec.confinement {
+        // SAFETY: the hook makes only async-signal-safe system calls, as code between fork and
+        // exec in a multi-threaded process must (see `Confinement::hook`).
+        unsafe {
+            cmd.pre_exec(confinement.hook());
+        }
+    }
     cmd
 }
 

@@ -24,6 +24,7 @@ async fn run_plan(plan: &Plan, cwd: &Path, timeout: Duration) -> CommandOutput {
         head_bytes: 100,
         tail_bytes: 100,
         redactor: &Redactor::NONE,
+        confinement: None,
     };
     run(&spec).await.unwrap()
 }
@@ -133,4 +134,44 @@ async fn argv_runs_without_a_shell_and_falls_back_to_sh_without_a_shebang() {
     let plan = Plan::for_command("./bare.sh x 'y z'", &skill);
     let out = run_plan(&plan, &skill_dir, Duration::from_secs(10)).await;
     assert_eq!(out.stdout.text, "<x><y z>", "{}", out.stderr.text);
+}
+
+/// Issue 10's promises hold inside the sandbox: a confined (strict) command that escapes with
+/// `setsid` and outlives its timeout is still ended, and its grandchild was confined too.
+#[tokio::test]
+async fn confined_commands_are_still_timed_out_and_their_escapes_killed() {
+    use crate::exec::sandbox::{Kernel, Mode, Settings};
+    let kernel = Kernel::detect();
+    // Kernels without Landlock ABI 6 and seccomp cannot confine it: nothing to check there.
+    if kernel.abi < 6 || !kernel.seccomp {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (skill, outside) = (dir.path().join("skill"), dir.path().join("outside"));
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let settings = Settings::new(Mode::Strict, kernel, &skill, None, Some(skill.to_str().unwrap()), &[]);
+    let confinement = Confinement::build(&settings.policy(&skill, &[], false)).unwrap();
+    let m = marker(7);
+    let canary = outside.join("canary");
+    let command = format!(
+        "setsid sh -c 'echo x > {}; sleep 1005.{m}' & sleep 1006.{m}",
+        canary.display()
+    );
+    let (env, plan) = (path_env(), shell(&command));
+    let spec = CommandSpec {
+        plan: &plan,
+        cwd: &skill,
+        env: &env,
+        timeout: Duration::from_secs(2),
+        head_bytes: 100,
+        tail_bytes: 100,
+        redactor: &Redactor::NONE,
+        confinement: confinement.as_ref(),
+    };
+    let out = run(&spec).await.unwrap();
+    assert!(out.timed_out);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(with_marker(&m), "", "the confined command left processes");
+    assert!(!canary.exists(), "the setsid grandchild wrote outside its folders");
 }

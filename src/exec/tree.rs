@@ -37,6 +37,19 @@ pub fn spawn_lock() -> MutexGuard<'static, Vec<i32>> {
     LIVE_ROOTS.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Run a short helper process to its end (the sandbox probe), registered like a command's own
+/// process: otherwise a command ending meanwhile would take it for one of its orphans and kill it.
+pub fn run_registered(cmd: &mut std::process::Command) -> std::io::Result<std::process::Output> {
+    let mut roots = spawn_lock();
+    let child = cmd.spawn()?;
+    // A pid always fits in i32 on Linux (pid_max is at most 2^22).
+    let tree = Tree::register(child.id().cast_signed(), &mut roots);
+    drop(roots);
+    let output = child.wait_with_output();
+    tree.finish();
+    output
+}
+
 /// One command's processes: its own process (`root`) and everything descending from it.
 /// Dropping it while armed ends them all, so a cancelled turn (Ctrl-C) leaves nothing behind.
 #[derive(Debug)]

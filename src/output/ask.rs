@@ -1,6 +1,7 @@
 //! What a front end is asked: whether a command may run, whether a folder may be trusted. The
 //! agent asks through [`Approver`]; `ui` implements it on the terminal.
 
+use crate::exec::sandbox::Policy;
 use crate::exec::trust::Assessment;
 
 /// What a person is asked before a command runs.
@@ -9,6 +10,8 @@ pub struct ApprovalRequest {
     pub skill: String,
     pub command: String,
     pub cwd: String,
+    /// What the command will be allowed to write and reach.
+    pub sandbox: Policy,
 }
 
 /// Asks a person whether a command may run. Called on a blocking thread.

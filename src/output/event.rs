@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::exec::approval::ApprovalPolicy;
+use crate::exec::sandbox::Mode;
 use crate::llm::types::Usage;
 use crate::sessions::replay::Totals;
 
@@ -22,6 +23,10 @@ pub enum Event {
         /// The session this run goes on with (`-c`, `--resume`).
         #[serde(skip_serializing_if = "Option::is_none")]
         resumed: Option<String>,
+        /// What confines commands: `landlock-v7`-style, `unavailable`, or `off`.
+        sandbox: String,
+        /// The sandbox mode asked for: `on`, `strict` or `off`.
+        sandbox_mode: Mode,
     },
     SkillSelected {
         skill: String,
@@ -47,6 +52,9 @@ pub enum Event {
         timed_out: bool,
         /// The last few lines of stderr, secrets redacted: why a failed command failed.
         stderr_tail: Vec<String>,
+        /// When a failure looks like the sandbox's doing: what was refused and what to do.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sandbox_hint: Option<String>,
     },
     CommandDenied {
         skill: Option<String>,

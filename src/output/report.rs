@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::ChatReply;
 use super::session::{SessionExported, SessionList, SessionRemoved};
+use crate::exec::sandbox::{Mode, Policy};
 use crate::skills::discover::RootKind;
 use crate::skills::{Diagnostic, Dialect};
 
@@ -32,6 +33,8 @@ pub enum Report {
     Trusted(Trusted),
     /// `man --dir DIR`.
     ManPages(ManPages),
+    /// `sandbox status`.
+    SandboxStatus(SandboxStatus),
     /// Generated text printed exactly as it is, in every mode: a completion script, a manual page.
     Text(String),
     /// A remark about how the command was spelled (a moved subcommand); never part of a document.
@@ -92,6 +95,8 @@ pub struct SkillShow {
     /// The `SKILL.md` instructions, or why they could not be read.
     pub body: String,
     pub diagnostics: Vec<Diagnostic>,
+    /// What its commands may write and reach under this run's sandbox settings.
+    pub sandbox: Policy,
 }
 
 /// `skills search QUERY`: skills ranked by relevance.
@@ -209,4 +214,39 @@ pub struct TrustedFolder {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ManPages {
     pub written: Vec<PathBuf>,
+}
+
+/// `sandbox status`: what this machine's kernel can enforce, and whether a confined command really
+/// cannot write outside its folders.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SandboxStatus {
+    /// The mode this run's settings select (`--sandbox`, `AGENT_SANDBOX`).
+    pub mode: Mode,
+    /// What commands get under it: `landlock-v7`-style, `unavailable` or `off`.
+    pub in_force: String,
+    /// The Landlock ABI the kernel reports (0: none).
+    pub kernel_abi: u32,
+    /// The ABI `agent` uses: the kernel's, capped at the newest tested one (and by `AGENT_SANDBOX_ABI`).
+    pub abi: u32,
+    /// Why there is no Landlock, when there is none.
+    pub missing: Option<String>,
+    /// Writes are confined.
+    pub filesystem: bool,
+    /// Truncating files outside the writable folders is refused too (ABI 3).
+    pub truncate: bool,
+    /// TCP connect and bind can be refused (ABI 4; `strict` needs it).
+    pub tcp: bool,
+    /// Device ioctl is refused (ABI 5).
+    pub device_ioctl: bool,
+    /// Signals and abstract Unix sockets are scoped under `strict` (ABI 6).
+    pub scopes: bool,
+    /// The seccomp filter `strict` adds (UDP and other sockets) can be built here.
+    pub seccomp: bool,
+    /// A confined `sh` could not create a file outside its folders; `null` when there was nothing
+    /// to check or the check could not run.
+    pub enforced: Option<bool>,
+    /// What the check did or why it could not.
+    pub check: String,
+    /// What the mode promises that this machine cannot keep.
+    pub warning: Option<String>,
 }

@@ -139,6 +139,7 @@ fn key_note(key: &str) -> Option<&'static str> {
         "AGENT_API_KEY" | "OPENAI_API_KEY" => "the API key used",
         "AGENT_APPROVE" => "which commands run without asking",
         "AGENT_SKILLS_PATH" => "where skills are loaded from",
+        "AGENT_SANDBOX" | "AGENT_ALLOW_WRITE" => "what commands may write and reach",
         "PATH" | "BASH_ENV" | "ENV" | "SHELLOPTS" | "PYTHONPATH" | "PYTHONSTARTUP" | "PERL5LIB" | "RUBYOPT" => {
             "changes what commands run"
         }
@@ -161,9 +162,10 @@ impl Approver for TerminalApprover {
         }
         let skill = visible(&request.skill);
         let answer = self.prompt(&format!(
-            "Run `{}`\n  skill {skill} · in {}\n  [y]es / [n]o / [a]lways for {skill} this session? ",
+            "Run `{}`\n  skill {skill} · in {}\n  {}\n  [y]es / [n]o / [a]lways for {skill} this session? ",
             visible(&request.command),
             visible(&request.cwd),
+            super::sandbox_text::reach_summary(&request.sandbox),
         ));
         match answer.as_str() {
             "y" | "yes" => true,
@@ -206,7 +208,12 @@ mod tests {
         let snapshot = Snapshot {
             dotenv: Some(DotenvState {
                 path: PathBuf::from("/r/.env"),
-                keys: vec!["AGENT_BASE_URL".into(), "GIT_CONFIG_COUNT".into(), "X\x1b[2J".into()],
+                keys: vec![
+                    "AGENT_BASE_URL".into(),
+                    "GIT_CONFIG_COUNT".into(),
+                    "AGENT_SANDBOX".into(),
+                    "X\x1b[2J".into(),
+                ],
                 hash: "h".into(),
             }),
             skills: [("skills/weather".to_string(), "1".to_string())].into(),
@@ -215,6 +222,7 @@ mod tests {
         assert!(q.contains("not trusted yet: /r\\x1b]0;t\\x07"), "{q}");
         assert!(q.contains("AGENT_BASE_URL (where your API key is sent)"), "{q}");
         assert!(q.contains("GIT_CONFIG_COUNT (changes what commands run)"), "{q}");
+        assert!(q.contains("AGENT_SANDBOX (what commands may write and reach)"), "{q}");
         assert!(q.contains("X\\x1b[2J") && !q.contains('\x1b'), "{q}");
         assert!(
             q.contains("skills it adds (they can run commands): skills/weather"),

@@ -144,6 +144,7 @@ impl HumanRenderer {
             stdout_bytes,
             timed_out,
             stderr_tail,
+            sandbox_hint,
             ..
         } = event
         else {
@@ -165,6 +166,9 @@ impl HumanRenderer {
                 let shown = format!("  │ {}", visible(line));
                 self.progress(&console::style(shown).for_stderr().dim().to_string());
             }
+        }
+        if let Some(hint) = sandbox_hint {
+            self.progress(&format!("  {}", visible(hint)));
         }
         self.wait("thinking");
     }
@@ -205,11 +209,16 @@ impl EventSink for HumanRenderer {
                 model,
                 base_url,
                 skills,
+                sandbox,
+                sandbox_mode,
                 ..
             } => {
                 if self.verbose {
                     let (model, url) = (self.one_line(&model), self.one_line(&base_url));
-                    self.progress(&format!("· {model} at {url}, {skills} skills"));
+                    let sandbox = self.one_line(&sandbox);
+                    self.progress(&format!(
+                        "· {model} at {url}, {skills} skills, sandbox {sandbox_mode} ({sandbox})"
+                    ));
                 }
             }
             Event::SkillSelected { skill, dir } => {

@@ -79,6 +79,7 @@ pub fn report_lines(report: &Report) -> Vec<String> {
         Report::Eval(r) => vec![versioned(r)],
         Report::Trusted(r) => r.folders.iter().map(versioned).collect(),
         Report::ManPages(r) => vec![versioned(r)],
+        Report::SandboxStatus(r) => vec![versioned(r)],
         Report::Chat(r) => vec![versioned(r)],
         Report::SessionList(r) => vec![versioned(r)],
         Report::SessionExported(r) => vec![versioned(r)],

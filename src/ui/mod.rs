@@ -9,6 +9,7 @@ pub mod line_editor;
 pub mod markdown;
 pub mod pick;
 pub mod report_text;
+pub mod sandbox_text;
 pub mod session_text;
 pub mod skill_list;
 pub mod table;

@@ -49,6 +49,7 @@ pub fn render(report: &Report, screen: Screen) -> Text {
         Report::Eval(r) => out_only(vec![eval_summary(r)]),
         Report::Trusted(r) => trusted(r),
         Report::ManPages(r) => out_only(r.written.iter().map(|p| format!("wrote {}", p.display())).collect()),
+        Report::SandboxStatus(r) => out_only(super::sandbox_text::status_lines(r)),
         Report::Note(note) => Text {
             out: Vec::new(),
             err: vec![format!("note: {}", for_terminal(note))],
@@ -128,6 +129,7 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
     if let Some(reason) = &s.blocked {
         out.push(format!("blocked:     {}", one(reason)));
     }
+    out.extend(super::sandbox_text::policy_lines(&r.sandbox));
     for d in &r.diagnostics {
         out.push(format!("{:?}: {}", d.severity, one(&d.to_string())));
     }

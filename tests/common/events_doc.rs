@@ -20,8 +20,9 @@ pub enum Part {
     Subcommands,
 }
 
-/// Arrays whose items are documented objects: (section, field) → the items' section.
-const NESTED: [((&str, &str), &str); 12] = [
+/// Objects, and arrays whose items are objects, documented in a section of their own:
+/// (section, field) → the object's section.
+const NESTED: [((&str, &str), &str); 15] = [
     (("help", "commands"), "command"),
     (("skills", "skills"), "summary"),
     (("skills list", "skills"), "summary"),
@@ -34,6 +35,9 @@ const NESTED: [((&str, &str), &str); 12] = [
     (("skills eval", "cases"), "case"),
     (("sessions", "sessions"), "session_summary"),
     (("sessions list", "sessions"), "session_summary"),
+    (("skills show", "sandbox"), "policy"),
+    (("policy", "write"), "writable"),
+    (("policy", "skipped"), "skipped"),
 ];
 
 /// `docs/events.md` as tables.
@@ -174,10 +178,14 @@ impl EventsDoc {
                     .find(|((sec, f), _)| sec == s && f == key)
                     .map(|(_, i)| *i)
             });
-            if let (Some(items), Some(list)) = (items, v.as_array()) {
-                for item in list {
-                    self.check(&[items], item, &[])?;
+            match (items, v) {
+                (Some(items), Value::Array(list)) => {
+                    for item in list {
+                        self.check(&[items], item, &[])?;
+                    }
                 }
+                (Some(items), Value::Object(_)) => self.check(&[items], v, &[])?,
+                _ => {}
             }
         }
         for (key, field) in &fields {

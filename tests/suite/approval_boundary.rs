@@ -62,7 +62,7 @@ async fn probes_are_denied_under_auto_and_through_grants() {
     ws.skill("plain", &skill_md("plain", ""), Some(ECHO_ARGS));
     let grants = "allowed-tools: Bash(./run.sh:*) Bash(git status:*) Bash(printf:*)\n";
     ws.skill("granted", &skill_md("granted", grants), Some(ECHO_ARGS));
-    let canary = ws.dir.path().join("CANARY");
+    let canary = ws.work().join("CANARY");
     let commands = probes(&canary);
     assert!(commands.len() <= 16, "one response runs at most 16 calls");
     for (skill, policy) in [("plain", "auto"), ("granted", "auto"), ("granted", "ask")] {
@@ -84,7 +84,7 @@ async fn a_bare_script_name_is_never_looked_up_on_path() {
     ws.skill("plain", &skill_md("plain", ""), Some(ECHO_ARGS));
     let grants = "allowed-tools: Bash(./run.sh:*)\n";
     ws.skill("granted", &skill_md("granted", grants), Some(ECHO_ARGS));
-    let canary = ws.dir.path().join("CANARY");
+    let canary = ws.work().join("CANARY");
     let hostile = ws.dir.path().join("hostile-bin");
     std::fs::create_dir_all(&hostile).unwrap();
     write_script(
@@ -119,7 +119,7 @@ async fn skill_dir_with_a_space_runs_the_real_script_with_the_right_words() {
     std::fs::write(dir.join("SKILL.md"), skill_md("spaced", "")).unwrap();
     write_script(&dir.join("run.sh"), ECHO_ARGS);
     // What `sh -c` would run for an unquoted $SKILL_DIR/run.sh: the path up to the space.
-    let canary = ws.dir.path().join("CANARY");
+    let canary = ws.work().join("CANARY");
     write_script(
         &ws.dir.path().join("my"),
         &format!("#!/bin/sh\ntouch '{}'\n", canary.display()),
@@ -169,7 +169,7 @@ async fn grants_run_one_literal_command_as_its_words() {
     let ws = Workspace::new();
     let grants = "allowed-tools: Bash(printf:*)\n";
     ws.skill("granted", &skill_md("granted", grants), Some(ECHO_ARGS));
-    let canary = ws.dir.path().join("CANARY");
+    let canary = ws.work().join("CANARY");
     let commands = vec![
         "printf '<%s>' 'a b' '$(id)' \"c;d\"".to_string(),
         format!("printf x | touch {}", canary.display()),

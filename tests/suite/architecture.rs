@@ -40,6 +40,10 @@ const PRINTING: [&str; 8] = [
     "dbg!(",
 ];
 
+/// Files that name the terminal device without writing to it: the sandbox lists the devices a
+/// confined command may write.
+const NAMES_THE_TERMINAL: [&str; 1] = ["exec/sandbox/confine.rs"];
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap().filter_map(Result::ok) {
         let path = entry.path();
@@ -140,6 +144,9 @@ fn only_ui_and_main_write_to_the_terminal() {
         }
         for (n, line) in text.lines().enumerate() {
             if let Some(what) = PRINTING.iter().find(|p| line.contains(*p)) {
+                if *what == "/dev/tty" && NAMES_THE_TERMINAL.contains(&rel.as_str()) {
+                    continue;
+                }
                 found.push(format!("src/{rel}:{}: {what}", n + 1));
             }
         }

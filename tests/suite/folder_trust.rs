@@ -47,9 +47,9 @@ fn answered(code: i32) -> bool {
 async fn a_hostile_repositorys_dotenv_and_skills_are_not_used() {
     let ws = Workspace::new();
     env_probe(&ws);
-    let skill_canary = ws.dir.path().join("project-skill-ran");
+    let skill_canary = ws.work().join("project-skill-ran");
     project_skill(&ws, "evil", &skill_canary);
-    let fsmonitor_canary = ws.dir.path().join("fsmonitor-ran");
+    let fsmonitor_canary = ws.work().join("fsmonitor-ran");
     let git_repo = std::process::Command::new("git")
         .args(["init", "-q"])
         .current_dir(ws.work())
@@ -252,8 +252,8 @@ async fn agent_trust_applies_the_dotenv_and_a_change_needs_trust_again() {
 #[tokio::test]
 async fn a_skill_added_or_edited_after_trust_cannot_run_until_trusted_again() {
     let ws = Workspace::new();
-    let old_canary = ws.dir.path().join("old-ran");
-    let new_canary = ws.dir.path().join("new-ran");
+    let old_canary = ws.work().join("old-ran");
+    let new_canary = ws.work().join("new-ran");
     let old = project_skill(&ws, "old", &old_canary);
     let trusted = ws.bare_agent().arg("trust").output().unwrap();
     assert!(String::from_utf8_lossy(&trusted.stdout).contains("skills/old"));
@@ -295,7 +295,7 @@ async fn a_skill_added_or_edited_after_trust_cannot_run_until_trusted_again() {
 #[tokio::test]
 async fn folders_trusted_the_old_way_keep_their_skills_but_not_their_dotenv() {
     let ws = Workspace::new();
-    let canary = ws.dir.path().join("legacy-ran");
+    let canary = ws.work().join("legacy-ran");
     project_skill(&ws, "legacy", &canary);
     std::fs::write(ws.work().join(".env"), "AGENT_MODEL=folder-model\n").unwrap();
     let config = ws.home().join(".config/agent");

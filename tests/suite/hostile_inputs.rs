@@ -19,7 +19,7 @@ fn mkfifo(path: &Path) {
 async fn only_sixteen_tool_calls_of_one_response_run_and_the_rest_are_answered() {
     let ws = Workspace::new();
     ws.skill("count", COUNTER_SKILL, Some("#!/bin/sh\necho x >> \"$COUNTER\"\n"));
-    let counter = ws.dir.path().join("counter");
+    let counter = ws.work().join("counter");
     let mock = MockLlm::start(activate_run_all_answer("count", &["./run.sh"; 1000], "done")).await;
     let mut cmd = ws.agent(&mock);
     cmd.env("COUNTER", &counter)

@@ -31,7 +31,7 @@ fn the_documented_examples_match_the_tables() {
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 11, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 12, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -155,7 +155,7 @@ async fn every_subcommand_prints_one_documented_document() {
         &[json!({"type":"message","role":"user","content":"weather in Tokyo"})],
     );
     let export = ws.dir.path().join("tokyo.html");
-    let runs: [(&str, Vec<&str>); 11] = [
+    let runs: [(&str, Vec<&str>); 12] = [
         ("sessions list", vec!["sessions", "list"]),
         (
             "sessions export",
@@ -172,6 +172,7 @@ async fn every_subcommand_prints_one_documented_document() {
         ),
         ("skills eval", vec!["skills", "eval", cases.to_str().unwrap()]),
         ("man --dir", vec!["man", "--dir", man_dir.to_str().unwrap()]),
+        ("sandbox status", vec!["sandbox", "status"]),
         // Last: trusting the folder silences the warning the others check for.
         ("trust", vec!["trust"]),
     ];

@@ -18,6 +18,7 @@ mod parser_props;
 mod record_replay;
 mod repl;
 mod safety;
+mod sandbox;
 mod secrets;
 mod session_export;
 mod sessions;

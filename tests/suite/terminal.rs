@@ -62,7 +62,7 @@ async fn the_approval_prompt_shows_hidden_characters_and_long_commands_in_full()
         "---\nname: weather\ndescription: Weather for a city.\n---\nRun ./run.sh CITY\n",
         Some("#!/bin/sh\necho sunny\n"),
     );
-    let canary = ws.dir.path().join("touched");
+    let canary = ws.work().join("touched");
     let disguised = format!("touch {} #\r\x1b[2KRun ./run.sh Tokyo", canary.display());
     let long = format!("echo {} long-command-end", "x".repeat(400));
     let mock = Arc::new(
@@ -79,6 +79,11 @@ async fn the_approval_prompt_shows_hidden_characters_and_long_commands_in_full()
         let skills = w.skills().display().to_string();
         let mut p = pty(&w, &m, &["--skills-dir", &skills, "--once", "weather in Tokyo"], false);
         p.exp_string("#\\r\\x1b[2KRun ./run.sh Tokyo`").unwrap();
+        // The second wall is shown with the first: where the command could write.
+        if agent::exec::sandbox::Kernel::detect().abi >= 1 {
+            p.exp_string("sandbox: may write only to its folder, the working directory")
+                .unwrap();
+        }
         p.exp_string("[y]es / [n]o").unwrap();
         answer(&mut p, "n");
         p.exp_string(&format!("Run `{l}`")).unwrap();
@@ -308,7 +313,7 @@ async fn a_folder_is_asked_about_once_and_again_after_a_change() {
 async fn a_skill_edited_mid_session_is_asked_about_before_it_runs() {
     let ws = Arc::new(Workspace::new());
     project(&ws, "AGENT_MODEL=folder-model\n");
-    let canary = ws.dir.path().join("ran");
+    let canary = ws.work().join("ran");
     write_script(
         &ws.work().join("skills/weather/run.sh"),
         &format!("#!/bin/sh\ntouch '{}'\necho sunny\n", canary.display()),

@@ -50,7 +50,7 @@ async fn child_env_drops_agent_keys_adds_skill_vars_and_redacts_secrets() {
 #[tokio::test]
 async fn without_terminal_unapproved_commands_are_denied_with_a_hint() {
     let ws = probe_workspace();
-    let canary = ws.dir.path().join("canary");
+    let canary = ws.work().join("canary");
     let mock = MockLlm::start(vec![
         tool("activate_skill", json!({"name": "probe"})),
         tool(
@@ -119,7 +119,7 @@ async fn auto_policy_runs_the_skills_own_script() {
 #[tokio::test]
 async fn approve_no_runs_nothing() {
     let ws = probe_workspace();
-    let marker = ws.dir.path().join("marker");
+    let marker = ws.work().join("marker");
     let mock = MockLlm::start(vec![
         tool("activate_skill", json!({"name": "probe"})),
         tool(

@@ -55,6 +55,8 @@ pub struct RunnerSettings {
     pub skill_roots: Vec<PathBuf>,
     /// Whether the working folder's project skills may run commands (SPEC §3).
     pub trust: Arc<FolderTrust>,
+    /// What commands may write and reach (SPEC §5 "Sandbox").
+    pub sandbox: crate::exec::sandbox::Settings,
 }
 
 impl ToolRunner {

@@ -1,9 +1,12 @@
 //! `run_command`: approval (policy, a person, folder trust), then the command as a child process
-//! in the active skill's folder, its output capped for the model and summed up for the user.
+//! in the active skill's folder, confined by the sandbox, its output capped for the model and
+//! summed up for the user.
 
 use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
 use crate::exec::env::child_env;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
+use crate::exec::sandbox::policy::Enforcement;
+use crate::exec::sandbox::{Confinement, Policy, hint};
 use crate::output::{ApprovalRequest, Event};
 use crate::skills::Skill;
 use crate::skills::discover::RootKind;
@@ -16,7 +19,8 @@ const STDERR_TAIL_LINES: usize = 5;
 const STDERR_TAIL_CHARS: usize = 300;
 
 impl ToolRunner {
-    /// Run `command` in the `current` skill's folder, once approval (and folder trust) allow it.
+    /// Run `command` in the `current` skill's folder, once approval (and folder trust) allow it,
+    /// confined by the sandbox to what the skill may write and reach.
     pub(super) async fn run_command(&self, current: Option<&str>, command: &str) -> ToolOutcome {
         let Some(skill) = current.and_then(|n| self.skills.get(n)).cloned() else {
             self.emit(Event::CommandDenied {
@@ -32,7 +36,12 @@ impl ToolRunner {
         if command.is_empty() {
             return ToolOutcome::refused("the command is empty");
         }
-        let plan = match self.approve(&skill, command).await {
+        let requires = &skill.requires;
+        let policy = self
+            .settings
+            .sandbox
+            .policy(&skill.dir, &requires.write, requires.network);
+        let plan = match self.approve(&skill, command, &policy).await {
             Ok(plan) => plan,
             Err(reason) => {
                 self.emit(Event::CommandDenied {
@@ -43,64 +52,94 @@ impl ToolRunner {
                 return ToolOutcome::denied(reason);
             }
         };
-        let cwd = skill.dir.display().to_string();
+        self.execute(&skill, command, &plan, &policy).await
+    }
+
+    /// Start the approved `plan` in the sandbox `policy` describes and report how it ended.
+    async fn execute(&self, skill: &Skill, command: &str, plan: &Plan, policy: &Policy) -> ToolOutcome {
+        // A sandbox that cannot be built is not silently skipped: the command does not run.
+        let confinement = match Confinement::build(policy) {
+            Ok(confinement) => confinement,
+            Err(e) => return self.not_started(format!("{command}: not run: {e}")),
+        };
         self.emit(Event::CommandStarted {
             skill: skill.name.clone(),
             command: command.to_string(),
-            cwd,
-            argv: match &plan {
+            cwd: skill.dir.display().to_string(),
+            argv: match plan {
                 Plan::Argv(argv) => Some(argv.words().to_vec()),
                 Plan::Shell(_) => None,
             },
         });
-        let env = child_env(
+        let mut env = child_env(
             &self.settings.base_env,
             &skill.name,
             &skill.dir,
             &self.settings.skill_roots,
         );
+        env.insert("AGENT_SANDBOX".into(), policy.child_value().into());
         let spec = CommandSpec {
-            plan: &plan,
+            plan,
             cwd: &skill.dir,
             env: &env,
             timeout: self.settings.command_timeout,
             head_bytes: DEFAULT_HEAD_BYTES,
             tail_bytes: DEFAULT_TAIL_BYTES,
             redactor: &self.settings.redactor,
+            confinement: confinement.as_ref(),
         };
         match process::run(&spec).await {
-            Ok(out) => {
-                self.emit(Event::CommandFinished {
-                    skill: skill.name.clone(),
-                    command: command.to_string(),
-                    exit_code: out.exit_code,
-                    signal: out.signal,
-                    duration_ms: u64::try_from(out.duration.as_millis()).unwrap_or(u64::MAX),
-                    stdout_bytes: out.stdout.total_bytes,
-                    stderr_bytes: out.stderr.total_bytes,
-                    timed_out: out.timed_out,
-                    stderr_tail: last_lines(&self.settings.redactor.redact(&out.stderr.text), STDERR_TAIL_LINES),
-                });
-                ToolOutcome::ok(format_output(&out, self.settings.command_timeout.as_secs()))
-            }
+            Ok(out) => self.finished(skill, command, policy, &out),
             Err(e) => {
-                let program = match &plan {
+                let program = match plan {
                     Plan::Argv(argv) => argv.program().display().to_string(),
                     Plan::Shell(_) => "sh".to_string(),
                 };
-                let message = format!("could not start {program} in {}: {e}", skill.dir.display());
-                self.emit(Event::Warning {
-                    message: message.clone(),
-                });
-                ToolOutcome::failed(message)
+                self.not_started(format!("could not start {program} in {}: {e}", skill.dir.display()))
             }
         }
     }
 
-    /// What runs, once the policy (or a person) allowed it; else why not.
-    async fn approve(&self, skill: &Skill, command: &str) -> Result<Plan, String> {
+    /// The `command_finished` event and the model's result for a command that ran, with the
+    /// sandbox's hint when its failure looks like a refused write or connection.
+    fn finished(&self, skill: &Skill, command: &str, policy: &Policy, out: &CommandOutput) -> ToolOutcome {
+        let succeeded = !out.timed_out && out.exit_code == Some(0);
+        let hint = hint::explain(policy, succeeded, &out.stderr.text, &skill.dir).map(|h| h.message());
+        self.emit(Event::CommandFinished {
+            skill: skill.name.clone(),
+            command: command.to_string(),
+            exit_code: out.exit_code,
+            signal: out.signal,
+            duration_ms: u64::try_from(out.duration.as_millis()).unwrap_or(u64::MAX),
+            stdout_bytes: out.stdout.total_bytes,
+            stderr_bytes: out.stderr.total_bytes,
+            timed_out: out.timed_out,
+            stderr_tail: last_lines(&self.settings.redactor.redact(&out.stderr.text), STDERR_TAIL_LINES),
+            sandbox_hint: hint.clone(),
+        });
+        let mut text = format_output(out, self.settings.command_timeout.as_secs());
+        if let Some(hint) = hint {
+            text.push_str(&format!("sandbox: {hint}\n"));
+        }
+        ToolOutcome::ok(text)
+    }
+
+    /// A command that could not start: a warning for the user, the reason for the model.
+    fn not_started(&self, message: String) -> ToolOutcome {
+        self.emit(Event::Warning {
+            message: message.clone(),
+        });
+        ToolOutcome::failed(message)
+    }
+
+    /// What runs, once the policy (or a person) allowed it; else why not. A command the sandbox
+    /// must refuse (`strict` where the kernel cannot enforce it) is not even asked about.
+    async fn approve(&self, skill: &Skill, command: &str, policy: &Policy) -> Result<Plan, String> {
         if let Some(reason) = self.untrusted(skill).await {
             return Err(reason);
+        }
+        if let Enforcement::Refused(why) = policy.enforcement() {
+            return Err(why);
         }
         match approval::evaluate(self.settings.approve, command, &scope_of(skill)) {
             Verdict::Run(plan) => Ok(plan),
@@ -112,6 +151,7 @@ impl ToolRunner {
                     skill: skill.name.clone(),
                     command: self.settings.redactor.redact(command).into_owned(),
                     cwd: skill.dir.display().to_string(),
+                    sandbox: policy.clone(),
                 };
                 let approved = tokio::task::spawn_blocking(move || approver.ask(&request))
                     .await

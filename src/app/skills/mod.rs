@@ -25,7 +25,7 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
     let output = run.front.output.clone();
     let report = match action {
         SkillsCommand::List => Report::SkillList(list(&discovery, &run.trust)),
-        SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run.trust, name)?)),
+        SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
         SkillsCommand::Search { query, limit } => Report::SkillSearch(search(&discovery, &query.join(" "), *limit)),
         SkillsCommand::Check { dirs, strict, spec } => {
             let rules = Rules {
@@ -102,7 +102,7 @@ fn list(discovery: &Discovery, trust: &FolderTrust) -> SkillList {
 }
 
 /// `skills show NAME`: one skill in full; a usage error naming the known ones when there is none.
-fn show(discovery: &Discovery, trust: &FolderTrust, name: &str) -> Result<SkillShow, AppError> {
+fn show(discovery: &Discovery, run: &Run<'_>, name: &str) -> Result<SkillShow, AppError> {
     let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
         let names: Vec<&str> = discovery.skills.iter().map(|s| s.name.as_str()).collect();
         return Err(AppError::usage(format!(
@@ -110,14 +110,16 @@ fn show(discovery: &Discovery, trust: &FolderTrust, name: &str) -> Result<SkillS
             crate::support::terminal_text::visible(&names.join(", "))
         )));
     };
+    let requires = &skill.requires;
     Ok(SkillShow {
-        summary: summary(skill, trust),
+        summary: summary(skill, &run.trust),
         files: skill.bundled_files(MAX_BUNDLED_FILES),
         license: skill.license.clone(),
         compatibility: skill.compatibility.clone(),
         version: skill.version.clone(),
         body: skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})")),
         diagnostics: skill.diagnostics.clone(),
+        sandbox: run.config.sandbox.policy(&skill.dir, &requires.write, requires.network),
     })
 }
 

@@ -1,0 +1,162 @@
+//! Saying so when a failed command looks like the sandbox stopped it.
+//!
+//! What can be known, honestly: Landlock refuses with `EACCES`, and records denials only in the
+//! kernel's audit log, which an ordinary user cannot read. So the agent reads what the command
+//! said. A failure whose stderr reports "Permission denied" or "Operation not permitted" about a
+//! path outside the places it may write is named as the sandbox's doing, with the path. A path
+//! inside them is the file's own permissions, not the sandbox: no hint. A denial that names no
+//! path "may have been" the sandbox; under `strict` with the network off, so may a failed connection.
+
+use std::path::{Path, PathBuf};
+
+use super::policy::{Enforcement, Network, Policy};
+
+/// At most this many paths are named.
+const MAX_PATHS: usize = 3;
+
+/// Why a failure looks like the sandbox's doing.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Hint {
+    /// Paths the command was refused that lie outside the places it may write.
+    pub paths: Vec<String>,
+    /// The network is closed for this command (`strict`) and the failure may be that.
+    pub network: bool,
+}
+
+impl Hint {
+    /// One sentence for the model and the user, saying what to do about it.
+    pub fn message(&self) -> String {
+        let fix = "the skill can declare `requires.write`, or the user can pass `--allow-write PATH`";
+        let net_fix = "the skill can declare `requires.network: true`, or the user can run with `--sandbox on`";
+        match (self.paths.is_empty(), self.network) {
+            (false, _) => format!(
+                "blocked by the sandbox: writing outside the folders this skill may write ({}); {fix}",
+                self.paths.join(", ")
+            ),
+            (true, true) => format!(
+                "this may have been blocked by the sandbox: under --sandbox strict this skill may not use the network ({net_fix}), and it may write only in its folder, the working directory and the temp folder ({fix})"
+            ),
+            (true, false) => format!(
+                "this may have been blocked by the sandbox: it may write only in its folder, the working directory and the temp folder; {fix}"
+            ),
+        }
+    }
+}
+
+/// A hint for a command that ran under `policy` in `cwd`, failed, and wrote `stderr`; `None`
+/// when it succeeded, ran unconfined, or nothing points at the sandbox.
+pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Option<Hint> {
+    if succeeded || policy.enforcement() != Enforcement::Confined {
+        return None;
+    }
+    let network = policy.network == Network::Off;
+    let mut denied_lines = 0;
+    let mut candidates = Vec::new();
+    let mut connect_failed = false;
+    for line in stderr.lines() {
+        let lower = line.to_lowercase();
+        let denied = lower.contains("permission denied")
+            || lower.contains("operation not permitted")
+            || lower.contains("eacces");
+        if denied {
+            denied_lines += 1;
+            candidates.extend(paths_in(line));
+        }
+        // `curl: (7) Failed to connect`, bash's `connect: Permission denied` for /dev/tcp.
+        let about_network = ["connect", "socket", "/dev/tcp/", "/dev/udp/"]
+            .iter()
+            .any(|w| lower.contains(w));
+        if about_network && (denied || lower.contains("fail") || lower.contains("could")) {
+            connect_failed = true;
+        }
+    }
+    // Device and `/proc` paths are left alone: writing to them is allowed, or not ours to judge.
+    let outside: Vec<String> = candidates
+        .iter()
+        .filter(|c| !c.starts_with("/proc/") && !c.starts_with("/dev/"))
+        .filter(|c| !may_write(policy, &resolve(c, cwd)))
+        .take(MAX_PATHS)
+        .cloned()
+        .collect();
+    if !outside.is_empty() {
+        return Some(Hint {
+            paths: outside,
+            network,
+        });
+    }
+    let unexplained = denied_lines > 0 && candidates.is_empty();
+    (unexplained || (network && connect_failed)).then_some(Hint {
+        paths: Vec::new(),
+        network,
+    })
+}
+
+/// Path-like words of one message line: quoted text that looks like a path, and bare words that
+/// start like one.
+fn paths_in(line: &str) -> Vec<String> {
+    const QUOTES: [(char, char); 4] = [('\'', '\''), ('"', '"'), ('‘', '’'), ('`', '\'')];
+    let mut found = Vec::new();
+    let mut rest = line;
+    let mut unquoted = String::new();
+    while let Some((start, open, close)) = QUOTES
+        .iter()
+        .filter_map(|(o, c)| rest.find(*o).map(|i| (i, *o, *c)))
+        .min_by_key(|(i, _, _)| *i)
+    {
+        unquoted.push_str(&rest[..start]);
+        let after = &rest[start + open.len_utf8()..];
+        let Some(end) = after.find(close) else {
+            rest = after;
+            break;
+        };
+        let quoted = &after[..end];
+        if quoted.contains('/') || quoted.starts_with('~') {
+            found.push(quoted.to_string());
+        }
+        rest = &after[end + close.len_utf8()..];
+    }
+    unquoted.push_str(rest);
+    for word in unquoted.split_whitespace() {
+        let word = word.trim_end_matches([':', ',', ';', '.', ')']);
+        if word.starts_with('/') || word.starts_with("./") || word.starts_with("../") {
+            found.push(word.to_string());
+        }
+    }
+    found
+}
+
+/// `path` made absolute against the command's working directory.
+fn resolve(path: &str, cwd: &Path) -> PathBuf {
+    let p = Path::new(path);
+    if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) }
+}
+
+/// Whether `path` lies in a place the policy lets commands write (lexically, or once symlinks in
+/// its nearest existing ancestor are resolved).
+fn may_write(policy: &Policy, path: &Path) -> bool {
+    let real = real_path(path);
+    policy
+        .write
+        .iter()
+        .any(|w| path.starts_with(&w.path) || real.starts_with(&w.real))
+}
+
+/// `path` with symlinks resolved in its longest existing prefix (the file itself may not exist).
+fn real_path(path: &Path) -> PathBuf {
+    let mut existing = path;
+    let mut tail = Vec::new();
+    while let Some(parent) = existing.parent() {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return tail.iter().rev().fold(real, |acc: PathBuf, part| acc.join(part));
+        }
+        if let Some(name) = existing.file_name() {
+            tail.push(name.to_os_string());
+        }
+        existing = parent;
+    }
+    path.to_path_buf()
+}
+
+#[cfg(test)]
+#[path = "hint_tests.rs"]
+mod tests;
