@@ -66,20 +66,9 @@ pub fn parse(bytes: &[u8]) -> Result<Loaded, LoadError> {
 mod tests {
     use super::*;
     use crate::llm::ChatMessage;
-    use crate::sessions::record::FORMAT_VERSION;
 
     fn header_line() -> String {
-        let header = Header {
-            v: FORMAT_VERSION,
-            id: "20261201-112233-k3f9".into(),
-            agent_version: "0.1.0".into(),
-            model: "m".into(),
-            base_url: "u".into(),
-            skill_roots: Vec::new(),
-            cwd: "/w".into(),
-            started_at: 0,
-            parent: None,
-        };
+        let header = crate::sessions::record::test_header("20261201-112233-k3f9", "/w");
         serde_json::to_string(&Record::Session(header)).unwrap() + "\n"
     }
 

@@ -109,22 +109,28 @@ pub enum Record {
     Unknown,
 }
 
+/// A header for tests: session `id`, started in `cwd`.
+#[cfg(test)]
+pub(crate) fn test_header(id: &str, cwd: &str) -> Header {
+    Header {
+        v: FORMAT_VERSION,
+        id: id.into(),
+        agent_version: "0.1.0".into(),
+        model: "m".into(),
+        base_url: "http://127.0.0.1:1/v1".into(),
+        skill_roots: vec!["/s".into()],
+        cwd: cwd.into(),
+        started_at: 1,
+        parent: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn header() -> Header {
-        Header {
-            v: FORMAT_VERSION,
-            id: "20261201-112233-k3f9".into(),
-            agent_version: "0.1.0".into(),
-            model: "m".into(),
-            base_url: "http://127.0.0.1:1/v1".into(),
-            skill_roots: vec!["/s".into()],
-            cwd: "/w".into(),
-            started_at: 1,
-            parent: None,
-        }
+        test_header("20261201-112233-k3f9", "/w")
     }
 
     #[test]

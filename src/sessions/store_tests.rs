@@ -92,18 +92,8 @@ fn of_sessions_started_in_the_same_second_the_last_written_is_the_newest() {
         ("20261201-112233-aaaa", 0),
         ("20261201-112200-zzzz", 0),
     ] {
+        let header = crate::sessions::record::test_header(id, "/w");
         let id = SessionId::parse(id).unwrap();
-        let header = Header {
-            v: FORMAT_VERSION,
-            id: id.to_string(),
-            agent_version: "0".into(),
-            model: "m".into(),
-            base_url: "u".into(),
-            skill_roots: Vec::new(),
-            cwd: "/w".into(),
-            started_at: 0,
-            parent: None,
-        };
         let path = store.path_of(&id);
         std::fs::write(&path, serde_json::to_string(&Record::Session(header)).unwrap() + "\n").unwrap();
         let file = File::options().write(true).open(&path).unwrap();
