@@ -138,3 +138,26 @@ async fn a_failed_compaction_is_a_warning_never_a_lost_turn() {
         "the history stayed as it was"
     );
 }
+
+#[tokio::test]
+async fn the_window_from_the_servers_model_list_sets_when_history_is_compacted() {
+    let ws = Workspace::new();
+    let long = "word ".repeat(2400);
+    let mock = MockLlm::start(vec![text(&long), text("SHORT SUMMARY"), text("Fits now.")]).await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path("/v1/models"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(
+            json!({"object":"list","data":[{"id":"gpt-4.1-mini","object":"model","context_length":3000}]}),
+        ))
+        .mount(&mock.server)
+        .await;
+    assert_eq!(once(&ws, &mock, "tell me a lot", &[]).await.0, 0);
+    let (code, out, err) = once(&ws, &mock, "and now?", &["-c"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Fits now."));
+    // 80 % of the server's 3000 tokens is 2400; ~12 KB of history is past it.
+    assert!(err.contains("of 2400 tokens (AGENT_COMPACT_AT)"), "{err}");
+    let requests = mock.requests().await;
+    let last = requests.iter().rev().find(|r| r["messages"].is_array()).unwrap();
+    assert!(all_text(last).contains("SHORT SUMMARY") && !all_text(last).contains(&long));
+}
