@@ -331,7 +331,13 @@ async fn a_session_another_agent_holds_is_forked_never_written_by_two() {
     let held = ws.session_files()[0].clone();
     let before = std::fs::read_to_string(&held).unwrap();
     let (code, out, err) = once(&ws, &mock, "me too", &["-c"]).await;
+    let held_id = records(&held)[0]["id"].as_str().unwrap().to_string();
+    let mut rm = ws.bare_agent();
+    rm.args(["sessions", "rm", &held_id]);
+    let removed = rm.output().unwrap();
     done_tx.send(()).unwrap();
+    assert_eq!(removed.status.code(), Some(3), "a held session is not removed");
+    assert!(String::from_utf8_lossy(&removed.stderr).contains("in use by another running agent"));
     chat.await.unwrap();
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("From the second agent."));
