@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regenerate BENCHMARKS.md on this machine: discovery scaling, catalog build/search/budget, per-turn
 # overhead and peak RSS against a zero-latency mock, request bytes, plain chat beside the peers
-# aichat (crates.io) and llm (PyPI) against the same mock, and retrieval recall@K (lexical,
-# embeddings from a local all-MiniLM-L6-v2 server, fused).
+# aichat (crates.io) and llm (PyPI) against the same mock, retrieval recall@K (lexical,
+# embeddings from a local all-MiniLM-L6-v2 server, fused), and session storage.
 # Takes ~10 minutes the first time (it builds aichat and installs torch, ~6 GB); later runs reuse
 # bench/.tools, and the benchmark's embeddings are cached in target/retrieval-embeddings/.
 set -euo pipefail
@@ -75,6 +75,8 @@ if [ -z "${BENCH_EMBED_URL:-}" ] && { [ ! -f "$embed_cache" ] ||
 fi
 cargo bench --locked -q --bench retrieval >"$tmp/retrieval.md" 2>/dev/null
 if [ -n "$embed_pid" ]; then kill "$embed_pid" 2>/dev/null; wait "$embed_pid" 2>/dev/null || true; embed_pid=; fi
+echo "== session storage"
+cargo bench --locked -q --bench sessions >"$tmp/sessions.md" 2>/dev/null
 
 python3 - "$tmp" "$e2e" <<'PY'
 import json, os, platform, subprocess, sys, datetime
@@ -120,6 +122,11 @@ w("First-stage skill ranking (`benches/retrieval.rs`): the lexical ranking befor
   "on the hand-labelled routing set in `bench/routing/` and the older `bench/retrieval.json`. Embeddings from "
   "`bench/embed_server.py` unless the line below says otherwise.\n")
 w(open(os.path.join(tmp, "retrieval.md")).read().strip() + "\n")
+w("## Sessions\n")
+w("What storing a session costs (`benches/sessions.rs`, library level): the bytes a typical skill turn "
+  "adds to its JSONL file, and the time `--continue` takes to lock, read, parse and rebuild a session "
+  "of 200 such turns before its first request.\n")
+w(open(os.path.join(tmp, "sessions.md")).read().strip() + "\n")
 open("BENCHMARKS.md", "w").write("\n".join(lines))
 print("wrote BENCHMARKS.md")
 PY

@@ -18,7 +18,7 @@ pub enum SpecArg {
 const AFTER_LONG_HELP: &str = "Settings without a flag come from the environment or a .env file (.env.example lists \
 every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), AGENT_BASE_URL, AGENT_MODEL, \
 AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_OTHER_AGENTS, AGENT_STREAM, AGENT_RETRIES, \
-AGENT_SANDBOX, AGENT_ALLOW_WRITE.
+AGENT_SANDBOX, AGENT_ALLOW_WRITE, AGENT_SESSIONS, AGENT_CONTEXT_WINDOW, AGENT_COMPACT_AT.
 
 Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`; 2 usage error; \
 3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, but a \
@@ -91,6 +91,19 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", global = true)]
     pub replay: Option<PathBuf>,
 
+    /// Go on with the newest session started in this working directory.
+    #[arg(short = 'c', long = "continue", conflicts_with_all = ["resume", "replay"])]
+    pub continue_session: bool,
+
+    /// Go on with session ID (an unambiguous prefix is enough); without ID, pick one on the
+    /// terminal from a list of recent sessions.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "", conflicts_with = "replay")]
+    pub resume: Option<String>,
+
+    /// Do not store this run as a session (same as AGENT_SESSIONS=0).
+    #[arg(long)]
+    pub no_session: bool,
+
     /// Print one JSON event per line on stdout instead of human output.
     #[arg(long, global = true)]
     pub json: bool,
@@ -138,6 +151,54 @@ pub enum Command {
         /// its new content hash is recorded in skills-lock.json.
         #[arg(long, value_name = "NAME")]
         skill: Option<String>,
+    },
+    /// Browse, export and remove stored sessions (`agent -c` and `agent --resume ID` go on with one).
+    Sessions {
+        #[command(subcommand)]
+        action: SessionsCommand,
+    },
+}
+
+/// A format `agent sessions export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Markdown, readable in any viewer.
+    Md,
+    /// One self-contained HTML page: no scripts, commands and outputs folded.
+    Html,
+    /// The session's records as one JSON document.
+    Json,
+}
+
+/// `agent sessions ...`
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Stored sessions, newest first: id, when, working directory, first message, turns, tokens.
+    List {
+        /// Show at most this many (0: all).
+        #[arg(long, default_value_t = 0)]
+        limit: usize,
+    },
+    /// One session in full, as Markdown.
+    Show {
+        /// Session id, or an unambiguous prefix of one.
+        id: String,
+    },
+    /// Write a session as Markdown, HTML or JSON (to stdout, or to FILE).
+    Export {
+        /// Session id, or an unambiguous prefix of one.
+        id: String,
+        /// The format (default: from FILE's extension, else md).
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<ExportFormat>,
+        /// Write to FILE instead of stdout.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Delete a stored session.
+    Rm {
+        /// Session id, or an unambiguous prefix of one.
+        id: String,
     },
 }
 

@@ -14,6 +14,7 @@ use crate::exec::env::AGENT_KEY_VARS;
 
 mod dotenv;
 mod sandbox;
+pub mod sessions;
 use crate::exit::AppError;
 use crate::skills::discover::{RootKind, SkillRoot};
 use crate::support::skill_roots::{RootDir, other_agents, other_project_roots, own_project_roots, user_roots};
@@ -121,6 +122,8 @@ pub struct Config {
     pub skill_roots: Vec<SkillRoot>,
     /// Whether a person can be asked questions on a terminal.
     pub interactive: bool,
+    /// Storing sessions, the context window, automatic compaction.
+    pub sessions: sessions::SessionSettings,
     /// What commands may write and reach (SPEC §5 "Sandbox").
     pub sandbox: crate::exec::sandbox::Settings,
     pub env: Environment,
@@ -171,6 +174,7 @@ impl Config {
         let preactivate = matches!(env.get("AGENT_PREACTIVATE"), Some("1" | "true" | "yes" | "on"));
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
+        let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
         let sandbox = sandbox::resolve(cli, &env, cwd)?;
         Ok(Self {
             api_key,
@@ -190,6 +194,7 @@ impl Config {
             preactivate,
             skill_roots,
             interactive,
+            sessions,
             sandbox,
             env,
         })

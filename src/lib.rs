@@ -6,9 +6,10 @@
 //!
 //! ```text
 //! main ──▶ app ──▶ ui ─────┐
-//!           │              ├──▶ output ──▶ llm, skills, exec ──▶ support
-//!           └────▶ agent ──┘   (agent also uses llm, skills, exec, support; ui skills, exec, support)
-//!   app also uses cli, config and exit; config uses cli, exec, skills, support; cli uses exec
+//!           │              ├──▶ output ──▶ sessions, llm, skills, exec ──▶ support
+//!           └────▶ agent ──┘   (agent also uses sessions, llm, skills, exec, support; ui skills, exec, support)
+//!   app also uses cli, config and exit; config uses cli, exec, sessions, skills, support; cli uses exec;
+//!   sessions uses llm
 //! ```
 //!
 //! - [`app`]: builds the pieces from configuration and runs one command — the chat, a one-shot
@@ -29,6 +30,8 @@
 //! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, what
 //!   makes a folder a skill folder and which folders are skill roots (ours and other agents'),
 //!   outside text made safe for the terminal.
+//! - [`sessions`]: stored sessions (SPEC §9): records, the append-only store with its lock,
+//!   loading and replaying, exports (md, html, json), context estimates, compaction helpers.
 //! - [`cli`], [`config`], [`exit`]: the flags, the resolved settings, the exit codes.
 //!
 //! Where new things go: a subcommand is a `cli::Command` variant dispatched in `app` to a function
@@ -45,6 +48,7 @@ pub mod exec;
 pub mod exit;
 pub mod llm;
 pub mod output;
+pub mod sessions;
 pub mod skills;
 pub mod support;
 pub mod ui;

@@ -35,6 +35,9 @@ impl Agent {
     /// Send the next requests to `model`.
     pub fn set_model(&mut self, model: &str) {
         self.llm.set_model(model.to_string());
+        self.conversation.record(&crate::sessions::Record::Model {
+            model: model.to_string(),
+        });
     }
 
     /// The approval policy in force.

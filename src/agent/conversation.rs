@@ -6,14 +6,20 @@ use std::sync::{Arc, Mutex};
 
 use crate::llm::types::FunctionCall;
 use crate::llm::{ChatMessage, ToolCall};
+use crate::sessions::compact::SUMMARY_HEADING;
+use crate::sessions::{Interruption, Journal, Record};
 use crate::support::redact::Redactor;
 
 use super::outcome::ToolOutcome;
+
+mod stored;
 
 /// Prefix of a tool output that was cut to keep the conversation within budget.
 const SHORTENED: &str = "[shortened to save context]";
 /// What stands in the conversation for an answer the user cut short.
 const INTERRUPTED: &str = "[interrupted by the user]";
+/// What stands for the answer of a turn the agent did not live to finish (killed mid-turn).
+const LOST_TURN: &str = "[interrupted: the agent stopped before finishing this turn]";
 /// How much of a shortened tool output is kept.
 const SHORTENED_KEEP_CHARS: usize = 200;
 /// Bytes each message counts for besides its text (role, ids, framing).
@@ -25,6 +31,8 @@ struct Held {
     skill: String,
     /// Index of the tool message that carries them.
     message: usize,
+    /// The hash of the `SKILL.md` text they are (`sessions::freshness::body_hash`).
+    hash: String,
 }
 
 /// Messages and what they hold; `messages[0]` is always the system prompt.
@@ -42,6 +50,9 @@ pub struct Conversation {
     partial: Arc<Mutex<String>>,
     /// Whether the user was told the history is being shortened.
     budget_noticed: bool,
+    /// Where every message and activation is stored as it happens (SPEC §9); off when sessions
+    /// are not stored.
+    journal: Journal,
 }
 
 impl Conversation {
@@ -55,6 +66,7 @@ impl Conversation {
             current: None,
             partial: Arc::default(),
             budget_noticed: false,
+            journal: Journal::off(),
         }
     }
 
@@ -81,21 +93,39 @@ impl Conversation {
                 call.function.arguments = clean;
             }
         }
+        self.journal.record(&Record::Message(message.clone()));
         self.messages.push(message);
     }
 
     /// Answer tool call `id` with `outcome`; a skill it activated becomes the active one.
     pub fn tool_result(&mut self, id: String, outcome: &ToolOutcome) {
-        if let ToolOutcome::Ok { activated: Some(a), .. } = outcome {
+        self.answer(id, outcome, false);
+    }
+
+    fn answer(&mut self, id: String, outcome: &ToolOutcome, by_hand: bool) {
+        let activated = match outcome {
+            ToolOutcome::Ok { activated: Some(a), .. } => Some(a.clone()),
+            _ => None,
+        };
+        if let Some(a) = &activated {
             self.current = Some(a.skill.clone());
-            if a.first {
+            if let Some(hash) = &a.hash {
                 self.held.push(Held {
                     skill: a.skill.clone(),
                     message: self.messages.len(),
+                    hash: hash.clone(),
                 });
             }
         }
         self.remember(ChatMessage::tool(id, outcome.for_model()));
+        if let Some(a) = activated {
+            self.journal.record(&Record::Activation {
+                skill: a.skill,
+                dir: a.dir,
+                hash: a.hash,
+                by_hand,
+            });
+        }
     }
 
     /// Record a skill activated on the user's say-so as if the model had called
@@ -111,7 +141,7 @@ impl Conversation {
             },
         };
         self.remember(ChatMessage::assistant(None, vec![call]));
-        self.tool_result(id, outcome);
+        self.answer(id, outcome, true);
     }
 
     /// Whether `skill`'s instructions are in the conversation.
@@ -138,14 +168,16 @@ impl Conversation {
         self.held.clear();
         self.current = None;
         self.budget_noticed = false;
+        self.journal.record(&Record::Reset);
     }
 
-    /// The user's messages so far, oldest first.
+    /// The user's messages so far, oldest first (a compaction's summary is none of them).
     pub fn user_turns(&self) -> Vec<&str> {
         self.messages
             .iter()
             .filter(|m| m.role == "user")
             .filter_map(|m| m.content.as_deref())
+            .filter(|c| !c.starts_with(SUMMARY_HEADING))
             .collect()
     }
 
@@ -161,26 +193,42 @@ impl Conversation {
     /// first request was abandoned.
     pub fn interrupted(&mut self) {
         let partial = std::mem::take(&mut *self.partial.lock().unwrap_or_else(|p| p.into_inner()));
-        self.close_open_tool_calls("interrupted by the user");
+        self.end_unfinished(&partial, Interruption::User);
+    }
+
+    /// Close a turn that ended without its answer (`by` the user, or `Lost` when a stored session
+    /// shows the agent died mid-turn): every open tool call answered, then the answer so far
+    /// (`partial`) marked as interrupted, in the model's place. Returns whether anything was open.
+    fn end_unfinished(&mut self, partial: &str, by: Interruption) -> bool {
+        let (reason, marker) = match by {
+            Interruption::User => ("interrupted by the user", INTERRUPTED),
+            Interruption::Lost => ("interrupted: the agent stopped before this call finished", LOST_TURN),
+        };
+        let closed = self.close_open_tool_calls(reason);
         let unanswered = self
             .messages
             .last()
             .is_some_and(|m| m.role == "user" || m.role == "tool");
+        if !unanswered && partial.is_empty() && !closed {
+            return false;
+        }
         if unanswered || !partial.is_empty() {
             let text = if partial.is_empty() {
-                INTERRUPTED.to_string()
+                marker.to_string()
             } else {
-                format!("{partial} {INTERRUPTED}")
+                format!("{partial} {marker}")
             };
             self.remember(ChatMessage::assistant(Some(text), Vec::new()));
         }
+        self.journal.record(&Record::Interrupted { by });
+        true
     }
 
     /// After a cancelled or failed turn, answer tool calls that got no result so the
-    /// conversation stays valid for the next request.
-    pub fn close_open_tool_calls(&mut self, reason: &str) {
+    /// conversation stays valid for the next request. Returns whether there were any.
+    pub fn close_open_tool_calls(&mut self, reason: &str) -> bool {
         let Some(pos) = self.messages.iter().rposition(|m| m.role == "assistant") else {
-            return;
+            return false;
         };
         let answered: Vec<String> = self.messages[pos + 1..]
             .iter()
@@ -192,9 +240,11 @@ impl Conversation {
             .map(|c| c.id.clone())
             .filter(|id| !answered.contains(id))
             .collect();
+        let any = !missing.is_empty();
         for id in missing {
             self.tool_result(id, &ToolOutcome::failed(reason));
         }
+        any
     }
 
     /// Shorten the oldest tool outputs until the conversation fits its byte budget. Returns the
@@ -245,7 +295,8 @@ mod tests {
             text: text.to_string(),
             activated: Some(Activation {
                 skill: skill.to_string(),
-                first: true,
+                dir: format!("/s/{skill}"),
+                hash: Some("h".into()),
             }),
         }
     }

@@ -3,11 +3,13 @@
 //! [`outcome::ToolOutcome`]s; the catalog and prompts it sends; routing for `skills eval`. It
 //! emits `output::Event`s and asks through `output::Approver`, never printing.
 
+pub mod compaction;
 pub mod controls;
 pub mod conversation;
 pub mod outcome;
 pub mod prompt;
 pub mod route;
+pub mod session;
 pub mod tools;
 pub mod turn;
 

@@ -6,8 +6,18 @@
 pub struct Activation {
     /// The skill's name as loaded.
     pub skill: String,
-    /// Its instructions are in this result (false: it was already active; they are further up).
-    pub first: bool,
+    /// Its folder, where its commands run.
+    pub dir: String,
+    /// The hash of the `SKILL.md` text in this result (`sessions::freshness::body_hash`), when
+    /// its instructions are in it; `None` when it was already active and they are further up.
+    pub hash: Option<String>,
+}
+
+impl Activation {
+    /// Whether this result carries the skill's instructions (its first activation).
+    pub fn first(&self) -> bool {
+        self.hash.is_some()
+    }
 }
 
 /// The result of one tool call.

@@ -23,8 +23,9 @@ impl Agent {
             ChatMessage::user(self.redactor.redact(request).into_owned()),
         ];
         let tools = prompt::tools(self.skills(), catalog.omitted > 0);
+        let sent = super::turn::request_bytes(&messages, &tools);
         let reply = self.llm.complete(&messages, &tools, &mut |_| {}).await?;
-        self.count_call(reply.usage);
+        self.count_call(Some(&reply), sent);
         let activated = reply
             .tool_calls
             .iter()

@@ -4,15 +4,19 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::llm::types::Usage;
+use crate::llm::types::{Reply, Usage};
 use crate::llm::{ChatMessage, LlmClient, LlmError, ToolCall};
 use crate::output::{Approver, Event, EventSink};
+use crate::sessions::compact::CompactAt;
+use crate::sessions::context::{estimate_tokens, message_bytes};
+use crate::sessions::{CallUsage, Record};
 use crate::skills::SkillSet;
 use crate::support::redact::{Redactor, StreamRedactor};
 
 use super::conversation::Conversation;
 use super::outcome::ToolOutcome;
 use super::prompt;
+use super::session::SessionState;
 use super::tools::{RunnerSettings, ToolRunner};
 
 /// Settings of the loop that do not belong to the LLM client.
@@ -27,6 +31,10 @@ pub struct AgentOptions {
     pub catalog_budget: usize,
     /// Activate a clear winner before the first request (saves a round trip).
     pub preactivate: bool,
+    /// `AGENT_CONTEXT_WINDOW`: the model's window in tokens when set (else the server is asked).
+    pub context_window: Option<u64>,
+    /// `AGENT_COMPACT_AT`: when the history is compacted by itself.
+    pub compact_at: CompactAt,
 }
 
 /// Why a turn ended without an answer.
@@ -61,6 +69,8 @@ pub struct Agent {
     usage: Option<Usage>,
     /// Commands refused by the approval policy, a person, or for want of a terminal, this turn.
     commands_denied: usize,
+    /// What the session keeps besides messages: usage per turn, grants, context settings.
+    pub(super) session: SessionState,
 }
 
 impl Agent {
@@ -74,6 +84,7 @@ impl Agent {
     ) -> Self {
         let redactor = options.tools.redactor.clone();
         let conversation = Conversation::new(prompt::system_prompt(&skills), options.history_budget, redactor.clone());
+        let session = SessionState::new(&options, &skills);
         Self {
             llm,
             conversation,
@@ -87,10 +98,11 @@ impl Agent {
             llm_calls: 0,
             usage: None,
             commands_denied: 0,
+            session,
         }
     }
 
-    fn emit(&self, event: Event) {
+    pub(super) fn emit(&self, event: Event) {
         self.sink.emit(event);
     }
 
@@ -98,19 +110,24 @@ impl Agent {
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.commands_denied = 0;
         let budgeted = self.refresh_catalog(user_message);
+        let tools = prompt::tools(self.skills(), budgeted);
+        self.session.tools_bytes = tools_bytes(&tools);
+        self.compact_if_due(user_message).await;
         if self.preactivate {
             self.preactivate(user_message);
         }
         self.conversation.remember(ChatMessage::user(user_message));
-        let tools = prompt::tools(self.skills(), budgeted);
+        self.session.start_turn(self.conversation.user_turns().last().copied());
         let mut steps = 0u32;
         let mut recent_calls: Vec<String> = Vec::new();
         loop {
             if let Some(message) = self.conversation.keep_within_budget() {
                 self.emit(Event::Warning { message });
             }
+            let sent = request_bytes(self.conversation.messages(), &tools);
             let reply = self.ask_model(&tools).await;
-            self.count_call(reply.as_ref().ok().and_then(|r| r.usage));
+            self.count_call(reply.as_ref().ok(), sent);
+            self.flush_journal_warning();
             let reply = reply?;
             if reply.tool_calls.is_empty() {
                 let text = reply.content;
@@ -130,6 +147,7 @@ impl Agent {
             self.conversation
                 .remember(ChatMessage::assistant(content, reply.tool_calls.clone()));
             self.run_calls(&reply.tool_calls, &mut recent_calls).await;
+            self.record_grants();
         }
     }
 
@@ -208,6 +226,7 @@ impl Agent {
         }
         let system = prompt::system_prompt_with(self.skills(), &catalog);
         self.conversation.set_system(system);
+        self.session.catalog_bytes = catalog.text.len() as u64;
         catalog.omitted > 0
     }
 
@@ -226,15 +245,34 @@ impl Agent {
         }
     }
 
-    /// Count one model call and add its token usage to the session's.
-    pub(super) fn count_call(&mut self, usage: Option<Usage>) {
+    /// Count one model call (`sent`: bytes of its request) and add its token usage to the run's
+    /// and the turn's, stored in the session: the server's count, or estimated from bytes when
+    /// it sent none.
+    pub(super) fn count_call(&mut self, reply: Option<&Reply>, sent: u64) {
         self.llm_calls += 1;
-        if let Some(u) = usage {
-            let total = self.usage.get_or_insert_with(Usage::default);
-            total.prompt_tokens += u.prompt_tokens;
-            total.completion_tokens += u.completion_tokens;
-            total.total_tokens += u.total_tokens;
-        }
+        let Some(reply) = reply else {
+            return;
+        };
+        let call = match reply.usage {
+            Some(u) => {
+                let total = self.usage.get_or_insert_with(Usage::default);
+                total.prompt_tokens += u.prompt_tokens;
+                total.completion_tokens += u.completion_tokens;
+                total.total_tokens += u.total_tokens;
+                CallUsage {
+                    prompt_tokens: u.prompt_tokens,
+                    completion_tokens: u.completion_tokens,
+                    estimated: false,
+                }
+            }
+            None => CallUsage {
+                prompt_tokens: estimate_tokens(sent),
+                completion_tokens: estimate_tokens(reply_bytes(reply)),
+                estimated: true,
+            },
+        };
+        self.session.count(&call);
+        self.conversation.record(&Record::Usage(call));
     }
 
     /// Requests made to the model so far.
@@ -252,6 +290,30 @@ impl Agent {
     pub fn commands_denied(&self) -> usize {
         self.commands_denied
     }
+}
+
+/// Bytes of a request with `messages` and `tools`, as its token estimate counts them.
+pub(super) fn request_bytes(messages: &[ChatMessage], tools: &serde_json::Value) -> u64 {
+    messages.iter().map(message_bytes).sum::<u64>() + tools_bytes(tools)
+}
+
+/// Bytes of the tool schemas a request sends (none when there are no tools).
+pub(super) fn tools_bytes(tools: &serde_json::Value) -> u64 {
+    if tools.is_null() {
+        0
+    } else {
+        tools.to_string().len() as u64
+    }
+}
+
+/// Bytes of a reply: its text and its tool calls.
+fn reply_bytes(reply: &Reply) -> u64 {
+    let calls: usize = reply
+        .tool_calls
+        .iter()
+        .map(|c| c.function.name.len() + c.function.arguments.len())
+        .sum();
+    (reply.content.len() + calls) as u64
 }
 
 /// "; the model kept calling X" when one call dominates the turn.

@@ -1,5 +1,6 @@
 //! Building the agent of a run: the LLM client (with its cassette, if any), the skill set, the
-//! loop's options, and the `session` event that opens the run.
+//! loop's options (the `session` event that opens the run comes with its stored session:
+//! `super::session::start`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -59,21 +60,9 @@ pub(super) fn agent(
         history_budget: config.history_budget,
         catalog_budget: config.catalog_budget,
         preactivate: config.preactivate,
+        context_window: config.sessions.context_window,
+        compact_at: config.sessions.compact_at,
     };
-    sink.emit(Event::Session {
-        version: env!("CARGO_PKG_VERSION"),
-        model: config.model.clone(),
-        base_url: config.base_url.clone(),
-        skills: skills.all().len(),
-        approve: config.approve,
-        sandbox: config.sandbox.sandbox_name(),
-        sandbox_mode: config.sandbox.mode,
-    });
-    // Said once per run: what the chosen mode promises that this machine cannot keep.
-    let sandbox = &config.sandbox;
-    for message in sandbox.warning().into_iter().chain(sandbox.allow_write_warnings()) {
-        sink.emit(Event::Warning { message });
-    }
     Ok(Agent::new(llm, skills, options, sink, approver))
 }
 

@@ -36,6 +36,7 @@ pub(super) async fn skill_once(mut run: Run<'_>, discovery: Discovery, name: &st
     endpoint::settle(run.cli, &mut run.config).await?;
     let approver = run.front.approver(run.config.interactive);
     let mut agent = build::agent(&run, discovery, run.front.output.clone(), approver)?;
+    super::session::start(&run, &mut agent, &*run.front.output)?;
     let invoked = agent
         .invoke_by_hand(name, &Arguments::parse(&args.text))
         .map_err(AppError::config)?;

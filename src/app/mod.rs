@@ -14,6 +14,8 @@ mod install;
 mod invoke;
 mod once;
 mod sandbox;
+mod session;
+mod session_commands;
 mod skills;
 
 use std::path::{Path, PathBuf};
@@ -168,6 +170,7 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
         Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. }) => Err(AppError::internal(
             "completions, man pages and trust are handled before configuration",
         )),
+        Some(Command::Sessions { action }) => session_commands::run(action, &run),
         None => once::chat_or_once(run).await,
     }
 }

@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::sync::Arc;
 
-use super::{Run, build, chat, endpoint};
+use super::{Run, build, chat, endpoint, session};
 use crate::agent::{Agent, TurnError};
 use crate::cli::Cli;
 use crate::exit::{AppError, ExitCode};
@@ -30,6 +30,7 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
     };
     let approver = run.front.approver(run.config.interactive);
     let mut agent = build::agent(&run, discovery, sink.clone(), approver)?;
+    session::start(&run, &mut agent, &*sink)?;
     Ok(one_turn(&run, &mut agent, &message).await)
 }
 
@@ -42,6 +43,7 @@ pub(super) async fn one_turn(run: &Run<'_>, agent: &mut Agent, message: &str) ->
         r = agent.run_turn(message) => r,
         _ = tokio::signal::ctrl_c() => {
             // Dropping the turn drops any running command, whose guard kills its process group.
+            agent.interrupted();
             sink.emit(Event::Warning { message: "interrupted".into() });
             return finish(agent, &*sink, ExitCode::Interrupted);
         }
@@ -78,6 +80,8 @@ pub(super) fn finish(agent: &Agent, sink: &dyn EventSink, code: ExitCode) -> Exi
         exit_code: code.code(),
         llm_calls: agent.llm_calls(),
         usage: agent.usage(),
+        session_id: agent.session_id(),
+        session_usage: agent.session_totals(),
     });
     code
 }

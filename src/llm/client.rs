@@ -85,6 +85,19 @@ pub struct LlmClient {
     retries: u32,
     /// Hears about those retries.
     notice: RetryNotice,
+    /// What asking the server about its models needs (`super::window`).
+    pub(super) models: ModelsAccess,
+}
+
+/// The endpoint's `/models` listing, as [`LlmClient::context_window`] asks it.
+pub(super) struct ModelsAccess {
+    pub http: reqwest::Client,
+    pub base_url: String,
+    pub key: SecretString,
+    /// A replayed run asks no server anything.
+    pub replaying: bool,
+    /// The last answer and the model it was for: asked once per model and run.
+    pub window: tokio::sync::Mutex<Option<(String, Option<u64>)>>,
 }
 
 impl LlmClient {
@@ -109,6 +122,13 @@ impl LlmClient {
         let usage_in_stream = url::Url::parse(&endpoint.base)
             .ok()
             .is_some_and(|u| u.host_str() == Some("api.openai.com"));
+        let models = ModelsAccess {
+            http: http.clone(),
+            base_url: endpoint.base.clone(),
+            key: endpoint.key.clone(),
+            replaying: matches!(settings.tape, Tape::Replay(_)),
+            window: tokio::sync::Mutex::new(None),
+        };
         let transport = Transport::new(
             http.clone(),
             settings.retries,
@@ -127,6 +147,7 @@ impl LlmClient {
             redactor: settings.redactor,
             retries: settings.retries,
             notice,
+            models,
         })
     }
 

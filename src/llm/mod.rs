@@ -7,6 +7,7 @@ pub mod models;
 pub mod stream;
 pub mod transport;
 pub mod types;
+pub mod window;
 
 pub use client::{LlmClient, LlmSettings};
 pub use types::{ChatMessage, ToolCall};

@@ -44,6 +44,13 @@ pub async fn list_models(
     base_url: &str,
     api_key: Option<&str>,
 ) -> Result<Vec<String>, ModelsError> {
+    let parsed = fetch_models(http, base_url, api_key).await?;
+    model_ids(&parsed).ok_or_else(|| ModelsError::NoList("the answer has no `data` list of models".into()))
+}
+
+/// The JSON body of `GET {base_url}/models`: the model list, with whatever else each server says
+/// about its models (the context window, for some: `super::window`).
+pub async fn fetch_models(http: &reqwest::Client, base_url: &str, api_key: Option<&str>) -> Result<Value, ModelsError> {
     let url = format!("{}/models", base_url.trim_end_matches('/'));
     let mut request = http.get(&url);
     if let Some(key) = api_key.filter(|k| !k.is_empty()) {
@@ -61,9 +68,7 @@ pub async fn list_models(
     if !status.is_success() {
         return Err(ModelsError::NoList(format!("HTTP {status}: {}", server_message(&body))));
     }
-    let parsed: Value =
-        serde_json::from_str(&body).map_err(|e| ModelsError::NoList(format!("the answer is not JSON ({e})")))?;
-    model_ids(&parsed).ok_or_else(|| ModelsError::NoList("the answer has no `data` list of models".into()))
+    serde_json::from_str(&body).map_err(|e| ModelsError::NoList(format!("the answer is not JSON ({e})")))
 }
 
 /// `data[].id` (OpenAI, Ollama, vLLM, LM Studio), else `models[]` by `id`, `name` or `model`

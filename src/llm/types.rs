@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One message of the conversation, in the chat-completions shape.
+/// One message of the conversation, in the chat-completions shape. Sessions store it as it was
+/// sent and read it back (roles other than the four below are refused).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ChatMessage {
     pub role: &'static str,
@@ -53,6 +54,63 @@ impl ChatMessage {
     }
 }
 
+/// The roles a stored message may have, as the `&'static str`s the rest of the code compares with.
+const ROLES: [&str; 4] = ["system", "user", "assistant", "tool"];
+
+/// The owned shapes a stored message and tool call are read through: `role` and `type` are
+/// `&'static str`s, which serde cannot read directly from text that does not live forever.
+#[derive(Deserialize)]
+struct StoredMessage {
+    role: String,
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<ToolCall>,
+    #[serde(default)]
+    tool_call_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct StoredCall {
+    id: String,
+    #[serde(rename = "type")]
+    kind: String,
+    function: FunctionCall,
+}
+
+impl<'de> Deserialize<'de> for ChatMessage {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let stored = StoredMessage::deserialize(deserializer)?;
+        let role = ROLES
+            .into_iter()
+            .find(|r| *r == stored.role)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown message role {:?}", stored.role)))?;
+        Ok(Self {
+            role,
+            content: stored.content,
+            tool_calls: stored.tool_calls,
+            tool_call_id: stored.tool_call_id,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolCall {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let stored = StoredCall::deserialize(deserializer)?;
+        if stored.kind != "function" {
+            return Err(serde::de::Error::custom(format!(
+                "unknown tool call type {:?}",
+                stored.kind
+            )));
+        }
+        Ok(Self {
+            id: stored.id,
+            kind: "function",
+            function: stored.function,
+        })
+    }
+}
+
 /// A function call the model asked for.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ToolCall {
@@ -63,7 +121,7 @@ pub struct ToolCall {
 }
 
 /// Name and raw JSON arguments of a call.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FunctionCall {
     pub name: String,
     pub arguments: String,
@@ -144,4 +202,31 @@ pub struct Reply {
     pub tool_calls: Vec<ToolCall>,
     pub finish_reason: Option<String>,
     pub usage: Option<Usage>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_read_back_as_they_were_written() {
+        let call = ToolCall {
+            id: "c1".into(),
+            kind: "function",
+            function: FunctionCall {
+                name: "run_command".into(),
+                arguments: r#"{"command":"./run.sh"}"#.into(),
+            },
+        };
+        for message in [
+            ChatMessage::user("hi"),
+            ChatMessage::assistant(None, vec![call]),
+            ChatMessage::tool("c1", "exit code: 0"),
+        ] {
+            let line = serde_json::to_string(&message).unwrap();
+            assert_eq!(serde_json::from_str::<ChatMessage>(&line).unwrap(), message, "{line}");
+        }
+        let bad = serde_json::from_str::<ChatMessage>(r#"{"role":"root","content":"x"}"#).unwrap_err();
+        assert!(bad.to_string().contains("unknown message role \"root\""), "{bad}");
+    }
 }

@@ -26,4 +26,10 @@ pub trait Approver: Send + Sync {
     fn ask_yes_no(&self, _question: &str) -> bool {
         false
     }
+    /// Skills the person answered "always" for, this session (stored with it).
+    fn always_granted(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Take up "always" answers given before, in the session being resumed.
+    fn allow_always(&self, _skills: &[String]) {}
 }

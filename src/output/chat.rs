@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::report::SkillSummary;
+use super::session::{CompactReport, ContextUse, SessionExported, SessionList, SessionResumed, UsageReport};
 use crate::exec::approval::ApprovalPolicy;
 
 /// The answer to one chat command.
@@ -17,6 +18,9 @@ pub enum ChatReply {
         model: String,
         base_url: String,
         skills: usize,
+        /// The stored session this chat writes to (absent when sessions are not stored).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
     },
     /// `/help`: the commands with their help, in order, then the skills a person can invoke.
     Help {
@@ -48,6 +52,20 @@ pub enum ChatReply {
     /// A command that could not do what was asked (bad argument, unknown skill); `message` says
     /// what to do.
     CommandError { command: String, message: String },
+    /// `/sessions`: recent stored sessions, newest first.
+    Sessions(SessionList),
+    /// `/resume ID` (and a chat started with `-c` or `--resume`): the session taken up.
+    Resumed(SessionResumed),
+    /// `/fork`: the conversation goes on in a new session, a copy of this one so far.
+    Forked { session_id: String, parent: String },
+    /// `/export [FILE]`: the session written.
+    Exported(SessionExported),
+    /// `/usage`: tokens per turn and for the session.
+    Usage(UsageReport),
+    /// `/context`: what the next request would hold.
+    Context(ContextUse),
+    /// `/compact [FOCUS]`: the history was replaced by a summary.
+    Compacted(CompactReport),
 }
 
 /// A skill as `/help` offers it: how to invoke it, and what arguments it takes.

@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::exec::approval::ApprovalPolicy;
 use crate::exec::sandbox::Mode;
 use crate::llm::types::Usage;
+use crate::sessions::replay::Totals;
 
 /// Everything that happens during a session, in order. Renderers decide how to show it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -16,6 +17,12 @@ pub enum Event {
         base_url: String,
         skills: usize,
         approve: ApprovalPolicy,
+        /// The session this run stores (absent when sessions are not stored).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
+        /// The session this run goes on with (`-c`, `--resume`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        resumed: Option<String>,
         /// What confines commands: `landlock-v7`-style, `unavailable`, or `off`.
         sandbox: String,
         /// The sandbox mode asked for: `on`, `strict` or `off`.
@@ -72,5 +79,11 @@ pub enum Event {
         llm_calls: u32,
         #[serde(skip_serializing_if = "Option::is_none")]
         usage: Option<Usage>,
+        /// The session this run stored (absent when sessions are not stored).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
+        /// Tokens of the whole session, resumed turns included (estimated where the server sent
+        /// no usage).
+        session_usage: Totals,
     },
 }

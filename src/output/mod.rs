@@ -11,6 +11,7 @@ pub mod chat;
 pub mod event;
 pub mod library;
 pub mod report;
+pub mod session;
 
 pub use ask::{ApprovalRequest, Approver};
 pub use chat::ChatReply;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::ChatReply;
+use super::session::{SessionExported, SessionList, SessionRemoved};
 use crate::exec::sandbox::{Mode, Policy};
 use crate::skills::discover::RootKind;
 use crate::skills::{Diagnostic, Dialect};
@@ -50,6 +51,12 @@ pub enum Report {
     Note(String),
     /// The answer to a chat command (`/model`, `/skills` …).
     Chat(ChatReply),
+    /// `agent sessions list`.
+    SessionList(SessionList),
+    /// `agent sessions export ID -o FILE`.
+    SessionExported(SessionExported),
+    /// `agent sessions rm ID`.
+    SessionRemoved(SessionRemoved),
 }
 
 /// What a listing says about one skill.
@@ -73,6 +80,8 @@ pub struct SkillSummary {
     pub trusted: bool,
     /// Why it may not, naming `agent trust`.
     pub blocked: Option<String>,
+    /// Bytes its line adds to every request's catalog (what listing it costs).
+    pub catalog_bytes: usize,
 }
 
 /// `skills list`: every skill found, and the problems that belong to no single skill.

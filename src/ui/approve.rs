@@ -187,6 +187,18 @@ impl Approver for TerminalApprover {
     fn ask_yes_no(&self, question: &str) -> bool {
         self.interactive && matches!(self.prompt(&for_terminal(question)).as_str(), "y" | "yes")
     }
+
+    fn always_granted(&self) -> Vec<String> {
+        let always = self.always.lock().unwrap_or_else(|p| p.into_inner());
+        let mut skills: Vec<String> = always.iter().cloned().collect();
+        skills.sort();
+        skills
+    }
+
+    fn allow_always(&self, skills: &[String]) {
+        let mut always = self.always.lock().unwrap_or_else(|p| p.into_inner());
+        always.extend(skills.iter().cloned());
+    }
 }
 
 #[cfg(test)]

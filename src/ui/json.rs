@@ -86,6 +86,9 @@ pub fn report_lines(report: &Report) -> Vec<String> {
         Report::ManPages(r) => vec![versioned(r)],
         Report::SandboxStatus(r) => vec![versioned(r)],
         Report::Chat(r) => vec![versioned(r)],
+        Report::SessionList(r) => vec![versioned(r)],
+        Report::SessionExported(r) => vec![versioned(r)],
+        Report::SessionRemoved(r) => vec![versioned(r)],
         Report::EvalCase(_) | Report::Text(_) | Report::Note(_) => Vec::new(),
     }
 }

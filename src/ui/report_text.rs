@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use super::session_text;
 use super::skill_list::{table_lines, tsv_lines};
 use crate::output::ChatReply;
 use crate::output::report::{
@@ -64,6 +65,18 @@ pub fn render(report: &Report, screen: Screen) -> Text {
             err: chat(reply, screen.stderr_width),
         },
         Report::Text(_) => Text::default(),
+        Report::SessionList(list) => Text {
+            out: session_text::list_lines(list, screen.stdout_tty, screen.stdout_width),
+            err: session_text::list_notes(list),
+        },
+        Report::SessionExported(r) => Text {
+            out: Vec::new(),
+            err: vec![session_text::exported_line(r)],
+        },
+        Report::SessionRemoved(r) => Text {
+            out: Vec::new(),
+            err: vec![format!("removed session {} ({})", r.removed, path(&r.path))],
+        },
     }
 }
 
@@ -120,6 +133,7 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
         format!("folder:      {}", path(&s.dir)),
         format!("root:        {}", path(&s.root)),
         format!("dialect:     {}", s.dialect),
+        format!("catalog:     {} B in every request", s.catalog_bytes),
     ];
     if let Some(e) = &s.entry {
         out.push(format!("entry:       {}", one(e)));
@@ -339,18 +353,32 @@ fn skill_help(skills: &[crate::output::chat::SkillCommand]) -> Vec<String> {
 }
 
 /// A chat command's answer, as lines on stderr.
+/// The chat's first line: version, model, endpoint, skills and session.
+fn banner(started: &ChatReply) -> Vec<String> {
+    let ChatReply::ChatStarted {
+        version,
+        model,
+        base_url,
+        skills,
+        session_id,
+    } = started
+    else {
+        return Vec::new();
+    };
+    let session = session_id
+        .as_deref()
+        .map(|id| format!(" · session {}", visible(id)))
+        .unwrap_or_default();
+    vec![format!(
+        "agent {version} · {} at {} · {skills} skills{session} · /help for commands, Ctrl-D to leave",
+        visible(model),
+        visible(base_url),
+    )]
+}
+
 fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
     match reply {
-        ChatReply::ChatStarted {
-            version,
-            model,
-            base_url,
-            skills,
-        } => vec![format!(
-            "agent {version} · {} at {} · {skills} skills · /help for commands, Ctrl-D to leave",
-            visible(model),
-            visible(base_url)
-        )],
+        started @ ChatReply::ChatStarted { .. } => banner(started),
         ChatReply::Help { commands, skills } => {
             let mut lines: Vec<String> = commands
                 .iter()
@@ -399,6 +427,23 @@ fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
             suggestion: None,
         } => vec![format!("unknown command /{}; /help lists them", visible(command))],
         ChatReply::CommandError { message, .. } => vec![one(message)],
+        ChatReply::Sessions(list) => {
+            let mut lines: Vec<String> = session_text::list_lines(list, true, width.saturating_sub(2))
+                .into_iter()
+                .map(|l| format!("  {l}"))
+                .collect();
+            lines.extend(session_text::list_notes(list));
+            lines.push("  /resume ID goes on with one (a prefix of the id is enough)".into());
+            lines
+        }
+        ChatReply::Resumed(r) => session_text::resumed_lines(r),
+        ChatReply::Forked { session_id, parent } => vec![format!(
+            "forked session {parent}: this chat goes on in {session_id}; {parent} stays as it was"
+        )],
+        ChatReply::Exported(r) => vec![session_text::exported_line(r)],
+        ChatReply::Usage(r) => session_text::usage_lines(r),
+        ChatReply::Context(c) => session_text::context_lines(c),
+        ChatReply::Compacted(r) => vec![session_text::compacted_line(r)],
     }
 }
 

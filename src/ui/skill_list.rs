@@ -40,12 +40,27 @@ pub fn table_lines(skills: &[SkillSummary], width: usize) -> Vec<String> {
             ]
         })
         .collect();
-    Table {
+    let mut lines = Table {
         headers: &HEADERS,
         rows,
         droppable: Some(ROOT_COLUMN),
     }
-    .render(width)
+    .render(width);
+    if let Some(footer) = catalog_footer(skills) {
+        lines.push(footer.chars().take(width.max(1)).collect());
+    }
+    lines
+}
+
+/// What the catalog costs every request, and its largest line (`--json` has each skill's).
+fn catalog_footer(skills: &[SkillSummary]) -> Option<String> {
+    let largest = skills.iter().max_by_key(|s| s.catalog_bytes)?;
+    let total: usize = skills.iter().map(|s| s.catalog_bytes).sum();
+    Some(format!(
+        "catalog: {total} B per request (largest: {} {} B)",
+        visible(&largest.name),
+        largest.catalog_bytes
+    ))
 }
 
 /// The ROOT cell: the root, shortened, and whose folder it is when not ours (`~/.claude/skills (claude)`).
@@ -85,7 +100,7 @@ pub fn terminal_width(term: &console::Term) -> usize {
 }
 
 /// `./x` under the working directory, `~/x` under the home folder, else the path itself.
-fn short_path(path: &Path, cwd: Option<&Path>, home: Option<&Path>) -> String {
+pub fn short_path(path: &Path, cwd: Option<&Path>, home: Option<&Path>) -> String {
     if let Some(rel) = cwd.and_then(|c| path.strip_prefix(c).ok()) {
         return format!("./{}", rel.display());
     }
@@ -115,6 +130,7 @@ mod tests {
             codes: Vec::new(),
             trusted: true,
             blocked: None,
+            catalog_bytes: 0,
         };
         assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills (claude)");
         s.tool = Tool::Agent;

@@ -22,7 +22,7 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 20] = [
+const NESTED: [((&str, &str), &str); 22] = [
     (("help", "commands"), "command"),
     (("help", "skills"), "skill command"),
     (("skills", "skills"), "summary"),
@@ -35,6 +35,8 @@ const NESTED: [((&str, &str), &str); 20] = [
     (("skills check", "problems"), "diagnostic"),
     (("checked", "findings"), "diagnostic"),
     (("skills eval", "cases"), "case"),
+    (("sessions", "sessions"), "session_summary"),
+    (("sessions list", "sessions"), "session_summary"),
     (("skills show", "sandbox"), "policy"),
     (("policy", "write"), "writable"),
     (("policy", "skipped"), "skipped"),

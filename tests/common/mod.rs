@@ -241,6 +241,41 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// Where runs in this workspace store their sessions (`$HOME/.local/state/agent/sessions`).
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.home().join(".local/state/agent/sessions")
+    }
+
+    /// Stored session files, oldest first (ids sort by time).
+    pub fn session_files(&self) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(self.sessions_dir()) else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = entries
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// Store a session file `id` by hand: its header (started in the work dir), then `records`.
+    pub fn write_session(&self, id: &str, records: &[Value]) -> PathBuf {
+        std::fs::create_dir_all(self.sessions_dir()).unwrap();
+        let header = json!({"type":"session","v":1,"id":id,"agent_version":"0.1.0","model":"gpt-4.1-mini",
+            "base_url":"http://127.0.0.1:9/v1","skill_roots":[],"cwd":self.work().display().to_string(),
+            "started_at":1_796_124_153u64});
+        let mut text = format!("{header}\n");
+        for r in records {
+            text.push_str(&format!("{r}\n"));
+        }
+        let path = self.sessions_dir().join(format!("{id}.jsonl"));
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
 /// A path inside the checkout being tested. Cargo sets `CARGO_MANIFEST_DIR` when it runs a test,
 /// so this is the checkout the suite runs in, even when a test binary built from another copy
 /// was reused (`.ci/run` runs the suite from a fresh copy with a shared target dir).

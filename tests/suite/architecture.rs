@@ -1,5 +1,6 @@
 //! The house rules that hold the crate's shape, checked on its source: imports between top-level
-//! modules flow one way (`main → app → {ui, agent} → output → {llm, skills, exec} → support`,
+//! modules flow one way (`main → app → {ui, agent} → output → {llm, skills, exec, sessions} → support`,
+//! sessions over llm,
 //! with `cli`, `config` and `exit` beside `app`), and only `ui/` (and `main.rs`) write to stdout,
 //! stderr or the terminal. `cargo test --test all architecture -- --nocapture` prints the import graph.
 
@@ -7,21 +8,22 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Which top-level modules each one may import from.
-const ALLOWED: [(&str, &[&str]); 11] = [
+const ALLOWED: [(&str, &[&str]); 12] = [
     ("support", &[]),
     ("exit", &[]),
     ("skills", &["support"]),
     ("exec", &["support"]),
     ("llm", &["support"]),
-    ("output", &["exec", "llm", "skills", "support"]),
-    ("agent", &["output", "exec", "llm", "skills", "support"]),
+    ("sessions", &["llm", "support"]),
+    ("output", &["exec", "llm", "sessions", "skills", "support"]),
+    ("agent", &["output", "exec", "llm", "sessions", "skills", "support"]),
     ("ui", &["output", "exec", "skills", "support"]),
     ("cli", &["exec"]),
-    ("config", &["cli", "exec", "exit", "skills", "support"]),
+    ("config", &["cli", "exec", "exit", "sessions", "skills", "support"]),
     (
         "app",
         &[
-            "agent", "cli", "config", "exec", "exit", "llm", "output", "skills", "support", "ui",
+            "agent", "cli", "config", "exec", "exit", "llm", "output", "sessions", "skills", "support", "ui",
         ],
     ),
 ];

@@ -32,7 +32,7 @@ fn the_documented_examples_match_the_tables() {
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 14, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 17, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -159,7 +159,18 @@ async fn every_subcommand_prints_one_documented_document() {
         "---\nname: notes\ndescription: Take notes for the user in a file.\n---\nWrite them down.\n",
     )
     .unwrap();
-    let runs: [(&str, Vec<&str>); 14] = [
+    ws.write_session(
+        "20261201-112233-k3f9",
+        &[json!({"type":"message","role":"user","content":"weather in Tokyo"})],
+    );
+    let export = ws.dir.path().join("tokyo.html");
+    let runs: [(&str, Vec<&str>); 17] = [
+        ("sessions list", vec!["sessions", "list"]),
+        (
+            "sessions export",
+            vec!["sessions", "export", "20261201-11", "-o", export.to_str().unwrap()],
+        ),
+        ("sessions rm", vec!["sessions", "rm", "20261201-112233"]),
         ("skills list", vec!["skills", "list"]),
         ("skills show", vec!["skills", "show", "Odd"]),
         ("skills search", vec!["skills", "search", "weather", "city"]),

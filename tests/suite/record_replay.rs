@@ -16,6 +16,8 @@ fn stable_events(stdout: &str) -> Vec<Value> {
         if let Some(o) = e.as_object_mut() {
             o.remove("duration_ms");
             o.remove("base_url");
+            // The recording run is stored as a session; a replay never is.
+            o.remove("session_id");
         }
         if e["type"] == "message_delta"
             && let Some(last) = events.last_mut().filter(|l| l["type"] == "message_delta")
@@ -89,6 +91,11 @@ async fn a_recorded_session_replays_without_server_or_key() {
     let (code, out, err) = run(replay_cmd(&ws, &cassette, "greet the world", false)).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "The script said hello world.\n");
+    assert_eq!(
+        ws.session_files().len(),
+        1,
+        "only the recording run is stored, never a replay"
+    );
 }
 
 #[tokio::test]

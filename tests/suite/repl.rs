@@ -369,7 +369,15 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
         "---\nname: weather\ndescription: Current weather for a city.\n---\nWEATHER-BODY\n",
         None,
     );
-    let mock = std::sync::Arc::new(MockLlm::start(vec![]).await);
+    // A stored session for /resume; the one reply is the summary /compact asks for.
+    ws.write_session(
+        "20261130-101010-abcd",
+        &[
+            json!({"type":"message","role":"user","content":"earlier question"}),
+            json!({"type":"message","role":"assistant","content":"earlier answer"}),
+        ],
+    );
+    let mock = std::sync::Arc::new(MockLlm::start(vec![text("SUMMARY")]).await);
     let (w, m) = (ws.clone(), mock.clone());
     let out = tokio::task::spawn_blocking(move || {
         let mut cmd = pty_agent(&w);
@@ -377,6 +385,7 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
             .env("AGENT_BASE_URL", m.base_url())
             .env("AGENT_API_KEY", "sk-test-key-0123456789")
             .env("AGENT_MODEL", "gpt-4.1-mini")
+            .env("AGENT_CONTEXT_WINDOW", "32768")
             .arg("--json");
         let mut p = spawn_command(cmd, Some(10_000)).unwrap();
         let mut all = String::new();
@@ -394,6 +403,13 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
             ("/approve", "approval"),
             ("/history", "history"),
             ("/reload", "reloaded"),
+            ("/usage", "usage"),
+            ("/context", "context"),
+            ("/sessions", "sessions"),
+            ("/export", "exported"),
+            ("/fork", "forked"),
+            ("/resume 20261130", "resumed"),
+            ("/compact", "compacted"),
             ("/frobnicate", "unknown_command"),
             ("/reset", "reset"),
         ] {
@@ -433,5 +449,10 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
         !from_pty(&out).contains("/help for commands"),
         "no human banner in JSON mode"
     );
-    assert!(mock.requests().await.is_empty(), "no command talked to the model");
+    let asked = mock.requests().await;
+    assert_eq!(asked.len(), 1, "only /compact talked to the model");
+    assert!(
+        all_text(&asked[0]).contains("earlier answer"),
+        "it summarized the resumed session"
+    );
 }

@@ -5,6 +5,7 @@ use crate::agent::conversation::Conversation;
 use crate::agent::outcome::{Activation, ToolOutcome};
 use crate::agent::prompt;
 use crate::output::Event;
+use crate::sessions::freshness::body_hash;
 use crate::skills::Skill;
 use crate::skills::catalog::model_line;
 use crate::skills::invoke::{Arguments, claude_skill_dir, substitute};
@@ -104,7 +105,8 @@ impl ToolRunner {
                 ),
                 activated: Some(Activation {
                     skill: skill.name,
-                    first: false,
+                    dir,
+                    hash: None,
                 }),
             };
         }
@@ -136,7 +138,8 @@ impl ToolRunner {
             text,
             activated: Some(Activation {
                 skill: skill.name,
-                first: true,
+                dir,
+                hash: Some(body_hash(&body)),
             }),
         }
     }

@@ -91,6 +91,17 @@ impl ToolRunner {
         self.sink.emit(event);
     }
 
+    /// Skills the person answered "always" for.
+    pub fn always_granted(&self) -> Vec<String> {
+        self.approver.always_granted()
+    }
+
+    /// Take up "always" answers of a resumed session.
+    pub fn allow_always<'a>(&self, skills: impl IntoIterator<Item = &'a String>) {
+        let skills: Vec<String> = skills.into_iter().cloned().collect();
+        self.approver.allow_always(&skills);
+    }
+
     /// Carry out one tool call in `conversation`'s state (which skill is active, which are held).
     pub async fn dispatch(&mut self, conversation: &Conversation, name: &str, raw_args: &str) -> ToolOutcome {
         match decode_call(name, raw_args) {

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::Chat;
+use super::sessions::{self, Deferred};
 use crate::exec::approval::ApprovalPolicy;
 use crate::output::ChatReply;
 use crate::output::chat::{CommandHelp, SkillCommand};
@@ -19,6 +20,8 @@ pub(super) enum Flow {
     Exit,
     /// Send this text as a message.
     Send(String),
+    /// Run a command that awaits the model or the server.
+    Later(Deferred),
 }
 
 /// A slash command: its name, its one-line help, and what it does with its argument.
@@ -31,7 +34,7 @@ pub(super) struct SlashCommand {
 }
 
 /// Every command, in `/help` order.
-pub(super) const COMMANDS: [SlashCommand; 10] = [
+pub(super) const COMMANDS: [SlashCommand; 17] = [
     SlashCommand {
         name: "/help",
         help: "list these commands",
@@ -66,6 +69,41 @@ pub(super) const COMMANDS: [SlashCommand; 10] = [
         name: "/history",
         help: "this session's messages",
         run: history,
+    },
+    SlashCommand {
+        name: "/usage",
+        help: "tokens in and out per turn and for the whole session, and the context in use",
+        run: sessions::usage,
+    },
+    SlashCommand {
+        name: "/context",
+        help: "what the next request holds (prompt, catalog, skills, history) against the context window",
+        run: sessions::context,
+    },
+    SlashCommand {
+        name: "/compact",
+        help: "[FOCUS] — replace the history by a summary (active skills are sent again; the session file keeps all)",
+        run: sessions::compact,
+    },
+    SlashCommand {
+        name: "/sessions",
+        help: "recent stored sessions, newest first",
+        run: sessions::sessions,
+    },
+    SlashCommand {
+        name: "/resume",
+        help: "ID — go on with a stored session instead of this one (a prefix of the id is enough)",
+        run: sessions::resume,
+    },
+    SlashCommand {
+        name: "/fork",
+        help: "go on in a new session, a copy of this one so far (this one stays as it is)",
+        run: sessions::fork,
+    },
+    SlashCommand {
+        name: "/export",
+        help: "[FILE] — write this session as Markdown, or .html/.json by FILE's extension",
+        run: sessions::export,
     },
     SlashCommand {
         name: "/reload",
@@ -254,7 +292,7 @@ fn exit(_chat: &mut Chat<'_>, _arg: &str) -> Flow {
 }
 
 /// Answer that `/command` could not do what was asked.
-fn refuse(chat: &Chat<'_>, command: &str, message: &str) -> Flow {
+pub(super) fn refuse(chat: &Chat<'_>, command: &str, message: &str) -> Flow {
     chat.say(ChatReply::CommandError {
         command: command.to_string(),
         message: message.to_string(),

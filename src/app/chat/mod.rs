@@ -2,9 +2,10 @@
 //! that cancels a turn without losing the session.
 
 mod commands;
+mod sessions;
 
 use super::once::{finish, turn_failure};
-use super::{Run, build};
+use super::{Run, build, session};
 use crate::agent::Agent;
 use crate::exit::{AppError, ExitCode};
 use crate::output::{ChatReply, Event, Report};
@@ -88,7 +89,8 @@ impl Chat<'_> {
 pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, AppError> {
     let warnings = discovery.warnings.clone();
     let approver = run.front.approver(run.config.interactive);
-    let agent = build::agent(&run, discovery, run.front.output.clone(), approver)?;
+    let mut agent = build::agent(&run, discovery, run.front.output.clone(), approver)?;
+    let resumed = session::start(&run, &mut agent, &*run.front.output)?;
     let vi = run
         .config
         .env
@@ -110,7 +112,11 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
         model: chat.agent.model().to_string(),
         base_url: chat.run.config.base_url.clone(),
         skills: chat.agent.skills().all().len(),
+        session_id: chat.agent.session_id(),
     });
+    if let Some(resumed) = resumed {
+        chat.say(ChatReply::Resumed(resumed));
+    }
     loop {
         let input = match chat.editor.read(PROMPT).await.map_err(AppError::internal)? {
             Input::Line(line) => line,
@@ -129,6 +135,10 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
                 Flow::Done => continue,
                 Flow::Exit => break,
                 Flow::Send(text) => text,
+                Flow::Later(command) => {
+                    sessions::run_deferred(&mut chat, command).await;
+                    continue;
+                }
             },
             None => message,
         };

@@ -93,6 +93,7 @@ pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
         codes,
         trusted: blocked.is_none(),
         blocked,
+        catalog_bytes: crate::skills::catalog::line_len(skill),
     }
 }
 

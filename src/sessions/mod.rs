@@ -1,0 +1,55 @@
+//! Sessions that survive (SPEC §9): every chat and one-shot run is stored as an append-only JSONL
+//! file of [`Record`]s, written as things happen, so it can be resumed, forked, listed, exported,
+//! and compacted without forgetting anything.
+//!
+//! This module sits beside `llm` below `agent`: it stores the conversation's own types
+//! ([`crate::llm::ChatMessage`]) and knows nothing of turns or terminals. `agent` writes records
+//! through a [`Journal`]; `app` opens, lists and exports sessions; `ui` shows them.
+
+pub mod compact;
+pub mod context;
+pub mod export;
+pub mod freshness;
+pub mod id;
+pub mod load;
+pub mod record;
+pub mod replay;
+pub mod store;
+pub mod summary;
+pub mod writer;
+
+use std::path::PathBuf;
+
+pub use id::SessionId;
+pub use load::{LoadError, Loaded};
+pub use record::{CallUsage, Header, Interruption, Record};
+pub use store::{NewSession, Opened, SessionStore};
+pub use writer::{Journal, SessionWriter};
+
+/// Why a session could not be stored, found or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        action: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("no session matches {0:?}; `agent sessions list` shows them")]
+    NotFound(String),
+    #[error(
+        "{prefix:?} matches several sessions: {}{}; give more of the id",
+        candidates.join(", "),
+        if *more > 0 { format!(" and {more} more") } else { String::new() }
+    )]
+    Ambiguous {
+        prefix: String,
+        candidates: Vec<String>,
+        more: usize,
+    },
+    #[error("{} is not a session file: {reason}", path.display())]
+    Invalid { path: PathBuf, reason: LoadError },
+    #[error("session {0} is in use by another running agent; end that one first")]
+    InUse(String),
+}

@@ -1,0 +1,164 @@
+//! Rebuilding a conversation from its records: the messages the next request would hold (after
+//! the last compaction or reset), the skills whose instructions they carry, the model, the
+//! approval grants and what each turn cost. A turn the agent never finished (it was killed) is
+//! left as it is here: the conversation closes it, recorded, when the session goes on.
+
+use std::collections::BTreeSet;
+
+use super::freshness::superseded_note;
+use super::record::{CallUsage, Record};
+use crate::llm::ChatMessage;
+
+/// A skill whose instructions are in the rebuilt messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldSkill {
+    pub skill: String,
+    pub dir: String,
+    /// SHA-256 of the `SKILL.md` text the messages carry.
+    pub hash: String,
+    /// Index in [`Replayed::messages`] of the tool result that carries them.
+    pub message: usize,
+    pub by_hand: bool,
+}
+
+/// Tokens of one user turn.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TurnUsage {
+    /// The user's message (as stored, secrets redacted).
+    pub message: String,
+    pub calls: u32,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Some call of the turn had no `usage` from the server: its counts are estimates.
+    pub estimated: bool,
+}
+
+/// Tokens of a whole session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Totals {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Some call sent no `usage`: the counts are partly estimated.
+    pub estimated: bool,
+}
+
+impl Totals {
+    /// The sum of `turns`.
+    pub fn of(turns: &[TurnUsage]) -> Self {
+        Self {
+            prompt_tokens: turns.iter().map(|t| t.prompt_tokens).sum(),
+            completion_tokens: turns.iter().map(|t| t.completion_tokens).sum(),
+            estimated: turns.iter().any(|t| t.estimated),
+        }
+    }
+}
+
+impl TurnUsage {
+    pub fn add(&mut self, usage: &CallUsage) {
+        self.calls += 1;
+        self.prompt_tokens += usage.prompt_tokens;
+        self.completion_tokens += usage.completion_tokens;
+        self.estimated |= usage.estimated;
+    }
+}
+
+/// A conversation rebuilt from records.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Replayed {
+    /// The history after the system prompt, as the next request holds it.
+    pub messages: Vec<ChatMessage>,
+    /// Skills whose instructions `messages` carries, in activation order.
+    pub held: Vec<HeldSkill>,
+    /// The most recently activated skill: where commands run.
+    pub current: Option<String>,
+    /// The model in use at the end (`None`: the header's).
+    pub model: Option<String>,
+    /// Skills the user answered "always" for.
+    pub grants: BTreeSet<String>,
+    /// Every user turn, oldest first (compacted ones included).
+    pub turns: Vec<TurnUsage>,
+}
+
+/// Replay `records` in order.
+pub fn replay(records: &[Record]) -> Replayed {
+    let mut state = Replayed::default();
+    for record in records {
+        state.apply(record);
+    }
+    state
+}
+
+impl Replayed {
+    fn apply(&mut self, record: &Record) {
+        match record {
+            Record::Message(m) => {
+                if m.role == "user" {
+                    self.turns.push(TurnUsage {
+                        message: m.content.clone().unwrap_or_default(),
+                        ..TurnUsage::default()
+                    });
+                }
+                self.messages.push(m.clone());
+            }
+            Record::Activation {
+                skill,
+                dir,
+                hash,
+                by_hand,
+            } => {
+                self.current = Some(skill.clone());
+                if let Some(hash) = hash {
+                    self.hold(skill, dir, hash, *by_hand);
+                }
+            }
+            Record::Compaction { summary, .. } => {
+                // The skills re-sent after the summary follow as records of their own.
+                self.messages.clear();
+                self.held.clear();
+                self.messages.push(super::compact::summary_message(summary));
+            }
+            Record::Reset => {
+                self.messages.clear();
+                self.held.clear();
+                self.current = None;
+            }
+            Record::Usage(usage) => {
+                // A call before any user turn (none is made today) still counts, in a turn of its own.
+                if self.turns.is_empty() {
+                    self.turns.push(TurnUsage::default());
+                }
+                if let Some(turn) = self.turns.last_mut() {
+                    turn.add(usage);
+                }
+            }
+            Record::Model { model } => self.model = Some(model.clone()),
+            Record::Grant { skill } => {
+                self.grants.insert(skill.clone());
+            }
+            Record::Session(_) | Record::Interrupted { .. } | Record::Resumed { .. } | Record::Unknown => {}
+        }
+    }
+
+    /// The last message carries `skill`'s instructions. An earlier copy of them (the skill
+    /// changed and was sent again) is replaced by a note, as it was in the conversation.
+    fn hold(&mut self, skill: &str, dir: &str, hash: &str, by_hand: bool) {
+        let message = self.messages.len().saturating_sub(1);
+        if let Some(old) = self.held.iter().position(|h| h.skill == skill) {
+            let stale = self.held.remove(old).message;
+            if let Some(m) = self.messages.get_mut(stale) {
+                m.content = Some(superseded_note(skill));
+            }
+        }
+        self.held.push(HeldSkill {
+            skill: skill.to_string(),
+            dir: dir.to_string(),
+            hash: hash.to_string(),
+            message,
+            by_hand,
+        });
+    }
+}
+
+#[cfg(test)]
+#[path = "replay_tests.rs"]
+mod tests;

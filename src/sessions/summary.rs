@@ -1,0 +1,145 @@
+//! One session at a glance: what `sessions list` shows per line and what an export says at its
+//! top.
+
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+use super::load::Loaded;
+use super::replay::replay;
+
+/// Most characters of the first message a listing shows.
+const FIRST_MESSAGE_CHARS: usize = 120;
+
+/// A session's vital facts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionSummary {
+    pub id: String,
+    /// When it started: RFC 3339, UTC.
+    pub started: String,
+    /// Seconds since the Unix epoch, for sorting and ages.
+    pub started_at: u64,
+    /// The working directory it ran in.
+    pub cwd: String,
+    /// The model in use at its end.
+    pub model: String,
+    pub base_url: String,
+    /// The user's first message, on one line and cut short (secrets were redacted when stored).
+    pub first_message: Option<String>,
+    /// Messages the user sent.
+    pub turns: usize,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Some model call sent no `usage`; its counts are estimated from bytes.
+    pub estimated: bool,
+    /// The session it was forked from.
+    pub parent: Option<String>,
+}
+
+/// Sum up a loaded session.
+pub fn summarize(loaded: &Loaded) -> SessionSummary {
+    let state = replay(&loaded.records);
+    let h = &loaded.header;
+    let started = SystemTime::UNIX_EPOCH + Duration::from_secs(h.started_at);
+    let first_message = state
+        .turns
+        .iter()
+        .find(|t| !t.message.trim().is_empty())
+        .map(|t| one_line(&t.message, FIRST_MESSAGE_CHARS));
+    SessionSummary {
+        id: h.id.clone(),
+        started: humantime::format_rfc3339_seconds(started).to_string(),
+        started_at: h.started_at,
+        cwd: h.cwd.clone(),
+        model: state.model.unwrap_or_else(|| h.model.clone()),
+        base_url: h.base_url.clone(),
+        first_message,
+        turns: state.turns.iter().filter(|t| !t.message.is_empty()).count(),
+        prompt_tokens: state.turns.iter().map(|t| t.prompt_tokens).sum(),
+        completion_tokens: state.turns.iter().map(|t| t.completion_tokens).sum(),
+        estimated: state.turns.iter().any(|t| t.estimated),
+        parent: h.parent.clone(),
+    }
+}
+
+/// `text` on one line (whitespace runs as one space), at most `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() <= max {
+        return joined;
+    }
+    let cut: String = joined.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
+
+/// How long ago `then` was, in the largest unit that fits: `just now`, `5m ago`, `3h ago`, `2d ago`.
+pub fn age(then: u64, now: u64) -> String {
+    let secs = now.saturating_sub(then);
+    match secs {
+        0..60 => "just now".into(),
+        60..3600 => format!("{}m ago", secs / 60),
+        3600..86_400 => format!("{}h ago", secs / 3600),
+        _ => format!("{}d ago", secs / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::ChatMessage;
+    use crate::sessions::record::{CallUsage, FORMAT_VERSION, Header, Record};
+
+    #[test]
+    fn a_summary_counts_turns_and_tokens() {
+        let header = Header {
+            v: FORMAT_VERSION,
+            id: "20261201-112233-k3f9".into(),
+            agent_version: "0.1.0".into(),
+            model: "small".into(),
+            base_url: "u".into(),
+            skill_roots: Vec::new(),
+            cwd: "/w".into(),
+            started_at: 1_796_124_153,
+            parent: None,
+        };
+        let usage = |p, c| {
+            Record::Usage(CallUsage {
+                prompt_tokens: p,
+                completion_tokens: c,
+                estimated: false,
+            })
+        };
+        let records = vec![
+            Record::Message(ChatMessage::user("  weather\n\nin   Tokyo ")),
+            usage(10, 2),
+            Record::Message(ChatMessage::assistant(Some("Sunny".into()), Vec::new())),
+            Record::Model { model: "big".into() },
+            Record::Message(ChatMessage::user("and Oslo?")),
+            usage(20, 3),
+            Record::Message(ChatMessage::assistant(Some("Rain".into()), Vec::new())),
+        ];
+        let loaded = Loaded {
+            header,
+            records,
+            warnings: Vec::new(),
+            complete_len: 0,
+        };
+        let s = summarize(&loaded);
+        assert_eq!(s.first_message.as_deref(), Some("weather in Tokyo"));
+        assert_eq!((s.turns, s.prompt_tokens, s.completion_tokens), (2, 30, 5));
+        assert_eq!(s.model, "big");
+        assert_eq!(s.started, "2026-12-01T11:22:33Z");
+        assert!(!s.estimated);
+    }
+
+    #[test]
+    fn lines_and_ages_are_short() {
+        assert_eq!(one_line("a\nb", 10), "a b");
+        assert_eq!(one_line("abcdefghij", 5), "abcd…");
+        assert_eq!(age(100, 100), "just now");
+        assert_eq!(age(0, 150), "2m ago");
+        assert_eq!(age(0, 7200), "2h ago");
+        assert_eq!(age(0, 3 * 86_400), "3d ago");
+        assert_eq!(age(10, 0), "just now");
+    }
+}
