@@ -210,6 +210,45 @@ fn split_unfenced(lines: &[&str], first: usize) -> Split {
     }
 }
 
+/// Whether every text that starts with `text` (whole lines, each ending in `\n`) splits where
+/// `text` alone does: the first line of the body when that is decided (0 without frontmatter),
+/// `None` while later lines could still change it (a block not yet closed, only blank lines so
+/// far). Discovery reads only the front of a file and reads on while this is `None`; it follows
+/// [`split`] case by case.
+pub fn settled_split(text: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.strip_suffix('\n').unwrap_or(text).split('\n').collect();
+    let first = lines.iter().position(|l| !l.trim().is_empty())?;
+    if is_fence(lines[first]) {
+        // A closing line decides everything; without one, only the end of the file does (an
+        // unclosed block's message names the last YAML line, a late `---` line is named too).
+        let close = lines
+            .iter()
+            .skip(first + 1)
+            .position(|l| is_fence(l) || l.trim_end() == "...")?
+            + first
+            + 1;
+        let all_yaml = lines[first + 1..close]
+            .iter()
+            .all(|l| l.trim().is_empty() || looks_like_yaml_line(l));
+        if all_yaml {
+            return Some(close + 1);
+        }
+        return lines
+            .iter()
+            .skip(first + 1)
+            .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
+            .map(|p| p + first + 1);
+    }
+    if lines[first].starts_with("name:") || lines[first].starts_with("description:") {
+        return lines
+            .iter()
+            .skip(first)
+            .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
+            .map(|p| p + first);
+    }
+    Some(0)
+}
+
 /// Parsed frontmatter as a JSON-like map, or `None` when it is not a mapping at all.
 #[derive(Debug, Default)]
 pub struct Fields {

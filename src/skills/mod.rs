@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod code;
 pub mod discover;
 pub mod fields;
+pub mod front;
 pub mod frontmatter;
 pub mod lint;
 pub mod parse;
