@@ -1,8 +1,10 @@
 //! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
 
+pub mod cache;
 pub mod catalog;
 pub mod code;
 pub mod discover;
+pub mod embed_cache;
 pub mod fields;
 pub mod front;
 pub mod frontmatter;
@@ -21,7 +23,7 @@ pub use catalog::SkillSet;
 pub use requires::Requires;
 
 /// Which convention a skill folder follows (SPEC §1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Dialect {
     /// `SKILL.md` with YAML frontmatter.
@@ -40,7 +42,7 @@ impl fmt::Display for Dialect {
 }
 
 /// How serious a loader finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; nothing is wrong for `agent`.
@@ -52,7 +54,7 @@ pub enum Severity {
 }
 
 /// One finding about a skill file, with where it was found.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Diagnostic {
     pub severity: Severity,
     /// What it is about, stable across rewordings (a [`code`] constant).

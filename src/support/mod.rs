@@ -1,5 +1,6 @@
 //! Small leaf helpers that several layers share. Nothing here imports from the rest of the crate.
 
+pub mod cache_file;
 pub mod fs;
 pub mod redact;
 pub mod skill_dirs;
