@@ -88,7 +88,7 @@ pub struct EmbeddingsClient {
 
 impl EmbeddingsClient {
     pub fn new(settings: EmbeddingsSettings) -> Result<Self, EmbeddingsError> {
-        let http = reqwest::Client::builder()
+        let http = super::http::builder(&settings.base_url)
             .connect_timeout(settings.connect_timeout)
             .timeout(settings.timeout)
             .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
@@ -107,6 +107,11 @@ impl EmbeddingsClient {
     /// The model the vectors come from (part of any cache key).
     pub fn model(&self) -> &str {
         &self.model
+    }
+
+    /// The URL requests go to (`{base_url}/embeddings`).
+    pub fn url(&self) -> &str {
+        &self.url
     }
 
     /// One vector per input, in input order. All or nothing: any failed batch fails the call.
