@@ -2,6 +2,7 @@
 
 pub mod cache_file;
 pub mod fs;
+pub mod phases;
 pub mod redact;
 pub mod skill_dirs;
 pub mod terminal_text;
