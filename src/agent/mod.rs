@@ -7,6 +7,7 @@ pub mod controls;
 pub mod conversation;
 pub mod outcome;
 pub mod prompt;
+pub mod retrieve;
 pub mod route;
 pub mod tools;
 pub mod turn;
