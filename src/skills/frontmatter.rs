@@ -4,6 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::{Severity, code};
+use lines::Lines;
+
+mod lines;
 use crate::support::yaml::{first_line as first_line_of, kind_of, to_json};
 
 /// A finding about the file's text, located by 1-based line.
@@ -106,17 +109,19 @@ fn looks_like_yaml_line(line: &str) -> bool {
         || line.starts_with('#') && !line.starts_with("# ") && !line.starts_with("##")
 }
 
-/// Separate frontmatter from body.
+/// Separate frontmatter from body. Lines are looked at only as far as the frontmatter reaches;
+/// the body is cut out of the text whole.
 pub fn split(text: &str) -> Split {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let Some(first) = lines.iter().position(|l| !l.trim().is_empty()) else {
+    let mut lines = Lines::new(text);
+    let Some(first) = lines.position(0, |l| !l.trim().is_empty()) else {
         return Split::default();
     };
-    if is_fence(lines[first]) {
-        return split_fenced(&lines, first);
+    let first_line = lines.get(first).unwrap_or_default();
+    if is_fence(first_line) {
+        return split_fenced(&mut lines, first);
     }
-    if lines[first].starts_with("name:") || lines[first].starts_with("description:") {
-        return split_unfenced(&lines, first);
+    if first_line.starts_with("name:") || first_line.starts_with("description:") {
+        return split_unfenced(&mut lines, first);
     }
     Split {
         body: text.to_string(),
@@ -124,15 +129,26 @@ pub fn split(text: &str) -> Split {
     }
 }
 
-/// The lines from `from` on, joined again.
-fn join_from(lines: &[&str], from: usize) -> String {
-    lines.get(from..).map(|l| l.join("\n")).unwrap_or_default()
+/// The first line at or after `from` that cannot continue a YAML block, else the line count.
+fn yaml_end(lines: &mut Lines<'_>, from: usize) -> usize {
+    match lines.position(from, |l| l.trim().is_empty() || !looks_like_yaml_line(l)) {
+        Some(end) => end,
+        None => lines.count(),
+    }
+}
+
+fn is_close(line: &str) -> bool {
+    is_fence(line) || line.trim_end() == "..."
+}
+
+fn blank_or_yaml(line: &str) -> bool {
+    line.trim().is_empty() || looks_like_yaml_line(line)
 }
 
 /// Frontmatter that opens with `---` on line `open` (0-based): closed by `---` or `...`, or
 /// salvaged up to the first line that cannot be YAML when it is not closed (or its "closing"
 /// fence is really a markdown rule further down).
-fn split_fenced(lines: &[&str], open: usize) -> Split {
+fn split_fenced(lines: &mut Lines<'_>, open: usize) -> Split {
     let mut out = Split::default();
     if open > 0 {
         out.findings.push(finding(
@@ -142,27 +158,16 @@ fn split_fenced(lines: &[&str], open: usize) -> Split {
             format!("{open} blank line(s) before the opening `---`; frontmatter must start on line 1"),
         ));
     }
-    let close = lines
-        .iter()
-        .skip(open + 1)
-        .position(|l| is_fence(l) || l.trim_end() == "...")
-        .map(|c| c + open + 1);
-    let salvage_end = lines
-        .iter()
-        .skip(open + 1)
-        .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
-        .map(|p| p + open + 1)
-        .unwrap_or(lines.len());
+    let close = lines.position(open + 1, is_close);
     out.yaml_line = open + 2;
     if let Some(close) = close
-        && lines[open + 1..close]
-            .iter()
-            .all(|l| l.trim().is_empty() || looks_like_yaml_line(l))
+        && lines.all(open + 1, close, blank_or_yaml)
     {
-        out.yaml = Some(lines[open + 1..close].join("\n"));
-        out.body = join_from(lines, close + 1);
+        out.yaml = Some(lines.join(open + 1, close).to_string());
+        out.body = lines.rest(close + 1).to_string();
         return out;
     }
+    let salvage_end = yaml_end(lines, open + 1);
     let message = match close {
         Some(close) => format!(
             "frontmatter opened on line {} is not closed before the markdown starts on line {}; \
@@ -184,23 +189,18 @@ fn split_fenced(lines: &[&str], open: usize) -> Split {
         Some(open + 1),
         message,
     ));
-    out.yaml = Some(lines[open + 1..salvage_end].join("\n"));
-    out.body = join_from(lines, salvage_end);
+    out.yaml = Some(lines.join(open + 1, salvage_end).to_string());
+    out.body = lines.rest(salvage_end).to_string();
     out
 }
 
 /// `name:`/`description:` lines at the top without `---` around them.
-fn split_unfenced(lines: &[&str], first: usize) -> Split {
-    let end = lines
-        .iter()
-        .skip(first)
-        .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
-        .map(|p| p + first)
-        .unwrap_or(lines.len());
+fn split_unfenced(lines: &mut Lines<'_>, first: usize) -> Split {
+    let end = yaml_end(lines, first);
     Split {
-        yaml: Some(lines[first..end].join("\n")),
+        yaml: Some(lines.join(first, end).to_string()),
         yaml_line: first + 1,
-        body: join_from(lines, end),
+        body: lines.rest(end).to_string(),
         findings: vec![finding(
             code::MISSING_DELIMITERS,
             Severity::Warning,
@@ -216,35 +216,20 @@ fn split_unfenced(lines: &[&str], first: usize) -> Split {
 /// far). Discovery reads only the front of a file and reads on while this is `None`; it follows
 /// [`split`] case by case.
 pub fn settled_split(text: &str) -> Option<usize> {
-    let lines: Vec<&str> = text.strip_suffix('\n').unwrap_or(text).split('\n').collect();
-    let first = lines.iter().position(|l| !l.trim().is_empty())?;
-    if is_fence(lines[first]) {
+    let mut lines = Lines::new(text.strip_suffix('\n').unwrap_or(text));
+    let first = lines.position(0, |l| !l.trim().is_empty())?;
+    let first_line = lines.get(first)?;
+    if is_fence(first_line) {
         // A closing line decides everything; without one, only the end of the file does (an
         // unclosed block's message names the last YAML line, a late `---` line is named too).
-        let close = lines
-            .iter()
-            .skip(first + 1)
-            .position(|l| is_fence(l) || l.trim_end() == "...")?
-            + first
-            + 1;
-        let all_yaml = lines[first + 1..close]
-            .iter()
-            .all(|l| l.trim().is_empty() || looks_like_yaml_line(l));
-        if all_yaml {
+        let close = lines.position(first + 1, is_close)?;
+        if lines.all(first + 1, close, blank_or_yaml) {
             return Some(close + 1);
         }
-        return lines
-            .iter()
-            .skip(first + 1)
-            .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
-            .map(|p| p + first + 1);
+        return lines.position(first + 1, |l| l.trim().is_empty() || !looks_like_yaml_line(l));
     }
-    if lines[first].starts_with("name:") || lines[first].starts_with("description:") {
-        return lines
-            .iter()
-            .skip(first)
-            .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
-            .map(|p| p + first);
+    if first_line.starts_with("name:") || first_line.starts_with("description:") {
+        return lines.position(first, |l| l.trim().is_empty() || !looks_like_yaml_line(l));
     }
     Some(0)
 }
