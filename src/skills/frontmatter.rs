@@ -278,7 +278,7 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
         out.map = rest.map;
         return out;
     }
-    if let Some(map) = plain_scalars(yaml) {
+    if let Some(map) = super::yaml_subset::read(yaml) {
         out.map = Some(map);
         return out;
     }
@@ -343,32 +343,6 @@ fn recover(yaml: &str, err: &str, first_line: usize, out: &mut Fields) {
         ),
     ));
     out.map = Some(scan_lines(yaml));
-}
-
-/// Fast path for the common frontmatter: only `key: text` lines whose values YAML would read as
-/// plain strings. Anything else (quotes, lists, maps, numbers, booleans, comments, continuation
-/// lines) returns `None` and goes through the YAML parser, so results never differ.
-fn plain_scalars(yaml: &str) -> Option<Map<String, Value>> {
-    let mut map = Map::new();
-    for line in yaml.split('\n') {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let (key, value) = line.split_once(": ")?;
-        let value = value.trim_end();
-        let key_ok = !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_');
-        let first_ok = value.chars().next().is_some_and(char::is_alphabetic);
-        let plain = !value.contains(": ") && !value.contains(" #") && !value.ends_with(':');
-        let typed = matches!(
-            value.to_ascii_lowercase().as_str(),
-            "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "y" | "n"
-        );
-        if !key_ok || !first_ok || !plain || typed || map.contains_key(key) {
-            return None;
-        }
-        map.insert(key.to_string(), Value::String(value.to_string()));
-    }
-    (!map.is_empty()).then_some(map)
 }
 
 /// yaml-rust reports "... at byte N line L column C"; pull out L.

@@ -15,6 +15,7 @@ pub mod refs;
 pub mod requires;
 pub mod search;
 pub mod skeleton;
+pub mod yaml_subset;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
