@@ -4,7 +4,7 @@ use super::*;
 
 /// What the YAML parser makes of `yaml`, when it is a mapping.
 fn parser(yaml: &str) -> Option<Map<String, Value>> {
-    match crate::skills::frontmatter::yaml_document(yaml) {
+    match crate::support::yaml::to_json(yaml) {
         Ok(Value::Object(map)) => Some(map),
         _ => None,
     }
