@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::discover::RootKind;
 use super::parse::Loaded;
-use super::{Diagnostic, Dialect, Skill};
+use super::{Diagnostic, Dialect, Requires, Severity, Skill, code};
 use crate::support::cache_file::{self, CacheDir, Kind};
 
 /// Bump `version` whenever [`Entry`] or anything in it changes shape (the fingerprint test
@@ -133,6 +133,46 @@ impl FolderStamp {
     }
 }
 
+/// A finding as stored: its code as text, checked against the known codes when read back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct DiagRecord {
+    severity: Severity,
+    code: String,
+    file: PathBuf,
+    line: Option<usize>,
+    message: String,
+}
+
+impl DiagRecord {
+    fn of(d: &Diagnostic) -> Self {
+        let Diagnostic {
+            severity,
+            code,
+            file,
+            line,
+            message,
+        } = d;
+        Self {
+            severity: *severity,
+            code: (*code).to_string(),
+            file: file.clone(),
+            line: *line,
+            message: message.clone(),
+        }
+    }
+
+    /// `None` when the code is not one this build knows (the entry is then read again).
+    fn diagnostic(&self) -> Option<Diagnostic> {
+        Some(Diagnostic {
+            severity: self.severity,
+            code: code::known(&self.code)?,
+            file: self.file.clone(),
+            line: self.line,
+            message: self.message.clone(),
+        })
+    }
+}
+
 /// What a skill folder loaded as, without what its place supplies (folder, root).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct SkillRecord {
@@ -144,13 +184,14 @@ struct SkillRecord {
     version: Option<String>,
     license: Option<String>,
     compatibility: Option<String>,
-    diagnostics: Vec<Diagnostic>,
+    requires: Requires,
+    diagnostics: Vec<DiagRecord>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 enum Record {
     Skill(SkillRecord),
-    Skipped(Diagnostic),
+    Skipped(DiagRecord),
 }
 
 impl Record {
@@ -172,6 +213,7 @@ impl Record {
                     version,
                     license,
                     compatibility,
+                    requires,
                     diagnostics,
                 } = skill.as_ref();
                 Some(Self::Skill(SkillRecord {
@@ -183,17 +225,19 @@ impl Record {
                     version: version.clone(),
                     license: license.clone(),
                     compatibility: compatibility.clone(),
-                    diagnostics: diagnostics.clone(),
+                    requires: requires.clone(),
+                    diagnostics: diagnostics.iter().map(DiagRecord::of).collect(),
                 }))
             }
-            Loaded::Skipped(d) => Some(Self::Skipped(d.clone())),
+            Loaded::Skipped(d) => Some(Self::Skipped(DiagRecord::of(d))),
             Loaded::NotASkill => None,
         }
     }
 
-    fn loaded(&self, dir: &Path, file_name: &str, root: &Path) -> Loaded {
+    /// The folder's result again; `None` when something stored is not understood any more.
+    fn loaded(&self, dir: &Path, file_name: &str, root: &Path) -> Option<Loaded> {
         let record = match self {
-            Self::Skipped(d) => return Loaded::Skipped(d.clone()),
+            Self::Skipped(d) => return d.diagnostic().map(Loaded::Skipped),
             Self::Skill(r) => r.clone(),
         };
         let SkillRecord {
@@ -205,9 +249,14 @@ impl Record {
             version,
             license,
             compatibility,
+            requires,
             diagnostics,
         } = record;
-        Loaded::Skill(Box::new(Skill {
+        let diagnostics = diagnostics
+            .iter()
+            .map(DiagRecord::diagnostic)
+            .collect::<Option<Vec<_>>>()?;
+        Some(Loaded::Skill(Box::new(Skill {
             name,
             description,
             dir: dir.to_path_buf(),
@@ -220,8 +269,9 @@ impl Record {
             version,
             license,
             compatibility,
+            requires,
             diagnostics,
-        }))
+        })))
     }
 }
 
@@ -301,7 +351,7 @@ impl RootCache {
         if !entry.stamp.holds(dir, dir_meta) {
             return None;
         }
-        let loaded = entry.record.loaded(dir, &entry.stamp.file_name, &self.root);
+        let loaded = entry.record.loaded(dir, &entry.stamp.file_name, &self.root)?;
         Some((loaded, entry.clone()))
     }
 

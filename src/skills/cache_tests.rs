@@ -1,7 +1,7 @@
 use std::time::{Duration, SystemTime};
 
 use super::*;
-use crate::skills::Severity;
+use crate::skills::{Severity, code};
 
 /// Set a file's (or folder's) modification time to a fixed day in 2023, so it is not "just
 /// changed" and setting it again restores it exactly.
@@ -43,6 +43,7 @@ fn loaded(dir: &Path, root: &Path) -> Loaded {
     skill.allowed_tools = vec!["Bash(git:*)".into()];
     skill.version = Some("1.0".into());
     skill.diagnostics = vec![Diagnostic::new(
+        code::LONG_BODY,
         Severity::Warning,
         &dir.join("SKILL.md"),
         Some(3),
@@ -154,6 +155,7 @@ fn a_root_that_is_a_skill_folder_and_skipped_folders_are_cached_too() {
     let meta = std::fs::metadata(&a).unwrap();
     let stamp = FolderStamp::before_reading(&a, &meta, &a.join("SKILL.md")).unwrap();
     let skipped = Loaded::Skipped(Diagnostic::new(
+        code::MISSING_DESCRIPTION,
         Severity::Error,
         &a.join("SKILL.md"),
         Some(1),
@@ -230,6 +232,6 @@ fn format_fingerprint() {
     let bytes = postcard::to_stdvec(&payload).unwrap();
     assert_eq!(
         (KIND.version, format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes))),
-        (1, "5e5684a45c0bfd5d".to_string())
+        (1, "f3c7b47e3bdaf087".to_string())
     );
 }

@@ -55,7 +55,7 @@ pub enum Severity {
 }
 
 /// One finding about a skill file, with where it was found.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
     pub severity: Severity,
     /// What it is about, stable across rewordings (a [`code`] constant).

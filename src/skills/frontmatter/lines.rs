@@ -95,7 +95,10 @@ mod tests {
             let mut lines = Lines::new(text);
             assert_eq!(lines.count(), all.len(), "{text:?}");
             for from in 0..=all.len() + 1 {
-                assert_eq!(lines.rest(from), all.get(from..).map(|l| l.join("\n")).unwrap_or_default());
+                assert_eq!(
+                    lines.rest(from),
+                    all.get(from..).map(|l| l.join("\n")).unwrap_or_default()
+                );
                 for to in from..=all.len() {
                     assert_eq!(lines.join(from, to), all[from.min(all.len())..to].join("\n"));
                 }
