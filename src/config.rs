@@ -14,7 +14,8 @@ use crate::exec::env::AGENT_KEY_VARS;
 
 mod dotenv;
 use crate::exit::AppError;
-use crate::skills::discover::{RootKind, SkillRoot};
+use crate::skills::discover::{RootKind, Scan, SkillRoot};
+use crate::support::cache_file::CacheDir;
 use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;
 pub use dotenv::{Dotenv, user_dotenv_path};
 
@@ -118,6 +119,9 @@ pub struct Config {
     /// Activate a clear winner before the first request.
     pub preactivate: bool,
     pub skill_roots: Vec<SkillRoot>,
+    /// Where parsed skills, the search index and embeddings are kept between runs
+    /// (`$XDG_CACHE_HOME/agent`); `None` when `AGENT_CACHE=0`.
+    pub cache: Option<CacheDir>,
     /// Whether a person can be asked questions on a terminal.
     pub interactive: bool,
     pub env: Environment,
@@ -168,6 +172,10 @@ impl Config {
         let preactivate = matches!(env.get("AGENT_PREACTIVATE"), Some("1" | "true" | "yes" | "on"));
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
+        let cache = CacheDir::from_env(|name| match name {
+            "HOME" => env.process.get(name).cloned(),
+            _ => env.get(name).map(str::to_string),
+        });
         Ok(Self {
             api_key,
             base_url,
@@ -185,6 +193,7 @@ impl Config {
             catalog_budget,
             preactivate,
             skill_roots,
+            cache,
             interactive,
             env,
         })
@@ -192,6 +201,12 @@ impl Config {
 }
 
 impl Config {
+    /// How routing (one-shot runs, the chat, `skills list` and `search`) scans skill folders:
+    /// the fronts of skill files, through the cache folder unless `AGENT_CACHE=0`.
+    pub fn routing_scan(&self) -> Scan {
+        Scan::routing(self.cache.clone())
+    }
+
     /// Fail with exit 3 when talking to the endpoint needs a key and none is set.
     pub fn require_key(&self) -> Result<(), AppError> {
         if self.api_key.is_some() || is_local_endpoint(&self.base_url) {

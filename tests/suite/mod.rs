@@ -18,6 +18,7 @@ mod record_replay;
 mod repl;
 mod safety;
 mod secrets;
+mod skill_cache;
 mod skill_eval;
 mod skill_fixtures;
 mod skill_loading;

@@ -8,7 +8,7 @@ use super::Chat;
 use crate::exec::approval::ApprovalPolicy;
 use crate::output::ChatReply;
 use crate::output::chat::CommandHelp;
-use crate::skills::discover::discover;
+use crate::skills::discover::discover_with;
 use crate::skills::{SkillSet, code};
 
 /// What the chat does after a command.
@@ -209,7 +209,7 @@ fn history(chat: &mut Chat<'_>, _arg: &str) -> Flow {
 }
 
 fn reload(chat: &mut Chat<'_>, _arg: &str) -> Flow {
-    let found = discover(&chat.run.config.skill_roots);
+    let found = discover_with(&chat.run.config.skill_roots, &chat.run.config.routing_scan());
     crate::app::once::report_discovery(&found, &*chat.run.front.output, false);
     chat.warnings = found.warnings;
     let count = found.skills.len();

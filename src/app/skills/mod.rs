@@ -11,7 +11,7 @@ use crate::exec::trust::FolderTrust;
 use crate::exit::{AppError, ExitCode};
 use crate::output::Report;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
-use crate::skills::discover::{Discovery, RootKind, discover};
+use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
 use crate::skills::lint::Rules;
 use crate::skills::search::SkillIndex;
 use crate::skills::{Severity, Skill};
@@ -21,7 +21,12 @@ const MAX_BUNDLED_FILES: usize = 1000;
 
 /// Run one `skills` subcommand.
 pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<ExitCode, AppError> {
-    let discovery = discover(&run.config.skill_roots);
+    // `check` and `show` report findings about the whole file; the rest needs only the fronts.
+    let scan = match action {
+        SkillsCommand::Check { .. } | SkillsCommand::Show { .. } => Scan::whole(),
+        _ => run.config.routing_scan(),
+    };
+    let discovery = discover_with(&run.config.skill_roots, &scan);
     let output = run.front.output.clone();
     let report = match action {
         SkillsCommand::List => Report::SkillList(list(&discovery, &run.trust)),
