@@ -14,6 +14,7 @@ mod json_events;
 mod llm_faults;
 mod local_servers;
 mod parser_props;
+mod phases;
 mod record_replay;
 mod repl;
 mod safety;
