@@ -41,6 +41,9 @@ pub enum TurnError {
 /// Tool calls of one model response that are executed (SPEC §4); the rest get an error.
 pub const MAX_CALLS_PER_RESPONSE: usize = 16;
 
+/// Skills ranked for an over-budget catalog; the rest follow in catalog order while room remains.
+const CATALOG_RANKED: usize = 200;
+
 /// BM25 score a skill needs to be pre-activated, and how far ahead of the next it must be.
 const PREACTIVATE_MIN_SCORE: f32 = 2.0;
 const PREACTIVATE_MARGIN: f32 = 1.5;
@@ -97,7 +100,7 @@ impl Agent {
     /// Run one user turn to the model's final answer.
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.commands_denied = 0;
-        let budgeted = self.refresh_catalog(user_message);
+        let budgeted = self.refresh_catalog(user_message).await;
         if self.preactivate {
             self.preactivate(user_message);
         }
@@ -189,10 +192,21 @@ impl Agent {
 
     /// Put the catalog for this request in the system prompt: all skills, or within the budget the
     /// ones most relevant to the conversation. Returns whether skills were left out.
-    fn refresh_catalog(&mut self, request: &str) -> bool {
+    async fn refresh_catalog(&mut self, request: &str) -> bool {
         let mut query: Vec<&str> = self.conversation.user_turns().into_iter().rev().take(1).collect();
         query.push(request);
-        let catalog = self.skills().render_within(self.catalog_budget, &query.join(" "));
+        let query = query.join(" ");
+        // Under budget nothing is ranked: no index, no embeddings request on the way to the model.
+        let catalog = if self.skills().fits(self.catalog_budget) {
+            self.skills().render_all()
+        } else {
+            let ranking = self.tools.retriever().rank(self.skills(), &query, CATALOG_RANKED).await;
+            if let Some(message) = ranking.warning {
+                self.emit(Event::Warning { message });
+            }
+            self.skills()
+                .render_ranked(self.catalog_budget, ranking.ranked.iter().map(|r| r.index))
+        };
         if catalog.omitted > 0 && !self.catalog_noticed {
             self.catalog_noticed = true;
             self.emit(Event::Warning {

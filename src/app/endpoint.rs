@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::cli::Cli;
 use crate::config::Config;
+use crate::config::is_openai;
 use crate::exit::{AppError, ExitCode};
 use crate::llm::models::{LOCAL_SERVERS, ModelsError, find_local_server, list_models};
 
@@ -100,10 +101,6 @@ fn choose(place: &str, models: Vec<String>) -> Result<String, AppError> {
             )))
         }
     }
-}
-
-fn is_openai(base_url: &str) -> bool {
-    url::Url::parse(base_url).is_ok_and(|u| u.host_str() == Some("api.openai.com"))
 }
 
 fn probe_ports() -> Vec<u16> {

@@ -17,6 +17,7 @@ mod parser_props;
 mod phases;
 mod record_replay;
 mod repl;
+mod retrieval;
 mod safety;
 mod secrets;
 mod skill_cache;

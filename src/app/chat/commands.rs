@@ -213,7 +213,8 @@ fn reload(chat: &mut Chat<'_>, _arg: &str) -> Flow {
     crate::app::once::report_discovery(&found, &*chat.run.front.output, false);
     chat.warnings = found.warnings;
     let count = found.skills.len();
-    chat.agent.set_skills(SkillSet::new(found.skills));
+    chat.agent
+        .set_skills(SkillSet::with_cache(found.skills, chat.run.config.cache.clone()));
     chat.set_completions();
     chat.say(ChatReply::Reloaded { skills: count });
     Flow::Done

@@ -6,15 +6,16 @@ mod eval;
 mod new;
 
 use super::{Run, build, endpoint};
+use crate::agent::retrieve::Method;
 use crate::cli::SkillsCommand;
 use crate::exec::trust::FolderTrust;
 use crate::exit::{AppError, ExitCode};
 use crate::output::Report;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
+use crate::output::{Event, Output};
 use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
 use crate::skills::lint::Rules;
-use crate::skills::search::SkillIndex;
-use crate::skills::{Severity, Skill};
+use crate::skills::{Severity, Skill, SkillSet};
 
 /// Bundled files `skills show` lists at most.
 const MAX_BUNDLED_FILES: usize = 1000;
@@ -31,7 +32,9 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
     let report = match action {
         SkillsCommand::List => Report::SkillList(list(&discovery, &run.trust)),
         SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run.trust, name)?)),
-        SkillsCommand::Search { query, limit } => Report::SkillSearch(search(&discovery, &query.join(" "), *limit)),
+        SkillsCommand::Search { query, limit } => {
+            Report::SkillSearch(search(&discovery, &run.config, &*output, &query.join(" "), *limit).await)
+        }
         SkillsCommand::Check { dirs, strict, spec } => {
             let rules = Rules {
                 strict: *strict,
@@ -125,26 +128,45 @@ fn show(discovery: &Discovery, trust: &FolderTrust, name: &str) -> Result<SkillS
     })
 }
 
-/// `skills search QUERY`: the ranking the catalog budget uses.
-fn search(discovery: &Discovery, query: &str, limit: usize) -> SkillSearch {
-    let index = SkillIndex::build(&discovery.skills);
-    let results = index
-        .search(query, limit)
+/// `skills search QUERY`: the ranking an over-budget catalog uses (fused with embeddings when a
+/// model is configured); an embeddings failure is a warning, and words rank instead.
+async fn search(
+    discovery: &Discovery,
+    config: &crate::config::Config,
+    output: &dyn Output,
+    query: &str,
+    limit: usize,
+) -> SkillSearch {
+    let skills = SkillSet::with_cache(discovery.skills.clone(), config.cache.clone());
+    let ranking = super::build::retriever(config).rank(&skills, query, limit).await;
+    if let Some(message) = ranking.warning {
+        output.emit(Event::Warning { message });
+    }
+    let results = ranking
+        .ranked
         .iter()
         .enumerate()
-        .map(|(rank, h)| {
-            let s = &discovery.skills[h.index];
-            SearchHit {
+        .filter_map(|(rank, r)| {
+            let s = skills.all().get(r.index)?;
+            Some(SearchHit {
                 rank: rank + 1,
                 name: s.name.clone(),
-                score: f64::from(h.score),
+                score: f64::from(r.score),
+                lexical: f64::from(r.lexical),
+                semantic: r.semantic.map(f64::from),
                 description: s.description.clone(),
                 dir: s.dir.clone(),
-            }
+            })
         })
         .collect();
+    let (ranking, model) = match ranking.method {
+        Method::Lexical => ("lexical", None),
+        Method::Fused { model } => ("fused", Some(model)),
+    };
     SkillSearch {
         query: query.to_string(),
+        ranking,
+        model,
         results,
     }
 }
