@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use agent::skills::SkillSet;
 use agent::skills::cache::{Entry, FolderStamp, Stamp};
-use agent::skills::discover::{RootKind, SkillRoot, discover};
+use agent::skills::discover::{RootKind, Scan, SkillRoot, discover, discover_with};
 use agent::skills::fields::parse_skill_text;
 use agent::skills::front::parse_front;
 use agent::skills::parse::{Loaded, MAX_SKILL_FILE_BYTES};
@@ -62,7 +62,8 @@ fn discovery(c: &mut Criterion) {
         let dir = set_dir(n);
         group.bench_with_input(BenchmarkId::from_parameter(n), &dir, |b, dir| {
             b.iter(|| {
-                let found = discover(&roots(dir));
+                // What a run does with an empty cache: the fronts of the files, no cache.
+                let found = discover_with(&roots(dir), &Scan::routing(None));
                 assert_eq!(found.skills.len(), n);
             })
         });
