@@ -189,7 +189,11 @@ const SEGMENTS: [(&str, &str, &str); 9] = [
     ("spawn", "start", "process start (exec, loader, until `main`)"),
     ("start", "config", "configuration (flags, `.env`, folder trust)"),
     ("config", "discovery", "skill discovery"),
-    ("discovery", "request", "request build (endpoint, client, catalog, prompt)"),
+    (
+        "discovery",
+        "request",
+        "request build (endpoint, client, catalog, prompt)",
+    ),
     ("request", "connected", "connect"),
     ("connected", "first-byte", "first byte of the answer"),
     ("first-byte", "last-byte", "last byte of the answer"),
@@ -200,7 +204,12 @@ const SEGMENTS: [(&str, &str, &str); 9] = [
 /// Median milliseconds of each of [`SEGMENTS`] over [`RUNS`] runs of `make()` (its stderr
 /// carries the marks), and the median wall time.
 fn phases(make: impl Fn() -> Command) -> Option<(Vec<f64>, f64)> {
-    let now = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    };
     let mut per_segment: Vec<Vec<f64>> = vec![Vec::new(); SEGMENTS.len()];
     let mut walls = Vec::new();
     for run in 0..=RUNS {

@@ -8,6 +8,7 @@ use crate::llm::types::Usage;
 use crate::llm::{ChatMessage, LlmClient, LlmError, ToolCall};
 use crate::output::{Approver, Event, EventSink};
 use crate::skills::SkillSet;
+use crate::skills::rank::{PREACTIVATE_MARGIN, PREACTIVATE_MIN_COVERAGE, clear_winner};
 use crate::support::redact::{Redactor, StreamRedactor};
 
 use super::conversation::Conversation;
@@ -43,10 +44,6 @@ pub const MAX_CALLS_PER_RESPONSE: usize = 16;
 
 /// Skills ranked for an over-budget catalog; the rest follow in catalog order while room remains.
 const CATALOG_RANKED: usize = 200;
-
-/// BM25 score a skill needs to be pre-activated, and how far ahead of the next it must be.
-const PREACTIVATE_MIN_SCORE: f32 = 2.0;
-const PREACTIVATE_MARGIN: f32 = 1.5;
 
 /// A conversation with the model plus the skills it can use.
 pub struct Agent {
@@ -227,15 +224,10 @@ impl Agent {
 
     /// Activate the one clearly best skill for `request` before the model is asked at all.
     fn preactivate(&mut self, request: &str) {
-        let hits = self.skills().search(request, 2);
-        let clear = match hits.as_slice() {
-            [(best, score)] => (*score >= PREACTIVATE_MIN_SCORE).then(|| best.name.clone()),
-            [(best, first), (_, second)] => {
-                (*first >= PREACTIVATE_MIN_SCORE && *first >= second * PREACTIVATE_MARGIN).then(|| best.name.clone())
-            }
-            _ => None,
-        };
-        if let Some(name) = clear.filter(|n| !self.conversation.holds(n)) {
+        let scores = self.skills().index().score(request);
+        let winner = clear_winner(&scores, PREACTIVATE_MIN_COVERAGE, PREACTIVATE_MARGIN);
+        let name = winner.and_then(|i| self.skills().all().get(i)).map(|s| s.name.clone());
+        if let Some(name) = name.filter(|n| !self.conversation.holds(n)) {
             let _ = self.activate_by_hand(&name);
         }
     }

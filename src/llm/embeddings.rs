@@ -116,8 +116,11 @@ impl EmbeddingsClient {
 
     /// One vector per input, in input order. All or nothing: any failed batch fails the call.
     pub async fn embed(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>, EmbeddingsError> {
-        let batches: Vec<Vec<Vec<f32>>> = futures::stream::iter(inputs.chunks(self.batch_size))
-            .map(|batch| self.embed_batch(batch))
+        // Owned batches: a closure over borrowed slices makes the future impossible to prove
+        // `Send`, and a chat fetches skill embeddings on a spawned task.
+        let owned: Vec<Vec<String>> = inputs.chunks(self.batch_size).map(<[String]>::to_vec).collect();
+        let batches: Vec<Vec<Vec<f32>>> = futures::stream::iter(owned)
+            .map(|batch: Vec<String>| async move { self.embed_batch(&batch).await })
             .buffered(CONCURRENT_BATCHES)
             .try_collect()
             .await?;

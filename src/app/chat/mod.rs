@@ -42,6 +42,8 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
     let warnings = discovery.warnings.clone();
     let approver = run.front.approver(run.config.interactive);
     let agent = build::agent(&run, discovery, run.front.output.clone(), approver)?;
+    // While the user types the first message, not after.
+    agent.prefetch_rankings();
     let vi = run
         .config
         .env
