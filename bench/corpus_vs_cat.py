@@ -39,7 +39,7 @@ def median_ms(run, before=None):
 
 
 def main():
-    corpus, agent = sys.argv[1], os.path.abspath(sys.argv[2])
+    corpus, agent = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     files = skill_files(corpus)
     size = sum(os.path.getsize(f) for f in files)
     work = tempfile.mkdtemp()

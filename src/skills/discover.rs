@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::cache::{Entry, FolderStamp, RootCache, key_of};
-use super::parse::{Loaded, Reading, load_skill_as};
+use super::parse::{Loaded, Reading, declared_entry, load_skill_as};
 use super::{Diagnostic, Severity, Skill, code};
 use crate::support::cache_file::CacheDir;
 use crate::support::skill_dirs::{find_skill_file, is_ignored};
@@ -150,14 +150,17 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
     out
 }
 
+/// A folder below a root, with its metadata when it was read already.
+type Folder = (PathBuf, Option<std::fs::Metadata>);
+
 /// One folder's result, and its cache entry when it can be kept.
 type Loading = (Loaded, Option<(String, Entry)>);
 
 /// Load every folder, in parallel on large roots, keeping the folders' order in the result; with
 /// the cache entries of this run (empty when `cache` is off).
-fn load_all(dirs: &[PathBuf], root: &Path, cache: &RootCache, reading: Reading) -> (Vec<Loaded>, Vec<(String, Entry)>) {
+fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -> (Vec<Loaded>, Vec<(String, Entry)>) {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    let one = |d: &PathBuf| load_one(d, root, cache, reading);
+    let one = |(d, meta): &Folder| load_one(d, meta.as_ref(), root, cache, reading);
     // Threads cost more than they save on small roots.
     let all: Vec<Loading> = if threads < 2 || dirs.len() < 64 {
         dirs.iter().map(one).collect()
@@ -201,10 +204,13 @@ fn load_all(dirs: &[PathBuf], root: &Path, cache: &RootCache, reading: Reading) 
 
 /// Load the folder `dir`: from `cache` when nothing it was parsed from changed, else from disk,
 /// stamping its files first so that a change while it is read is seen next time.
-fn load_one(dir: &Path, root: &Path, cache: &RootCache, reading: Reading) -> Loading {
-    let meta = match std::fs::metadata(dir) {
-        Ok(meta) if cache.enabled() => meta,
-        _ => return (load_skill_as(dir, root, reading), None),
+fn load_one(dir: &Path, meta: Option<&std::fs::Metadata>, root: &Path, cache: &RootCache, reading: Reading) -> Loading {
+    if !cache.enabled() {
+        return (load_skill_as(dir, root, reading), None);
+    }
+    let meta = match meta.cloned().map_or_else(|| std::fs::metadata(dir), Ok) {
+        Ok(meta) => meta,
+        Err(_) => return (load_skill_as(dir, root, reading), None),
     };
     if let Some((loaded, entry)) = cache.lookup(dir, &meta) {
         return (loaded, Some((key_of(dir, root), entry)));
@@ -216,11 +222,15 @@ fn load_one(dir: &Path, root: &Path, cache: &RootCache, reading: Reading) -> Loa
     let loaded = load_skill_as(dir, root, reading);
     let entry = stamp.and_then(|mut stamp| {
         if let Loaded::Skill(skill) = &loaded {
-            // The declared entry script is missing: where it would appear is not stamped.
-            if skill.diagnostics.iter().any(|d| d.code == code::MISSING_ENTRY) {
-                return None;
-            }
-            stamp.stamp_entry(dir, skill.entry.as_deref());
+            // A declared entry script that is missing is stamped as missing, so its appearance
+            // (even in a subfolder) is seen.
+            let missing = skill.diagnostics.iter().any(|d| d.code == code::MISSING_ENTRY);
+            let declared = if missing {
+                Some(declared_entry(dir)?)
+            } else {
+                skill.entry.clone()
+            };
+            stamp.stamp_entry(dir, declared.as_deref());
         }
         Entry::new(stamp, &loaded)
     });
@@ -229,9 +239,10 @@ fn load_one(dir: &Path, root: &Path, cache: &RootCache, reading: Reading) -> Loa
 
 /// Direct subfolders of `root` (symlinks followed), sorted by name for a stable order. A root that
 /// is itself a skill folder counts as one skill, since that is what people point `--skills-dir` at.
-fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+/// Each comes with its metadata, which the cache's key needs anyway.
+fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
     if find_skill_file(root).is_some() {
-        return vec![root.to_path_buf()];
+        return vec![(root.to_path_buf(), None)];
     }
     let entries = match std::fs::read_dir(root) {
         Ok(e) => e,
@@ -246,13 +257,13 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
             return Vec::new();
         }
     };
-    let mut dirs: Vec<PathBuf> = entries
+    let mut dirs: Vec<Folder> = entries
         .filter_map(Result::ok)
         .filter(|e| !is_ignored(&e.file_name().to_string_lossy()))
         .filter_map(|e| {
             let path = e.path();
             match std::fs::metadata(&path) {
-                Ok(m) if m.is_dir() => Some(path),
+                Ok(m) if m.is_dir() => Some((path, Some(m))),
                 Ok(_) => None,
                 Err(err) => {
                     warnings.push(Diagnostic::new(
@@ -267,7 +278,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
             }
         })
         .collect();
-    dirs.sort();
+    dirs.sort_by(|a, b| a.0.cmp(&b.0));
     dirs
 }
 

@@ -149,6 +149,14 @@ fn read_text(
     }
 }
 
+/// The entry script a folder's `skill.json` declares, if it declares one (without checking it).
+pub fn declared_entry(dir: &Path) -> Option<String> {
+    let read = read_whole(&dir.join("skill.json"), MAX_MANIFEST_BYTES).ok()?;
+    let manifest: Value = serde_json::from_slice(&read.bytes).ok()?;
+    let entry = manifest.get("entry")?.as_str()?;
+    Some(entry.trim_start_matches("./").to_string())
+}
+
 /// Bytes of a `skill.json` that are read at all; a larger manifest is ignored with a warning.
 pub const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 

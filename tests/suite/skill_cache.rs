@@ -193,3 +193,36 @@ fn xdg_cache_home_is_where_the_cache_goes() {
     assert!(xdg.join("agent/catalog").is_dir());
     assert!(catalog_files(&ws).is_empty());
 }
+
+#[test]
+fn a_declared_entry_script_that_appears_later_is_seen() {
+    let ws = Workspace::new();
+    let dir = ws.skill("tool", "# Tool\n\n## Description\nRuns the tool for you.\n", None);
+    std::fs::write(dir.join("skill.json"), r#"{"entry": "bin/tool.sh"}"#).unwrap();
+    std::fs::create_dir(dir.join("bin")).unwrap();
+    for path in [
+        dir.join("SKILL.md"),
+        dir.join("skill.json"),
+        dir.join("bin"),
+        dir.clone(),
+    ] {
+        age(&path);
+    }
+    let entry = |ws: &Workspace| -> Value {
+        let out = ws
+            .bare_agent()
+            .arg("--skills-dir")
+            .arg(ws.skills())
+            .args(["skills", "list", "--json"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["skills"][0]["entry"].clone()
+    };
+    assert_eq!(entry(&ws), Value::Null);
+    assert_eq!(entry(&ws), Value::Null, "from the cache");
+    // Only the subfolder changes: the skill folder's own stamp stays as it was.
+    write_script(&dir.join("bin/tool.sh"), "#!/bin/sh\n");
+    age(&dir);
+    assert_eq!(entry(&ws), Value::String("bin/tool.sh".into()));
+}
