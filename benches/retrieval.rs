@@ -25,7 +25,7 @@ mod data;
 #[path = "retrieval/vectors.rs"]
 mod vectors;
 
-use agent::skills::rank::{self, SEMANTIC_WEIGHT};
+use agent::skills::rank::{self, PREACTIVATE_MARGIN, PREACTIVATE_MIN_COVERAGE, SEMANTIC_WEIGHT, clear_winner};
 use agent::skills::search::{LexicalScores, Params, SkillIndex};
 use data::{Case, Set};
 
@@ -200,6 +200,8 @@ fn main() {
         println!("| {name} | {} |", cells.join(" | "));
     }
     none_cases(&routing, &r);
+    preactivation(&routing, &r, &legacy, &l);
+    index_setup(&routing);
     sweeps(&routing, &legacy, (&r, &l));
 }
 
@@ -331,5 +333,117 @@ fn fusion_sweep(dev_set: &Slice) {
          fusion holds up across weights; measured against the best lexical score, one matching word counts fully \
          and the fusion falls apart below weight 0.7. The flat curve matters more than its peak: the weight was \
          tuned with one model and will meet others."
+    );
+}
+
+/// How often pre-activation fires and how often on the right skill, at (coverage, margin), over
+/// `cases`: (answerable fired, right, answerable, `none` fired, `none`).
+fn fire_counts(cases: &[(&Case, &Signals)], coverage: f32, margin: f32) -> (usize, usize, usize, usize, usize) {
+    let mut c = (0, 0, 0, 0, 0);
+    for (case, s) in cases {
+        let fired = clear_winner(&s.lexical, coverage, margin);
+        if case.expect.is_empty() {
+            c.4 += 1;
+            c.3 += usize::from(fired.is_some());
+        } else {
+            c.2 += 1;
+            if let Some(i) = fired {
+                c.0 += 1;
+                c.1 += usize::from(case.expect.contains(&i));
+            }
+        }
+    }
+    c
+}
+
+/// Pre-activation (`AGENT_PREACTIVATE`): a sweep of its two thresholds on the development set
+/// (wrong activations and activations on `none` requests cost most: each pulls a whole wrong
+/// SKILL.md into the context), and the chosen defaults on the held-out half.
+fn preactivation(routing: &Set, r: &[Signals], legacy: &Set, l: &[Signals]) {
+    let dev: Vec<(&Case, &Signals)> = routing
+        .cases
+        .iter()
+        .zip(r)
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+        .map(|(_, p)| p)
+        .chain(legacy.cases.iter().zip(l))
+        .collect();
+    let held: Vec<(&Case, &Signals)> = routing
+        .cases
+        .iter()
+        .zip(r)
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, p)| p)
+        .collect();
+    let row = |name: &str, (fired, right, answerable, none_fired, none): (usize, usize, usize, usize, usize)| {
+        format!(
+            "| {name} | {fired} of {answerable} ({:.0} %) | {right} of {fired} ({:.0} %) | {none_fired} of {none} |",
+            100.0 * fired as f64 / answerable.max(1) as f64,
+            100.0 * right as f64 / fired.max(1) as f64
+        )
+    };
+    println!(
+        "\n### Pre-activation\n\n`AGENT_PREACTIVATE=1` activates the lexical winner before the first request when its words \
+         explain at least {PREACTIVATE_MIN_COVERAGE} of the request (coverage) and its score is {PREACTIVATE_MARGIN}× the \
+         runner-up's. Fires: requests where it activated a skill; right: the skill was an acceptable one; `none`: \
+         requests nothing fits.\n\n| set | fires | right | fires on `none` |\n|---|---|---|---|"
+    );
+    println!(
+        "{}",
+        row(
+            "held-out half of `bench/routing`",
+            fire_counts(&held, PREACTIVATE_MIN_COVERAGE, PREACTIVATE_MARGIN)
+        )
+    );
+    println!(
+        "{}",
+        row(
+            "development set",
+            fire_counts(&dev, PREACTIVATE_MIN_COVERAGE, PREACTIVATE_MARGIN)
+        )
+    );
+    println!(
+        "\nSweep on the development set (fires / right / `none` fires):\n\n| coverage \\ margin | 1.2 | 1.5 | 2.0 | 3.0 |\n|---|---|---|---|---|"
+    );
+    for coverage in [0.3f32, 0.4, 0.5, 0.6, 0.7, 0.8] {
+        let cells: Vec<String> = [1.2f32, 1.5, 2.0, 3.0]
+            .iter()
+            .map(|m| {
+                let (fired, right, _, none_fired, _) = fire_counts(&dev, coverage, *m);
+                format!("{fired} / {right} / {none_fired}")
+            })
+            .collect();
+        println!("| {coverage} | {} |", cells.join(" | "));
+    }
+}
+
+/// What pre-activation pays before the first request on a small catalog: building the index it
+/// ranks with, then (the old way) the `bm25` crate's engine with its English tokenizer, and (now)
+/// the own BM25F index. Medians of 21 builds over the first 25 skills of `bench/routing`.
+fn index_setup(routing: &Set) {
+    let skills = &routing.skills[..routing.skills.len().min(25)];
+    let median = |f: &dyn Fn()| {
+        let mut times: Vec<f64> = (0..21)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    };
+    let before = median(&|| {
+        std::hint::black_box(data::Before::new(skills));
+    });
+    let now = median(&|| {
+        std::hint::black_box(SkillIndex::build(skills));
+    });
+    println!(
+        "\nIndex build for {} skills (what pre-activation pays before the first request): the `bm25` crate's engine \
+         with its English tokenizer {before:.3} ms, the own BM25F index {now:.3} ms.",
+        skills.len()
     );
 }

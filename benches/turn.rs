@@ -124,6 +124,18 @@ struct Setup {
 impl Setup {
     fn agent_cmd(&self, skills_dir: &Path, message: &str) -> Command {
         let mut cmd = timed(self.agent.to_str().unwrap_or("agent"));
+        self.configure(&mut cmd, skills_dir, message);
+        cmd
+    }
+
+    /// The agent itself, not under GNU time (for phase marks).
+    fn untimed_cmd(&self, skills_dir: &Path, message: &str) -> Command {
+        let mut cmd = Command::new(&self.agent);
+        self.configure(&mut cmd, skills_dir, message);
+        cmd
+    }
+
+    fn configure(&self, cmd: &mut Command, skills_dir: &Path, message: &str) {
         cmd.env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", &self.home)
@@ -133,7 +145,6 @@ impl Setup {
             .arg("--skills-dir")
             .arg(skills_dir)
             .args(["--once", message, "--yes"]);
-        cmd
     }
 }
 
@@ -153,6 +164,85 @@ async fn request_sizes(server: &MockServer, mut cmd: Command) -> Vec<usize> {
         .iter()
         .map(|r| r.body.len())
         .collect()
+}
+
+/// Bodies of the requests one run of `cmd` sends to a freshly reset mock.
+async fn request_bodies(server: &MockServer, mut cmd: Command) -> Vec<Vec<u8>> {
+    server.reset().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ScriptedModel)
+        .mount(server)
+        .await;
+    let _ = tokio::task::spawn_blocking(move || cmd.output()).await;
+    server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| r.body.clone())
+        .collect()
+}
+
+/// The segments of a run `AGENT_PHASES=1` marks, with what each covers.
+const SEGMENTS: [(&str, &str, &str); 9] = [
+    ("spawn", "start", "process start (exec, loader, until `main`)"),
+    ("start", "config", "configuration (flags, `.env`, folder trust)"),
+    ("config", "discovery", "skill discovery"),
+    (
+        "discovery",
+        "request",
+        "request build (endpoint, client, catalog, prompt)",
+    ),
+    ("request", "connected", "connect"),
+    ("connected", "first-byte", "first byte of the answer"),
+    ("first-byte", "last-byte", "last byte of the answer"),
+    ("last-byte", "exit", "rest of the turn and shutdown"),
+    ("exit", "reaped", "process exit"),
+];
+
+/// Median milliseconds of each of [`SEGMENTS`] over [`RUNS`] runs of `make()` (its stderr
+/// carries the marks), and the median wall time.
+fn phases(make: impl Fn() -> Command) -> Option<(Vec<f64>, f64)> {
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    };
+    let mut per_segment: Vec<Vec<f64>> = vec![Vec::new(); SEGMENTS.len()];
+    let mut walls = Vec::new();
+    for run in 0..=RUNS {
+        let mut cmd = make();
+        cmd.env("AGENT_PHASES", "1");
+        let spawned = now();
+        let out = cmd.output().ok()?;
+        let reaped = now();
+        if !out.status.success() {
+            return None;
+        }
+        let mut marks: Vec<(String, u128)> = vec![("spawn".into(), spawned), ("reaped".into(), reaped)];
+        for line in String::from_utf8_lossy(&out.stderr).lines() {
+            if let Some((name, at)) = line.strip_prefix("agent-phase ").and_then(|l| l.split_once(' ')) {
+                marks.push((name.to_string(), at.trim().parse().ok()?));
+            }
+        }
+        let at = |name: &str| marks.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+        if run == 0 {
+            continue; // warm-up
+        }
+        walls.push((reaped - spawned) as f64 / 1e6);
+        for (i, (from, to, _)) in SEGMENTS.iter().enumerate() {
+            if let (Some(a), Some(b)) = (at(from), at(to)) {
+                per_segment[i].push(b.saturating_sub(a) as f64 / 1e6);
+            }
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    Some((per_segment.iter_mut().map(median).collect(), median(&mut walls)))
 }
 
 fn on_path(program: &str) -> Option<PathBuf> {
@@ -225,6 +315,14 @@ async fn main() {
         move |skills_dir: &Path, message: &str| setup.agent_cmd(skills_dir, message)
     };
 
+    let hello_body = request_bodies(&server, setup.agent_cmd(&empty, "hello"))
+        .await
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    let body_file = work.path().join("hello-request.json");
+    std::fs::write(&body_file, &hello_body).unwrap();
+    let phase_setup = setup.clone();
     let report = tokio::task::spawn_blocking({
         let skills = skills.clone();
         let empty = empty.clone();
@@ -240,6 +338,25 @@ async fn main() {
                 cmd
             });
             let chat = repeat(|| agent_cmd(&empty, "hello"));
+            let curl = repeat(|| {
+                let mut cmd = timed("curl");
+                cmd.args(["-sS", "-N", "-o", "/dev/null", "-X", "POST"])
+                    .arg(format!("{base}/chat/completions"))
+                    .args(["-H", "Content-Type: application/json", "-H", "Authorization: Bearer sk-bench-0000000000"])
+                    .arg("--data-binary")
+                    .arg(format!("@{}", body_file.display()));
+                cmd
+            });
+            let untimed = |skills_dir: &Path, message: &str| phase_setup.untimed_cmd(skills_dir, message);
+            let phase_rows = [
+                ("plain \"hello\"", phases(|| untimed(&empty, "hello"))),
+                ("skill turn", phases(|| untimed(&skills, "echo this text back to me"))),
+                ("skill turn, pre-activated", phases(|| {
+                    let mut cmd = untimed(&skills, "echo this text back to me");
+                    cmd.env("AGENT_PREACTIVATE", "1");
+                    cmd
+                })),
+            ];
             out.push_str("### One turn with a skill (3 LLM calls + 1 command)\n\n| | median | p90 | peak RSS |\n|---|---|---|---|\n");
             if let Some(s) = &turn {
                 out.push_str(&format!("| `agent --once` | {:.1} ms | {:.1} ms | {:.1} MB |\n", s.median_ms, s.p90_ms, s.rss_mb));
@@ -291,6 +408,44 @@ async fn main() {
                     s.rss_mb / base_rss
                 ));
             }
+            if let (Some((_, agent)), Some(curl)) = (rows.first(), &curl) {
+                out.push_str(&format!(
+                    "| `curl` (one POST of the same streamed request) | {:.1} ms | {:.1} ms | {:.1} MB | {:.2}× | {:.2}× |\n\n**agent vs curl: {:.2}×** the wall time of one `curl` POST of the same request ({:.1} ms vs {:.1} ms).\n",
+                    curl.median_ms,
+                    curl.p90_ms,
+                    curl.rss_mb,
+                    curl.median_ms / base_ms,
+                    curl.rss_mb / base_rss,
+                    agent.median_ms / curl.median_ms,
+                    agent.median_ms,
+                    curl.median_ms
+                ));
+            }
+            out.push_str("\n### Where a run's time goes (`AGENT_PHASES=1`, median ms of each phase)\n\n| phase |");
+            for (name, _) in &phase_rows {
+                out.push_str(&format!(" {name} |"));
+            }
+            out.push_str("\n|---|");
+            out.push_str(&"---|".repeat(phase_rows.len()));
+            out.push('\n');
+            for (i, (_, _, what)) in SEGMENTS.iter().enumerate() {
+                out.push_str(&format!("| {what} |"));
+                for (_, result) in &phase_rows {
+                    match result {
+                        Some((segments, _)) => out.push_str(&format!(" {:.2} |", segments[i])),
+                        None => out.push_str(" n/a |"),
+                    }
+                }
+                out.push('\n');
+            }
+            out.push_str("| **wall time** |");
+            for (_, result) in &phase_rows {
+                match result {
+                    Some((_, wall)) => out.push_str(&format!(" **{wall:.2}** |")),
+                    None => out.push_str(" n/a |"),
+                }
+            }
+            out.push('\n');
             if rows.len() < 3 {
                 out.push_str("\n(Peers not found on PATH are left out; `bench/run.sh` installs them.)\n");
             }

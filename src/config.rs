@@ -16,12 +16,15 @@ mod dotenv;
 mod sandbox;
 pub mod sessions;
 use crate::exit::AppError;
-use crate::skills::discover::{RootKind, SkillRoot};
+use crate::skills::discover::{RootKind, Scan, SkillRoot};
+use crate::support::cache_file::CacheDir;
 use crate::support::skill_roots::{RootDir, other_agents, other_project_roots, own_project_roots, user_roots};
 pub use dotenv::{Dotenv, user_dotenv_path};
 
 /// Where the OpenAI API lives unless told otherwise.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+/// Embeddings model on api.openai.com unless `AGENT_EMBED_MODEL` says otherwise.
+pub const DEFAULT_EMBED_MODEL: &str = "text-embedding-3-small";
 /// Model used unless told otherwise.
 pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
 
@@ -120,6 +123,11 @@ pub struct Config {
     /// Activate a clear winner before the first request.
     pub preactivate: bool,
     pub skill_roots: Vec<SkillRoot>,
+    /// Where parsed skills, the search index and embeddings are kept between runs
+    /// (`$XDG_CACHE_HOME/agent`); `None` when `AGENT_CACHE=0`.
+    pub cache: Option<CacheDir>,
+    /// `AGENT_EMBED_MODEL` as set (`None` when unset); see [`Config::embed_model`].
+    pub embed_model_var: Option<String>,
     /// Whether a person can be asked questions on a terminal.
     pub interactive: bool,
     /// Storing sessions, the context window, automatic compaction.
@@ -176,6 +184,10 @@ impl Config {
         let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
         let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
         let sandbox = sandbox::resolve(cli, &env, cwd)?;
+        let cache = CacheDir::from_env(|name| match name {
+            "HOME" => env.process.get(name).cloned(),
+            _ => env.get(name).map(str::to_string),
+        });
         Ok(Self {
             api_key,
             base_url,
@@ -193,6 +205,8 @@ impl Config {
             catalog_budget,
             preactivate,
             skill_roots,
+            cache,
+            embed_model_var: env.get("AGENT_EMBED_MODEL").map(|v| v.trim().to_string()),
             interactive,
             sessions,
             sandbox,
@@ -202,6 +216,24 @@ impl Config {
 }
 
 impl Config {
+    /// How routing (one-shot runs, the chat, `skills list` and `search`) scans skill folders:
+    /// the fronts of skill files, through the cache folder unless `AGENT_CACHE=0`.
+    pub fn routing_scan(&self) -> Scan {
+        Scan::routing(self.cache.clone())
+    }
+
+    /// The embeddings model skills are ranked with, asked of the chat's base URL with its key:
+    /// `AGENT_EMBED_MODEL` when set (`off`, `0`, `none` turn semantic ranking off), else
+    /// [`DEFAULT_EMBED_MODEL`] on api.openai.com (with a key) and nothing elsewhere (a local server may not
+    /// serve embeddings, and guessing a model name there would only cost a failed request).
+    pub fn embed_model(&self) -> Option<String> {
+        match self.embed_model_var.as_deref() {
+            Some(v) if matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "none" | "false" | "no") => None,
+            Some(v) if !v.is_empty() => Some(v.to_string()),
+            _ => (is_openai(&self.base_url) && self.api_key.is_some()).then(|| DEFAULT_EMBED_MODEL.to_string()),
+        }
+    }
+
     /// Fail with exit 3 when talking to the endpoint needs a key and none is set.
     pub fn require_key(&self) -> Result<(), AppError> {
         if self.api_key.is_some() || is_local_endpoint(&self.base_url) {
@@ -215,6 +247,11 @@ impl Config {
             self.base_url
         )))
     }
+}
+
+/// Whether `base_url` is OpenAI's own API.
+pub fn is_openai(base_url: &str) -> bool {
+    Url::parse(base_url).is_ok_and(|u| u.host_str() == Some("api.openai.com"))
 }
 
 fn pick_number(flag: Option<u64>, env: &Environment, var: &str, default: u64) -> Result<u64, AppError> {

@@ -10,6 +10,7 @@ use tracing_subscriber::EnvFilter;
     reason = "before the runtime exists there is no renderer to report through"
 )]
 fn main() -> std::process::ExitCode {
+    agent::support::phases::init();
     let cli = agent::cli::Cli::parse();
     init_tracing(cli.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -26,6 +27,9 @@ fn main() -> std::process::ExitCode {
     let code = runtime.block_on(agent::app::run(cli));
     // Don't wait for blocking tasks (a pending terminal prompt) on the way out.
     runtime.shutdown_background();
+    for (phase, at) in agent::support::phases::finish() {
+        eprintln!("agent-phase {phase} {at}");
+    }
     std::process::ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 

@@ -55,11 +55,24 @@ impl Agent {
         &self.tools.skills
     }
 
+    /// Over the catalog budget with an embeddings model, fetch the skills' embeddings in the
+    /// background (from the cache folder, else the endpoint), so the first ranking only has to
+    /// embed the request. A failure is reported by that ranking.
+    pub fn prefetch_rankings(&self) {
+        let retriever = self.tools.retriever();
+        if self.skills().fits(self.catalog_budget) || retriever.model().is_none() {
+            return;
+        }
+        let skills = self.skills().clone();
+        tokio::spawn(async move { retriever.prefetch(&skills).await });
+    }
+
     /// Replace the skill set (after a re-scan) and the catalog in the system prompt.
     pub fn set_skills(&mut self, skills: SkillSet) {
         self.conversation.keep_skills(|name| skills.get(name).is_some());
         self.conversation.set_system(prompt::system_prompt(&skills));
         self.tools.skills = skills;
+        self.prefetch_rankings();
     }
 
     /// Forget that the conversation holds these skills' instructions (their files changed), so

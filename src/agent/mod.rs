@@ -8,6 +8,7 @@ pub mod controls;
 pub mod conversation;
 pub mod outcome;
 pub mod prompt;
+pub mod retrieve;
 pub mod route;
 pub mod session;
 pub mod tools;

@@ -11,6 +11,7 @@ use crate::sessions::compact::CompactAt;
 use crate::sessions::context::{estimate_tokens, message_bytes};
 use crate::sessions::{CallUsage, Record};
 use crate::skills::SkillSet;
+use crate::skills::rank::{PREACTIVATE_MARGIN, PREACTIVATE_MIN_COVERAGE, clear_winner};
 use crate::support::redact::{Redactor, StreamRedactor};
 
 use super::conversation::Conversation;
@@ -49,9 +50,8 @@ pub enum TurnError {
 /// Tool calls of one model response that are executed (SPEC §4); the rest get an error.
 pub const MAX_CALLS_PER_RESPONSE: usize = 16;
 
-/// BM25 score a skill needs to be pre-activated, and how far ahead of the next it must be.
-const PREACTIVATE_MIN_SCORE: f32 = 2.0;
-const PREACTIVATE_MARGIN: f32 = 1.5;
+/// Skills ranked for an over-budget catalog; the rest follow in catalog order while room remains.
+const CATALOG_RANKED: usize = 200;
 
 /// A conversation with the model plus the skills it can use.
 pub struct Agent {
@@ -109,7 +109,7 @@ impl Agent {
     /// Run one user turn to the model's final answer.
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.commands_denied = 0;
-        let budgeted = self.refresh_catalog(user_message);
+        let budgeted = self.refresh_catalog(user_message).await;
         let tools = prompt::tools(self.skills(), budgeted);
         self.session.tools_bytes = tools_bytes(&tools);
         self.compact_if_due(user_message).await;
@@ -207,10 +207,21 @@ impl Agent {
 
     /// Put the catalog for this request in the system prompt: all skills, or within the budget the
     /// ones most relevant to the conversation. Returns whether skills were left out.
-    fn refresh_catalog(&mut self, request: &str) -> bool {
+    async fn refresh_catalog(&mut self, request: &str) -> bool {
         let mut query: Vec<&str> = self.conversation.user_turns().into_iter().rev().take(1).collect();
         query.push(request);
-        let catalog = self.skills().render_within(self.catalog_budget, &query.join(" "));
+        let query = query.join(" ");
+        // Under budget nothing is ranked: no index, no embeddings request on the way to the model.
+        let catalog = if self.skills().fits(self.catalog_budget) {
+            self.skills().render_all()
+        } else {
+            let ranking = self.tools.retriever().rank(self.skills(), &query, CATALOG_RANKED).await;
+            if let Some(message) = ranking.warning {
+                self.emit(Event::Warning { message });
+            }
+            self.skills()
+                .render_ranked(self.catalog_budget, ranking.ranked.iter().map(|r| r.index))
+        };
         if catalog.omitted > 0 && !self.catalog_noticed {
             self.catalog_noticed = true;
             self.emit(Event::Warning {
@@ -232,15 +243,10 @@ impl Agent {
 
     /// Activate the one clearly best skill for `request` before the model is asked at all.
     fn preactivate(&mut self, request: &str) {
-        let hits = self.skills().search(request, 2);
-        let clear = match hits.as_slice() {
-            [(best, score)] => (*score >= PREACTIVATE_MIN_SCORE).then(|| best.name.clone()),
-            [(best, first), (_, second)] => {
-                (*first >= PREACTIVATE_MIN_SCORE && *first >= second * PREACTIVATE_MARGIN).then(|| best.name.clone())
-            }
-            _ => None,
-        };
-        if let Some(name) = clear.filter(|n| !self.conversation.holds(n)) {
+        let scores = self.skills().index().score(request);
+        let winner = clear_winner(&scores, PREACTIVATE_MIN_COVERAGE, PREACTIVATE_MARGIN);
+        let name = winner.and_then(|i| self.skills().all().get(i)).map(|s| s.name.clone());
+        if let Some(name) = name.filter(|n| !self.conversation.holds(n)) {
             let _ = self.activate_by_hand(&name);
         }
     }

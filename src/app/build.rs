@@ -6,10 +6,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Run;
+use crate::agent::retrieve::Retriever;
 use crate::agent::tools::RunnerSettings;
 use crate::agent::{Agent, AgentOptions};
+use crate::config::Config;
 use crate::exit::{AppError, ExitCode};
 use crate::llm::cassette::{Player, Recorder, Scrubber, Tape};
+use crate::llm::embeddings::EmbeddingsSettings;
 use crate::llm::{LlmClient, LlmSettings};
 use crate::output::{Approver, Event, EventSink};
 use crate::skills::SkillSet;
@@ -45,7 +48,7 @@ pub(super) fn agent(
         Arc::new(move |message| notice_sink.emit(Event::Warning { message })),
     )
     .map_err(|e| AppError::new(ExitCode::Llm, e.message))?;
-    let skills = SkillSet::new(discovery.skills);
+    let skills = SkillSet::with_cache(discovery.skills, config.cache.clone());
     let options = AgentOptions {
         tools: RunnerSettings {
             approve: config.approve,
@@ -55,6 +58,7 @@ pub(super) fn agent(
             skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
             trust: run.trust.clone(),
             sandbox: config.sandbox.clone(),
+            retriever: Arc::new(retriever(config)),
         },
         max_steps: config.max_steps,
         history_budget: config.history_budget,
@@ -81,4 +85,15 @@ fn tape(run: &Run<'_>, discovery: &Discovery) -> Result<Tape, AppError> {
         (None, Some(path)) => Tape::Replay(Arc::new(Player::open(path, scrubber()).map_err(AppError::config)?)),
         (None, None) => Tape::Off,
     })
+}
+
+/// How this run ranks skills for a request: by their words, fused with embeddings of the model
+/// [`Config::embed_model`] names from the chat's own endpoint and key.
+pub(super) fn retriever(config: &Config) -> Retriever {
+    let settings = config.embed_model().map(|model| EmbeddingsSettings {
+        api_key: config.api_key.as_ref().map(|k| k.value.clone()),
+        connect_timeout: config.connect_timeout,
+        ..EmbeddingsSettings::new(config.base_url.clone(), model)
+    });
+    Retriever::new(settings, config.cache.clone())
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::cli::Cli;
 use crate::config::Config;
+use crate::config::is_openai;
 use crate::exit::{AppError, ExitCode};
 use crate::llm::models::{LOCAL_SERVERS, ModelsError, find_local_server, list_models};
 
@@ -23,15 +24,18 @@ pub async fn settle(cli: &Cli, config: &mut Config) -> Result<(), AppError> {
     if cli.replay.is_some() {
         return Ok(());
     }
-    let http = reqwest::Client::builder()
-        .connect_timeout(config.connect_timeout)
-        .timeout(config.idle_timeout.min(Duration::from_secs(30)))
-        .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| AppError::internal(format!("cannot set up HTTP: {e}")))?;
+    // Built only when a question is asked: a client for an https:// URL loads every CA certificate.
+    let client = |base_url: &str| {
+        crate::llm::http::builder(base_url)
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.idle_timeout.min(Duration::from_secs(30)))
+            .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| AppError::internal(format!("cannot set up HTTP: {e}")))
+    };
     if !config.base_url_given && config.api_key.is_none() {
         let ports = probe_ports();
-        let Some(found) = find_local_server(&http, &ports).await else {
+        let Some(found) = find_local_server(&client("http://127.0.0.1")?, &ports).await else {
             let mut err = config
                 .require_key()
                 .err()
@@ -53,21 +57,23 @@ pub async fn settle(cli: &Cli, config: &mut Config) -> Result<(), AppError> {
     config.require_key()?;
     if !config.model_given && !is_openai(&config.base_url) {
         let key = config.api_key.as_ref().map(|k| k.value.as_str());
-        let models = list_models(&http, &config.base_url, key).await.map_err(|e| match e {
-            ModelsError::Unreachable(cause) => AppError::new(
-                ExitCode::Llm,
-                format!(
-                    "cannot reach {} to ask which model to use: {cause}. Is the server running? \
+        let models = list_models(&client(&config.base_url)?, &config.base_url, key)
+            .await
+            .map_err(|e| match e {
+                ModelsError::Unreachable(cause) => AppError::new(
+                    ExitCode::Llm,
+                    format!(
+                        "cannot reach {} to ask which model to use: {cause}. Is the server running? \
                      (Setting the model with --model NAME or AGENT_MODEL skips this question.)",
-                    config.base_url
+                        config.base_url
+                    ),
                 ),
-            ),
-            ModelsError::NoList(why) => AppError::config(format!(
-                "no model is set, and {}/models did not say which to use ({why}); set one with \
+                ModelsError::NoList(why) => AppError::config(format!(
+                    "no model is set, and {}/models did not say which to use ({why}); set one with \
                  --model NAME or AGENT_MODEL=NAME",
-                config.base_url
-            )),
-        })?;
+                    config.base_url
+                )),
+            })?;
         config.model = choose(&config.base_url, models)?;
     }
     Ok(())
@@ -95,10 +101,6 @@ fn choose(place: &str, models: Vec<String>) -> Result<String, AppError> {
             )))
         }
     }
-}
-
-fn is_openai(base_url: &str) -> bool {
-    url::Url::parse(base_url).is_ok_and(|u| u.host_str() == Some("api.openai.com"))
 }
 
 fn probe_ports() -> Vec<u16> {

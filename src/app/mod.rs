@@ -83,6 +83,7 @@ pub async fn run(cli: Cli) -> i32 {
             }
             match Config::resolve(&cli, settled.env, &cwd, interactive) {
                 Ok(config) => {
+                    crate::support::phases::mark("config");
                     let run = Run {
                         cli: &cli,
                         config,

@@ -10,14 +10,15 @@ use crate::cli::Cli;
 use crate::exit::{AppError, ExitCode};
 use crate::output::{Event, EventSink};
 use crate::skills::Severity;
-use crate::skills::discover::{Discovery, discover};
+use crate::skills::discover::{Discovery, discover_with};
 
 /// Most bytes of piped stdin taken as context.
 const MAX_STDIN_BYTES: u64 = 1024 * 1024;
 
 /// One turn for a message given on the command line or piped in; else the chat.
 pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError> {
-    let discovery = discover(&run.config.skill_roots);
+    let discovery = discover_with(&run.config.skill_roots, &run.config.routing_scan());
+    crate::support::phases::mark("discovery");
     let sink: Arc<dyn EventSink> = run.front.output.clone();
     report_discovery(&discovery, &*sink, run.cli.json || run.cli.verbose > 0);
     if let Some(name) = &run.cli.skill {

@@ -103,7 +103,11 @@ pub(super) struct ModelsAccess {
 impl LlmClient {
     /// Build the client; `notice` hears about retries.
     pub fn new(settings: LlmSettings, notice: RetryNotice) -> Result<Self, LlmError> {
-        let http = reqwest::Client::builder()
+        let mut builder = super::http::builder(&settings.base_url);
+        if crate::support::phases::enabled() {
+            builder = builder.connector_layer(crate::support::phases::ConnectedLayer);
+        }
+        let http = builder
             .connect_timeout(settings.connect_timeout)
             // A backstop only: the idle timeout below gives the clearer message first.
             .read_timeout(settings.idle_timeout + Duration::from_secs(5))
@@ -244,6 +248,7 @@ impl LlmClient {
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Reply, LlmError> {
         let body = self.request_body(messages, tools);
+        crate::support::phases::mark("request");
         tracing::debug!(bytes = body.to_string().len(), "sending chat request");
         let mut stream = self
             .client

@@ -88,7 +88,7 @@ pub struct EmbeddingsClient {
 
 impl EmbeddingsClient {
     pub fn new(settings: EmbeddingsSettings) -> Result<Self, EmbeddingsError> {
-        let http = reqwest::Client::builder()
+        let http = super::http::builder(&settings.base_url)
             .connect_timeout(settings.connect_timeout)
             .timeout(settings.timeout)
             .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
@@ -109,10 +109,18 @@ impl EmbeddingsClient {
         &self.model
     }
 
+    /// The URL requests go to (`{base_url}/embeddings`).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
     /// One vector per input, in input order. All or nothing: any failed batch fails the call.
     pub async fn embed(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>, EmbeddingsError> {
-        let batches: Vec<Vec<Vec<f32>>> = futures::stream::iter(inputs.chunks(self.batch_size))
-            .map(|batch| self.embed_batch(batch))
+        // Owned batches: a closure over borrowed slices makes the future impossible to prove
+        // `Send`, and a chat fetches skill embeddings on a spawned task.
+        let owned: Vec<Vec<String>> = inputs.chunks(self.batch_size).map(<[String]>::to_vec).collect();
+        let batches: Vec<Vec<Vec<f32>>> = futures::stream::iter(owned)
+            .map(|batch: Vec<String>| async move { self.embed_batch(&batch).await })
             .buffered(CONCURRENT_BATCHES)
             .try_collect()
             .await?;

@@ -3,6 +3,7 @@
 pub mod cassette;
 pub mod client;
 pub mod embeddings;
+pub mod http;
 pub mod models;
 pub mod stream;
 pub mod transport;

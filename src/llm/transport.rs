@@ -308,9 +308,11 @@ fn watch_for_done(resp: reqwest::Response) -> reqwest::Response {
         }
         match st.inner.next().await {
             Some(Ok(bytes)) => {
+                crate::support::phases::mark("first-byte");
                 let mut window = std::mem::take(&mut st.tail);
                 window.extend_from_slice(&bytes);
                 if window.windows(6).any(|w| w == b"[DONE]") {
+                    crate::support::phases::mark("last-byte");
                     st.seen_done = true;
                 }
                 st.tail = window[window.len().saturating_sub(5)..].to_vec();
@@ -322,6 +324,7 @@ fn watch_for_done(resp: reqwest::Response) -> reqwest::Response {
             }
             None => {
                 st.ended = true;
+                crate::support::phases::mark("last-byte");
                 (!st.seen_done).then(|| (Ok(Bytes::from_static(TRUNCATION_EVENT)), st))
             }
         }

@@ -119,6 +119,10 @@ pub struct SkillShow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SkillSearch {
     pub query: String,
+    /// `lexical`, or `fused` with the embeddings of `model`.
+    pub ranking: &'static str,
+    /// The embeddings model, when the ranking is fused.
+    pub model: Option<String>,
     pub results: Vec<SearchHit>,
 }
 
@@ -128,7 +132,12 @@ pub struct SearchHit {
     /// 1 for the best match.
     pub rank: usize,
     pub name: String,
+    /// What the order is by: the fused score, or the lexical score.
     pub score: f64,
+    /// The BM25F score (0 when no word matches).
+    pub lexical: f64,
+    /// Cosine similarity of the request's and the skill's embeddings, when fused.
+    pub semantic: Option<f64>,
     pub description: String,
     pub dir: PathBuf,
 }

@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 use super::Skill;
 use super::fields::MAX_DESCRIPTION_CHARS;
 use super::search::{Hit, SkillIndex};
+use crate::support::cache_file::CacheDir;
 use crate::support::terminal_text::is_hidden;
 
 /// Loaded skills in precedence order, unique by name, with a search index built on first use.
@@ -15,6 +16,8 @@ use crate::support::terminal_text::is_hidden;
 pub struct SkillSet {
     skills: Vec<Skill>,
     index: Arc<OnceLock<SkillIndex>>,
+    /// Where the index is kept between runs (`None`: built every run).
+    cache: Option<CacheDir>,
 }
 
 impl std::fmt::Debug for SkillSet {
@@ -62,9 +65,15 @@ pub fn line_len(skill: &Skill) -> usize {
 
 impl SkillSet {
     pub fn new(skills: Vec<Skill>) -> Self {
+        Self::with_cache(skills, None)
+    }
+
+    /// The set of `skills`, its search index loaded from (or stored in) the cache folder `cache`.
+    pub fn with_cache(skills: Vec<Skill>, cache: Option<CacheDir>) -> Self {
         Self {
             skills,
             index: Arc::default(),
+            cache,
         }
     }
 
@@ -97,9 +106,15 @@ impl SkillSet {
         self.routable().map(|s| s.name.as_str()).collect()
     }
 
-    /// The BM25 index over these skills, built once.
+    /// The BM25 index over these skills, built once (or read from the cache folder).
     pub fn index(&self) -> &SkillIndex {
-        self.index.get_or_init(|| SkillIndex::build(&self.skills))
+        self.index
+            .get_or_init(|| SkillIndex::cached(&self.skills, self.cache.as_ref()))
+    }
+
+    /// Whether every routable skill's catalog line fits in `budget` bytes (then nothing needs ranking).
+    pub fn fits(&self, budget: usize) -> bool {
+        self.routable().map(line_len).sum::<usize>() <= budget
     }
 
     /// The skills most relevant to `query`, best first.
@@ -118,25 +133,35 @@ impl SkillSet {
     }
 
     /// The catalog within `budget` bytes: everything if it fits, else the skills most relevant to
-    /// `query` first, then others in catalog order while room remains.
+    /// `query` by their words first, then others in catalog order while room remains.
     pub fn render_within(&self, budget: usize, query: &str) -> Catalog {
         // Size first: over budget, the full text (a megabyte at 10,000 skills) is never needed.
-        let full_len: usize = self.routable().map(line_len).sum();
-        let routable = self.routable().count();
-        if full_len <= budget {
-            return Catalog {
-                text: self.render(),
-                listed: routable,
-                omitted: 0,
-            };
+        if self.fits(budget) {
+            return self.render_all();
         }
+        let ranked: Vec<usize> = self.index().search(query, 200).into_iter().map(|h| h.index).collect();
+        self.render_ranked(budget, ranked)
+    }
+
+    /// Every routable skill, as a catalog.
+    pub fn render_all(&self) -> Catalog {
+        Catalog {
+            text: self.render(),
+            listed: self.routable().count(),
+            omitted: 0,
+        }
+    }
+
+    /// The catalog within `budget` bytes: the skills at the indexes `ranked` first, in that
+    /// order, then others in catalog order while room remains.
+    pub fn render_ranked(&self, budget: usize, ranked: impl IntoIterator<Item = usize>) -> Catalog {
+        let routable = self.routable().count();
         // Skills only a person invokes count as chosen already: never listed.
         let mut chosen: Vec<bool> = self.skills.iter().map(|s| !s.invocation.model).collect();
         let mut text = String::new();
         let mut listed = 0;
-        let ranked = self.index().search(query, 200).into_iter().map(|h| h.index);
-        for i in ranked.chain(0..self.skills.len()) {
-            if chosen[i] {
+        for i in ranked.into_iter().chain(0..self.skills.len()) {
+            if chosen.get(i).is_none_or(|c| *c) {
                 continue;
             }
             let entry = line(&self.skills[i]);

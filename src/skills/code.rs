@@ -118,6 +118,67 @@ pub const SKILL_MD_CASE: &str = "skill-md-case";
 /// A declared need (`requires.env`, `requires.bins`) that is not met here.
 pub const UNMET_REQUIREMENT: &str = "unmet-requirement";
 
+/// Every code above, so a code read back from the cache folder can be checked against them.
+pub const ALL: &[&str] = &[
+    MISSING_ROOT,
+    UNREADABLE_ROOT,
+    SHADOWED,
+    BROKEN_LINK,
+    INTERNAL_ERROR,
+    LOWERCASE_SKILL_MD,
+    UNREADABLE_FILE,
+    FILE_TOO_LARGE,
+    BINARY_FILE,
+    MISSING_DESCRIPTION,
+    MANIFEST_UNREADABLE,
+    MANIFEST_NOT_OBJECT,
+    MANIFEST_INVALID_JSON,
+    MISSING_ENTRY,
+    NOT_EXECUTABLE,
+    INVALID_UTF8,
+    BYTE_ORDER_MARK,
+    CRLF_LINE_ENDINGS,
+    FRONTMATTER_NOT_FIRST,
+    UNCLOSED_FRONTMATTER,
+    MISSING_DELIMITERS,
+    EMPTY_FRONTMATTER,
+    CONTROL_CHARACTER,
+    FRONTMATTER_NOT_MAPPING,
+    UNQUOTED_COLON,
+    INVALID_YAML,
+    MISSING_NAME,
+    INVALID_NAME,
+    NAME_FOLDER_MISMATCH,
+    DESCRIPTION_FROM_MARKDOWN,
+    DESCRIPTION_TOO_LONG,
+    DESCRIPTION_TOO_SHORT,
+    WRONG_TYPE,
+    COMPATIBILITY_TOO_LONG,
+    UNKNOWN_KEY,
+    MALFORMED_REQUIRES,
+    VERSION_NOT_IN_SPEC,
+    NO_FRONTMATTER,
+    UNEXPECTED_KEY,
+    VAGUE_DESCRIPTION,
+    ADDRESSES_THE_MODEL,
+    LONG_BODY,
+    HIDDEN_CHARACTERS,
+    MISSING_FILE,
+    BASHISM,
+    OTHER_TOOL_KEY,
+    OTHER_TOOL_SYNTAX,
+    OPENAI_YAML_INVALID,
+    UNSUPPORTED_DEPENDENCY,
+    SCRIPT_CRLF,
+    SKILL_MD_CASE,
+    UNMET_REQUIREMENT,
+];
+
+/// The code `code` names, when it is one of [`ALL`].
+pub fn known(code: &str) -> Option<&'static str> {
+    ALL.iter().copied().find(|c| *c == code)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -129,6 +190,7 @@ mod tests {
             .filter_map(|l| l.split('"').nth(1))
             .collect();
         assert!(codes.len() > 40, "{codes:?}");
+        assert_eq!(codes, super::ALL, "ALL lists every code, in order");
         let unique: std::collections::BTreeSet<_> = codes.iter().collect();
         assert_eq!(unique.len(), codes.len(), "a code is used twice");
         for code in codes {

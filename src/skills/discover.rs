@@ -3,8 +3,10 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::parse::{Loaded, load_skill};
+use super::cache::{Entry, FolderStamp, RootCache, key_of};
+use super::parse::{Loaded, Reading, declared_entry, load_skill_as};
 use super::{Diagnostic, Severity, Skill, code};
+use crate::support::cache_file::CacheDir;
 use crate::support::skill_dirs::{find_skill_file, is_ignored};
 use crate::support::skill_roots::Tool;
 
@@ -59,8 +61,42 @@ pub struct Discovery {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Scan every root in order.
+/// How a scan reads skill folders.
+#[derive(Debug, Clone)]
+pub struct Scan {
+    /// How much of each skill file is read.
+    pub reading: Reading,
+    /// Where folders parsed by earlier runs are kept ([`super::cache`]); used only when
+    /// `reading` is [`Reading::Front`], since a whole read finds more.
+    pub cache: Option<CacheDir>,
+}
+
+impl Scan {
+    /// Every skill file read whole, nothing cached: what `skills check` and `skills show` need.
+    pub fn whole() -> Self {
+        Self {
+            reading: Reading::Whole,
+            cache: None,
+        }
+    }
+
+    /// What routing needs: the fronts of skill files, through the cache folder `cache` when set.
+    pub fn routing(cache: Option<CacheDir>) -> Self {
+        Self {
+            reading: Reading::Front,
+            cache,
+        }
+    }
+}
+
+/// Scan every root in order, reading every skill file whole.
 pub fn discover(roots: &[SkillRoot]) -> Discovery {
+    discover_with(roots, &Scan::whole())
+}
+
+/// Scan every root in order, as `scan` says.
+pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
+    let cache_dir = scan.cache.as_ref().filter(|_| scan.reading == Reading::Front);
     let mut out = Discovery::default();
     let mut seen_roots = HashSet::new();
     let mut by_name: HashMap<String, PathBuf> = HashMap::new();
@@ -94,7 +130,14 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
             continue;
         }
         let dirs = skill_dirs(&root.path, &mut out.warnings);
-        for loaded in load_all(&dirs, &root.path) {
+        let cache = RootCache::open(cache_dir, &root.path);
+        let (found, entries) = load_all(&dirs, &root.path, &cache, scan.reading);
+        if cache.enabled()
+            && let Err(e) = cache.save(entries)
+        {
+            tracing::debug!("skill cache of {} not saved: {e}", root.path.display());
+        }
+        for loaded in found {
             match loaded {
                 Loaded::Skill(mut skill) => match by_name.get(&skill.name) {
                     Some(winner) => out.warnings.push(Diagnostic::new(
@@ -123,42 +166,101 @@ pub fn discover(roots: &[SkillRoot]) -> Discovery {
     out
 }
 
-/// Load every folder, in parallel on large roots, keeping the folders' order in the result.
-fn load_all(dirs: &[PathBuf], root: &Path) -> Vec<Loaded> {
+/// A folder below a root, with its metadata when it was read already.
+type Folder = (PathBuf, Option<std::fs::Metadata>);
+
+/// One folder's result, and its cache entry when it can be kept.
+type Loading = (Loaded, Option<(String, Entry)>);
+
+/// Load every folder, in parallel on large roots, keeping the folders' order in the result; with
+/// the cache entries of this run (empty when `cache` is off).
+fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -> (Vec<Loaded>, Vec<(String, Entry)>) {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let one = |(d, meta): &Folder| load_one(d, meta.as_ref(), root, cache, reading);
     // Threads cost more than they save on small roots.
-    if threads < 2 || dirs.len() < 64 {
-        return dirs.iter().map(|d| load_skill(d, root)).collect();
-    }
-    let chunk = dirs.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = dirs
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(|d| load_skill(d, root)).collect::<Vec<_>>()))
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| {
-                w.join().unwrap_or_else(|_| {
-                    // A panic in the loader is a bug; report the folders as skipped, don't lose the rest.
-                    vec![Loaded::Skipped(Diagnostic::new(
-                        code::INTERNAL_ERROR,
-                        Severity::Error,
-                        root,
-                        None,
-                        "internal error while loading",
-                    ))]
+    let all: Vec<Loading> = if threads < 2 || dirs.len() < 64 {
+        dirs.iter().map(one).collect()
+    } else {
+        let chunk = dirs.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = dirs
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| {
+                    w.join().unwrap_or_else(|_| {
+                        // A panic in the loader is a bug; report the folders as skipped, don't lose the rest.
+                        vec![(
+                            Loaded::Skipped(Diagnostic::new(
+                                code::INTERNAL_ERROR,
+                                Severity::Error,
+                                root,
+                                None,
+                                "internal error while loading",
+                            )),
+                            None,
+                        )]
+                    })
                 })
-            })
-            .collect()
-    })
+                .collect()
+        })
+    };
+    let mut entries = Vec::new();
+    let found = all
+        .into_iter()
+        .map(|(loaded, entry)| {
+            entries.extend(entry);
+            loaded
+        })
+        .collect();
+    (found, entries)
+}
+
+/// Load the folder `dir`: from `cache` when nothing it was parsed from changed, else from disk,
+/// stamping its files first so that a change while it is read is seen next time.
+fn load_one(dir: &Path, meta: Option<&std::fs::Metadata>, root: &Path, cache: &RootCache, reading: Reading) -> Loading {
+    if !cache.enabled() {
+        return (load_skill_as(dir, root, reading), None);
+    }
+    let meta = match meta.cloned().map_or_else(|| std::fs::metadata(dir), Ok) {
+        Ok(meta) => meta,
+        Err(_) => return (load_skill_as(dir, root, reading), None),
+    };
+    if let Some((loaded, entry)) = cache.lookup(dir, &meta) {
+        return (loaded, Some((key_of(dir, root), entry)));
+    }
+    let Some(file) = find_skill_file(dir) else {
+        return (Loaded::NotASkill, None);
+    };
+    // Codex's `agents/openai.yaml` shapes how a skill may be invoked, and the folder's stamps do
+    // not cover a file inside a subfolder: such folders are read every time, never cached.
+    let stamp = FolderStamp::before_reading(dir, &meta, &file).filter(|_| !dir.join("agents").exists());
+    let loaded = load_skill_as(dir, root, reading);
+    let entry = stamp.and_then(|mut stamp| {
+        if let Loaded::Skill(skill) = &loaded {
+            // A declared entry script that is missing is stamped as missing, so its appearance
+            // (even in a subfolder) is seen.
+            let missing = skill.diagnostics.iter().any(|d| d.code == code::MISSING_ENTRY);
+            let declared = if missing {
+                Some(declared_entry(dir)?)
+            } else {
+                skill.entry.clone()
+            };
+            stamp.stamp_entry(dir, declared.as_deref());
+        }
+        Entry::new(stamp, &loaded)
+    });
+    (loaded, entry.map(|e| (key_of(dir, root), e)))
 }
 
 /// Direct subfolders of `root` (symlinks followed), sorted by name for a stable order. A root that
 /// is itself a skill folder counts as one skill, since that is what people point `--skills-dir` at.
-fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+/// Each comes with its metadata, which the cache's key needs anyway.
+fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
     if find_skill_file(root).is_some() {
-        return vec![root.to_path_buf()];
+        return vec![(root.to_path_buf(), None)];
     }
     let entries = match std::fs::read_dir(root) {
         Ok(e) => e,
@@ -173,13 +275,13 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
             return Vec::new();
         }
     };
-    let mut dirs: Vec<PathBuf> = entries
+    let mut dirs: Vec<Folder> = entries
         .filter_map(Result::ok)
         .filter(|e| !is_ignored(&e.file_name().to_string_lossy()))
         .filter_map(|e| {
             let path = e.path();
             match std::fs::metadata(&path) {
-                Ok(m) if m.is_dir() => Some(path),
+                Ok(m) if m.is_dir() => Some((path, Some(m))),
                 Ok(_) => None,
                 Err(err) => {
                     warnings.push(Diagnostic::new(
@@ -194,7 +296,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
             }
         })
         .collect();
-    dirs.sort();
+    dirs.sort_by(|a, b| a.0.cmp(&b.0));
     dirs
 }
 

@@ -11,6 +11,8 @@ use crate::support::yaml::kind_of;
 
 /// Agent Skills limit on `description`.
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+/// A NUL byte among a file's first this many bytes makes it a binary file, not markdown.
+pub const BINARY_SNIFF_BYTES: usize = 8192;
 /// Agent Skills limit on `name`.
 pub const MAX_NAME_CHARS: usize = 64;
 const MAX_COMPATIBILITY_CHARS: usize = 500;
@@ -43,7 +45,21 @@ pub struct SkillText {
     /// Who may invoke it (`disable-model-invocation`, `user-invocable`, `argument-hint`, `arguments`).
     pub invocation: super::invocation::Invocation,
     pub body: String,
+    /// Where the description was found, when it was.
+    pub description_from: Option<DescriptionSource>,
     pub findings: Vec<Finding>,
+}
+
+/// Where a skill's description came from: discovery reads only the front of a file, and needs
+/// to know whether the markdown body was consulted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DescriptionSource {
+    /// The frontmatter's `description`.
+    Frontmatter,
+    /// `skill.json`'s `description`.
+    Manifest,
+    /// The markdown: a `## Description` section, else the first paragraph.
+    Markdown,
 }
 
 fn at(code: &'static str, severity: Severity, line: Option<usize>, message: impl Into<String>) -> Finding {
@@ -121,7 +137,7 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
 /// The body and frontmatter of the file, with what was odd about its text.
 fn read_frontmatter(raw: &[u8], out: &mut SkillText) -> Frontmatter {
     let mut fm = Frontmatter::default();
-    if raw.iter().take(8192).any(|b| *b == 0) {
+    if raw[..raw.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
         out.findings.push(at(
             code::BINARY_FILE,
             Severity::Warning,
@@ -182,11 +198,14 @@ fn name(out: &mut SkillText, fm: &Frontmatter, folder: &str, manifest: Option<&M
 /// The description: frontmatter, else `skill.json`, else the markdown; checked for length.
 fn description(out: &mut SkillText, fm: &Frontmatter, manifest: Option<&Map<String, Value>>) {
     let line = fm.line("description");
-    out.description = string_field(&fm.fields, "description", line, &mut out.findings)
-        .or_else(|| from_manifest(manifest, "description"))
-        .map(|d| collapse_whitespace(&d))
-        .filter(|d| !d.is_empty())
-        .or_else(|| description_from_markdown(&out.body));
+    let found = string_field(&fm.fields, "description", line, &mut out.findings)
+        .map(|d| (d, DescriptionSource::Frontmatter))
+        .or_else(|| from_manifest(manifest, "description").map(|d| (d, DescriptionSource::Manifest)))
+        .map(|(d, source)| (collapse_whitespace(&d), source))
+        .filter(|(d, _)| !d.is_empty())
+        .or_else(|| description_from_markdown(&out.body).map(|d| (d, DescriptionSource::Markdown)));
+    out.description_from = found.as_ref().map(|(_, source)| *source);
+    out.description = found.map(|(d, _)| d);
     let Some(description) = &out.description else {
         return;
     };
@@ -294,6 +313,10 @@ fn other_fields(out: &mut SkillText, fm: &Frontmatter) {
 /// Names are compared after NFKC normalisation: file systems may store `café` decomposed.
 fn nfkc(s: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
+    // ASCII is its own normal form.
+    if s.is_ascii() {
+        return s.to_string();
+    }
     s.nfkc().collect()
 }
 
@@ -390,30 +413,70 @@ fn split_tools(s: &str) -> Vec<String> {
 }
 
 fn collapse_whitespace(s: &str) -> String {
+    // Most descriptions are one line already: copy those as they are (ASCII, single spaces
+    // between words, none at the ends).
+    let bytes = s.as_bytes();
+    let mut clean = bytes.first() != Some(&b' ') && bytes.last() != Some(&b' ');
+    let mut after_space = false;
+    for b in bytes {
+        let space = *b == b' ';
+        if (space && after_space) || (!space && (b.is_ascii_whitespace() || *b == 0x0b || !b.is_ascii())) {
+            clean = false;
+            break;
+        }
+        after_space = space;
+    }
+    if clean {
+        return s.to_string();
+    }
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn is_heading(line: &str) -> bool {
+    line.trim_start().starts_with('#')
+}
+
+/// The first `## Description` (any level, any case) heading's line index.
+fn description_heading(lines: &[&str]) -> Option<usize> {
+    lines.iter().position(|l| {
+        is_heading(l)
+            && l.trim_start()
+                .trim_start_matches('#')
+                .trim()
+                .eq_ignore_ascii_case("description")
+    })
 }
 
 /// SCP description: the `## Description` section, else the first paragraph after the H1.
 pub fn description_from_markdown(body: &str) -> Option<String> {
     let lines: Vec<&str> = body.lines().collect();
-    let heading = |l: &str| l.trim_start().starts_with('#');
-    if let Some(start) = lines.iter().position(|l| {
-        heading(l)
-            && l.trim_start()
-                .trim_start_matches('#')
-                .trim()
-                .eq_ignore_ascii_case("description")
-    }) {
-        let para = first_paragraph(&lines[start + 1..], &heading);
+    if let Some(start) = description_heading(&lines) {
+        let para = first_paragraph(&lines[start + 1..]);
         if para.is_some() {
             return para;
         }
     }
     let after_h1 = lines.iter().position(|l| l.starts_with("# ")).map_or(0, |i| i + 1);
-    first_paragraph(&lines[after_h1..], &heading).or_else(|| first_paragraph(&lines, &heading))
+    first_paragraph(&lines[after_h1..]).or_else(|| first_paragraph(&lines))
 }
 
-fn first_paragraph(lines: &[&str], heading: &dyn Fn(&str) -> bool) -> Option<String> {
+/// Whether [`description_from_markdown`] answers the same for every text that starts with
+/// `body` (whole lines): a `## Description` section whose first paragraph ends within `body`.
+/// Discovery reads only the front of a file and reads on while this is false.
+pub fn markdown_description_settled(body: &str) -> bool {
+    let lines: Vec<&str> = body.lines().collect();
+    description_heading(&lines).is_some_and(|start| paragraph_lines(&lines[start + 1..]).1)
+}
+
+fn first_paragraph(lines: &[&str]) -> Option<String> {
+    let (para, _) = paragraph_lines(lines);
+    let text = collapse_whitespace(&para.join(" "));
+    (!text.is_empty()).then_some(text)
+}
+
+/// The lines of the first paragraph (headings, fenced code, images and comments skipped), and
+/// whether something after it ended it (rather than the end of `lines`).
+fn paragraph_lines<'a>(lines: &[&'a str]) -> (Vec<&'a str>, bool) {
     let mut para: Vec<&str> = Vec::new();
     let mut in_fence = false;
     for line in lines {
@@ -425,22 +488,21 @@ fn first_paragraph(lines: &[&str], heading: &dyn Fn(&str) -> bool) -> Option<Str
         if in_fence {
             continue;
         }
-        if heading(line) {
+        if is_heading(line) {
             if para.is_empty() {
                 continue;
             }
-            break;
+            return (para, true);
         }
         if t.is_empty() || t.starts_with("<!--") || t.starts_with("![") || t.starts_with("[![") {
             if !para.is_empty() {
-                break;
+                return (para, true);
             }
             continue;
         }
         para.push(t);
     }
-    let text = collapse_whitespace(&para.join(" "));
-    (!text.is_empty()).then_some(text)
+    (para, false)
 }
 
 #[cfg(test)]

@@ -4,6 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::{Severity, code};
+use lines::Lines;
+
+mod lines;
 use crate::support::yaml::{first_line as first_line_of, kind_of, to_json};
 
 /// A finding about the file's text, located by 1-based line.
@@ -106,17 +109,19 @@ fn looks_like_yaml_line(line: &str) -> bool {
         || line.starts_with('#') && !line.starts_with("# ") && !line.starts_with("##")
 }
 
-/// Separate frontmatter from body.
+/// Separate frontmatter from body. Lines are looked at only as far as the frontmatter reaches;
+/// the body is cut out of the text whole.
 pub fn split(text: &str) -> Split {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let Some(first) = lines.iter().position(|l| !l.trim().is_empty()) else {
+    let mut lines = Lines::new(text);
+    let Some(first) = lines.position(0, |l| !l.trim().is_empty()) else {
         return Split::default();
     };
-    if is_fence(lines[first]) {
-        return split_fenced(&lines, first);
+    let first_line = lines.get(first).unwrap_or_default();
+    if is_fence(first_line) {
+        return split_fenced(&mut lines, first);
     }
-    if lines[first].starts_with("name:") || lines[first].starts_with("description:") {
-        return split_unfenced(&lines, first);
+    if first_line.starts_with("name:") || first_line.starts_with("description:") {
+        return split_unfenced(&mut lines, first);
     }
     Split {
         body: text.to_string(),
@@ -124,15 +129,26 @@ pub fn split(text: &str) -> Split {
     }
 }
 
-/// The lines from `from` on, joined again.
-fn join_from(lines: &[&str], from: usize) -> String {
-    lines.get(from..).map(|l| l.join("\n")).unwrap_or_default()
+/// The first line at or after `from` that cannot continue a YAML block, else the line count.
+fn yaml_end(lines: &mut Lines<'_>, from: usize) -> usize {
+    match lines.position(from, |l| l.trim().is_empty() || !looks_like_yaml_line(l)) {
+        Some(end) => end,
+        None => lines.count(),
+    }
+}
+
+fn is_close(line: &str) -> bool {
+    is_fence(line) || line.trim_end() == "..."
+}
+
+fn blank_or_yaml(line: &str) -> bool {
+    line.trim().is_empty() || looks_like_yaml_line(line)
 }
 
 /// Frontmatter that opens with `---` on line `open` (0-based): closed by `---` or `...`, or
 /// salvaged up to the first line that cannot be YAML when it is not closed (or its "closing"
 /// fence is really a markdown rule further down).
-fn split_fenced(lines: &[&str], open: usize) -> Split {
+fn split_fenced(lines: &mut Lines<'_>, open: usize) -> Split {
     let mut out = Split::default();
     if open > 0 {
         out.findings.push(finding(
@@ -142,27 +158,16 @@ fn split_fenced(lines: &[&str], open: usize) -> Split {
             format!("{open} blank line(s) before the opening `---`; frontmatter must start on line 1"),
         ));
     }
-    let close = lines
-        .iter()
-        .skip(open + 1)
-        .position(|l| is_fence(l) || l.trim_end() == "...")
-        .map(|c| c + open + 1);
-    let salvage_end = lines
-        .iter()
-        .skip(open + 1)
-        .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
-        .map(|p| p + open + 1)
-        .unwrap_or(lines.len());
+    let close = lines.position(open + 1, is_close);
     out.yaml_line = open + 2;
     if let Some(close) = close
-        && lines[open + 1..close]
-            .iter()
-            .all(|l| l.trim().is_empty() || looks_like_yaml_line(l))
+        && lines.all(open + 1, close, blank_or_yaml)
     {
-        out.yaml = Some(lines[open + 1..close].join("\n"));
-        out.body = join_from(lines, close + 1);
+        out.yaml = Some(lines.join(open + 1, close).to_string());
+        out.body = lines.rest(close + 1).to_string();
         return out;
     }
+    let salvage_end = yaml_end(lines, open + 1);
     let message = match close {
         Some(close) => format!(
             "frontmatter opened on line {} is not closed before the markdown starts on line {}; \
@@ -184,23 +189,18 @@ fn split_fenced(lines: &[&str], open: usize) -> Split {
         Some(open + 1),
         message,
     ));
-    out.yaml = Some(lines[open + 1..salvage_end].join("\n"));
-    out.body = join_from(lines, salvage_end);
+    out.yaml = Some(lines.join(open + 1, salvage_end).to_string());
+    out.body = lines.rest(salvage_end).to_string();
     out
 }
 
 /// `name:`/`description:` lines at the top without `---` around them.
-fn split_unfenced(lines: &[&str], first: usize) -> Split {
-    let end = lines
-        .iter()
-        .skip(first)
-        .position(|l| l.trim().is_empty() || !looks_like_yaml_line(l))
-        .map(|p| p + first)
-        .unwrap_or(lines.len());
+fn split_unfenced(lines: &mut Lines<'_>, first: usize) -> Split {
+    let end = yaml_end(lines, first);
     Split {
-        yaml: Some(lines[first..end].join("\n")),
+        yaml: Some(lines.join(first, end).to_string()),
         yaml_line: first + 1,
-        body: join_from(lines, end),
+        body: lines.rest(end).to_string(),
         findings: vec![finding(
             code::MISSING_DELIMITERS,
             Severity::Warning,
@@ -208,6 +208,30 @@ fn split_unfenced(lines: &[&str], first: usize) -> Split {
             "frontmatter fields without `---` delimiters; wrap them in `---` lines",
         )],
     }
+}
+
+/// Whether every text that starts with `text` (whole lines, each ending in `\n`) splits where
+/// `text` alone does: the first line of the body when that is decided (0 without frontmatter),
+/// `None` while later lines could still change it (a block not yet closed, only blank lines so
+/// far). Discovery reads only the front of a file and reads on while this is `None`; it follows
+/// [`split`] case by case.
+pub fn settled_split(text: &str) -> Option<usize> {
+    let mut lines = Lines::new(text.strip_suffix('\n').unwrap_or(text));
+    let first = lines.position(0, |l| !l.trim().is_empty())?;
+    let first_line = lines.get(first)?;
+    if is_fence(first_line) {
+        // A closing line decides everything; without one, only the end of the file does (an
+        // unclosed block's message names the last YAML line, a late `---` line is named too).
+        let close = lines.position(first + 1, is_close)?;
+        if lines.all(first + 1, close, blank_or_yaml) {
+            return Some(close + 1);
+        }
+        return lines.position(first + 1, |l| l.trim().is_empty() || !looks_like_yaml_line(l));
+    }
+    if first_line.starts_with("name:") || first_line.starts_with("description:") {
+        return lines.position(first, |l| l.trim().is_empty() || !looks_like_yaml_line(l));
+    }
+    Some(0)
 }
 
 /// Parsed frontmatter as a JSON-like map, or `None` when it is not a mapping at all.
@@ -254,7 +278,7 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
         out.map = rest.map;
         return out;
     }
-    if let Some(map) = plain_scalars(yaml) {
+    if let Some(map) = super::yaml_subset::read(yaml) {
         out.map = Some(map);
         return out;
     }
@@ -319,32 +343,6 @@ fn recover(yaml: &str, err: &str, first_line: usize, out: &mut Fields) {
         ),
     ));
     out.map = Some(scan_lines(yaml));
-}
-
-/// Fast path for the common frontmatter: only `key: text` lines whose values YAML would read as
-/// plain strings. Anything else (quotes, lists, maps, numbers, booleans, comments, continuation
-/// lines) returns `None` and goes through the YAML parser, so results never differ.
-fn plain_scalars(yaml: &str) -> Option<Map<String, Value>> {
-    let mut map = Map::new();
-    for line in yaml.split('\n') {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let (key, value) = line.split_once(": ")?;
-        let value = value.trim_end();
-        let key_ok = !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_');
-        let first_ok = value.chars().next().is_some_and(char::is_alphabetic);
-        let plain = !value.contains(": ") && !value.contains(" #") && !value.ends_with(':');
-        let typed = matches!(
-            value.to_ascii_lowercase().as_str(),
-            "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "y" | "n"
-        );
-        if !key_ok || !first_ok || !plain || typed || map.contains_key(key) {
-            return None;
-        }
-        map.insert(key.to_string(), Value::String(value.to_string()));
-    }
-    (!map.is_empty()).then_some(map)
 }
 
 /// yaml-rust reports "... at byte N line L column C"; pull out L.

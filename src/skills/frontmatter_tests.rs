@@ -71,31 +71,6 @@ fn flow_maps_and_numbers_parse() {
 }
 
 #[test]
-fn plain_fast_path_agrees_with_yaml() {
-    for yaml in [
-        "name: pdf-tools\ndescription: Extract text and tables from PDF files. Use when asked (politely).",
-        "name: x\nlicense: MIT\ncompatibility: Needs sqlite3 3.37 or newer",
-    ] {
-        let fast = plain_scalars(yaml).unwrap();
-        let slow = match to_json(yaml).unwrap() {
-            Value::Object(m) => m,
-            _ => unreachable!(),
-        };
-        assert_eq!(fast, slow, "{yaml}");
-    }
-    for yaml in [
-        "name: a\nversion: 1.0",
-        "name: yes",
-        "name: a\ndescription: b: c",
-        "name: a\n  more",
-        "tags: [a]",
-        "name: 'q'",
-    ] {
-        assert!(plain_scalars(yaml).is_none(), "{yaml}");
-    }
-}
-
-#[test]
 fn non_mapping_is_reported() {
     let f = parse_yaml("just a sentence", 2);
     assert!(f.map.is_none());

@@ -24,17 +24,17 @@ pub const INVOCATION_KEYS: [&str; 4] = [
 ];
 
 /// How a skill may be invoked.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Invocation {
     /// The model may pick it: it is in the catalog and the `activate_skill` enum.
     pub model: bool,
     /// It is offered to people: `/NAME` completion and `/help`.
     pub user: bool,
     /// What the arguments look like (`[environment]`), shown in completion and `/help`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub argument_hint: Option<String>,
     /// Names declared in `arguments:`, standing for the arguments in order (`$issue`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arguments: Vec<String>,
 }
 

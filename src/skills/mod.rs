@@ -1,9 +1,12 @@
 //! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
 
+pub mod cache;
 pub mod catalog;
 pub mod code;
 pub mod discover;
+pub mod embed_cache;
 pub mod fields;
+pub mod front;
 pub mod frontmatter;
 pub mod invocation;
 pub mod invoke;
@@ -18,6 +21,7 @@ pub mod requires;
 pub mod search;
 pub mod skeleton;
 pub mod watch;
+pub mod yaml_subset;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -26,7 +30,7 @@ pub use catalog::SkillSet;
 pub use requires::Requires;
 
 /// Which convention a skill folder follows (SPEC §1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Dialect {
     /// `SKILL.md` with YAML frontmatter.
@@ -45,7 +49,7 @@ impl fmt::Display for Dialect {
 }
 
 /// How serious a loader finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; nothing is wrong for `agent`.

@@ -1,12 +1,14 @@
 //! Loading one skill folder in either dialect: frontmatter fields, `skill.json`, markdown sections.
 
+use std::io::Read;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::fields::parse_skill_text;
+use super::front::parse_front;
 use super::{Diagnostic, Dialect, Severity, Skill, code};
-use crate::support::fs::{read_regular, read_whole};
+use crate::support::fs::{open_regular, read_regular, read_whole};
 use crate::support::skill_dirs::{find_skill_file, has_usual_name};
 use crate::support::yaml::kind_of;
 
@@ -62,23 +64,39 @@ fn unusual_name(file: &Path) -> Option<Diagnostic> {
     })
 }
 
-/// Load the skill in `dir`, found under `root`.
+/// How much of a skill file loading reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// Only what routing needs (see [`super::front`]): listings, one-shot runs, the chat.
+    Front,
+    /// The whole file, up to [`MAX_SKILL_FILE_BYTES`]: `skills check` and `skills show`, whose
+    /// findings cover the body too (bytes that are not UTF-8, CRLF, a NUL byte past the front).
+    Whole,
+}
+
+/// Load the skill in `dir`, found under `root`, reading its skill file whole.
 pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
+    load_skill_as(dir, root, Reading::Whole)
+}
+
+/// Load the skill in `dir`, found under `root`, reading as much of its skill file as `reading` says.
+pub fn load_skill_as(dir: &Path, root: &Path, reading: Reading) -> Loaded {
     let Some(file) = find_skill_file(dir) else {
         return Loaded::NotASkill;
     };
     let mut diags: Vec<Diagnostic> = unusual_name(&file).into_iter().collect();
-    let (raw, size) = match read_capped_with_size(&file) {
-        Ok(read) => read,
-        Err(e) => {
-            return Loaded::Skipped(Diagnostic::new(
-                code::UNREADABLE_FILE,
-                Severity::Error,
-                &file,
-                Some(1),
-                format!("cannot read: {e}"),
-            ));
-        }
+    let unreadable = |e: std::io::Error| {
+        Loaded::Skipped(Diagnostic::new(
+            code::UNREADABLE_FILE,
+            Severity::Error,
+            &file,
+            Some(1),
+            format!("cannot read: {e}"),
+        ))
+    };
+    let (handle, size) = match open_regular(&file) {
+        Ok(opened) => opened,
+        Err(e) => return unreadable(e),
     };
     if size > MAX_SKILL_FILE_BYTES {
         diags.push(Diagnostic::new(
@@ -94,7 +112,11 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let text = parse_skill_text(&raw, &folder, manifest.as_ref());
+    let text = read_text(handle, size, reading, &folder, manifest.as_ref());
+    let text = match text {
+        Ok(text) => text,
+        Err(e) => return unreadable(e),
+    };
     diags.extend(
         text.findings
             .into_iter()
@@ -134,6 +156,32 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
         invocation,
         diagnostics: diags,
     }))
+}
+
+/// Parse the skill file opened as `handle` (`size` bytes), as much of it as `reading` says.
+fn read_text(
+    handle: std::fs::File,
+    size: u64,
+    reading: Reading,
+    folder: &str,
+    manifest: Option<&Map<String, Value>>,
+) -> std::io::Result<super::fields::SkillText> {
+    match reading {
+        Reading::Front => parse_front(handle, MAX_SKILL_FILE_BYTES, folder, manifest).map(|f| f.text),
+        Reading::Whole => {
+            let mut raw = Vec::with_capacity(usize::try_from(size.min(MAX_SKILL_FILE_BYTES)).unwrap_or(0));
+            handle.take(MAX_SKILL_FILE_BYTES).read_to_end(&mut raw)?;
+            Ok(parse_skill_text(&raw, folder, manifest))
+        }
+    }
+}
+
+/// The entry script a folder's `skill.json` declares, if it declares one (without checking it).
+pub fn declared_entry(dir: &Path) -> Option<String> {
+    let read = read_whole(&dir.join("skill.json"), MAX_MANIFEST_BYTES).ok()?;
+    let manifest: Value = serde_json::from_slice(&read.bytes).ok()?;
+    let entry = manifest.get("entry")?.as_str()?;
+    Some(entry.trim_start_matches("./").to_string())
 }
 
 /// Bytes of a `skill.json` that are read at all; a larger manifest is ignored with a warning.

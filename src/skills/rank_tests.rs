@@ -127,3 +127,20 @@ proptest! {
         prop_assert!(place(&scores2, &cos2) <= before);
     }
 }
+
+#[test]
+fn a_clear_winner_needs_coverage_and_a_margin() {
+    let scores = |scores: &[f32]| lexical(scores, 10.0);
+    assert_eq!(clear_winner(&scores(&[1.0, 6.0, 2.0]), 0.5, 2.0), Some(1));
+    // Too little of the request explained.
+    assert_eq!(clear_winner(&scores(&[1.0, 4.0, 0.0]), 0.5, 2.0), None);
+    // Not far enough ahead of the runner-up, whichever comes first.
+    assert_eq!(clear_winner(&scores(&[6.0, 3.5]), 0.5, 2.0), None);
+    assert_eq!(clear_winner(&scores(&[3.5, 6.0]), 0.5, 2.0), None);
+    // A tie is no winner; nothing matching is none.
+    assert_eq!(clear_winner(&scores(&[6.0, 6.0]), 0.5, 1.01), None);
+    assert_eq!(clear_winner(&scores(&[0.0, 0.0]), 0.0, 1.0), None);
+    assert_eq!(clear_winner(&scores(&[]), 0.0, 1.0), None);
+    // Alone, it needs only the coverage.
+    assert_eq!(clear_winner(&scores(&[0.0, 5.0]), 0.5, 2.0), Some(1));
+}

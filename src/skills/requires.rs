@@ -3,7 +3,7 @@
 //! `requires:` and from `skill.json`'s `env[]` entries marked `required: true`; checking them
 //! (and confining commands to them) is the business of the agent and the sandbox.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::Severity;
@@ -12,7 +12,7 @@ use super::frontmatter::Finding;
 use crate::support::yaml::kind_of;
 
 /// A skill's declared needs. Empty when it declares none.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Requires {
     /// Environment variables that must be set for its commands to work.
     pub env: Vec<String>,

@@ -8,6 +8,7 @@
 //! crate keeps private, and its stop list (the ISO list, 1,298 words) drops words such as
 //! "date", "open", "test" and "web" that name skills.
 
+mod persist;
 mod tokenize;
 
 use std::collections::{HashMap, HashSet};
@@ -51,7 +52,7 @@ impl LexicalScores {
 /// The knobs of the ranking. The development-set sweep in `benches/retrieval.rs` cannot tell
 /// the defaults from their neighbours (all within one request); they follow common BM25
 /// practice and weight names above descriptions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Params {
     /// Term-frequency saturation.
     pub k1: f32,
@@ -81,7 +82,7 @@ impl Default for Params {
 }
 
 /// How often a term occurs in each field of one skill.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Posting {
     doc: u32,
     name_tf: u16,

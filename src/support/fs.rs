@@ -60,6 +60,13 @@ fn not_regular(meta: &Metadata) -> io::Error {
 /// Read at most `cap` bytes of the regular file at `path` (symlinks followed). Anything else — a
 /// FIFO, a device, a socket, a folder — is an error saying what it is, returned at once.
 pub fn read_regular(path: &Path, cap: u64) -> io::Result<Capped> {
+    let (file, size) = open_regular(path)?;
+    read_capped(file, size, cap)
+}
+
+/// Open the regular file at `path` for reading, with its size, refusing anything else the way
+/// [`read_regular`] does; for callers that read only as much as they need.
+pub fn open_regular(path: &Path) -> io::Result<(File, u64)> {
     // `stat` first, so a device is never even opened (opening some has side effects).
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
@@ -77,7 +84,7 @@ pub fn read_regular(path: &Path, cap: u64) -> io::Result<Capped> {
     }
     let flags = rustix::fs::fcntl_getfl(&file)?;
     rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)?;
-    read_capped(file, opened.len(), cap)
+    Ok((file, opened.len()))
 }
 
 fn read_capped(file: File, size: u64, cap: u64) -> io::Result<Capped> {

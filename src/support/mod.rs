@@ -1,6 +1,8 @@
 //! Small leaf helpers that several layers share. Nothing here imports from the rest of the crate.
 
+pub mod cache_file;
 pub mod fs;
+pub mod phases;
 pub mod redact;
 pub mod skill_dirs;
 pub mod skill_roots;

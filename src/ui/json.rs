@@ -97,7 +97,9 @@ pub fn report_lines(report: &Report) -> Vec<String> {
 /// (they can only occur inside strings, where that escape means the same character).
 pub fn escape_invisible(json: &str) -> Cow<'_, str> {
     let needs = crate::support::terminal_text::is_hidden;
-    if !json.chars().any(needs) {
+    // Printable ASCII needs nothing: one pass over bytes, not a char decode (a `skills list` of
+    // thousands of skills is megabytes).
+    if json.bytes().all(|b| (0x20..0x7f).contains(&b)) || !json.chars().any(needs) {
         return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);

@@ -22,6 +22,7 @@ pub use read::read_inside;
 
 use super::conversation::Conversation;
 use super::outcome::ToolOutcome;
+use super::retrieve::Retriever;
 use crate::exec::approval::ApprovalPolicy;
 use crate::exec::trust::FolderTrust;
 use crate::output::{Approver, Event, EventSink};
@@ -59,6 +60,8 @@ pub struct RunnerSettings {
     pub trust: Arc<FolderTrust>,
     /// What commands may write and reach (SPEC §5 "Sandbox").
     pub sandbox: crate::exec::sandbox::Settings,
+    /// How skills are ranked for a request (the catalog over budget, `search_skills`).
+    pub retriever: Arc<Retriever>,
 }
 
 impl ToolRunner {
@@ -108,7 +111,7 @@ impl ToolRunner {
             Ok(ToolRequest::Activate { name }) => self.activate_off_thread(conversation, &name).await,
             Ok(ToolRequest::Run { command }) => self.run_command(conversation.current(), &command).await,
             Ok(ToolRequest::Read { skill, path }) => self.read_skill_file(&skill, &path).await,
-            Ok(ToolRequest::Search { query }) => self.search_skills(&query),
+            Ok(ToolRequest::Search { query }) => self.search_skills(&query).await,
             Err(refused) => refused,
         }
     }
@@ -137,8 +140,26 @@ impl ToolRunner {
         ))
     }
 
-    fn search_skills(&self, query: &str) -> ToolOutcome {
-        let hits = self.skills.search(query, MAX_SEARCH_RESULTS);
+    /// The ranking skills get for a request: the one the catalog uses.
+    pub fn retriever(&self) -> Arc<Retriever> {
+        self.settings.retriever.clone()
+    }
+
+    async fn search_skills(&self, query: &str) -> ToolOutcome {
+        let ranking = self
+            .settings
+            .retriever
+            .rank(&self.skills, query, MAX_SEARCH_RESULTS)
+            .await;
+        if let Some(message) = ranking.warning {
+            self.emit(Event::Warning { message });
+        }
+        let all = self.skills.all();
+        let hits: Vec<_> = ranking
+            .ranked
+            .iter()
+            .filter_map(|r| all.get(r.index).map(|s| (s, r.score)))
+            .collect();
         if hits.is_empty() {
             return ToolOutcome::ok(format!("no skill matches {query:?}; try other keywords"));
         }

@@ -11,7 +11,7 @@ use crate::exit::{AppError, ExitCode};
 use crate::output::{ChatReply, Event, Report};
 use std::time::SystemTime;
 
-use crate::skills::discover::{Discovery, discover};
+use crate::skills::discover::{Discovery, discover_with};
 use crate::skills::watch::Fingerprint;
 use crate::skills::{Diagnostic, SkillSet};
 use crate::ui::line_editor::{Input, LineEditor, SlashSkill, history_path, message_of};
@@ -40,7 +40,7 @@ impl Chat<'_> {
     /// Scan the skill folders again: the new skills replace the old ones, instructions of edited
     /// skills are sent again when activated, and Tab completion follows. Returns how many skills.
     fn rescan(&mut self) -> usize {
-        let found = discover(&self.run.config.skill_roots);
+        let found = discover_with(&self.run.config.skill_roots, &self.run.config.routing_scan());
         crate::app::once::report_discovery(&found, &*self.run.front.output, false);
         let edited: Vec<String> = found
             .skills
@@ -52,7 +52,8 @@ impl Chat<'_> {
         self.scanned_at = SystemTime::now();
         self.warnings = found.warnings;
         let count = found.skills.len();
-        self.agent.set_skills(SkillSet::new(found.skills));
+        self.agent
+            .set_skills(SkillSet::with_cache(found.skills, self.run.config.cache.clone()));
         self.agent.forget_skills(&edited);
         self.set_completions();
         count
@@ -91,6 +92,8 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
     let approver = run.front.approver(run.config.interactive);
     let mut agent = build::agent(&run, discovery, run.front.output.clone(), approver)?;
     let resumed = session::start(&run, &mut agent, &*run.front.output)?;
+    // While the user types the first message, not after.
+    agent.prefetch_rankings();
     let vi = run
         .config
         .env

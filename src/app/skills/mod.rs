@@ -9,6 +9,7 @@ mod new;
 mod update;
 
 use super::{Run, build, endpoint};
+use crate::agent::retrieve::Method;
 use crate::cli::SkillsCommand;
 use crate::exec::env::child_env;
 use crate::exec::trust::{FolderTrust, hash_skill_dir};
@@ -16,12 +17,12 @@ use crate::exit::{AppError, ExitCode};
 use crate::output::Report;
 use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
-use crate::skills::discover::{Discovery, RootKind, discover};
+use crate::output::{Event, Output};
+use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
 use crate::skills::library::lock::Installed;
 use crate::skills::lint::Rules;
 use crate::skills::needs::Needs;
-use crate::skills::search::SkillIndex;
-use crate::skills::{Severity, Skill};
+use crate::skills::{Severity, Skill, SkillSet};
 
 /// Bundled files `skills show` lists at most.
 const MAX_BUNDLED_FILES: usize = 1000;
@@ -34,11 +35,18 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
         output.report(report);
         return Ok(code);
     }
-    let discovery = discover(&run.config.skill_roots);
+    // `check` and `show` report findings about the whole file; the rest needs only the fronts.
+    let scan = match action {
+        SkillsCommand::Check { .. } | SkillsCommand::Show { .. } => Scan::whole(),
+        _ => run.config.routing_scan(),
+    };
+    let discovery = discover_with(&run.config.skill_roots, &scan);
     let report = match action {
         SkillsCommand::List => Report::SkillList(list(&discovery, &run.trust)),
         SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
-        SkillsCommand::Search { query, limit } => Report::SkillSearch(search(&discovery, &query.join(" "), *limit)),
+        SkillsCommand::Search { query, limit } => {
+            Report::SkillSearch(search(&discovery, &run.config, &*output, &query.join(" "), *limit).await)
+        }
         SkillsCommand::Check { dirs, strict, spec } => {
             let rules = Rules {
                 strict: *strict,
@@ -121,7 +129,7 @@ fn blocked_reason(skill: &Skill, trust: &FolderTrust) -> Option<String> {
 
 /// `agent trust --skill NAME`: record an installed skill's content as it is now in its lock file.
 pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted, AppError> {
-    let discovery = discover(&run.config.skill_roots);
+    let discovery = discover_with(&run.config.skill_roots, &Scan::whole());
     let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
         return Err(AppError::usage(format!(
             "no skill named {name:?}; `agent skills list` shows them"
@@ -186,26 +194,45 @@ pub(super) fn needs_of(skill: &Skill, run: &Run<'_>) -> Needs {
     Needs::check(&skill.requires.env, &skill.requires.bins, &env, &skill.dir)
 }
 
-/// `skills search QUERY`: the ranking the catalog budget uses.
-fn search(discovery: &Discovery, query: &str, limit: usize) -> SkillSearch {
-    let index = SkillIndex::build(&discovery.skills);
-    let results = index
-        .search(query, limit)
+/// `skills search QUERY`: the ranking an over-budget catalog uses (fused with embeddings when a
+/// model is configured); an embeddings failure is a warning, and words rank instead.
+async fn search(
+    discovery: &Discovery,
+    config: &crate::config::Config,
+    output: &dyn Output,
+    query: &str,
+    limit: usize,
+) -> SkillSearch {
+    let skills = SkillSet::with_cache(discovery.skills.clone(), config.cache.clone());
+    let ranking = super::build::retriever(config).rank(&skills, query, limit).await;
+    if let Some(message) = ranking.warning {
+        output.emit(Event::Warning { message });
+    }
+    let results = ranking
+        .ranked
         .iter()
         .enumerate()
-        .map(|(rank, h)| {
-            let s = &discovery.skills[h.index];
-            SearchHit {
+        .filter_map(|(rank, r)| {
+            let s = skills.all().get(r.index)?;
+            Some(SearchHit {
                 rank: rank + 1,
                 name: s.name.clone(),
-                score: f64::from(h.score),
+                score: f64::from(r.score),
+                lexical: f64::from(r.lexical),
+                semantic: r.semantic.map(f64::from),
                 description: s.description.clone(),
                 dir: s.dir.clone(),
-            }
+            })
         })
         .collect();
+    let (ranking, model) = match ranking.method {
+        Method::Lexical => ("lexical", None),
+        Method::Fused { model } => ("fused", Some(model)),
+    };
     SkillSearch {
         query: query.to_string(),
+        ranking,
+        model,
         results,
     }
 }

@@ -1,0 +1,427 @@
+//! The catalog cache: what discovery found in each skill folder, kept per skill root under
+//! `catalog/` in the cache folder, so that a run over an unchanged tree costs a `stat` per skill
+//! file and one read per root instead of reading and parsing every `SKILL.md`.
+//!
+//! Each folder's entry is keyed by [`Stamp`]s — size, modification time, inode and permission
+//! bits — of the folder itself (a `skill.json` or `run.sh` added or removed changes it), of its
+//! skill file, and of its `skill.json` and entry script. A content change that keeps all of those
+//! (the same size, and the modification time set back by hand) is not seen: that is the contract,
+//! as for `make` and `git status`. Files changed in the last [`RACY_SECS`] seconds are not cached
+//! at all, since a second change within the file system's timestamp granularity would be missed.
+//!
+//! The payload is postcard (a compact binary serde format with a stable, documented wire
+//! format): for 4,000 skills it is about a third smaller than JSON and decodes several times faster;
+//! `benches/discovery.rs` (`cache/…`) has the numbers.
+
+use std::collections::HashMap;
+use std::fs::Metadata;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::discover::RootKind;
+use super::invocation::Invocation;
+use super::parse::Loaded;
+use super::{Diagnostic, Dialect, Requires, Severity, Skill, code};
+use crate::support::cache_file::{self, CacheDir, Kind};
+use crate::support::skill_roots::Tool;
+
+/// Bump `version` whenever [`Entry`] or anything in it changes shape (the fingerprint test
+/// below fails until it is).
+const KIND: Kind = Kind {
+    magic: *b"AGTSKCAT",
+    version: 2,
+};
+
+/// Entries whose files changed this recently are not kept.
+pub const RACY_SECS: i64 = 2;
+
+/// What a folder entry's cache key holds about one file or folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    pub size: u64,
+    pub mtime: i64,
+    pub mtime_nsec: i64,
+    pub ino: u64,
+    pub mode: u32,
+}
+
+impl Stamp {
+    pub fn of(meta: &Metadata) -> Self {
+        Self {
+            size: meta.len(),
+            mtime: meta.mtime(),
+            mtime_nsec: meta.mtime_nsec(),
+            ino: meta.ino(),
+            mode: meta.mode(),
+        }
+    }
+
+    /// The stamp of the file at `path` (symlinks followed), `None` when it does not exist.
+    pub fn at(path: &Path) -> Option<Self> {
+        std::fs::metadata(path).ok().map(|m| Self::of(&m))
+    }
+
+    fn same(&self, other: &Self) -> bool {
+        self == other
+    }
+
+    fn recent(&self, now: i64) -> bool {
+        now - self.mtime < RACY_SECS
+    }
+}
+
+/// Everything a skill folder's parse depended on, stamped before it was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FolderStamp {
+    pub dir: Stamp,
+    /// The skill file's name in the folder (`SKILL.md`, `skill.md`, …).
+    pub file_name: String,
+    pub file: Stamp,
+    /// `skill.json`, when it existed.
+    pub manifest: Option<Stamp>,
+    /// The entry script's path relative to the folder and its stamp, when a `skill.json` names
+    /// one or the default exists; its appearance elsewhere would not change the folder's stamp.
+    pub entry: Option<(String, Option<Stamp>)>,
+}
+
+impl FolderStamp {
+    /// Stamps taken before a folder is read: the folder (`dir_meta`), its skill file and its
+    /// `skill.json`. `None` when the skill file is gone already.
+    pub fn before_reading(dir: &Path, dir_meta: &Metadata, skill_file: &Path) -> Option<Self> {
+        Some(Self {
+            dir: Stamp::of(dir_meta),
+            file_name: skill_file.file_name()?.to_string_lossy().into_owned(),
+            file: Stamp::at(skill_file)?,
+            manifest: Stamp::at(&dir.join("skill.json")),
+            entry: None,
+        })
+    }
+
+    /// Add the entry script's stamp, once the manifest said which it is (`declared`), before it
+    /// is looked at. The default `run.sh` is stamped only when it exists: the folder's own stamp
+    /// tells when it appears.
+    pub fn stamp_entry(&mut self, dir: &Path, declared: Option<&str>) {
+        let path = declared.unwrap_or("run.sh").trim_start_matches("./");
+        let stamp = Stamp::at(&dir.join(path));
+        if declared.is_some() || stamp.is_some() {
+            self.entry = Some((path.to_string(), stamp));
+        }
+    }
+
+    /// Whether the folder at `dir` (whose metadata is `dir_meta`) is still as stamped.
+    fn holds(&self, dir: &Path, dir_meta: &Metadata) -> bool {
+        let same = |stamp: Option<&Stamp>, path: PathBuf| match (stamp, Stamp::at(&path)) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.same(&b),
+            _ => false,
+        };
+        self.dir.same(&Stamp::of(dir_meta))
+            && same(Some(&self.file), dir.join(&self.file_name))
+            && (self.manifest.is_none() || same(self.manifest.as_ref(), dir.join("skill.json")))
+            && self
+                .entry
+                .as_ref()
+                .is_none_or(|(path, stamp)| same(stamp.as_ref(), dir.join(path)))
+    }
+
+    fn recent(&self, now: i64) -> bool {
+        let entry = self.entry.as_ref().and_then(|(_, s)| s.as_ref());
+        [Some(&self.dir), Some(&self.file), self.manifest.as_ref(), entry]
+            .into_iter()
+            .flatten()
+            .any(|s| s.recent(now))
+    }
+}
+
+/// A finding as stored: its code as text, checked against the known codes when read back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct DiagRecord {
+    severity: Severity,
+    code: String,
+    file: PathBuf,
+    line: Option<usize>,
+    message: String,
+}
+
+impl DiagRecord {
+    fn of(d: &Diagnostic) -> Self {
+        let Diagnostic {
+            severity,
+            code,
+            file,
+            line,
+            message,
+        } = d;
+        Self {
+            severity: *severity,
+            code: (*code).to_string(),
+            file: file.clone(),
+            line: *line,
+            message: message.clone(),
+        }
+    }
+
+    /// `None` when the code is not one this build knows (the entry is then read again).
+    fn diagnostic(&self) -> Option<Diagnostic> {
+        Some(Diagnostic {
+            severity: self.severity,
+            code: code::known(&self.code)?,
+            file: self.file.clone(),
+            line: self.line,
+            message: self.message.clone(),
+        })
+    }
+}
+
+/// What a skill folder loaded as, without what its place supplies (folder, root).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct SkillRecord {
+    name: String,
+    description: String,
+    dialect: Dialect,
+    entry: Option<String>,
+    allowed_tools: Vec<String>,
+    version: Option<String>,
+    license: Option<String>,
+    compatibility: Option<String>,
+    requires: Requires,
+    invocation: InvocationRecord,
+    diagnostics: Vec<DiagRecord>,
+}
+
+/// [`Invocation`] with every field written: postcard is not self-describing, so the fields its
+/// JSON form leaves out when empty must be here in every record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct InvocationRecord {
+    model: bool,
+    user: bool,
+    argument_hint: Option<String>,
+    arguments: Vec<String>,
+}
+
+impl From<&Invocation> for InvocationRecord {
+    fn from(i: &Invocation) -> Self {
+        Self {
+            model: i.model,
+            user: i.user,
+            argument_hint: i.argument_hint.clone(),
+            arguments: i.arguments.clone(),
+        }
+    }
+}
+
+impl From<InvocationRecord> for Invocation {
+    fn from(r: InvocationRecord) -> Self {
+        Self {
+            model: r.model,
+            user: r.user,
+            argument_hint: r.argument_hint,
+            arguments: r.arguments,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+enum Record {
+    Skill(Box<SkillRecord>),
+    Skipped(DiagRecord),
+}
+
+impl Record {
+    /// `None` for folders that are not skills: those are not cached.
+    fn of(loaded: &Loaded) -> Option<Self> {
+        match loaded {
+            Loaded::Skill(skill) => {
+                // Every field named, so a new one cannot be forgotten here.
+                let Skill {
+                    name,
+                    description,
+                    dir: _,
+                    skill_file: _,
+                    root: _,
+                    root_kind: _,
+                    tool: _,
+                    dialect,
+                    entry,
+                    allowed_tools,
+                    version,
+                    license,
+                    compatibility,
+                    requires,
+                    invocation,
+                    diagnostics,
+                } = skill.as_ref();
+                Some(Self::Skill(Box::new(SkillRecord {
+                    name: name.clone(),
+                    description: description.clone(),
+                    dialect: *dialect,
+                    entry: entry.clone(),
+                    allowed_tools: allowed_tools.clone(),
+                    version: version.clone(),
+                    license: license.clone(),
+                    compatibility: compatibility.clone(),
+                    requires: requires.clone(),
+                    invocation: invocation.into(),
+                    diagnostics: diagnostics.iter().map(DiagRecord::of).collect(),
+                })))
+            }
+            Loaded::Skipped(d) => Some(Self::Skipped(DiagRecord::of(d))),
+            Loaded::NotASkill => None,
+        }
+    }
+
+    /// The folder's result again; `None` when something stored is not understood any more.
+    fn loaded(&self, dir: &Path, file_name: &str, root: &Path) -> Option<Loaded> {
+        let record = match self {
+            Self::Skipped(d) => return d.diagnostic().map(Loaded::Skipped),
+            Self::Skill(r) => r.as_ref().clone(),
+        };
+        let SkillRecord {
+            name,
+            description,
+            dialect,
+            entry,
+            allowed_tools,
+            version,
+            license,
+            compatibility,
+            requires,
+            invocation,
+            diagnostics,
+        } = record;
+        let diagnostics = diagnostics
+            .iter()
+            .map(DiagRecord::diagnostic)
+            .collect::<Option<Vec<_>>>()?;
+        Some(Loaded::Skill(Box::new(Skill {
+            name,
+            description,
+            dir: dir.to_path_buf(),
+            skill_file: dir.join(file_name),
+            root: root.to_path_buf(),
+            root_kind: RootKind::Flag,
+            tool: Tool::Agent,
+            dialect,
+            entry,
+            allowed_tools,
+            version,
+            license,
+            compatibility,
+            requires,
+            invocation: invocation.into(),
+            diagnostics,
+        })))
+    }
+}
+
+/// One folder's cached result and what it depended on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    stamp: FolderStamp,
+    record: Record,
+}
+
+impl Entry {
+    /// The entry for a folder just loaded; `None` for a folder that is not a skill.
+    pub fn new(stamp: FolderStamp, loaded: &Loaded) -> Option<Self> {
+        Record::of(loaded).map(|record| Self { stamp, record })
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Payload {
+    /// The root the entries belong to (file names are hashes; this rules out a collision).
+    root: PathBuf,
+    entries: Vec<(String, Entry)>,
+}
+
+/// The cached entries of one skill root.
+#[derive(Debug, Default)]
+pub struct RootCache {
+    file: Option<PathBuf>,
+    root: PathBuf,
+    entries: HashMap<String, Entry>,
+}
+
+/// The name a folder's entry is kept under: its name below the root, `.` for a root that is
+/// itself a skill folder.
+pub fn key_of(dir: &Path, root: &Path) -> String {
+    match dir.strip_prefix(root) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => dir.to_string_lossy().into_owned(),
+    }
+}
+
+impl RootCache {
+    /// The cache of `root`, empty when caching is off (`cache` is `None`) or the file is
+    /// missing, damaged or foreign.
+    pub fn open(cache: Option<&CacheDir>, root: &Path) -> Self {
+        let Some(cache) = cache else {
+            return Self::default();
+        };
+        let name = format!(
+            "{:016x}.bin",
+            xxhash_rust::xxh3::xxh3_64(root.as_os_str().as_encoded_bytes())
+        );
+        let file = cache.file("catalog", &name);
+        let entries = cache_file::read(&file, KIND)
+            .ok()
+            .and_then(|bytes| postcard::from_bytes::<Payload>(&bytes).ok())
+            .filter(|p| p.root == root)
+            .map(|p| p.entries.into_iter().collect())
+            .unwrap_or_default();
+        Self {
+            file: Some(file),
+            root: root.to_path_buf(),
+            entries,
+        }
+    }
+
+    /// Whether caching is on for this root.
+    pub fn enabled(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// The cached result for the folder `dir` (whose metadata is `dir_meta`) and its entry, when
+    /// nothing it depended on changed.
+    pub fn lookup(&self, dir: &Path, dir_meta: &Metadata) -> Option<(Loaded, Entry)> {
+        let entry = self.entries.get(&key_of(dir, &self.root))?;
+        if !entry.stamp.holds(dir, dir_meta) {
+            return None;
+        }
+        let loaded = entry.record.loaded(dir, &entry.stamp.file_name, &self.root)?;
+        Some((loaded, entry.clone()))
+    }
+
+    /// Replace the cache file with `entries` (the folders found this run) unless they are what
+    /// it already holds. Entries for files changed just now are left out. Failing to write only
+    /// costs speed, so it is not an error; the reason is returned for logs.
+    pub fn save(self, entries: Vec<(String, Entry)>) -> Result<bool, String> {
+        let Some(file) = self.file else {
+            return Ok(false);
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        let entries: Vec<(String, Entry)> = entries.into_iter().filter(|(_, e)| !e.stamp.recent(now)).collect();
+        let unchanged =
+            entries.len() == self.entries.len() && entries.iter().all(|(k, e)| self.entries.get(k) == Some(e));
+        if unchanged {
+            return Ok(false);
+        }
+        let payload = Payload {
+            root: self.root,
+            entries,
+        };
+        let bytes = postcard::to_stdvec(&payload).map_err(|e| e.to_string())?;
+        cache_file::write(&file, KIND, &bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+#[path = "cache_tests.rs"]
+mod tests;
