@@ -360,23 +360,13 @@ fn fire_counts(cases: &[(&Case, &Signals)], coverage: f32, margin: f32) -> (usiz
 /// (wrong activations and activations on `none` requests cost most: each pulls a whole wrong
 /// SKILL.md into the context), and the chosen defaults on the held-out half.
 fn preactivation(routing: &Set, r: &[Signals], legacy: &Set, l: &[Signals]) {
-    let dev: Vec<(&Case, &Signals)> = routing
-        .cases
-        .iter()
-        .zip(r)
-        .enumerate()
-        .filter(|(i, _)| i % 2 == 0)
-        .map(|(_, p)| p)
-        .chain(legacy.cases.iter().zip(l))
-        .collect();
-    let held: Vec<(&Case, &Signals)> = routing
-        .cases
-        .iter()
-        .zip(r)
-        .enumerate()
-        .filter(|(i, _)| i % 2 == 1)
-        .map(|(_, p)| p)
-        .collect();
+    let half = |parity: usize| -> Vec<(&Case, &Signals)> {
+        let cases = routing.cases.iter().zip(r).enumerate();
+        cases.filter(|(i, _)| i % 2 == parity).map(|(_, p)| p).collect()
+    };
+    let mut dev = half(0);
+    dev.extend(legacy.cases.iter().zip(l));
+    let held = half(1);
     let row = |name: &str, (fired, right, answerable, none_fired, none): (usize, usize, usize, usize, usize)| {
         format!(
             "| {name} | {fired} of {answerable} ({:.0} %) | {right} of {fired} ({:.0} %) | {none_fired} of {none} |",

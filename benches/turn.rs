@@ -141,6 +141,8 @@ impl Setup {
             .env("HOME", &self.home)
             .env("AGENT_BASE_URL", &self.base)
             .env("AGENT_API_KEY", "sk-bench-0000000000")
+            // Named, so the agent does not ask the mock's /v1/models which model to use.
+            .env("AGENT_MODEL", "gpt-4.1-mini")
             .current_dir(&self.work)
             .arg("--skills-dir")
             .arg(skills_dir)
@@ -149,21 +151,8 @@ impl Setup {
 }
 
 /// Body sizes of the requests one run of `cmd` sends to a freshly reset mock.
-async fn request_sizes(server: &MockServer, mut cmd: Command) -> Vec<usize> {
-    server.reset().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(ScriptedModel)
-        .mount(server)
-        .await;
-    let _ = tokio::task::spawn_blocking(move || cmd.output()).await;
-    server
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .iter()
-        .map(|r| r.body.len())
-        .collect()
+async fn request_sizes(server: &MockServer, cmd: Command) -> Vec<usize> {
+    request_bodies(server, cmd).await.iter().map(Vec::len).collect()
 }
 
 /// Bodies of the requests one run of `cmd` sends to a freshly reset mock.

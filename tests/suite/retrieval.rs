@@ -52,16 +52,23 @@ fn system_prompt(request: &Value) -> String {
     contents(request, "system").join("\n")
 }
 
+/// A one-shot run of `REQUEST` with embeddings from the model `stand-in`, within `budget` bytes
+/// of catalog when given; (exit code, stdout, stderr).
+async fn once(mock: &MockLlm, budget: Option<&str>) -> (i32, String, String) {
+    let ws = Workspace::new();
+    skills(&ws);
+    let mut cmd = ws.agent(mock);
+    cmd.env("AGENT_EMBED_MODEL", "stand-in").args(["--once", REQUEST]);
+    if let Some(budget) = budget {
+        cmd.env("AGENT_CATALOG_BUDGET", budget);
+    }
+    run_outcome(cmd).await
+}
+
 #[tokio::test]
 async fn an_over_budget_catalog_lists_what_embeddings_find_first() {
     let mock = MockLlm::start(vec![text("done")]).await.with_embeddings().await;
-    let ws = Workspace::new();
-    skills(&ws);
-    let mut cmd = ws.agent(&mock);
-    cmd.env("AGENT_EMBED_MODEL", "stand-in")
-        .env("AGENT_CATALOG_BUDGET", "400")
-        .args(["--once", REQUEST]);
-    let (code, _, stderr) = run_outcome(cmd).await;
+    let (code, _, stderr) = once(&mock, Some("400")).await;
     assert_eq!(code, 0, "{stderr}");
     let requests = chat_requests(&mock).await;
     assert!(
@@ -78,11 +85,7 @@ async fn an_over_budget_catalog_lists_what_embeddings_find_first() {
 #[tokio::test]
 async fn a_catalog_that_fits_asks_for_no_embeddings() {
     let mock = MockLlm::start(vec![text("done")]).await.with_embeddings().await;
-    let ws = Workspace::new();
-    skills(&ws);
-    let mut cmd = ws.agent(&mock);
-    cmd.env("AGENT_EMBED_MODEL", "stand-in").args(["--once", REQUEST]);
-    let (code, _, stderr) = run_outcome(cmd).await;
+    let (code, _, stderr) = once(&mock, None).await;
     assert_eq!(code, 0, "{stderr}");
     assert!(mock.embedding_requests().await.is_empty());
     assert!(system_prompt(&chat_requests(&mock).await[0]).contains(&format!("- {TARGET}:")));
@@ -92,13 +95,7 @@ async fn a_catalog_that_fits_asks_for_no_embeddings() {
 async fn an_embeddings_failure_is_one_warning_and_words_rank() {
     // No /embeddings route: the mock answers 404.
     let mock = MockLlm::start(vec![text("done")]).await;
-    let ws = Workspace::new();
-    skills(&ws);
-    let mut cmd = ws.agent(&mock);
-    cmd.env("AGENT_EMBED_MODEL", "stand-in")
-        .env("AGENT_CATALOG_BUDGET", "400")
-        .args(["--once", REQUEST]);
-    let (code, stdout, stderr) = run_outcome(cmd).await;
+    let (code, stdout, stderr) = once(&mock, Some("400")).await;
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("done"));
     let warnings: Vec<&str> = stderr
