@@ -129,3 +129,21 @@ async fn a_failing_endpoint_falls_back_to_words_with_one_warning() {
     assert_eq!(inputs(&server).await.len(), requests, "no more attempts this run");
     assert!(r.model().is_none());
 }
+
+#[tokio::test]
+async fn skills_only_people_invoke_are_never_ranked() {
+    let mut deploy = Skill::synthetic("deploy", "Deploy the service to production servers.");
+    deploy.invocation.model = false;
+    let rollout = Skill::synthetic("rollout", "Roll out a release of the service, like a deploy.");
+    let skills = SkillSet::new(vec![deploy, rollout]);
+    let server = server(true).await;
+    for retriever in [Retriever::lexical(), Retriever::new(Some(settings(&server)), None)] {
+        let ranking = retriever.rank(&skills, "deploy the service", 5).await;
+        let names: Vec<&str> = ranking
+            .ranked
+            .iter()
+            .map(|r| skills.all()[r.index].name.as_str())
+            .collect();
+        assert_eq!(names, ["rollout"], "{:?}", ranking.method);
+    }
+}
