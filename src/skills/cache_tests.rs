@@ -151,6 +151,19 @@ fn kept_entries_are_written_back_as_they_were_and_only_changes_rewrite() {
 }
 
 #[test]
+fn keys_are_the_folder_below_the_root() {
+    let r = Path::new("/r/skills");
+    assert_eq!(key_of(&r.join("a b"), r), "a b");
+    assert_eq!(key_of(r, r), ".");
+    assert_eq!(key_of(Path::new("/r/skills/a/b"), r), "a/b");
+    assert_eq!(key_of(Path::new("/r/skills//a"), r), "a");
+    assert_eq!(key_of(&Path::new("/r/skills/").join("a"), Path::new("/r/skills/")), "a");
+    assert_eq!(key_of(Path::new("/r/skills/.."), r), "..");
+    assert_eq!(key_of(Path::new("/r/skills2/a"), r), "/r/skills2/a");
+    assert_eq!(key_of(Path::new("/elsewhere/a"), r), "/elsewhere/a");
+}
+
+#[test]
 fn entry_scripts_are_part_of_the_key() {
     let t = tree();
     let a = skill_folder(&t.root, "a");

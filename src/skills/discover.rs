@@ -301,7 +301,13 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
             }
         })
         .collect();
-    dirs.sort_by(|a, b| a.0.cmp(&b.0));
+    // All are `root.join(name)`: ordering their bytes orders the names as comparing the paths
+    // would, without splitting each into components at every comparison.
+    dirs.sort_unstable_by(|a, b| {
+        a.0.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.0.as_os_str().as_encoded_bytes())
+    });
     dirs
 }
 
