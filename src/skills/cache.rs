@@ -15,8 +15,11 @@
 
 use std::collections::HashMap;
 use std::fs::Metadata;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+
+use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags};
 
 use serde::{Deserialize, Serialize};
 
@@ -58,9 +61,33 @@ impl Stamp {
         }
     }
 
+    /// The stamp in what `statx` said: the same numbers [`Self::of`] takes from [`Metadata`].
+    pub fn of_statx(st: &rustix::fs::Statx) -> Self {
+        Self {
+            size: st.stx_size,
+            mtime: st.stx_mtime.tv_sec,
+            mtime_nsec: i64::from(st.stx_mtime.tv_nsec),
+            ino: st.stx_ino,
+            mode: u32::from(st.stx_mode),
+        }
+    }
+
     /// The stamp of the file at `path` (symlinks followed), `None` when it does not exist.
     pub fn at(path: &Path) -> Option<Self> {
         std::fs::metadata(path).ok().map(|m| Self::of(&m))
+    }
+
+    /// The stamp of `path` below the open folder `dir` (symlinks followed): the kernel walks only
+    /// `path`, not the folder's whole path again, which is most of a `stat` over thousands of skills.
+    pub fn in_folder(dir: impl AsFd, path: &Path) -> std::io::Result<Self> {
+        rustix::fs::statx(dir, path, AtFlags::empty(), StatxFlags::BASIC_STATS)
+            .map(|st| Self::of_statx(&st))
+            .map_err(std::io::Error::from)
+    }
+
+    /// Whether it is the stamp of a folder.
+    pub fn is_dir(&self) -> bool {
+        self.mode & libc::S_IFMT == libc::S_IFDIR
     }
 
     fn same(&self, other: &Self) -> bool {
@@ -90,10 +117,17 @@ impl FolderStamp {
     /// Stamps taken before a folder is read: the folder (`dir_meta`), its skill file and its
     /// `skill.json`. `None` when the skill file is gone already.
     pub fn before_reading(dir: &Path, dir_meta: &Metadata, skill_file: &Path) -> Option<Self> {
+        let file_meta = std::fs::metadata(skill_file).ok()?;
+        Self::before_reading_seen(dir, Stamp::of(dir_meta), skill_file, &file_meta)
+    }
+
+    /// [`Self::before_reading`] when the folder's stamp and the skill file's metadata
+    /// (`file_meta`) were just read.
+    pub fn before_reading_seen(dir: &Path, dir_stamp: Stamp, skill_file: &Path, file_meta: &Metadata) -> Option<Self> {
         Some(Self {
-            dir: Stamp::of(dir_meta),
+            dir: dir_stamp,
             file_name: skill_file.file_name()?.to_string_lossy().into_owned(),
-            file: Stamp::at(skill_file)?,
+            file: Stamp::of(file_meta),
             manifest: Stamp::at(&dir.join("skill.json")),
             entry: None,
         })
@@ -110,20 +144,21 @@ impl FolderStamp {
         }
     }
 
-    /// Whether the folder at `dir` (whose metadata is `dir_meta`) is still as stamped.
-    fn holds(&self, dir: &Path, dir_meta: &Metadata) -> bool {
-        let same = |stamp: Option<&Stamp>, path: PathBuf| match (stamp, Stamp::at(&path)) {
+    /// Whether the folder whose stamp is now `dir` is still as stamped; `stamp_of` stamps a file
+    /// by its path inside the folder.
+    fn holds(&self, dir: &Stamp, stamp_of: impl Fn(&str) -> Option<Stamp>) -> bool {
+        let same = |stamp: Option<&Stamp>, path: &str| match (stamp, stamp_of(path)) {
             (None, None) => true,
             (Some(a), Some(b)) => a.same(&b),
             _ => false,
         };
-        self.dir.same(&Stamp::of(dir_meta))
-            && same(Some(&self.file), dir.join(&self.file_name))
-            && (self.manifest.is_none() || same(self.manifest.as_ref(), dir.join("skill.json")))
+        self.dir.same(dir)
+            && same(Some(&self.file), &self.file_name)
+            && (self.manifest.is_none() || same(self.manifest.as_ref(), "skill.json"))
             && self
                 .entry
                 .as_ref()
-                .is_none_or(|(path, stamp)| same(stamp.as_ref(), dir.join(path)))
+                .is_none_or(|(path, stamp)| same(stamp.as_ref(), path))
     }
 
     fn recent(&self, now: i64) -> bool {
@@ -212,17 +247,6 @@ impl From<&Invocation> for InvocationRecord {
     }
 }
 
-impl From<InvocationRecord> for Invocation {
-    fn from(r: InvocationRecord) -> Self {
-        Self {
-            model: r.model,
-            user: r.user,
-            argument_hint: r.argument_hint,
-            arguments: r.arguments,
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 enum Record {
     Skill(Box<SkillRecord>),
@@ -273,10 +297,11 @@ impl Record {
     }
 
     /// The folder's result again; `None` when something stored is not understood any more.
+    /// Each stored field is cloned once, straight into the skill.
     fn loaded(&self, dir: &Path, file_name: &str, root: &Path) -> Option<Loaded> {
         let record = match self {
             Self::Skipped(d) => return d.diagnostic().map(Loaded::Skipped),
-            Self::Skill(r) => r.as_ref().clone(),
+            Self::Skill(r) => r.as_ref(),
         };
         let SkillRecord {
             name,
@@ -296,21 +321,26 @@ impl Record {
             .map(DiagRecord::diagnostic)
             .collect::<Option<Vec<_>>>()?;
         Some(Loaded::Skill(Box::new(Skill {
-            name,
-            description,
+            name: name.clone(),
+            description: description.clone(),
             dir: dir.to_path_buf(),
             skill_file: dir.join(file_name),
             root: root.to_path_buf(),
             root_kind: RootKind::Flag,
             tool: Tool::Agent,
-            dialect,
-            entry,
-            allowed_tools,
-            version,
-            license,
-            compatibility,
-            requires,
-            invocation: invocation.into(),
+            dialect: *dialect,
+            entry: entry.clone(),
+            allowed_tools: allowed_tools.clone(),
+            version: version.clone(),
+            license: license.clone(),
+            compatibility: compatibility.clone(),
+            requires: requires.clone(),
+            invocation: Invocation {
+                model: invocation.model,
+                user: invocation.user,
+                argument_hint: invocation.argument_hint.clone(),
+                arguments: invocation.arguments.clone(),
+            },
             diagnostics,
         })))
     }
@@ -330,6 +360,15 @@ impl Entry {
     }
 }
 
+/// What this run found for one folder, for [`RootCache::save`].
+#[derive(Debug)]
+pub enum Found {
+    /// The cached entry held: it is kept as it is, without a copy.
+    Kept,
+    /// The folder was read; its new entry.
+    New(Box<Entry>),
+}
+
 #[derive(Serialize, Deserialize)]
 struct Payload {
     /// The root the entries belong to (file names are hashes; this rules out a collision).
@@ -342,12 +381,30 @@ struct Payload {
 pub struct RootCache {
     file: Option<PathBuf>,
     root: PathBuf,
+    /// The root, open, so that files below it are stamped without walking its path each time.
+    root_fd: Option<OwnedFd>,
     entries: HashMap<String, Entry>,
+}
+
+/// The folder `dir`, open only to look things up below it (`O_PATH`: never blocks, reads nothing).
+pub fn open_folder(dir: &Path) -> Option<OwnedFd> {
+    rustix::fs::open(dir, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).ok()
 }
 
 /// The name a folder's entry is kept under: its name below the root, `.` for a root that is
 /// itself a skill folder.
 pub fn key_of(dir: &Path, root: &Path) -> String {
+    // Discovery's folders are `root.join(name)`: their key is `name`, found without comparing
+    // path components (a measurable part of a warm run over thousands of skills).
+    let name = dir
+        .as_os_str()
+        .as_encoded_bytes()
+        .strip_prefix(root.as_os_str().as_encoded_bytes())
+        .and_then(|rest| rest.strip_prefix(b"/"))
+        .filter(|name| !name.is_empty() && !name.contains(&b'/') && *name != b"." && *name != b"..");
+    if let Some(name) = name {
+        return String::from_utf8_lossy(name).into_owned();
+    }
     match dir.strip_prefix(root) {
         Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
         Ok(rel) => rel.to_string_lossy().into_owned(),
@@ -376,6 +433,7 @@ impl RootCache {
         Self {
             file: Some(file),
             root: root.to_path_buf(),
+            root_fd: open_folder(root),
             entries,
         }
     }
@@ -385,31 +443,63 @@ impl RootCache {
         self.file.is_some()
     }
 
-    /// The cached result for the folder `dir` (whose metadata is `dir_meta`) and its entry, when
-    /// nothing it depended on changed.
-    pub fn lookup(&self, dir: &Path, dir_meta: &Metadata) -> Option<(Loaded, Entry)> {
-        let entry = self.entries.get(&key_of(dir, &self.root))?;
-        if !entry.stamp.holds(dir, dir_meta) {
+    /// The cached result for the folder `dir` (whose stamp is now `dir_stamp`), when nothing it
+    /// depended on changed.
+    pub fn lookup(&self, dir: &Path, dir_stamp: &Stamp) -> Option<Loaded> {
+        let key = key_of(dir, &self.root);
+        let entry = self.entries.get(&key)?;
+        // The key is the folder's path below the root (or an absolute path, which the kernel
+        // resolves as such).
+        let stamp_of = |name: &str| match &self.root_fd {
+            Some(fd) => Stamp::in_folder(fd, &Path::new(&key).join(name)).ok(),
+            None => Stamp::at(&dir.join(name)),
+        };
+        if !entry.stamp.holds(dir_stamp, stamp_of) {
             return None;
         }
-        let loaded = entry.record.loaded(dir, &entry.stamp.file_name, &self.root)?;
-        Some((loaded, entry.clone()))
+        entry.record.loaded(dir, &entry.stamp.file_name, &self.root)
     }
 
-    /// Replace the cache file with `entries` (the folders found this run) unless they are what
-    /// it already holds. Entries for files changed just now are left out. Failing to write only
-    /// costs speed, so it is not an error; the reason is returned for logs.
+    /// [`Self::save_found`] with every entry new.
     pub fn save(self, entries: Vec<(String, Entry)>) -> Result<bool, String> {
+        self.save_found(entries.into_iter().map(|(k, e)| (k, Found::New(Box::new(e)))).collect())
+    }
+
+    /// Replace the cache file with what this run `found` in each folder unless it is what the
+    /// file already holds. Entries for files changed just now are left out. Failing to write only
+    /// costs speed, so it is not an error; the reason is returned for logs.
+    pub fn save_found(self, found: Vec<(String, Found)>) -> Result<bool, String> {
         let Some(file) = self.file else {
             return Ok(false);
         };
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-        let entries: Vec<(String, Entry)> = entries.into_iter().filter(|(_, e)| !e.stamp.recent(now)).collect();
-        let unchanged =
-            entries.len() == self.entries.len() && entries.iter().all(|(k, e)| self.entries.get(k) == Some(e));
-        if unchanged {
+        // What is left of the stored entries once each found one takes its own out: anything
+        // left over was not found again, so the file changes.
+        let mut stored = self.entries;
+        let mut changed = false;
+        let mut entries = Vec::with_capacity(found.len());
+        for (key, found) in found {
+            let old = stored.remove(&key);
+            let had = old.is_some();
+            let (entry, same) = match (found, old) {
+                (Found::New(entry), old) => {
+                    let same = old.as_ref() == Some(&*entry);
+                    (*entry, same)
+                }
+                (Found::Kept, Some(old)) => (old, true),
+                (Found::Kept, None) => continue,
+            };
+            if entry.stamp.recent(now) {
+                // Left out: a change only when the file had an entry for the folder.
+                changed |= had;
+                continue;
+            }
+            changed |= !same;
+            entries.push((key, entry));
+        }
+        if !changed && stored.is_empty() {
             return Ok(false);
         }
         let payload = Payload {

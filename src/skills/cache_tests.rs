@@ -66,7 +66,7 @@ fn fresh(dir: &Path, root: &Path) -> (Loaded, Entry) {
 }
 
 fn lookup(cache: &RootCache, dir: &Path) -> Option<Loaded> {
-    cache.lookup(dir, &std::fs::metadata(dir).unwrap()).map(|(l, _)| l)
+    cache.lookup(dir, &Stamp::of(&std::fs::metadata(dir).unwrap()))
 }
 
 fn name(l: &Loaded) -> &str {
@@ -119,6 +119,48 @@ fn a_saved_entry_is_found_until_its_files_change() {
     // So are a new file in the folder, and a mode change of the skill file.
     std::fs::write(b.join("skill.json"), "{}").unwrap();
     assert!(lookup(&cache, &b).is_none());
+}
+
+#[test]
+fn kept_entries_are_written_back_as_they_were_and_only_changes_rewrite() {
+    let t = tree();
+    let a = skill_folder(&t.root, "a");
+    let b = skill_folder(&t.root, "b");
+    let (ka, kb) = (key_of(&a, &t.root), key_of(&b, &t.root));
+    let cache = RootCache::open(Some(&t.cache), &t.root);
+    let entries = vec![(ka.clone(), fresh(&a, &t.root).1), (kb.clone(), fresh(&b, &t.root).1)];
+    assert!(cache.save(entries).unwrap());
+    // Every entry held: nothing to write.
+    let cache = RootCache::open(Some(&t.cache), &t.root);
+    assert!(
+        !cache
+            .save_found(vec![(ka.clone(), Found::Kept), (kb.clone(), Found::Kept)])
+            .unwrap()
+    );
+    // A kept key the file does not hold is ignored.
+    let cache = RootCache::open(Some(&t.cache), &t.root);
+    let unknown = (key_of(&t.root.join("c"), &t.root), Found::Kept);
+    let all = vec![(ka.clone(), Found::Kept), (kb.clone(), Found::Kept), unknown];
+    assert!(!cache.save_found(all).unwrap());
+    // `b` not found again: the file is rewritten, `a` kept as it was.
+    let cache = RootCache::open(Some(&t.cache), &t.root);
+    assert!(cache.save_found(vec![(ka, Found::Kept)]).unwrap());
+    let cache = RootCache::open(Some(&t.cache), &t.root);
+    assert_eq!(name(&lookup(&cache, &a).unwrap()), "a");
+    assert!(lookup(&cache, &b).is_none());
+}
+
+#[test]
+fn keys_are_the_folder_below_the_root() {
+    let r = Path::new("/r/skills");
+    assert_eq!(key_of(&r.join("a b"), r), "a b");
+    assert_eq!(key_of(r, r), ".");
+    assert_eq!(key_of(Path::new("/r/skills/a/b"), r), "a/b");
+    assert_eq!(key_of(Path::new("/r/skills//a"), r), "a");
+    assert_eq!(key_of(&Path::new("/r/skills/").join("a"), Path::new("/r/skills/")), "a");
+    assert_eq!(key_of(Path::new("/r/skills/.."), r), "..");
+    assert_eq!(key_of(Path::new("/r/skills2/a"), r), "/r/skills2/a");
+    assert_eq!(key_of(Path::new("/elsewhere/a"), r), "/elsewhere/a");
 }
 
 #[test]

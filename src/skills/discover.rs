@@ -3,11 +3,11 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::cache::{Entry, FolderStamp, RootCache, key_of};
-use super::parse::{Loaded, Reading, declared_entry, load_skill_as};
+use super::cache::{Entry, FolderStamp, Found, RootCache, Stamp, key_of, open_folder};
+use super::parse::{Loaded, Reading, declared_entry, load_skill_as, load_skill_file};
 use super::{Diagnostic, Severity, Skill, code};
 use crate::support::cache_file::CacheDir;
-use crate::support::skill_dirs::{find_skill_file, is_ignored};
+use crate::support::skill_dirs::{find_skill_file, find_skill_file_seen, is_ignored};
 use crate::support::skill_roots::Tool;
 
 /// Where a root came from, in precedence order.
@@ -133,7 +133,7 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
         let cache = RootCache::open(cache_dir, &root.path);
         let (found, entries) = load_all(&dirs, &root.path, &cache, scan.reading);
         if cache.enabled()
-            && let Err(e) = cache.save(entries)
+            && let Err(e) = cache.save_found(entries)
         {
             tracing::debug!("skill cache of {} not saved: {e}", root.path.display());
         }
@@ -166,15 +166,15 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
     out
 }
 
-/// A folder below a root, with its metadata when it was read already.
-type Folder = (PathBuf, Option<std::fs::Metadata>);
+/// A folder below a root, with its stamp when it was read already.
+type Folder = (PathBuf, Option<Stamp>);
 
 /// One folder's result, and its cache entry when it can be kept.
-type Loading = (Loaded, Option<(String, Entry)>);
+type Loading = (Loaded, Option<(String, Found)>);
 
 /// Load every folder, in parallel on large roots, keeping the folders' order in the result; with
 /// the cache entries of this run (empty when `cache` is off).
-fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -> (Vec<Loaded>, Vec<(String, Entry)>) {
+fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -> (Vec<Loaded>, Vec<(String, Found)>) {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
     let one = |(d, meta): &Folder| load_one(d, meta.as_ref(), root, cache, reading);
     // Threads cost more than they save on small roots.
@@ -220,24 +220,24 @@ fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -
 
 /// Load the folder `dir`: from `cache` when nothing it was parsed from changed, else from disk,
 /// stamping its files first so that a change while it is read is seen next time.
-fn load_one(dir: &Path, meta: Option<&std::fs::Metadata>, root: &Path, cache: &RootCache, reading: Reading) -> Loading {
+fn load_one(dir: &Path, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, reading: Reading) -> Loading {
     if !cache.enabled() {
         return (load_skill_as(dir, root, reading), None);
     }
-    let meta = match meta.cloned().map_or_else(|| std::fs::metadata(dir), Ok) {
-        Ok(meta) => meta,
-        Err(_) => return (load_skill_as(dir, root, reading), None),
+    let Some(dir_stamp) = stamp.copied().or_else(|| Stamp::at(dir)) else {
+        return (load_skill_as(dir, root, reading), None);
     };
-    if let Some((loaded, entry)) = cache.lookup(dir, &meta) {
-        return (loaded, Some((key_of(dir, root), entry)));
+    if let Some(loaded) = cache.lookup(dir, &dir_stamp) {
+        return (loaded, Some((key_of(dir, root), Found::Kept)));
     }
-    let Some(file) = find_skill_file(dir) else {
+    let Some((file, file_meta)) = find_skill_file_seen(dir) else {
         return (Loaded::NotASkill, None);
     };
     // Codex's `agents/openai.yaml` shapes how a skill may be invoked, and the folder's stamps do
     // not cover a file inside a subfolder: such folders are read every time, never cached.
-    let stamp = FolderStamp::before_reading(dir, &meta, &file).filter(|_| !dir.join("agents").exists());
-    let loaded = load_skill_as(dir, root, reading);
+    let stamp =
+        FolderStamp::before_reading_seen(dir, dir_stamp, &file, &file_meta).filter(|_| !dir.join("agents").exists());
+    let loaded = load_skill_file(dir, &file, &file_meta, root, reading);
     let entry = stamp.and_then(|mut stamp| {
         if let Loaded::Skill(skill) = &loaded {
             // A declared entry script that is missing is stamped as missing, so its appearance
@@ -252,12 +252,12 @@ fn load_one(dir: &Path, meta: Option<&std::fs::Metadata>, root: &Path, cache: &R
         }
         Entry::new(stamp, &loaded)
     });
-    (loaded, entry.map(|e| (key_of(dir, root), e)))
+    (loaded, entry.map(|e| (key_of(dir, root), Found::New(Box::new(e)))))
 }
 
 /// Direct subfolders of `root` (symlinks followed), sorted by name for a stable order. A root that
 /// is itself a skill folder counts as one skill, since that is what people point `--skills-dir` at.
-/// Each comes with its metadata, which the cache's key needs anyway.
+/// Each comes with its stamp, which the cache's key needs anyway.
 fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
     if find_skill_file(root).is_some() {
         return vec![(root.to_path_buf(), None)];
@@ -275,13 +275,18 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
             return Vec::new();
         }
     };
+    let fd = open_folder(root);
     let mut dirs: Vec<Folder> = entries
         .filter_map(Result::ok)
         .filter(|e| !is_ignored(&e.file_name().to_string_lossy()))
         .filter_map(|e| {
             let path = e.path();
-            match std::fs::metadata(&path) {
-                Ok(m) if m.is_dir() => Some((path, Some(m))),
+            let stamp = match &fd {
+                Some(fd) => Stamp::in_folder(fd, Path::new(&e.file_name())),
+                None => std::fs::metadata(&path).map(|m| Stamp::of(&m)),
+            };
+            match stamp {
+                Ok(s) if s.is_dir() => Some((path, Some(s))),
                 Ok(_) => None,
                 Err(err) => {
                     warnings.push(Diagnostic::new(
@@ -296,7 +301,13 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
             }
         })
         .collect();
-    dirs.sort_by(|a, b| a.0.cmp(&b.0));
+    // All are `root.join(name)`: ordering their bytes orders the names as comparing the paths
+    // would, without splitting each into components at every comparison.
+    dirs.sort_unstable_by(|a, b| {
+        a.0.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.0.as_os_str().as_encoded_bytes())
+    });
     dirs
 }
 

@@ -1,5 +1,6 @@
 //! Loading one skill folder in either dialect: frontmatter fields, `skill.json`, markdown sections.
 
+use std::fs::Metadata;
 use std::io::Read;
 use std::path::Path;
 
@@ -8,8 +9,8 @@ use serde_json::{Map, Value};
 use super::fields::parse_skill_text;
 use super::front::parse_front;
 use super::{Diagnostic, Dialect, Severity, Skill, code};
-use crate::support::fs::{open_regular, read_regular, read_whole};
-use crate::support::skill_dirs::{find_skill_file, has_usual_name};
+use crate::support::fs::{open_regular_seen, read_regular, read_whole};
+use crate::support::skill_dirs::{find_skill_file_seen, has_usual_name};
 use crate::support::yaml::kind_of;
 
 /// Bytes of a `SKILL.md` that are read at most; the rest of a larger file is ignored.
@@ -81,9 +82,15 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
 
 /// Load the skill in `dir`, found under `root`, reading as much of its skill file as `reading` says.
 pub fn load_skill_as(dir: &Path, root: &Path, reading: Reading) -> Loaded {
-    let Some(file) = find_skill_file(dir) else {
-        return Loaded::NotASkill;
-    };
+    match find_skill_file_seen(dir) {
+        Some((file, meta)) => load_skill_file(dir, &file, &meta, root, reading),
+        None => Loaded::NotASkill,
+    }
+}
+
+/// [`load_skill_as`] once the skill file is known: `file`, which `stat` described as `meta`.
+pub fn load_skill_file(dir: &Path, file: &Path, meta: &Metadata, root: &Path, reading: Reading) -> Loaded {
+    let file = file.to_path_buf();
     let mut diags: Vec<Diagnostic> = unusual_name(&file).into_iter().collect();
     let unreadable = |e: std::io::Error| {
         Loaded::Skipped(Diagnostic::new(
@@ -94,7 +101,7 @@ pub fn load_skill_as(dir: &Path, root: &Path, reading: Reading) -> Loaded {
             format!("cannot read: {e}"),
         ))
     };
-    let (handle, size) = match open_regular(&file) {
+    let (handle, size) = match open_regular_seen(&file, meta) {
         Ok(opened) => opened,
         Err(e) => return unreadable(e),
     };
@@ -232,7 +239,8 @@ fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec
     let declared = manifest.and_then(|m| m.get("entry")).and_then(Value::as_str);
     let entry = declared.unwrap_or("run.sh").trim_start_matches("./").to_string();
     let path = dir.join(&entry);
-    if !path.is_file() {
+    // One `stat` answers both questions: is it there, and may it be run.
+    let Some(meta) = std::fs::metadata(&path).ok().filter(std::fs::Metadata::is_file) else {
         if declared.is_some() {
             let manifest_path = dir.join("skill.json");
             let line = read_whole(&manifest_path, MAX_MANIFEST_BYTES)
@@ -248,8 +256,8 @@ fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec
             ));
         }
         return None;
-    }
-    if !is_executable(&path) {
+    };
+    if !mode_executable(&meta) {
         diags.push(Diagnostic::new(
             code::NOT_EXECUTABLE,
             Severity::Warning,
@@ -263,6 +271,10 @@ fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec
 
 /// Whether any execute bit is set.
 pub fn is_executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| mode_executable(&m))
+}
+
+fn mode_executable(meta: &Metadata) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+    meta.permissions().mode() & 0o111 != 0
 }

@@ -68,9 +68,14 @@ pub fn read_regular(path: &Path, cap: u64) -> io::Result<Capped> {
 /// [`read_regular`] does; for callers that read only as much as they need.
 pub fn open_regular(path: &Path) -> io::Result<(File, u64)> {
     // `stat` first, so a device is never even opened (opening some has side effects).
-    let meta = std::fs::metadata(path)?;
+    open_regular_seen(path, &std::fs::metadata(path)?)
+}
+
+/// [`open_regular`] for a caller that has just looked at the file: `meta` is what `stat` of
+/// `path` (symlinks followed) said, and saves asking again.
+pub fn open_regular_seen(path: &Path, meta: &Metadata) -> io::Result<(File, u64)> {
     if !meta.is_file() {
-        return Err(not_regular(&meta));
+        return Err(not_regular(meta));
     }
     // The path may have been swapped since: open without blocking (a FIFO would block here),
     // check what was actually opened, then make reads blocking again.

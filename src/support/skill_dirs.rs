@@ -2,6 +2,7 @@
 //! loading, folder trust): it holds a `SKILL.md` (in any letter case), it is not hidden and not
 //! `node_modules`, and a project keeps its skills in [`PROJECT_SKILL_ROOTS`].
 
+use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
 /// Our project skill roots inside a folder (SPEC §2 item 3), in precedence order. Parents' roots
@@ -13,12 +14,17 @@ pub const PROJECT_SKILL_ROOTS: [&str; 2] = [".agents/skills", "skills"];
 /// that cannot be read (a FIFO, a device) makes the folder a skipped skill with a reason, not a
 /// non-skill.
 pub fn find_skill_file(dir: &Path) -> Option<PathBuf> {
-    let is_file = |p: &Path| std::fs::metadata(p).is_ok_and(|m| !m.is_dir());
-    if let Some(found) = ["SKILL.md", "skill.md"]
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| is_file(p))
-    {
+    find_skill_file_seen(dir).map(|(path, _)| path)
+}
+
+/// [`find_skill_file`], with what `stat` said about the file (symlinks followed), so that a
+/// caller about to open it need not ask again.
+pub fn find_skill_file_seen(dir: &Path) -> Option<(PathBuf, Metadata)> {
+    let file = |p: PathBuf| match std::fs::metadata(&p) {
+        Ok(m) if !m.is_dir() => Some((p, m)),
+        _ => None,
+    };
+    if let Some(found) = ["SKILL.md", "skill.md"].iter().find_map(|n| file(dir.join(n))) {
         return Some(found);
     }
     // Only folders without the usual names pay for listing their entries.
@@ -31,10 +37,9 @@ pub fn find_skill_file(dir: &Path) -> Option<PathBuf> {
                 .is_some_and(|n| n.eq_ignore_ascii_case("skill.md"))
         })
         .map(|e| e.path())
-        .filter(|p| is_file(p))
         .collect();
     other.sort();
-    other.into_iter().next()
+    other.into_iter().find_map(file)
 }
 
 /// Whether `file` is named exactly `SKILL.md`.

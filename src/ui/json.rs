@@ -51,10 +51,25 @@ impl JsonWriter {
 
 /// A JSON object with `"v":1` put first; `value` must serialise to an object.
 pub fn versioned(value: &impl Serialize) -> String {
-    match serde_json::to_string(value) {
-        Ok(body) if body == "{}" => "{\"v\":1}".to_string(),
-        Ok(body) if body.starts_with('{') => format!("{{\"v\":1,{}", &body[1..]),
-        Ok(body) => body,
+    // `{"v":1` is written first and the object's `{` becomes the `,` after it: one buffer, no
+    // copy of a document that can be megabytes (`skills list` of thousands of skills).
+    const PREFIX: &[u8] = b"{\"v\":1";
+    let mut buf = PREFIX.to_vec();
+    match serde_json::to_writer(&mut buf, value) {
+        Ok(()) => {
+            match buf.get(PREFIX.len()..) {
+                // An empty object: `{"v":1}`.
+                Some(b"{}") => {
+                    buf.truncate(PREFIX.len());
+                    buf.push(b'}');
+                }
+                Some([b'{', ..]) => buf[PREFIX.len()] = b',',
+                // Not an object: the value as it is.
+                _ => drop(buf.drain(..PREFIX.len())),
+            }
+            // serde_json writes UTF-8 only; the lossy branch is never taken.
+            String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        }
         Err(e) => format!(
             "{{\"v\":1,\"type\":\"error\",\"message\":{:?},\"code\":1}}",
             e.to_string()
@@ -154,6 +169,14 @@ mod tests {
         assert!(!safe.chars().any(|c| c.is_control() || c == '\u{202e}'), "{safe}");
         let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
         assert_eq!(back["text"], "a\x1b]0;t\x07 \u{9b}2J \u{202e}x\n");
+    }
+
+    #[test]
+    fn versioned_puts_v_first_in_objects_only() {
+        assert_eq!(versioned(&serde_json::json!({})), r#"{"v":1}"#);
+        assert_eq!(versioned(&serde_json::json!({"a": [1, "x"]})), r#"{"v":1,"a":[1,"x"]}"#);
+        assert_eq!(versioned(&serde_json::json!([1])), "[1]");
+        assert_eq!(versioned(&"{}"), r#""{}""#);
     }
 
     #[test]

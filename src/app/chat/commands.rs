@@ -193,13 +193,7 @@ pub(super) fn skill_commands(skills: &SkillSet) -> Vec<SkillCommand> {
 
 fn skills(chat: &mut Chat<'_>, _arg: &str) -> Flow {
     let trust = &chat.run.trust;
-    let skills = chat
-        .agent
-        .skills()
-        .all()
-        .iter()
-        .map(|s| crate::app::skills::summary(s, trust))
-        .collect();
+    let skills = crate::app::skills::summaries(chat.agent.skills().all(), trust);
     let shadowed: BTreeSet<String> = chat
         .warnings
         .iter()

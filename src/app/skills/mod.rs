@@ -8,6 +8,9 @@ mod library;
 mod new;
 mod update;
 
+use std::collections::HashMap;
+use std::path::Path;
+
 use super::{Run, build, endpoint};
 use crate::agent::retrieve::Method;
 use crate::cli::SkillsCommand;
@@ -19,7 +22,7 @@ use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
 use crate::output::{Event, Output};
 use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
-use crate::skills::library::lock::Installed;
+use crate::skills::library::lock::{Installed, LockFile};
 use crate::skills::lint::Rules;
 use crate::skills::needs::Needs;
 use crate::skills::{Severity, Skill, SkillSet};
@@ -80,7 +83,28 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
 
 /// What a listing says about `skill`: the one place that decides whether it is blocked.
 pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
-    let blocked = blocked_reason(skill, trust);
+    summary_known(skill, trust, true)
+}
+
+/// The summaries of `skills`, looking for each root's lock file once rather than once per skill
+/// (most roots have none, and a listing can hold thousands of skills).
+pub(super) fn summaries(skills: &[Skill], trust: &FolderTrust) -> Vec<SkillSummary> {
+    let mut locked: HashMap<&Path, bool> = HashMap::new();
+    skills
+        .iter()
+        .map(|skill| {
+            let may_be_installed = skill
+                .dir
+                .parent()
+                .is_none_or(|root| *locked.entry(root).or_insert_with(|| LockFile::path(root).is_file()));
+            summary_known(skill, trust, may_be_installed)
+        })
+        .collect()
+}
+
+/// [`summary`], told whether the skill's root has a lock file at all (`may_be_installed`).
+fn summary_known(skill: &Skill, trust: &FolderTrust, may_be_installed: bool) -> SkillSummary {
+    let blocked = blocked_reason(skill, trust, may_be_installed);
     let codes: Vec<&'static str> = skill
         .diagnostics
         .iter()
@@ -107,8 +131,9 @@ pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
 
 /// Why a skill cannot run commands at all, if it can't: a project skill whose folder the user has
 /// not trusted with its current content.
-fn blocked_reason(skill: &Skill, trust: &FolderTrust) -> Option<String> {
-    if let Some(installed) = Installed::of(&skill.dir)
+fn blocked_reason(skill: &Skill, trust: &FolderTrust, may_be_installed: bool) -> Option<String> {
+    if may_be_installed
+        && let Some(installed) = Installed::of(&skill.dir)
         && hash_skill_dir(&skill.dir) != installed.entry.hash
     {
         return Some(format!(
@@ -157,7 +182,7 @@ pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted,
 fn list(discovery: &Discovery, trust: &FolderTrust) -> SkillList {
     let findings: Vec<_> = discovery.skipped.iter().chain(&discovery.warnings).cloned().collect();
     SkillList {
-        skills: discovery.skills.iter().map(|s| summary(s, trust)).collect(),
+        skills: summaries(&discovery.skills, trust),
         problems: findings.iter().map(|d| d.to_string()).collect(),
         findings,
     }
