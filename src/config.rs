@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use url::Url;
@@ -13,12 +13,12 @@ use crate::exec::approval::ApprovalPolicy;
 use crate::exec::env::AGENT_KEY_VARS;
 
 mod dotenv;
+mod roots;
 mod sandbox;
 pub mod sessions;
 use crate::exit::AppError;
-use crate::skills::discover::{RootKind, Scan, SkillRoot};
+use crate::skills::discover::{Scan, SkillRoot};
 use crate::support::cache_file::CacheDir;
-use crate::support::skill_roots::{RootDir, other_agents, other_project_roots, own_project_roots, user_roots};
 pub use dotenv::{Dotenv, user_dotenv_path};
 
 /// Where the OpenAI API lives unless told otherwise.
@@ -181,7 +181,7 @@ impl Config {
             .map_err(|_| AppError::config("AGENT_CATALOG_BUDGET is too large"))?;
         let preactivate = matches!(env.get("AGENT_PREACTIVATE"), Some("1" | "true" | "yes" | "on"));
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
-        let skill_roots = skill_roots(&cli.skills_dirs, &env, cwd)?;
+        let skill_roots = roots::skill_roots(&cli.skills_dirs, &env, cwd)?;
         let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
         let sandbox = sandbox::resolve(cli, &env, cwd)?;
         let cache = CacheDir::from_env(|name| match name {
@@ -321,59 +321,10 @@ fn is_local_ip(ip: IpAddr) -> bool {
     }
 }
 
-/// The skill roots of SPEC §2, in precedence order.
-fn skill_roots(flags: &[PathBuf], env: &Environment, cwd: &Path) -> Result<Vec<SkillRoot>, AppError> {
-    let mut roots = Vec::new();
-    for dir in flags {
-        let path = if dir.is_absolute() { dir.clone() } else { cwd.join(dir) };
-        if let Err(e) = std::fs::read_dir(&path) {
-            return Err(AppError::config(format!(
-                "--skills-dir {}: cannot read the folder ({e})",
-                dir.display()
-            )));
-        }
-        roots.push(SkillRoot::new(path, RootKind::Flag));
-    }
-    if let Some(list) = env.get("AGENT_SKILLS_PATH") {
-        for part in list.split(':').filter(|p| !p.is_empty()) {
-            let p = PathBuf::from(part);
-            let path = if p.is_absolute() { p } else { cwd.join(p) };
-            roots.push(SkillRoot::new(path, RootKind::EnvPath));
-        }
-    }
-    let others = other_agents(env.get("AGENT_OTHER_AGENTS")).map_err(|e| AppError::config(e.to_string()))?;
-    let home = home_dir(env);
-    let root = |kind: RootKind| move |r: RootDir| SkillRoot::new(r.path, kind).of(r.tool);
-    roots.extend(
-        own_project_roots(cwd, home.as_deref())
-            .into_iter()
-            .map(root(RootKind::Project)),
-    );
-    let (own_user, other_user) = match &home {
-        Some(home) => user_roots(home, &others),
-        None => (Vec::new(), Vec::new()),
-    };
-    roots.extend(own_user.into_iter().map(root(RootKind::User)));
-    roots.extend(
-        other_project_roots(cwd, home.as_deref(), &others)
-            .into_iter()
-            .map(root(RootKind::Project)),
-    );
-    roots.extend(other_user.into_iter().map(root(RootKind::User)));
-    Ok(roots)
-}
-
-fn home_dir(env: &Environment) -> Option<PathBuf> {
-    env.process
-        .get("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skills::discover::RootKind;
     use clap::Parser;
 
     fn resolve(args: &[&str], process: &[(&str, &str)], dotenv: &[(&str, &str)]) -> Result<Config, AppError> {

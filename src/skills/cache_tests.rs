@@ -1,7 +1,7 @@
 use std::time::{Duration, SystemTime};
 
 use super::*;
-use crate::skills::{Severity, code};
+use crate::skills::{Diagnostic, Severity, Skill, code};
 
 /// Set a file's (or folder's) modification time to a fixed day in 2023, so it is not "just
 /// changed" and setting it again restores it exactly.

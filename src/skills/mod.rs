@@ -1,6 +1,7 @@
 //! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
 
 pub mod cache;
+mod cache_record;
 pub mod catalog;
 pub mod code;
 pub mod discover;
@@ -12,6 +13,7 @@ pub mod invocation;
 pub mod invoke;
 pub mod library;
 pub mod lint;
+pub mod markdown_description;
 pub mod needs;
 pub mod parse;
 pub mod portable;

@@ -3,6 +3,7 @@
 //! modules that write to stdout, stderr or the terminal.
 
 pub mod approve;
+mod chat_text;
 pub mod human;
 pub mod json;
 pub mod library_text;

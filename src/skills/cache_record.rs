@@ -1,0 +1,189 @@
+//! What the catalog cache stores for one skill folder ([`super::cache`]): the skill as loaded,
+//! without what its place supplies (folder, root), or the finding that skipped it. Kept apart
+//! from the cache's keys and files because it changes whenever a skill gains a field.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::discover::RootKind;
+use super::invocation::Invocation;
+use super::parse::Loaded;
+use super::{Diagnostic, Dialect, Requires, Severity, Skill, code};
+use crate::support::skill_roots::Tool;
+
+/// A finding as stored: its code as text, checked against the known codes when read back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct DiagRecord {
+    severity: Severity,
+    code: String,
+    file: PathBuf,
+    line: Option<usize>,
+    message: String,
+}
+
+impl DiagRecord {
+    fn of(d: &Diagnostic) -> Self {
+        let Diagnostic {
+            severity,
+            code,
+            file,
+            line,
+            message,
+        } = d;
+        Self {
+            severity: *severity,
+            code: (*code).to_string(),
+            file: file.clone(),
+            line: *line,
+            message: message.clone(),
+        }
+    }
+
+    /// `None` when the code is not one this build knows (the entry is then read again).
+    fn diagnostic(&self) -> Option<Diagnostic> {
+        Some(Diagnostic {
+            severity: self.severity,
+            code: code::known(&self.code)?,
+            file: self.file.clone(),
+            line: self.line,
+            message: self.message.clone(),
+        })
+    }
+}
+
+/// What a skill folder loaded as, without what its place supplies (folder, root).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct SkillRecord {
+    name: String,
+    description: String,
+    dialect: Dialect,
+    entry: Option<String>,
+    allowed_tools: Vec<String>,
+    version: Option<String>,
+    license: Option<String>,
+    compatibility: Option<String>,
+    requires: Requires,
+    invocation: InvocationRecord,
+    diagnostics: Vec<DiagRecord>,
+}
+
+/// [`Invocation`] with every field written: postcard is not self-describing, so the fields its
+/// JSON form leaves out when empty must be here in every record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct InvocationRecord {
+    model: bool,
+    user: bool,
+    argument_hint: Option<String>,
+    arguments: Vec<String>,
+}
+
+impl From<&Invocation> for InvocationRecord {
+    fn from(i: &Invocation) -> Self {
+        Self {
+            model: i.model,
+            user: i.user,
+            argument_hint: i.argument_hint.clone(),
+            arguments: i.arguments.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) enum Record {
+    Skill(Box<SkillRecord>),
+    Skipped(DiagRecord),
+}
+
+impl Record {
+    /// `None` for folders that are not skills: those are not cached.
+    pub(super) fn of(loaded: &Loaded) -> Option<Self> {
+        match loaded {
+            Loaded::Skill(skill) => {
+                // Every field named, so a new one cannot be forgotten here.
+                let Skill {
+                    name,
+                    description,
+                    dir: _,
+                    skill_file: _,
+                    root: _,
+                    root_kind: _,
+                    tool: _,
+                    dialect,
+                    entry,
+                    allowed_tools,
+                    version,
+                    license,
+                    compatibility,
+                    requires,
+                    invocation,
+                    diagnostics,
+                } = skill.as_ref();
+                Some(Self::Skill(Box::new(SkillRecord {
+                    name: name.clone(),
+                    description: description.clone(),
+                    dialect: *dialect,
+                    entry: entry.clone(),
+                    allowed_tools: allowed_tools.clone(),
+                    version: version.clone(),
+                    license: license.clone(),
+                    compatibility: compatibility.clone(),
+                    requires: requires.clone(),
+                    invocation: invocation.into(),
+                    diagnostics: diagnostics.iter().map(DiagRecord::of).collect(),
+                })))
+            }
+            Loaded::Skipped(d) => Some(Self::Skipped(DiagRecord::of(d))),
+            Loaded::NotASkill => None,
+        }
+    }
+
+    /// The folder's result again; `None` when something stored is not understood any more.
+    /// Each stored field is cloned once, straight into the skill.
+    pub(super) fn loaded(&self, dir: &Path, file_name: &str, root: &Path) -> Option<Loaded> {
+        let record = match self {
+            Self::Skipped(d) => return d.diagnostic().map(Loaded::Skipped),
+            Self::Skill(r) => r.as_ref(),
+        };
+        let SkillRecord {
+            name,
+            description,
+            dialect,
+            entry,
+            allowed_tools,
+            version,
+            license,
+            compatibility,
+            requires,
+            invocation,
+            diagnostics,
+        } = record;
+        let diagnostics = diagnostics
+            .iter()
+            .map(DiagRecord::diagnostic)
+            .collect::<Option<Vec<_>>>()?;
+        Some(Loaded::Skill(Box::new(Skill {
+            name: name.clone(),
+            description: description.clone(),
+            dir: dir.to_path_buf(),
+            skill_file: dir.join(file_name),
+            root: root.to_path_buf(),
+            root_kind: RootKind::Flag,
+            tool: Tool::Agent,
+            dialect: *dialect,
+            entry: entry.clone(),
+            allowed_tools: allowed_tools.clone(),
+            version: version.clone(),
+            license: license.clone(),
+            compatibility: compatibility.clone(),
+            requires: requires.clone(),
+            invocation: Invocation {
+                model: invocation.model,
+                user: invocation.user,
+                argument_hint: invocation.argument_hint.clone(),
+                arguments: invocation.arguments.clone(),
+            },
+            diagnostics,
+        })))
+    }
+}
