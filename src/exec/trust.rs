@@ -122,6 +122,15 @@ impl Assessment {
     }
 }
 
+/// Where a folder stands by its last decision alone.
+fn standing_of(record: Option<&Record>) -> Standing {
+    match record {
+        None => Standing::New,
+        Some(r) if r.trusted => Standing::Trusted,
+        Some(_) => Standing::Declined,
+    }
+}
+
 /// Weigh `now` against the last decision: only content that is exactly as trusted is trusted.
 pub fn assess(folder: &Path, now: Snapshot, record: Option<&Record>) -> Assessment {
     let trusted = record.is_some_and(|r| r.trusted);
@@ -153,14 +162,9 @@ pub fn assess(folder: &Path, now: Snapshot, record: Option<&Record>) -> Assessme
             first_time: old_dotenv.is_none(),
         });
     }
-    let standing = match record {
-        None => Standing::New,
-        Some(r) if r.trusted => Standing::Trusted,
-        Some(_) => Standing::Declined,
-    };
     Assessment {
         folder: folder.to_path_buf(),
-        standing,
+        standing: standing_of(record),
         dotenv_trusted: trusted && dotenv_same && now.dotenv.is_some(),
         snapshot: now,
         changes,
@@ -258,6 +262,16 @@ impl FolderTrust {
             tracing::debug!("could not save the migrated trust record: {e}");
         }
         Some(record)
+    }
+
+    /// Where the folder stands by its last decision. Unlike [`Self::assess`], a folder with a
+    /// record is not hashed: the standing does not depend on its content.
+    pub fn standing(&self) -> Standing {
+        match self.store.get(&self.canonical) {
+            Some(record) => standing_of(Some(&record)),
+            // No record yet: one may come from the old scheme, which `assess` migrates.
+            None => self.assess().standing,
+        }
     }
 
     /// Take an assessment as this session's standing without a new decision.

@@ -91,7 +91,7 @@ fn root(run: &Run<'_>, project: bool) -> Result<PathBuf, AppError> {
 fn roots(run: &Run<'_>) -> Result<Vec<PathBuf>, AppError> {
     let project = root(run, true)?;
     let mut roots = Vec::new();
-    if run.trust.assess().standing == Standing::Trusted {
+    if run.trust.standing() == Standing::Trusted {
         roots.push(project);
     } else if LockFile::path(&project).exists() {
         run.front.output.emit(Event::Warning {
