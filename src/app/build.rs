@@ -1,6 +1,6 @@
 //! Building the agent of a run: the LLM client (with its cassette, if any), the skill set, the
 //! loop's options (the `session` event that opens the run comes with its stored session:
-//! `super::session::start`).
+//! `super::session::started_agent`).
 
 use std::path::PathBuf;
 use std::sync::Arc;

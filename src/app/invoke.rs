@@ -2,7 +2,7 @@
 //! does in the chat. An unknown name is a configuration error (exit 3) naming the nearest ones.
 
 use super::once::{one_turn, read_stdin};
-use super::{Run, build, endpoint};
+use super::{Run, endpoint};
 use crate::exit::{AppError, ExitCode};
 use crate::skills::discover::Discovery;
 use crate::skills::invoke::{Arguments, nearest};
@@ -34,9 +34,7 @@ pub(super) async fn skill_once(mut run: Run<'_>, discovery: Discovery, name: &st
     }
     let args = arguments(&run)?;
     endpoint::settle(run.cli, &mut run.config).await?;
-    let approver = run.front.approver(run.config.interactive);
-    let mut agent = build::agent(&run, discovery, run.front.output.clone(), approver)?;
-    super::session::start(&run, &mut agent, &*run.front.output)?;
+    let (mut agent, _) = super::session::started_agent(&run, discovery)?;
     let invoked = agent
         .invoke_by_hand(name, &Arguments::parse(&args.text))
         .map_err(AppError::config)?;

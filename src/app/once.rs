@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::sync::Arc;
 
-use super::{Run, build, chat, endpoint, session};
+use super::{Run, chat, endpoint, session};
 use crate::agent::{Agent, TurnError};
 use crate::cli::Cli;
 use crate::exit::{AppError, ExitCode};
@@ -29,9 +29,7 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
     let Some(message) = message else {
         return chat::run(run, discovery).await;
     };
-    let approver = run.front.approver(run.config.interactive);
-    let mut agent = build::agent(&run, discovery, sink.clone(), approver)?;
-    session::start(&run, &mut agent, &*sink)?;
+    let (mut agent, _) = session::started_agent(&run, discovery)?;
     Ok(one_turn(&run, &mut agent, &message).await)
 }
 

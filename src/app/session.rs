@@ -14,6 +14,7 @@ use crate::sessions::replay::replay;
 use crate::sessions::store::unix_seconds;
 use crate::sessions::summary::summarize;
 use crate::sessions::{Journal, Loaded, NewSession, SessionError, SessionId, SessionStore};
+use crate::skills::discover::Discovery;
 use crate::ui::pick::{Pick, pick_session};
 
 /// Most sessions the picker of `--resume` offers.
@@ -57,13 +58,18 @@ pub(super) fn app_error(err: SessionError) -> AppError {
     AppError::new(code, err.to_string())
 }
 
+/// The run's agent, its session attached and the `session` event out. Every entry point that
+/// talks to the model (chat, one-shot, `--skill`) starts here, so none runs without its session.
+pub(super) fn started_agent(run: &Run<'_>, discovery: Discovery) -> Result<(Agent, Option<SessionResumed>), AppError> {
+    let approver = run.front.approver(run.config.interactive);
+    let mut agent = super::build::agent(run, discovery, run.front.output.clone(), approver)?;
+    let resumed = start(run, &mut agent, &*run.front.output)?;
+    Ok((agent, resumed))
+}
+
 /// Attach this run's session to `agent` and open the run with the `session` event: a new
 /// session, or the one `-c`/`--resume` names, taken up. Returns what was resumed.
-pub(super) fn start(
-    run: &Run<'_>,
-    agent: &mut Agent,
-    sink: &dyn EventSink,
-) -> Result<Option<SessionResumed>, AppError> {
+fn start(run: &Run<'_>, agent: &mut Agent, sink: &dyn EventSink) -> Result<Option<SessionResumed>, AppError> {
     let store = store();
     let target = match &store {
         Some(store) => target(run, store)?,

@@ -5,7 +5,7 @@ mod commands;
 mod sessions;
 
 use super::once::{finish, turn_failure};
-use super::{Run, build, session};
+use super::{Run, session};
 use crate::agent::Agent;
 use crate::exit::{AppError, ExitCode};
 use crate::output::{ChatReply, Event, Report};
@@ -89,9 +89,7 @@ impl Chat<'_> {
 /// Run the chat until `/exit`, `/quit` or Ctrl-D.
 pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, AppError> {
     let warnings = discovery.warnings.clone();
-    let approver = run.front.approver(run.config.interactive);
-    let mut agent = build::agent(&run, discovery, run.front.output.clone(), approver)?;
-    let resumed = session::start(&run, &mut agent, &*run.front.output)?;
+    let (agent, resumed) = session::started_agent(&run, discovery)?;
     // While the user types the first message, not after.
     agent.prefetch_rankings();
     let vi = run
