@@ -9,6 +9,7 @@ mod activate;
 mod decode;
 mod installed;
 mod needs;
+pub use needs::declared_needs;
 mod read;
 mod run;
 

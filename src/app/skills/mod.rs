@@ -14,7 +14,6 @@ use std::path::Path;
 use super::{Run, build, endpoint};
 use crate::agent::retrieve::Method;
 use crate::cli::SkillsCommand;
-use crate::exec::env::child_env;
 use crate::exec::trust::{FolderTrust, hash_skill_dir};
 use crate::exit::{AppError, ExitCode};
 use crate::output::Report;
@@ -215,8 +214,7 @@ fn show(discovery: &Discovery, run: &Run<'_>, name: &str) -> Result<SkillShow, A
 /// `skill`'s declared needs, checked against the environment its commands would get.
 pub(super) fn needs_of(skill: &Skill, run: &Run<'_>) -> Needs {
     let roots: Vec<std::path::PathBuf> = run.config.skill_roots.iter().map(|r| r.path.clone()).collect();
-    let env = child_env(&run.config.env.merged(), &skill.name, &skill.dir, &roots);
-    Needs::check(&skill.requires.env, &skill.requires.bins, &env, &skill.dir)
+    crate::agent::tools::declared_needs(skill, &run.config.env.merged(), &roots)
 }
 
 /// `skills search QUERY`: the ranking an over-budget catalog uses (fused with embeddings when a
