@@ -153,7 +153,7 @@ fn blocked_reason(skill: &Skill, trust: &FolderTrust, may_be_installed: bool) ->
 
 /// `agent trust --skill NAME`: record an installed skill's content as it is now in its lock file.
 pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted, AppError> {
-    let discovery = discover_with(&run.config.skill_roots, &Scan::whole());
+    let discovery = discover_with(&run.config.skill_roots, &run.config.routing_scan());
     let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
         return Err(AppError::usage(format!(
             "no skill named {name:?}; `agent skills list` shows them"
