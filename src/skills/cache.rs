@@ -11,9 +11,10 @@
 //!
 //! The payload is postcard (a compact binary serde format with a stable, documented wire
 //! format): for 4,000 skills it is about a third smaller than JSON and decodes several times faster;
-//! `benches/discovery.rs` (`cache/…`) has the numbers.
+//! `benches/discovery.rs` (`cache/…`) has the numbers. Each entry is encoded on its own: opening
+//! the cache only finds where each one is, and an entry is decoded when its folder is looked up,
+//! on the discovery thread that looks, so a warm run decodes in parallel and copies nothing twice.
 
-use std::collections::HashMap;
 use std::fs::Metadata;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
@@ -31,7 +32,7 @@ use crate::support::cache_file::{self, CacheDir, Kind};
 /// below fails until it is).
 const KIND: Kind = Kind {
     magic: *b"AGTSKCAT",
-    version: 2,
+    version: 3,
 };
 
 /// Entries whose files changed this recently are not kept.
@@ -115,27 +116,34 @@ impl FolderStamp {
     /// `skill.json`. `None` when the skill file is gone already.
     pub fn before_reading(dir: &Path, dir_meta: &Metadata, skill_file: &Path) -> Option<Self> {
         let file_meta = std::fs::metadata(skill_file).ok()?;
-        Self::before_reading_seen(dir, Stamp::of(dir_meta), skill_file, &file_meta)
+        Self::before_reading_seen(Stamp::of(dir_meta), skill_file, &file_meta, |name| {
+            Stamp::at(&dir.join(name))
+        })
     }
 
     /// [`Self::before_reading`] when the folder's stamp and the skill file's metadata
-    /// (`file_meta`) were just read.
-    pub fn before_reading_seen(dir: &Path, dir_stamp: Stamp, skill_file: &Path, file_meta: &Metadata) -> Option<Self> {
+    /// (`file_meta`) were just read; `stamp_of` stamps a file by its path inside the folder.
+    pub fn before_reading_seen(
+        dir_stamp: Stamp,
+        skill_file: &Path,
+        file_meta: &Metadata,
+        stamp_of: impl Fn(&str) -> Option<Stamp>,
+    ) -> Option<Self> {
         Some(Self {
             dir: dir_stamp,
             file_name: skill_file.file_name()?.to_string_lossy().into_owned(),
             file: Stamp::of(file_meta),
-            manifest: Stamp::at(&dir.join("skill.json")),
+            manifest: stamp_of("skill.json"),
             entry: None,
         })
     }
 
     /// Add the entry script's stamp, once the manifest said which it is (`declared`), before it
     /// is looked at. The default `run.sh` is stamped only when it exists: the folder's own stamp
-    /// tells when it appears.
-    pub fn stamp_entry(&mut self, dir: &Path, declared: Option<&str>) {
+    /// tells when it appears. `stamp_of` stamps a file by its path inside the folder.
+    pub fn stamp_entry(&mut self, declared: Option<&str>, stamp_of: impl Fn(&str) -> Option<Stamp>) {
         let path = declared.unwrap_or("run.sh").trim_start_matches("./");
-        let stamp = Stamp::at(&dir.join(path));
+        let stamp = stamp_of(path);
         if declared.is_some() || stamp.is_some() {
             self.entry = Some((path.to_string(), stamp));
         }
@@ -190,11 +198,23 @@ pub enum Found {
     New(Box<Entry>),
 }
 
+/// The cache file's payload: the root it belongs to, then each folder's key with its [`Entry`]
+/// encoded on its own, so that a run decodes only the entries it looks up, each on the thread
+/// that looks it up, and writes back the ones that held as the bytes they were.
 #[derive(Serialize, Deserialize)]
-struct Payload {
+struct Payload<'a> {
     /// The root the entries belong to (file names are hashes; this rules out a collision).
-    root: PathBuf,
-    entries: Vec<(String, Entry)>,
+    #[serde(borrow, with = "serde_bytes")]
+    root: &'a [u8],
+    #[serde(borrow)]
+    entries: Vec<(&'a str, &'a serde_bytes::Bytes)>,
+}
+
+/// Where one folder's key and encoded entry are in the stored payload.
+#[derive(Debug, Clone)]
+struct Slot {
+    key: std::ops::Range<usize>,
+    entry: std::ops::Range<usize>,
 }
 
 /// The cached entries of one skill root.
@@ -204,7 +224,10 @@ pub struct RootCache {
     root: PathBuf,
     /// The root, open, so that files below it are stamped without walking its path each time.
     root_fd: Option<OwnedFd>,
-    entries: HashMap<String, Entry>,
+    /// The cache file's payload as read.
+    stored: Vec<u8>,
+    /// The entries in `stored`, sorted by key.
+    slots: Vec<Slot>,
 }
 
 /// The folder `dir`, open only to look things up below it (`O_PATH`: never blocks, reads nothing).
@@ -245,17 +268,14 @@ impl RootCache {
             xxhash_rust::xxh3::xxh3_64(root.as_os_str().as_encoded_bytes())
         );
         let file = cache.file("catalog", &name);
-        let entries = cache_file::read(&file, KIND)
-            .ok()
-            .and_then(|bytes| postcard::from_bytes::<Payload>(&bytes).ok())
-            .filter(|p| p.root == root)
-            .map(|p| p.entries.into_iter().collect())
-            .unwrap_or_default();
+        let stored = cache_file::read(&file, KIND).unwrap_or_default();
+        let slots = index(&stored, root).unwrap_or_default();
         Self {
             file: Some(file),
             root: root.to_path_buf(),
             root_fd: open_folder(root),
-            entries,
+            stored: if slots.is_empty() { Vec::new() } else { stored },
+            slots,
         }
     }
 
@@ -268,69 +288,121 @@ impl RootCache {
     /// depended on changed.
     pub fn lookup(&self, dir: &Path, dir_stamp: &Stamp) -> Option<Loaded> {
         let key = key_of(dir, &self.root);
-        let entry = self.entries.get(&key)?;
-        // The key is the folder's path below the root (or an absolute path, which the kernel
-        // resolves as such).
-        let stamp_of = |name: &str| match &self.root_fd {
-            Some(fd) => Stamp::in_folder(fd, &Path::new(&key).join(name)).ok(),
-            None => Stamp::at(&dir.join(name)),
-        };
-        if !entry.stamp.holds(dir_stamp, stamp_of) {
+        let entry: Entry = postcard::from_bytes(self.stored_entry(&key)?).ok()?;
+        if !entry.stamp.holds(dir_stamp, |name| self.stamp_in(dir, name)) {
             return None;
         }
-        entry.record.loaded(dir, &entry.stamp.file_name, &self.root)
+        entry.record.into_loaded(dir, &entry.stamp.file_name, &self.root)
+    }
+
+    /// The stamp of the folder `dir` below this root, walking only its name when the root is open.
+    pub fn stamp_folder(&self, dir: &Path) -> Option<Stamp> {
+        match &self.root_fd {
+            Some(fd) => Stamp::in_folder(fd, Path::new(&key_of(dir, &self.root))).ok(),
+            None => Stamp::at(dir),
+        }
+    }
+
+    /// The stamp of `name` inside the folder `dir` below this root, `None` when it does not exist.
+    pub fn stamp_in(&self, dir: &Path, name: &str) -> Option<Stamp> {
+        match &self.root_fd {
+            // The key is the folder's path below the root (or an absolute path, which the kernel
+            // resolves as such).
+            Some(fd) => Stamp::in_folder(fd, &Path::new(&key_of(dir, &self.root)).join(name)).ok(),
+            None => Stamp::at(&dir.join(name)),
+        }
+    }
+
+    /// The encoded entry stored for `key`.
+    fn stored_entry(&self, key: &str) -> Option<&[u8]> {
+        let at = self
+            .slots
+            .binary_search_by(|slot| self.stored[slot.key.clone()].cmp(key.as_bytes()))
+            .ok()?;
+        Some(&self.stored[self.slots[at].entry.clone()])
     }
 
     /// [`Self::save_found`] with every entry new.
-    pub fn save(self, entries: Vec<(String, Entry)>) -> Result<bool, String> {
+    pub fn save(&self, entries: Vec<(String, Entry)>) -> Result<bool, String> {
         self.save_found(entries.into_iter().map(|(k, e)| (k, Found::New(Box::new(e)))).collect())
     }
 
     /// Replace the cache file with what this run `found` in each folder unless it is what the
     /// file already holds. Entries for files changed just now are left out. Failing to write only
     /// costs speed, so it is not an error; the reason is returned for logs.
-    pub fn save_found(self, found: Vec<(String, Found)>) -> Result<bool, String> {
-        let Some(file) = self.file else {
+    pub fn save_found(&self, found: Vec<(String, Found)>) -> Result<bool, String> {
+        let Some(file) = &self.file else {
             return Ok(false);
         };
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-        // What is left of the stored entries once each found one takes its own out: anything
-        // left over was not found again, so the file changes.
-        let mut stored = self.entries;
         let mut changed = false;
-        let mut entries = Vec::with_capacity(found.len());
+        // Stored entries found again: when fewer than were stored, some folder is gone.
+        let mut found_again = 0;
+        let mut entries: Vec<(String, std::borrow::Cow<'_, [u8]>)> = Vec::with_capacity(found.len());
         for (key, found) in found {
-            let old = stored.remove(&key);
-            let had = old.is_some();
-            let (entry, same) = match (found, old) {
-                (Found::New(entry), old) => {
-                    let same = old.as_ref() == Some(&*entry);
-                    (*entry, same)
+            let old = self.stored_entry(&key);
+            found_again += usize::from(old.is_some());
+            let bytes = match found {
+                // A kept entry was not recent when it was written, and its stamps held.
+                Found::Kept => match old {
+                    Some(old) => std::borrow::Cow::Borrowed(old),
+                    None => continue,
+                },
+                Found::New(entry) => {
+                    if entry.stamp.recent(now) {
+                        // Left out: a change only when the file had an entry for the folder.
+                        changed |= old.is_some();
+                        continue;
+                    }
+                    let bytes = postcard::to_stdvec(&*entry).map_err(|e| e.to_string())?;
+                    changed |= old != Some(bytes.as_slice());
+                    std::borrow::Cow::Owned(bytes)
                 }
-                (Found::Kept, Some(old)) => (old, true),
-                (Found::Kept, None) => continue,
             };
-            if entry.stamp.recent(now) {
-                // Left out: a change only when the file had an entry for the folder.
-                changed |= had;
-                continue;
-            }
-            changed |= !same;
-            entries.push((key, entry));
+            entries.push((key, bytes));
         }
-        if !changed && stored.is_empty() {
+        if !changed && found_again == self.slots.len() {
             return Ok(false);
         }
         let payload = Payload {
-            root: self.root,
-            entries,
+            root: self.root.as_os_str().as_encoded_bytes(),
+            entries: entries
+                .iter()
+                .map(|(key, bytes)| (key.as_str(), serde_bytes::Bytes::new(bytes)))
+                .collect(),
         };
         let bytes = postcard::to_stdvec(&payload).map_err(|e| e.to_string())?;
-        cache_file::write(&file, KIND, &bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+        cache_file::write(file, KIND, &bytes).map_err(|e| format!("{}: {e}", file.display()))?;
         Ok(true)
     }
+}
+
+/// Where each entry of the payload `stored` is, sorted by key; `None` when it does not decode or
+/// belongs to another root.
+fn index(stored: &[u8], root: &Path) -> Option<Vec<Slot>> {
+    let payload: Payload<'_> = postcard::from_bytes(stored).ok()?;
+    if payload.root != root.as_os_str().as_encoded_bytes() {
+        return None;
+    }
+    // Decoding borrows from `stored`: each field's place in it is its address less the start's.
+    let base = stored.as_ptr() as usize;
+    let range = |part: &[u8]| {
+        let start = part.as_ptr() as usize - base;
+        start..start + part.len()
+    };
+    let mut slots: Vec<Slot> = payload
+        .entries
+        .iter()
+        .map(|(key, entry)| Slot {
+            key: range(key.as_bytes()),
+            entry: range(entry),
+        })
+        .collect();
+    // Written in discovery's order, which is already by name: this only checks.
+    slots.sort_by(|a, b| stored[a.key.clone()].cmp(&stored[b.key.clone()]));
+    Some(slots)
 }
 
 #[cfg(test)]

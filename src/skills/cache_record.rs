@@ -139,11 +139,11 @@ impl Record {
     }
 
     /// The folder's result again; `None` when something stored is not understood any more.
-    /// Each stored field is cloned once, straight into the skill.
-    pub(super) fn loaded(&self, dir: &Path, file_name: &str, root: &Path) -> Option<Loaded> {
+    /// The record is decoded for this one use, so its fields move into the skill uncopied.
+    pub(super) fn into_loaded(self, dir: &Path, file_name: &str, root: &Path) -> Option<Loaded> {
         let record = match self {
             Self::Skipped(d) => return d.diagnostic().map(Loaded::Skipped),
-            Self::Skill(r) => r.as_ref(),
+            Self::Skill(r) => *r,
         };
         let SkillRecord {
             name,
@@ -163,25 +163,25 @@ impl Record {
             .map(DiagRecord::diagnostic)
             .collect::<Option<Vec<_>>>()?;
         Some(Loaded::Skill(Box::new(Skill {
-            name: name.clone(),
-            description: description.clone(),
+            name,
+            description,
             dir: dir.to_path_buf(),
             skill_file: dir.join(file_name),
             root: root.to_path_buf(),
             root_kind: RootKind::Flag,
             tool: Tool::Agent,
-            dialect: *dialect,
-            entry: entry.clone(),
-            allowed_tools: allowed_tools.clone(),
-            version: version.clone(),
-            license: license.clone(),
-            compatibility: compatibility.clone(),
-            requires: requires.clone(),
+            dialect,
+            entry,
+            allowed_tools,
+            version,
+            license,
+            compatibility,
+            requires,
             invocation: Invocation {
                 model: invocation.model,
                 user: invocation.user,
-                argument_hint: invocation.argument_hint.clone(),
-                arguments: invocation.arguments.clone(),
+                argument_hint: invocation.argument_hint,
+                arguments: invocation.arguments,
             },
             diagnostics,
         })))

@@ -38,10 +38,16 @@ pub struct Catalog {
 /// A skill's name and description as the model sees them: third-party text on one line, with
 /// control and invisible characters removed (they could forge a catalog line or hide words).
 pub fn model_line(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_hidden) {
+    if plain_ascii(text) || !text.chars().any(is_hidden) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(text.chars().filter(|c| !is_hidden(*c)).collect())
+}
+
+/// Whether `text` is printable ASCII only: nothing hidden in it, and a byte per character. Most
+/// descriptions are, and this is one pass over bytes instead of a character decode.
+fn plain_ascii(text: &str) -> bool {
+    text.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
 fn line(skill: &Skill) -> String {
@@ -55,7 +61,12 @@ fn line(skill: &Skill) -> String {
 /// Bytes `skill` adds to every request's catalog: `line(skill).len()` without building the line
 /// (nor copying clean text). The one measure of a catalog line (the budget, `skills check`).
 pub fn line_len(skill: &Skill) -> usize {
-    let desc = model_line(&skill.description);
+    let desc = &skill.description;
+    if plain_ascii(desc) && plain_ascii(&skill.name) {
+        // One byte per character, none of them hidden.
+        return "- ".len() + skill.name.len() + ": ".len() + desc.len().min(MAX_DESCRIPTION_CHARS) + "\n".len();
+    }
+    let desc = model_line(desc);
     let desc_len = desc
         .char_indices()
         .nth(MAX_DESCRIPTION_CHARS)
@@ -206,8 +217,9 @@ mod tests {
     #[test]
     fn line_len_matches_the_line() {
         let long = Skill::synthetic("long", &"é".repeat(2000));
+        let long_ascii = Skill::synthetic("long-ascii", &"a".repeat(2000));
         let hostile = Skill::synthetic("a\nb", "x\x1b[2J\u{202e}y");
-        for s in [skill(3), long, hostile] {
+        for s in [skill(3), long, long_ascii, hostile] {
             assert_eq!(line_len(&s), line(&s).len());
         }
     }

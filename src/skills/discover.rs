@@ -224,7 +224,7 @@ fn load_one(dir: &Path, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, r
     if !cache.enabled() {
         return (load_skill_as(dir, root, reading), None);
     }
-    let Some(dir_stamp) = stamp.copied().or_else(|| Stamp::at(dir)) else {
+    let Some(dir_stamp) = stamp.copied().or_else(|| cache.stamp_folder(dir)) else {
         return (load_skill_as(dir, root, reading), None);
     };
     if let Some(loaded) = cache.lookup(dir, &dir_stamp) {
@@ -235,8 +235,9 @@ fn load_one(dir: &Path, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, r
     };
     // Codex's `agents/openai.yaml` shapes how a skill may be invoked, and the folder's stamps do
     // not cover a file inside a subfolder: such folders are read every time, never cached.
-    let stamp =
-        FolderStamp::before_reading_seen(dir, dir_stamp, &file, &file_meta).filter(|_| !dir.join("agents").exists());
+    let stamp_in = |name: &str| cache.stamp_in(dir, name);
+    let stamp = FolderStamp::before_reading_seen(dir_stamp, &file, &file_meta, stamp_in)
+        .filter(|_| stamp_in("agents").is_none());
     let loaded = load_skill_file(dir, &file, &file_meta, root, reading);
     let entry = stamp.and_then(|mut stamp| {
         if let Loaded::Skill(skill) = &loaded {
@@ -248,7 +249,7 @@ fn load_one(dir: &Path, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, r
             } else {
                 skill.entry.clone()
             };
-            stamp.stamp_entry(dir, declared.as_deref());
+            stamp.stamp_entry(declared.as_deref(), stamp_in);
         }
         Entry::new(stamp, &loaded)
     });
@@ -257,11 +258,8 @@ fn load_one(dir: &Path, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, r
 
 /// Direct subfolders of `root` (symlinks followed), sorted by name for a stable order. A root that
 /// is itself a skill folder counts as one skill, since that is what people point `--skills-dir` at.
-/// Each comes with its stamp, which the cache's key needs anyway.
+/// Links come with their target's stamp, which following them took anyway.
 fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
-    if find_skill_file(root).is_some() {
-        return vec![(root.to_path_buf(), None)];
-    }
     let entries = match std::fs::read_dir(root) {
         Ok(e) => e,
         Err(e) => {
@@ -276,31 +274,55 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
         }
     };
     let fd = open_folder(root);
-    let mut dirs: Vec<Folder> = entries
-        .filter_map(Result::ok)
-        .filter(|e| !is_ignored(&e.file_name().to_string_lossy()))
-        .filter_map(|e| {
-            let path = e.path();
-            let stamp = match &fd {
-                Some(fd) => Stamp::in_folder(fd, Path::new(&e.file_name())),
-                None => std::fs::metadata(&path).map(|m| Stamp::of(&m)),
+    // The one listing of the root also tells whether the root is itself a skill folder: a
+    // thousand-skill root is listed once, not once more to look for its own `SKILL.md`.
+    let mut own_skill_file = false;
+    let mut dirs: Vec<Folder> = Vec::new();
+    let mut broken = Vec::new();
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name();
+        let kind = e.file_type().ok();
+        if name.as_encoded_bytes().eq_ignore_ascii_case(b"skill.md") {
+            own_skill_file |= match kind {
+                Some(k) if k.is_symlink() => std::fs::metadata(e.path()).is_ok_and(|m| !m.is_dir()),
+                Some(k) => !k.is_dir(),
+                None => find_skill_file(root).is_some(),
             };
-            match stamp {
-                Ok(s) if s.is_dir() => Some((path, Some(s))),
-                Ok(_) => None,
-                Err(err) => {
-                    warnings.push(Diagnostic::new(
-                        code::BROKEN_LINK,
-                        Severity::Warning,
-                        &path,
-                        None,
-                        format!("skipped: {err} (broken or looping symlink?)"),
-                    ));
-                    None
-                }
+        }
+        if is_ignored(&name.to_string_lossy()) {
+            continue;
+        }
+        let path = e.path();
+        // The entry's type comes with the listing: a folder is stamped later, on the thread that
+        // loads it; only links (and file systems that do not say) are followed here.
+        match kind {
+            Some(k) if k.is_dir() => {
+                dirs.push((path, None));
+                continue;
             }
-        })
-        .collect();
+            Some(k) if !k.is_symlink() => continue,
+            _ => {}
+        }
+        let stamp = match &fd {
+            Some(fd) => Stamp::in_folder(fd, Path::new(&name)),
+            None => std::fs::metadata(&path).map(|m| Stamp::of(&m)),
+        };
+        match stamp {
+            Ok(s) if s.is_dir() => dirs.push((path, Some(s))),
+            Ok(_) => {}
+            Err(err) => broken.push(Diagnostic::new(
+                code::BROKEN_LINK,
+                Severity::Warning,
+                &path,
+                None,
+                format!("skipped: {err} (broken or looping symlink?)"),
+            )),
+        }
+    }
+    if own_skill_file {
+        return vec![(root.to_path_buf(), None)];
+    }
+    warnings.append(&mut broken);
     // All are `root.join(name)`: ordering their bytes orders the names as comparing the paths
     // would, without splitting each into components at every comparison.
     dirs.sort_unstable_by(|a, b| {

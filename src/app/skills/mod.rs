@@ -9,7 +9,7 @@ mod new;
 mod update;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Run, build, endpoint};
 use crate::agent::retrieve::Method;
@@ -44,7 +44,7 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
     };
     let discovery = discover_with(&run.config.skill_roots, &scan);
     let report = match action {
-        SkillsCommand::List => Report::SkillList(list(&discovery, &run.trust)),
+        SkillsCommand::List => Report::SkillList(list(discovery, &run.trust)),
         SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
         SkillsCommand::Search { query, limit } => {
             Report::SkillSearch(search(&discovery, &run.config, &*output, &query.join(" "), *limit).await)
@@ -82,49 +82,62 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
 
 /// What a listing says about `skill`: the one place that decides whether it is blocked.
 pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
-    summary_known(skill, trust, true)
+    summary_known(skill.clone(), trust, true)
 }
 
 /// The summaries of `skills`, looking for each root's lock file once rather than once per skill
 /// (most roots have none, and a listing can hold thousands of skills).
 pub(super) fn summaries(skills: &[Skill], trust: &FolderTrust) -> Vec<SkillSummary> {
-    let mut locked: HashMap<&Path, bool> = HashMap::new();
+    summaries_of(skills.to_vec(), trust)
+}
+
+/// [`summaries`] of skills that are not needed afterwards: their text moves into the summaries.
+fn summaries_of(skills: Vec<Skill>, trust: &FolderTrust) -> Vec<SkillSummary> {
+    let mut locked: HashMap<PathBuf, bool> = HashMap::new();
     skills
-        .iter()
+        .into_iter()
         .map(|skill| {
-            let may_be_installed = skill
-                .dir
-                .parent()
-                .is_none_or(|root| *locked.entry(root).or_insert_with(|| LockFile::path(root).is_file()));
+            let may_be_installed = skill.dir.parent().is_none_or(|root| has_lock(&mut locked, root));
             summary_known(skill, trust, may_be_installed)
         })
         .collect()
 }
 
+/// Whether `root` has a lock file, asked of the file system once per root.
+fn has_lock(known: &mut HashMap<PathBuf, bool>, root: &Path) -> bool {
+    if let Some(has) = known.get(root) {
+        return *has;
+    }
+    let has = LockFile::path(root).is_file();
+    known.insert(root.to_path_buf(), has);
+    has
+}
+
 /// [`summary`], told whether the skill's root has a lock file at all (`may_be_installed`).
-fn summary_known(skill: &Skill, trust: &FolderTrust, may_be_installed: bool) -> SkillSummary {
-    let blocked = blocked_reason(skill, trust, may_be_installed);
+fn summary_known(skill: Skill, trust: &FolderTrust, may_be_installed: bool) -> SkillSummary {
+    let blocked = blocked_reason(&skill, trust, may_be_installed);
     let codes: Vec<&'static str> = skill
         .diagnostics
         .iter()
         .filter(|d| d.severity >= Severity::Warning)
         .map(|d| d.code)
         .collect();
+    let catalog_bytes = crate::skills::catalog::line_len(&skill);
     SkillSummary {
-        name: skill.name.clone(),
-        description: skill.description.clone(),
-        dir: skill.dir.clone(),
-        root: skill.root.clone(),
+        name: skill.name,
+        description: skill.description,
+        dir: skill.dir,
+        root: skill.root,
         root_kind: skill.root_kind,
         tool: skill.tool,
         dialect: skill.dialect,
-        entry: skill.entry.clone(),
-        allowed_tools: skill.allowed_tools.clone(),
+        entry: skill.entry,
+        allowed_tools: skill.allowed_tools,
         warnings: codes.len(),
         codes,
         trusted: blocked.is_none(),
         blocked,
-        catalog_bytes: crate::skills::catalog::line_len(skill),
+        catalog_bytes,
     }
 }
 
@@ -178,10 +191,10 @@ pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted,
 }
 
 /// `skills list`: every skill, and the problems of the scan.
-fn list(discovery: &Discovery, trust: &FolderTrust) -> SkillList {
-    let findings: Vec<_> = discovery.skipped.iter().chain(&discovery.warnings).cloned().collect();
+fn list(discovery: Discovery, trust: &FolderTrust) -> SkillList {
+    let findings: Vec<_> = discovery.skipped.into_iter().chain(discovery.warnings).collect();
     SkillList {
-        skills: summaries(&discovery.skills, trust),
+        skills: summaries_of(discovery.skills, trust),
         problems: findings.iter().map(|d| d.to_string()).collect(),
         findings,
     }
