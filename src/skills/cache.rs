@@ -116,24 +116,24 @@ impl FolderStamp {
     /// `skill.json`. `None` when the skill file is gone already.
     pub fn before_reading(dir: &Path, dir_meta: &Metadata, skill_file: &Path) -> Option<Self> {
         let file_meta = std::fs::metadata(skill_file).ok()?;
-        Self::before_reading_seen(Stamp::of(dir_meta), skill_file, &file_meta, |name| {
-            Stamp::at(&dir.join(name))
-        })
+        let manifest = Stamp::at(&dir.join("skill.json"));
+        Self::before_reading_seen(Stamp::of(dir_meta), skill_file, &file_meta, manifest)
     }
 
-    /// [`Self::before_reading`] when the folder's stamp and the skill file's metadata
-    /// (`file_meta`) were just read; `stamp_of` stamps a file by its path inside the folder.
+    /// [`Self::before_reading`] when the stamps of the folder and of its `skill.json`
+    /// (`manifest`, `None` when there is none) and the skill file's metadata (`file_meta`) were
+    /// just read.
     pub fn before_reading_seen(
         dir_stamp: Stamp,
         skill_file: &Path,
         file_meta: &Metadata,
-        stamp_of: impl Fn(&str) -> Option<Stamp>,
+        manifest: Option<Stamp>,
     ) -> Option<Self> {
         Some(Self {
             dir: dir_stamp,
             file_name: skill_file.file_name()?.to_string_lossy().into_owned(),
             file: Stamp::of(file_meta),
-            manifest: stamp_of("skill.json"),
+            manifest,
             entry: None,
         })
     }
@@ -213,6 +213,8 @@ struct Payload<'a> {
 /// Where one folder's key and encoded entry are in the stored payload.
 #[derive(Debug, Clone)]
 struct Slot {
+    /// The key's hash: slots are found by it, one integer compared per step, not a name.
+    hash: u64,
     key: std::ops::Range<usize>,
     entry: std::ops::Range<usize>,
 }
@@ -226,8 +228,15 @@ pub struct RootCache {
     root_fd: Option<OwnedFd>,
     /// The cache file's payload as read.
     stored: Vec<u8>,
-    /// The entries in `stored`, sorted by key.
+    /// The entries in `stored`, sorted by the hash of their key.
     slots: Vec<Slot>,
+}
+
+/// A folder below a cached root, and the key its entry is kept under.
+#[derive(Debug)]
+pub struct Place<'a> {
+    pub dir: &'a Path,
+    pub key: String,
 }
 
 /// The folder `dir`, open only to look things up below it (`O_PATH`: never blocks, reads nothing).
@@ -257,17 +266,27 @@ pub fn key_of(dir: &Path, root: &Path) -> String {
 }
 
 impl RootCache {
+    /// The file the cache of `root` is kept in.
+    fn file_of(cache: &CacheDir, root: &Path) -> PathBuf {
+        let name = format!(
+            "{:016x}.bin",
+            xxhash_rust::xxh3::xxh3_64(root.as_os_str().as_encoded_bytes())
+        );
+        cache.file("catalog", &name)
+    }
+
+    /// Whether the cache file of `root` is larger than `bytes` (reading it is worth a thread).
+    pub fn larger_than(cache: Option<&CacheDir>, root: &Path, bytes: u64) -> bool {
+        cache.is_some_and(|cache| std::fs::metadata(Self::file_of(cache, root)).is_ok_and(|m| m.len() > bytes))
+    }
+
     /// The cache of `root`, empty when caching is off (`cache` is `None`) or the file is
     /// missing, damaged or foreign.
     pub fn open(cache: Option<&CacheDir>, root: &Path) -> Self {
         let Some(cache) = cache else {
             return Self::default();
         };
-        let name = format!(
-            "{:016x}.bin",
-            xxhash_rust::xxh3::xxh3_64(root.as_os_str().as_encoded_bytes())
-        );
-        let file = cache.file("catalog", &name);
+        let file = Self::file_of(cache, root);
         let stored = cache_file::read(&file, KIND).unwrap_or_default();
         let slots = index(&stored, root).unwrap_or_default();
         Self {
@@ -284,42 +303,52 @@ impl RootCache {
         self.file.is_some()
     }
 
-    /// The cached result for the folder `dir` (whose stamp is now `dir_stamp`), when nothing it
-    /// depended on changed.
-    pub fn lookup(&self, dir: &Path, dir_stamp: &Stamp) -> Option<Loaded> {
-        let key = key_of(dir, &self.root);
-        let entry: Entry = postcard::from_bytes(self.stored_entry(&key)?).ok()?;
-        if !entry.stamp.holds(dir_stamp, |name| self.stamp_in(dir, name)) {
+    /// The folder `dir` below this root, with its key worked out once for every question asked
+    /// about it.
+    pub fn place<'a>(&self, dir: &'a Path) -> Place<'a> {
+        Place {
+            dir,
+            key: key_of(dir, &self.root),
+        }
+    }
+
+    /// The cached result for the folder at `place` (whose stamp is now `dir_stamp`), when nothing
+    /// it depended on changed.
+    pub fn lookup(&self, place: &Place<'_>, dir_stamp: &Stamp) -> Option<Loaded> {
+        let entry: Entry = postcard::from_bytes(self.stored_entry(&place.key)?).ok()?;
+        if !entry.stamp.holds(dir_stamp, |name| self.look_in(place, name).ok()) {
             return None;
         }
-        entry.record.into_loaded(dir, &entry.stamp.file_name, &self.root)
+        entry.record.into_loaded(place.dir, &entry.stamp.file_name, &self.root)
     }
 
-    /// The stamp of the folder `dir` below this root, walking only its name when the root is open.
-    pub fn stamp_folder(&self, dir: &Path) -> Option<Stamp> {
+    /// The stamp of the folder at `place`, walking only its name when the root is open.
+    pub fn stamp_folder(&self, place: &Place<'_>) -> Option<Stamp> {
         match &self.root_fd {
-            Some(fd) => Stamp::in_folder(fd, Path::new(&key_of(dir, &self.root))).ok(),
-            None => Stamp::at(dir),
+            Some(fd) => Stamp::in_folder(fd, Path::new(&place.key)).ok(),
+            None => Stamp::at(place.dir),
         }
     }
 
-    /// The stamp of `name` inside the folder `dir` below this root, `None` when it does not exist.
-    pub fn stamp_in(&self, dir: &Path, name: &str) -> Option<Stamp> {
+    /// The stamp of `name` inside the folder at `place`, or why there is none.
+    pub fn look_in(&self, place: &Place<'_>, name: &str) -> std::io::Result<Stamp> {
         match &self.root_fd {
             // The key is the folder's path below the root (or an absolute path, which the kernel
             // resolves as such).
-            Some(fd) => Stamp::in_folder(fd, &Path::new(&key_of(dir, &self.root)).join(name)).ok(),
-            None => Stamp::at(&dir.join(name)),
+            Some(fd) => Stamp::in_folder(fd, Path::new(&format!("{}/{name}", place.key))),
+            None => std::fs::metadata(place.dir.join(name)).map(|m| Stamp::of(&m)),
         }
     }
 
     /// The encoded entry stored for `key`.
     fn stored_entry(&self, key: &str) -> Option<&[u8]> {
-        let at = self
-            .slots
-            .binary_search_by(|slot| self.stored[slot.key.clone()].cmp(key.as_bytes()))
-            .ok()?;
-        Some(&self.stored[self.slots[at].entry.clone()])
+        let hash = xxhash_rust::xxh3::xxh3_64(key.as_bytes());
+        let first = self.slots.partition_point(|slot| slot.hash < hash);
+        self.slots[first..]
+            .iter()
+            .take_while(|slot| slot.hash == hash)
+            .find(|slot| &self.stored[slot.key.clone()] == key.as_bytes())
+            .map(|slot| &self.stored[slot.entry.clone()])
     }
 
     /// [`Self::save_found`] with every entry new.
@@ -379,7 +408,7 @@ impl RootCache {
     }
 }
 
-/// Where each entry of the payload `stored` is, sorted by key; `None` when it does not decode or
+/// Where each entry of the payload `stored` is, sorted by the hash of its key; `None` when it does not decode or
 /// belongs to another root.
 fn index(stored: &[u8], root: &Path) -> Option<Vec<Slot>> {
     let payload: Payload<'_> = postcard::from_bytes(stored).ok()?;
@@ -396,12 +425,12 @@ fn index(stored: &[u8], root: &Path) -> Option<Vec<Slot>> {
         .entries
         .iter()
         .map(|(key, entry)| Slot {
+            hash: xxhash_rust::xxh3::xxh3_64(key.as_bytes()),
             key: range(key.as_bytes()),
             entry: range(entry),
         })
         .collect();
-    // Written in discovery's order, which is already by name: this only checks.
-    slots.sort_by(|a, b| stored[a.key.clone()].cmp(&stored[b.key.clone()]));
+    slots.sort_unstable_by_key(|slot| slot.hash);
     Some(slots)
 }
 

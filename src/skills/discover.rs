@@ -3,8 +3,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::cache::{Entry, FolderStamp, Found, RootCache, Stamp, key_of, open_folder};
-use super::parse::{Loaded, Reading, declared_entry, load_skill_as, load_skill_file};
+use super::cache::{Entry, FolderStamp, Found, RootCache, Stamp, open_folder};
+use super::parse::{Known, Loaded, Reading, declared_entry, load_skill_as, load_skill_file};
 use super::{Diagnostic, Severity, Skill, code};
 use crate::support::cache_file::CacheDir;
 use crate::support::skill_dirs::{find_skill_file, find_skill_file_seen, is_ignored};
@@ -99,7 +99,8 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
     let cache_dir = scan.cache.as_ref().filter(|_| scan.reading == Reading::Front);
     let mut out = Discovery::default();
     let mut seen_roots = HashSet::new();
-    let mut by_name: HashMap<String, PathBuf> = HashMap::new();
+    // Each name's winner, as its place in `out.skills`.
+    let mut by_name: HashMap<String, usize> = HashMap::new();
     for root in roots {
         let canonical = match std::fs::canonicalize(&root.path) {
             Ok(c) => c,
@@ -129,18 +130,19 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
         if !seen_roots.insert(canonical) {
             continue;
         }
-        let dirs = skill_dirs(&root.path, &mut out.warnings);
-        let cache = RootCache::open(cache_dir, &root.path);
+        let (dirs, cache) = list_and_open(&root.path, cache_dir, &mut out.warnings);
         let (found, entries) = load_all(&dirs, &root.path, &cache, scan.reading);
         if cache.enabled()
             && let Err(e) = cache.save_found(entries)
         {
             tracing::debug!("skill cache of {} not saved: {e}", root.path.display());
         }
+        by_name.reserve(found.len());
+        out.skills.reserve(found.len());
         for loaded in found {
             match loaded {
                 Loaded::Skill(mut skill) => match by_name.get(&skill.name) {
-                    Some(winner) => out.warnings.push(Diagnostic::new(
+                    Some(&winner) => out.warnings.push(Diagnostic::new(
                         code::SHADOWED,
                         Severity::Warning,
                         &skill.skill_file,
@@ -148,13 +150,13 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
                         format!(
                             "skill `{}` is shadowed by {} (first match wins)",
                             skill.name,
-                            winner.display()
+                            out.skills[winner].dir.display()
                         ),
                     )),
                     None => {
                         skill.root_kind = root.kind;
                         skill.tool = root.tool;
-                        by_name.insert(skill.name.clone(), skill.dir.clone());
+                        by_name.insert(skill.name.clone(), out.skills.len());
                         out.skills.push(*skill);
                     }
                 },
@@ -164,6 +166,27 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
         }
     }
     out
+}
+
+/// Cache files larger than this (a few hundred skills) are read on a thread of their own while
+/// the root is listed; smaller ones cost less than starting the thread.
+const READ_ASIDE_BYTES: u64 = 256 * 1024;
+
+/// The folders of `root` ([`skill_dirs`]) and its cache, the two read at once when both are large.
+fn list_and_open(
+    root: &Path,
+    cache_dir: Option<&CacheDir>,
+    warnings: &mut Vec<Diagnostic>,
+) -> (Vec<Folder>, RootCache) {
+    if !RootCache::larger_than(cache_dir, root, READ_ASIDE_BYTES) {
+        return (skill_dirs(root, warnings), RootCache::open(cache_dir, root));
+    }
+    std::thread::scope(|scope| {
+        let opening = scope.spawn(|| RootCache::open(cache_dir, root));
+        let dirs = skill_dirs(root, warnings);
+        // A panic while reading the cache is a bug; this run then goes without the cache.
+        (dirs, opening.join().unwrap_or_default())
+    })
 }
 
 /// A folder below a root, with its stamp when it was read already.
@@ -224,21 +247,28 @@ fn load_one(dir: &Path, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, r
     if !cache.enabled() {
         return (load_skill_as(dir, root, reading), None);
     }
-    let Some(dir_stamp) = stamp.copied().or_else(|| cache.stamp_folder(dir)) else {
+    let place = cache.place(dir);
+    let Some(dir_stamp) = stamp.copied().or_else(|| cache.stamp_folder(&place)) else {
         return (load_skill_as(dir, root, reading), None);
     };
-    if let Some(loaded) = cache.lookup(dir, &dir_stamp) {
-        return (loaded, Some((key_of(dir, root), Found::Kept)));
+    if let Some(loaded) = cache.lookup(&place, &dir_stamp) {
+        return (loaded, Some((place.key, Found::Kept)));
     }
     let Some((file, file_meta)) = find_skill_file_seen(dir) else {
         return (Loaded::NotASkill, None);
     };
+    let manifest = cache.look_in(&place, "skill.json");
+    let agents = cache.look_in(&place, "agents");
+    // What these stamps found need not be asked again while loading.
+    let known = Known {
+        manifest: there(&manifest),
+        agents: there(&agents),
+    };
     // Codex's `agents/openai.yaml` shapes how a skill may be invoked, and the folder's stamps do
     // not cover a file inside a subfolder: such folders are read every time, never cached.
-    let stamp_in = |name: &str| cache.stamp_in(dir, name);
-    let stamp = FolderStamp::before_reading_seen(dir_stamp, &file, &file_meta, stamp_in)
-        .filter(|_| stamp_in("agents").is_none());
-    let loaded = load_skill_file(dir, &file, &file_meta, root, reading);
+    let stamp = FolderStamp::before_reading_seen(dir_stamp, &file, &file_meta, manifest.ok())
+        .filter(|_| known.agents == Some(false));
+    let loaded = load_skill_file(dir, &file, &file_meta, root, reading, known);
     let entry = stamp.and_then(|mut stamp| {
         if let Loaded::Skill(skill) = &loaded {
             // A declared entry script that is missing is stamped as missing, so its appearance
@@ -249,11 +279,21 @@ fn load_one(dir: &Path, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, r
             } else {
                 skill.entry.clone()
             };
-            stamp.stamp_entry(declared.as_deref(), stamp_in);
+            stamp.stamp_entry(declared.as_deref(), |name| cache.look_in(&place, name).ok());
         }
         Entry::new(stamp, &loaded)
     });
-    (loaded, entry.map(|e| (key_of(dir, root), Found::New(Box::new(e)))))
+    (loaded, entry.map(|e| (place.key, Found::New(Box::new(e)))))
+}
+
+/// Whether what a stamp was taken of is there: `None` when the file system did not say (no
+/// permission, say), so that loading looks for itself and reports why it cannot.
+fn there(stamp: &std::io::Result<Stamp>) -> Option<bool> {
+    match stamp {
+        Ok(_) => Some(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(false),
+        Err(_) => None,
+    }
 }
 
 /// Direct subfolders of `root` (symlinks followed), sorted by name for a stable order. A root that

@@ -80,16 +80,35 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
     load_skill_as(dir, root, Reading::Whole)
 }
 
+/// What a caller already found out about a skill folder's optional files, so that loading does
+/// not ask the file system again: over thousands of skills, each question is a system call per
+/// skill. `None` means not known: loading looks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Known {
+    /// Whether the folder has a `skill.json`.
+    pub manifest: Option<bool>,
+    /// Whether the folder has an `agents/` subfolder (Codex's `agents/openai.yaml`).
+    pub agents: Option<bool>,
+}
+
 /// Load the skill in `dir`, found under `root`, reading as much of its skill file as `reading` says.
 pub fn load_skill_as(dir: &Path, root: &Path, reading: Reading) -> Loaded {
     match find_skill_file_seen(dir) {
-        Some((file, meta)) => load_skill_file(dir, &file, &meta, root, reading),
+        Some((file, meta)) => load_skill_file(dir, &file, &meta, root, reading, Known::default()),
         None => Loaded::NotASkill,
     }
 }
 
-/// [`load_skill_as`] once the skill file is known: `file`, which `stat` described as `meta`.
-pub fn load_skill_file(dir: &Path, file: &Path, meta: &Metadata, root: &Path, reading: Reading) -> Loaded {
+/// [`load_skill_as`] once the skill file is known: `file`, which `stat` described as `meta`, in a
+/// folder of which `known` is known.
+pub fn load_skill_file(
+    dir: &Path,
+    file: &Path,
+    meta: &Metadata,
+    root: &Path,
+    reading: Reading,
+    known: Known,
+) -> Loaded {
     let file = file.to_path_buf();
     let mut diags: Vec<Diagnostic> = unusual_name(&file).into_iter().collect();
     let unreadable = |e: std::io::Error| {
@@ -114,7 +133,10 @@ pub fn load_skill_file(dir: &Path, file: &Path, meta: &Metadata, root: &Path, re
             format!("is {size} bytes; only the first {MAX_SKILL_FILE_BYTES} are read — move detail into references/"),
         ));
     }
-    let manifest = read_manifest(dir, &mut diags);
+    let manifest = match known.manifest {
+        Some(false) => None,
+        _ => read_manifest(dir, &mut diags),
+    };
     let folder = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -140,7 +162,10 @@ pub fn load_skill_file(dir: &Path, file: &Path, meta: &Metadata, root: &Path, re
     };
     let entry = find_entry(dir, manifest.as_ref(), &mut diags);
     let mut invocation = text.invocation;
-    let (codex_policy, codex_findings) = super::invocation::codex_policy(dir);
+    let (codex_policy, codex_findings) = match known.agents {
+        Some(false) => (None, Vec::new()),
+        _ => super::invocation::codex_policy(dir),
+    };
     diags.extend(codex_findings);
     if codex_policy == Some(false) {
         invocation.model = false;
@@ -173,11 +198,15 @@ fn read_text(
     folder: &str,
     manifest: Option<&Map<String, Value>>,
 ) -> std::io::Result<super::fields::SkillText> {
+    // The file is read as large as it was when opened (`size`): reading stops there without
+    // asking the kernel once more whether it has ended, and a file that grows while it is read
+    // is read as it was.
+    let cap = size.min(MAX_SKILL_FILE_BYTES);
     match reading {
-        Reading::Front => parse_front(handle, MAX_SKILL_FILE_BYTES, folder, manifest).map(|f| f.text),
+        Reading::Front => parse_front(handle.take(cap), cap, folder, manifest).map(|f| f.text),
         Reading::Whole => {
-            let mut raw = Vec::with_capacity(usize::try_from(size.min(MAX_SKILL_FILE_BYTES)).unwrap_or(0));
-            handle.take(MAX_SKILL_FILE_BYTES).read_to_end(&mut raw)?;
+            let mut raw = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
+            handle.take(cap).read_to_end(&mut raw)?;
             Ok(parse_skill_text(&raw, folder, manifest))
         }
     }

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
+use crate::output::report::{SkillList, SkillSummary};
 use crate::output::{Event, EventSink, Output, Report};
 use crate::support::redact::Redactor;
 
@@ -37,7 +38,10 @@ impl JsonWriter {
         let mut out = std::io::stdout().lock();
         for line in lines {
             let line = self.redactor.redact(line);
-            let _ = writeln!(out, "{}", escape_invisible(&line));
+            // Written as bytes: a `skills list` line can be megabytes, and formatting it would
+            // copy it once more.
+            let _ = out.write_all(escape_invisible(&line).as_bytes());
+            let _ = out.write_all(b"\n");
         }
         let _ = out.flush();
     }
@@ -86,7 +90,7 @@ pub fn event_line(event: &Event) -> String {
 /// (progress that the final document repeats).
 pub fn report_lines(report: &Report) -> Vec<String> {
     match report {
-        Report::SkillList(r) => vec![versioned(r)],
+        Report::SkillList(r) => vec![skill_list(r)],
         Report::SkillShow(r) => vec![versioned(r)],
         Report::SkillSearch(r) => vec![versioned(r)],
         Report::SkillCheck(r) => vec![versioned(r)],
@@ -105,6 +109,49 @@ pub fn report_lines(report: &Report) -> Vec<String> {
         Report::SessionExported(r) => vec![versioned(r)],
         Report::SessionRemoved(r) => vec![versioned(r)],
         Report::EvalCase(_) | Report::Text(_) | Report::Note(_) => Vec::new(),
+    }
+}
+
+/// Listings at least this long are written by two threads, each taking half the skills.
+const SPLIT_LISTING_AT: usize = 512;
+
+/// The document of a `skills list`: [`versioned`], with the skills of a long listing (thousands of
+/// skills make megabytes of JSON) written by two threads at once. The text is the same.
+fn skill_list(list: &SkillList) -> String {
+    if list.skills.len() < SPLIT_LISTING_AT {
+        return versioned(list);
+    }
+    let (first, second) = list.skills.split_at(list.skills.len() / 2);
+    let write = |part: &[SkillSummary]| serde_json::to_string(part).ok();
+    let (first, second) = std::thread::scope(|scope| {
+        let other = scope.spawn(|| write(second));
+        // A panic there is a bug; the listing is then written on this thread alone.
+        (write(first), other.join().ok().flatten())
+    });
+    // The document without its skills, `{"v":1,"skills":[],…}`, takes them in at its `[]`.
+    let empty = SkillList {
+        skills: Vec::new(),
+        problems: list.problems.clone(),
+        findings: list.findings.clone(),
+    };
+    let shell = versioned(&empty);
+    const HEAD: &str = "{\"v\":1,\"skills\":[";
+    match (
+        first,
+        second,
+        shell.strip_prefix(HEAD).and_then(|rest| rest.strip_prefix(']')),
+    ) {
+        (Some(first), Some(second), Some(rest)) if first.len() > 2 && second.len() > 2 => {
+            // `[a,b]` and `[c,d]` make `a,b,c,d`.
+            let mut out = String::with_capacity(shell.len() + first.len() + second.len());
+            out.push_str(HEAD);
+            out.push_str(&first[1..first.len() - 1]);
+            out.push(',');
+            out.push_str(&second[1..]);
+            out.push_str(rest);
+            out
+        }
+        _ => versioned(list),
     }
 }
 
@@ -159,6 +206,34 @@ impl Output for JsonWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_listing_written_in_halves_is_the_same_document() {
+        let summary = |i: usize| SkillSummary {
+            name: format!("skill-{i}"),
+            description: format!("does \"thing\" {i} — é\u{202e}"),
+            dir: format!("/s/skill-{i}").into(),
+            root: "/s".into(),
+            root_kind: crate::skills::discover::RootKind::Flag,
+            tool: crate::support::skill_roots::Tool::Agent,
+            dialect: crate::skills::Dialect::AgentSkills,
+            entry: i.is_multiple_of(3).then(|| "run.sh".into()),
+            allowed_tools: vec!["Bash".into()],
+            warnings: i % 2,
+            codes: Vec::new(),
+            trusted: !i.is_multiple_of(5),
+            blocked: None,
+            catalog_bytes: i,
+        };
+        for n in [0, 3, SPLIT_LISTING_AT, SPLIT_LISTING_AT + 1, 1500] {
+            let list = SkillList {
+                skills: (0..n).map(summary).collect(),
+                problems: vec!["a \"problem\"".into()],
+                findings: Vec::new(),
+            };
+            assert_eq!(skill_list(&list), versioned(&list), "{n} skills");
+        }
+    }
 
     #[test]
     fn invisible_characters_are_escaped_and_the_line_stays_json() {
