@@ -195,26 +195,51 @@ type Folder = (PathBuf, Option<Stamp>);
 /// One folder's result, and its cache entry when it can be kept.
 type Loading = (Loaded, Option<(String, Found)>);
 
+/// Folders a loading thread takes at a time: small enough that threads finish together even when
+/// one of them shares its core with another program, large enough that taking costs nothing.
+const FOLDERS_PER_TAKE: usize = 32;
+
+/// Threads that load folders: one per core, at most 8. Asked once per run: the standard library
+/// reads the cgroup's CPU quota files each time.
+fn loading_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8))
+}
+
 /// Load every folder, in parallel on large roots, keeping the folders' order in the result; with
 /// the cache entries of this run (empty when `cache` is off).
 fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -> (Vec<Loaded>, Vec<(String, Found)>) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let threads = loading_threads();
     let one = |(d, meta): &Folder| load_one(d, meta.as_ref(), root, cache, reading);
     // Threads cost more than they save on small roots.
     let all: Vec<Loading> = if threads < 2 || dirs.len() < 64 {
         dirs.iter().map(one).collect()
     } else {
-        let chunk = dirs.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = dirs
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| {
-                    w.join().unwrap_or_else(|_| {
-                        // A panic in the loader is a bug; report the folders as skipped, don't lose the rest.
+        // Each thread takes the next few folders until none are left, so a thread slowed down
+        // (by another program on its core) takes fewer instead of holding everyone up.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            let mut done: Vec<(usize, Vec<Loading>)> = Vec::new();
+            loop {
+                let start = next.fetch_add(FOLDERS_PER_TAKE, std::sync::atomic::Ordering::Relaxed);
+                let Some(part) = dirs.get(start..(start + FOLDERS_PER_TAKE).min(dirs.len())) else {
+                    return done;
+                };
+                if part.is_empty() {
+                    return done;
+                }
+                done.push((start, part.iter().map(one).collect()));
+            }
+        };
+        let mut parts: Vec<(usize, Vec<Loading>)> = std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+            let mut parts = work();
+            for helper in helpers {
+                match helper.join() {
+                    Ok(more) => parts.extend(more),
+                    // A panic in the loader is a bug; report it, don't lose the rest.
+                    Err(_) => parts.push((
+                        usize::MAX,
                         vec![(
                             Loaded::Skipped(Diagnostic::new(
                                 code::INTERNAL_ERROR,
@@ -224,11 +249,14 @@ fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -
                                 "internal error while loading",
                             )),
                             None,
-                        )]
-                    })
-                })
-                .collect()
-        })
+                        )],
+                    )),
+                }
+            }
+            parts
+        });
+        parts.sort_unstable_by_key(|(start, _)| *start);
+        parts.into_iter().flat_map(|(_, part)| part).collect()
     };
     let mut entries = Vec::new();
     let found = all

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::fields::parse_skill_text;
 use super::front::parse_front;
 use super::{Diagnostic, Dialect, Severity, Skill, code};
-use crate::support::fs::{open_regular_seen, read_regular, read_whole};
+use crate::support::fs::{RegularFile, open_regular_seen, read_regular, read_whole};
 use crate::support::skill_dirs::{find_skill_file_seen, has_usual_name};
 use crate::support::yaml::kind_of;
 
@@ -192,7 +192,7 @@ pub fn load_skill_file(
 
 /// Parse the skill file opened as `handle` (`size` bytes), as much of it as `reading` says.
 fn read_text(
-    handle: std::fs::File,
+    handle: RegularFile,
     size: u64,
     reading: Reading,
     folder: &str,

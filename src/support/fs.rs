@@ -66,19 +66,19 @@ pub fn read_regular(path: &Path, cap: u64) -> io::Result<Capped> {
 
 /// Open the regular file at `path` for reading, with its size, refusing anything else the way
 /// [`read_regular`] does; for callers that read only as much as they need.
-pub fn open_regular(path: &Path) -> io::Result<(File, u64)> {
+pub fn open_regular(path: &Path) -> io::Result<(RegularFile, u64)> {
     // `stat` first, so a device is never even opened (opening some has side effects).
     open_regular_seen(path, &std::fs::metadata(path)?)
 }
 
 /// [`open_regular`] for a caller that has just looked at the file: `meta` is what `stat` of
 /// `path` (symlinks followed) said, and saves asking again.
-pub fn open_regular_seen(path: &Path, meta: &Metadata) -> io::Result<(File, u64)> {
+pub fn open_regular_seen(path: &Path, meta: &Metadata) -> io::Result<(RegularFile, u64)> {
     if !meta.is_file() {
         return Err(not_regular(meta));
     }
     // The path may have been swapped since: open without blocking (a FIFO would block here),
-    // check what was actually opened, then make reads blocking again.
+    // then check what was actually opened.
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
@@ -87,12 +87,35 @@ pub fn open_regular_seen(path: &Path, meta: &Metadata) -> io::Result<(File, u64)
     if !opened.is_file() {
         return Err(not_regular(&opened));
     }
-    let flags = rustix::fs::fcntl_getfl(&file)?;
-    rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)?;
-    Ok((file, opened.len()))
+    Ok((RegularFile { file, blocking: false }, opened.len()))
 }
 
-fn read_capped(file: File, size: u64, cap: u64) -> io::Result<Capped> {
+/// A regular file opened without blocking, read as if it had been opened normally. Local file
+/// systems ignore "without blocking" for regular files; a file system that does not (some FUSE
+/// ones) says "would block" once, and the file is then made blocking and the read repeated. Doing
+/// that only when asked spares two system calls per file, and discovery opens thousands.
+#[derive(Debug)]
+pub struct RegularFile {
+    file: File,
+    blocking: bool,
+}
+
+impl Read for RegularFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.file.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock && !self.blocking => {
+                    let flags = rustix::fs::fcntl_getfl(&self.file)?;
+                    rustix::fs::fcntl_setfl(&self.file, flags - rustix::fs::OFlags::NONBLOCK)?;
+                    self.blocking = true;
+                }
+                read => return read,
+            }
+        }
+    }
+}
+
+fn read_capped(file: RegularFile, size: u64, cap: u64) -> io::Result<Capped> {
     let mut bytes = Vec::with_capacity(usize::try_from(size.min(cap)).unwrap_or(0));
     file.take(cap).read_to_end(&mut bytes)?;
     let size = size.max(bytes.len() as u64);
@@ -128,6 +151,33 @@ mod tests {
         assert_eq!(read_regular(&path, 100).unwrap().text(), "hello world");
         assert!(read_whole(&path, 5).unwrap_err().to_string().contains("11 bytes"));
         assert!(!read_whole(&path, 11).unwrap().truncated());
+    }
+
+    #[test]
+    fn a_read_that_would_block_is_repeated_blocking() {
+        // A pipe stands in for a file system that honours "without blocking": its first read
+        // finds nothing yet.
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let reader = File::from(std::os::fd::OwnedFd::from(reader));
+        rustix::fs::fcntl_setfl(
+            &reader,
+            rustix::fs::fcntl_getfl(&reader).unwrap() | rustix::fs::OFlags::NONBLOCK,
+        )
+        .unwrap();
+        let mut file = RegularFile {
+            file: reader,
+            blocking: false,
+        };
+        let writing = std::thread::spawn(move || {
+            // Long enough that the first read comes first even on a loaded machine.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            std::io::Write::write_all(&mut writer, b"late").unwrap();
+        });
+        let mut buf = [0u8; 8];
+        assert_eq!(file.read(&mut buf).unwrap(), 4);
+        assert_eq!(&buf[..4], b"late");
+        assert!(file.blocking);
+        writing.join().unwrap();
     }
 
     #[test]
