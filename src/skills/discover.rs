@@ -287,10 +287,12 @@ fn load_one(dir: &Path, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, r
     };
     let manifest = cache.look_in(&place, "skill.json");
     let agents = cache.look_in(&place, "agents");
+    let run_sh = cache.look_in(&place, "run.sh");
     // What these stamps found need not be asked again while loading.
     let known = Known {
         manifest: there(&manifest),
         agents: there(&agents),
+        run_sh: there(&run_sh).map(|there| run_sh.as_ref().ok().filter(|_| there).map(|s| s.mode)),
     };
     // Codex's `agents/openai.yaml` shapes how a skill may be invoked, and the folder's stamps do
     // not cover a file inside a subfolder: such folders are read every time, never cached.
@@ -307,7 +309,11 @@ fn load_one(dir: &Path, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, r
             } else {
                 skill.entry.clone()
             };
-            stamp.stamp_entry(declared.as_deref(), |name| cache.look_in(&place, name).ok());
+            // `run.sh` was stamped before loading looked at it.
+            stamp.stamp_entry(declared.as_deref(), |name| match name {
+                "run.sh" => run_sh.as_ref().ok().copied(),
+                _ => cache.look_in(&place, name).ok(),
+            });
         }
         Entry::new(stamp, &loaded)
     });
@@ -445,6 +451,85 @@ mod tests {
         let names: Vec<_> = d.skills.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["linked"]);
         assert!(d.warnings.iter().any(|w| w.file.ends_with("loop")));
+    }
+
+    /// What a listing shows of each skill, and every finding.
+    fn seen(d: &Discovery) -> Vec<String> {
+        let mut out: Vec<String> = d
+            .skills
+            .iter()
+            .map(|s| {
+                let codes: Vec<_> = s.diagnostics.iter().map(|d| d.code).collect();
+                format!(
+                    "{} {:?} {:?} model={} {codes:?}",
+                    s.name, s.description, s.entry, s.invocation.model
+                )
+            })
+            .collect();
+        out.extend(d.skipped.iter().chain(&d.warnings).map(|d| d.to_string()));
+        out
+    }
+
+    #[test]
+    fn the_cache_read_cold_and_warm_finds_what_reading_finds() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let r = root.path();
+        for name in [
+            "plain",
+            "runs",
+            "not-exec",
+            "declared",
+            "missing-entry",
+            "codex",
+            "manifest-only",
+        ] {
+            skill(r, name, name);
+        }
+        let write = |path: &str, text: &str, mode: u32| {
+            let p = r.join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(&p, text).unwrap();
+            fs::set_permissions(&p, fs::Permissions::from_mode(mode)).unwrap();
+        };
+        write("runs/run.sh", "#!/bin/sh\n", 0o755);
+        write("not-exec/run.sh", "#!/bin/sh\n", 0o644);
+        write("declared/skill.json", r#"{"entry": "bin/go"}"#, 0o644);
+        write("declared/bin/go", "#!/bin/sh\n", 0o755);
+        write("missing-entry/skill.json", r#"{"entry": "nope.sh"}"#, 0o644);
+        write(
+            "codex/agents/openai.yaml",
+            "policy:\n  allow_implicit_invocation: false\n",
+            0o644,
+        );
+        write(
+            "manifest-only/SKILL.md",
+            "# manifest-only\n\nbody without a description\n",
+            0o644,
+        );
+        write(
+            "manifest-only/skill.json",
+            r#"{"description": "from the manifest"}"#,
+            0o644,
+        );
+        let roots = [SkillRoot::new(r.into(), RootKind::Flag)];
+        let plain = seen(&discover_with(&roots, &Scan::routing(None)));
+        let cached = Scan::routing(Some(CacheDir::at(cache.path())));
+        let cold = seen(&discover_with(&roots, &cached));
+        let warm = seen(&discover_with(&roots, &cached));
+        assert_eq!(cold, plain);
+        assert_eq!(warm, plain);
+        let joined = plain.join("\n");
+        for expected in [
+            "not-executable",
+            "missing-entry",
+            "model=false",
+            "Some(\"bin/go\")",
+            "from the manifest",
+        ] {
+            assert!(joined.contains(expected), "{expected} in {joined}");
+        }
     }
 
     #[test]

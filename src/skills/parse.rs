@@ -89,6 +89,9 @@ pub struct Known {
     pub manifest: Option<bool>,
     /// Whether the folder has an `agents/` subfolder (Codex's `agents/openai.yaml`).
     pub agents: Option<bool>,
+    /// The mode bits (`st_mode`) of the default entry script `run.sh`, symlinks followed:
+    /// `Some(None)` when there is none.
+    pub run_sh: Option<Option<u32>>,
 }
 
 /// Load the skill in `dir`, found under `root`, reading as much of its skill file as `reading` says.
@@ -160,7 +163,7 @@ pub fn load_skill_file(
             "no description found: add `description:` frontmatter, a skill.json `description`, or a `## Description` section",
         ));
     };
-    let entry = find_entry(dir, manifest.as_ref(), &mut diags);
+    let entry = find_entry(dir, manifest.as_ref(), known.run_sh, &mut diags);
     let mut invocation = text.invocation;
     let (codex_policy, codex_findings) = match known.agents {
         Some(false) => (None, Vec::new()),
@@ -264,12 +267,26 @@ fn read_manifest(dir: &Path, diags: &mut Vec<Diagnostic>) -> Option<Map<String, 
     }
 }
 
-fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec<Diagnostic>) -> Option<String> {
+/// The entry script (the manifest's `entry`, else `run.sh`) when it is a file, with a finding when
+/// it is missing or may not be run; `run_sh` is what is known of `run.sh` already.
+fn find_entry(
+    dir: &Path,
+    manifest: Option<&Map<String, Value>>,
+    run_sh: Option<Option<u32>>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<String> {
     let declared = manifest.and_then(|m| m.get("entry")).and_then(Value::as_str);
     let entry = declared.unwrap_or("run.sh").trim_start_matches("./").to_string();
     let path = dir.join(&entry);
     // One `stat` answers both questions: is it there, and may it be run.
-    let Some(meta) = std::fs::metadata(&path).ok().filter(std::fs::Metadata::is_file) else {
+    let mode = match run_sh {
+        Some(known) if entry == "run.sh" => known,
+        _ => std::fs::metadata(&path).ok().map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.mode()
+        }),
+    };
+    let Some(mode) = mode.filter(|m| m & libc::S_IFMT == libc::S_IFREG) else {
         if declared.is_some() {
             let manifest_path = dir.join("skill.json");
             let line = read_whole(&manifest_path, MAX_MANIFEST_BYTES)
@@ -286,7 +303,7 @@ fn find_entry(dir: &Path, manifest: Option<&Map<String, Value>>, diags: &mut Vec
         }
         return None;
     };
-    if !mode_executable(&meta) {
+    if mode & 0o111 == 0 {
         diags.push(Diagnostic::new(
             code::NOT_EXECUTABLE,
             Severity::Warning,
