@@ -75,7 +75,7 @@ fn dedent<'a>(block: &[&'a str]) -> Option<Vec<&'a str>> {
 /// indentation without blank lines or trailing spaces.
 fn block_scalar(style: &str, block: &[&str]) -> Option<Value> {
     let lines = dedent(block)?;
-    if lines.iter().any(|l| l.ends_with(' ') || !l.chars().all(printable)) {
+    if lines.iter().any(|l| l.ends_with(' ') || !all_printable(l)) {
         return None;
     }
     let mut text = lines.join(if style.starts_with('>') { " " } else { "\n" });
@@ -104,6 +104,12 @@ fn printable(c: char) -> bool {
     !c.is_control() && !matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}')
 }
 
+/// Whether every character of `s` is [`printable`]; ASCII is checked byte by byte.
+fn all_printable(s: &str) -> bool {
+    let (ascii, rest) = s.split_at(s.bytes().position(|b| !b.is_ascii()).unwrap_or(s.len()));
+    ascii.bytes().all(|b| b >= 0x20 && b != 0x7f) && rest.chars().all(printable)
+}
+
 /// An indented block under a key: a mapping of scalars or a list of scalars, every line at the
 /// same indentation.
 fn nested(block: &[&str]) -> Option<Value> {
@@ -127,7 +133,7 @@ fn nested(block: &[&str]) -> Option<Value> {
 /// A one-line string value: plain, `'single-quoted'` or `"double-quoted"` without escapes.
 fn scalar(value: &str) -> Option<Value> {
     let value = value.trim_end_matches(' ');
-    if !value.chars().all(printable) {
+    if !all_printable(value) {
         return None;
     }
     let text = match value.as_bytes().first()? {
@@ -169,10 +175,9 @@ fn flow_list(value: &str) -> Option<Value> {
 fn plain(value: &str) -> Option<String> {
     let first_ok = value.chars().next().is_some_and(char::is_alphabetic);
     let plain = !value.contains(": ") && !value.contains(" #") && !value.ends_with(':');
-    let typed = matches!(
-        value.to_ascii_lowercase().as_str(),
-        "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "y" | "n"
-    );
+    let typed = ["true", "false", "yes", "no", "on", "off", "null", "y", "n"]
+        .iter()
+        .any(|word| value.eq_ignore_ascii_case(word));
     (first_ok && plain && !typed).then(|| value.to_string())
 }
 
