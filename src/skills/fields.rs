@@ -360,6 +360,17 @@ fn string_field<'f>(fm: &'f Frontmatter<'_>, key: &str, findings: &mut Vec<Findi
 
 /// Why a name breaks the Agent Skills naming rules (empty when it does not).
 pub fn name_problems(name: &str) -> Vec<&'static str> {
+    // Most names are fine: lowercase ASCII letters, digits and single inner hyphens.
+    let simple = name.len() <= MAX_NAME_CHARS
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--");
+    if simple {
+        return Vec::new();
+    }
     let mut problems = Vec::new();
     if name.chars().count() > MAX_NAME_CHARS {
         problems.push("is longer than 64 characters");
@@ -443,6 +454,43 @@ mod tests {
             parse_allowed_tools(&json!(["Read", "Bash(ls:*)"])),
             ["Read", "Bash(ls:*)"]
         );
+    }
+
+    #[test]
+    fn simple_names_have_no_problems_like_the_general_rules_say() {
+        for name in [
+            "",
+            "a",
+            "pdf-tools",
+            "x9-y",
+            "-a",
+            "a-",
+            "a--b",
+            "Ab",
+            "a b",
+            "a_b",
+            "é",
+            &"a".repeat(64),
+            &"a".repeat(65),
+        ] {
+            let mut general = Vec::new();
+            if name.chars().count() > MAX_NAME_CHARS {
+                general.push("long");
+            }
+            if name.chars().any(|c| c.is_uppercase() || c.is_whitespace()) {
+                general.push("case or space");
+            }
+            if name
+                .chars()
+                .any(|c| !(c.is_alphanumeric() || c == '-' || c.is_whitespace()))
+            {
+                general.push("characters");
+            }
+            if name.starts_with('-') || name.ends_with('-') || name.contains("--") {
+                general.push("hyphens");
+            }
+            assert_eq!(name_problems(name).is_empty(), general.is_empty(), "{name:?}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::{Severity, code};
 use lines::Lines;
 
 mod lines;
+pub(super) mod scan;
 use crate::support::yaml::{first_line as first_line_of, kind_of, to_json};
 
 /// A finding about the file's text, located by 1-based line.
@@ -352,8 +353,8 @@ pub fn parse_yaml_map(yaml: &str, first_line: usize) -> Fields {
 fn first_control(yaml: &str) -> Option<usize> {
     // Control characters are U+0000-U+001F, U+007F and U+0080-U+009F (`0xC2 0x80..0x9F` in
     // UTF-8): a byte scan rules most frontmatter out without decoding it.
-    let suspect = |b: &u8| (*b < 0x20 && !matches!(*b, b'\n' | b'\t')) || matches!(*b, 0x7f | 0xc2);
-    if !yaml.as_bytes().iter().any(suspect) {
+    let suspect = |b: u8| (b < 0x20) & (b != b'\n') & (b != b'\t') | (b == 0x7f) | (b == 0xc2);
+    if !scan::any_byte(yaml.as_bytes(), suspect) {
         return None;
     }
     yaml.char_indices()

@@ -3,6 +3,8 @@
 
 use std::str::Lines;
 
+use super::frontmatter::scan::{any_byte, any_pair};
+
 /// `s` with runs of whitespace made one space and none at the ends.
 pub(super) fn collapse_whitespace(s: &str) -> String {
     // Most descriptions are one line already: copy those as they are (ASCII, single spaces
@@ -30,23 +32,10 @@ pub(super) fn collapse_whitespace(s: &str) -> String {
 /// Whether `bytes` are ASCII without whitespace other than single spaces between words: what
 /// [`collapse_whitespace`] leaves as it is.
 fn is_collapsed_ascii(bytes: &[u8]) -> bool {
-    if bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ') {
-        return false;
-    }
-    // Whole chunks without early exits, so the compiler can check many bytes at once.
-    let mut prev_space = false;
-    for chunk in bytes.chunks(32) {
-        let mut bad = false;
-        for (i, b) in chunk.iter().enumerate() {
-            let before = if i == 0 { prev_space } else { chunk[i - 1] == b' ' };
-            bad |= (*b == b' ' && before) | (0x09..=0x0d).contains(b) | (*b >= 0x80);
-        }
-        if bad {
-            return false;
-        }
-        prev_space = chunk.last() == Some(&b' ');
-    }
-    true
+    let edge = bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ');
+    // `\t`, `\n`, `\x0b`, `\x0c` and `\r`, or not ASCII.
+    let odd = |b: u8| (b.wrapping_sub(0x09) < 5) | (b >= 0x80);
+    !edge && !any_byte(bytes, odd) && !any_pair(bytes, |a, b| (a == b' ') & (b == b' '))
 }
 
 fn is_heading(line: &str) -> bool {

@@ -12,6 +12,8 @@
 
 use serde_json::{Map, Value};
 
+use super::frontmatter::scan::{any_byte, any_pair};
+
 /// The mapping `yaml` holds, when it is entirely within the subset; `None` otherwise.
 pub fn read(yaml: &str) -> Option<Map<String, Value>> {
     let mut map = Map::new();
@@ -23,7 +25,7 @@ pub fn read(yaml: &str) -> Option<Map<String, Value>> {
         if line.starts_with(' ') {
             return None;
         }
-        let (key, value) = match line.split_once(": ") {
+        let (key, value) = match split_key(line) {
             Some((key, value)) => (key, value),
             None => (line.strip_suffix(':')?, ""),
         };
@@ -85,6 +87,13 @@ fn block_scalar(style: &str, block: &[&str]) -> Option<Value> {
     Some(Value::String(text))
 }
 
+/// `line` split at its first `: ` (what `split_once(": ")` does, without a substring searcher
+/// for a needle found a few bytes in).
+fn split_key(line: &str) -> Option<(&str, &str)> {
+    let at = line.as_bytes().windows(2).position(|w| w == b": ")?;
+    Some((&line[..at], &line[at + 2..]))
+}
+
 /// Top-level keys: lowercase letters, `-` and `_`.
 fn top_key(key: &str) -> bool {
     !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
@@ -106,7 +115,12 @@ fn printable(c: char) -> bool {
 
 /// Whether every character of `s` is [`printable`]; ASCII is checked byte by byte.
 fn all_printable(s: &str) -> bool {
-    let (ascii, rest) = s.split_at(s.bytes().position(|b| !b.is_ascii()).unwrap_or(s.len()));
+    let bytes = s.as_bytes();
+    if !any_byte(bytes, |b| !(0x20..0x7f).contains(&b)) {
+        return true;
+    }
+    let ascii_end = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(s.len());
+    let (ascii, rest) = s.split_at(ascii_end);
     ascii.bytes().all(|b| b >= 0x20 && b != 0x7f) && rest.chars().all(printable)
 }
 
@@ -121,7 +135,7 @@ fn nested(block: &[&str]) -> Option<Value> {
     }
     let mut map = Map::new();
     for line in lines {
-        let (key, value) = line.split_once(": ")?;
+        let (key, value) = split_key(line)?;
         if !inner_key(key) || map.contains_key(key) {
             return None;
         }
@@ -174,7 +188,9 @@ fn flow_list(value: &str) -> Option<Value> {
 /// not end in `:`, and is not a word YAML gives another type.
 fn plain(value: &str) -> Option<String> {
     let first_ok = value.chars().next().is_some_and(char::is_alphabetic);
-    let plain = !value.contains(": ") && !value.contains(" #") && !value.ends_with(':');
+    let plain = !any_pair(value.as_bytes(), |a, b| {
+        (a == b':') & (b == b' ') | (a == b' ') & (b == b'#')
+    }) && !value.ends_with(':');
     let typed = ["true", "false", "yes", "no", "on", "off", "null", "y", "n"]
         .iter()
         .any(|word| value.eq_ignore_ascii_case(word));

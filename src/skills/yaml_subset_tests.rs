@@ -60,6 +60,23 @@ fn printable_checks_ascii_by_byte_as_by_char() {
 }
 
 #[test]
+fn keys_split_where_split_once_does() {
+    for line in [
+        "a: b",
+        "a:b: c",
+        "a::  b",
+        ": x",
+        "a:",
+        "no colon",
+        "é: ü: x",
+        "a :b",
+        "",
+    ] {
+        assert_eq!(split_key(line), line.split_once(": "), "{line:?}");
+    }
+}
+
+#[test]
 fn typed_words_are_caught_in_any_case() {
     for word in ["true", "False", "YES", "no", "On", "OFF", "Null", "y", "N"] {
         assert!(plain(word).is_none(), "{word}");

@@ -13,7 +13,12 @@ impl<'a> Lines<'a> {
     pub(super) fn new(text: &'a str) -> Self {
         Self {
             text,
-            starts: vec![0],
+            // Frontmatter is a handful of lines: room for them without growing.
+            starts: {
+                let mut starts = Vec::with_capacity(16);
+                starts.push(0);
+                starts
+            },
             done: false,
         }
     }
