@@ -146,7 +146,7 @@ pub(super) fn parse_normalized(
 
 /// Whether `raw` is a binary file: a NUL byte among its first [`BINARY_SNIFF_BYTES`].
 fn is_binary(raw: &[u8]) -> bool {
-    raw[..raw.len().min(BINARY_SNIFF_BYTES)].contains(&0)
+    super::frontmatter::scan::any_byte(&raw[..raw.len().min(BINARY_SNIFF_BYTES)], |b| b == 0)
 }
 
 /// The fields of a skill whose findings about its text and body are in `out` already.

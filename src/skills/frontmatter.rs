@@ -75,7 +75,7 @@ pub fn normalize(raw: &[u8]) -> Normalized<'_> {
     } else {
         decoded
     };
-    if !text.contains('\r') {
+    if !scan::any_byte(text.as_bytes(), |b| b == b'\r') {
         return Normalized { text, findings };
     }
     findings.push(finding(
@@ -364,7 +364,7 @@ fn first_control(yaml: &str) -> Option<usize> {
 
 /// Each top-level key with its 1-based line, in the order they appear.
 fn key_lines(yaml: &str, first_line: usize) -> Vec<(&str, usize)> {
-    yaml.split('\n')
+    scan::split_lines(yaml)
         .enumerate()
         .filter(|(_, line)| looks_like_yaml_key(line))
         .filter_map(|(idx, line)| line.split_once(':').map(|(key, _)| (key.trim(), first_line + idx)))
@@ -374,7 +374,7 @@ fn key_lines(yaml: &str, first_line: usize) -> Vec<(&str, usize)> {
 /// The 1-based line of top-level key `key` (its first occurrence) in a frontmatter block whose
 /// first line is `first_line`.
 pub fn key_line(yaml: &str, first_line: usize, key: &str) -> Option<usize> {
-    yaml.split('\n')
+    scan::split_lines(yaml)
         .position(|line| looks_like_yaml_key(line) && line.split_once(':').is_some_and(|(k, _)| k.trim() == key))
         .map(|idx| first_line + idx)
 }

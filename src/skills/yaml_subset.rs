@@ -12,12 +12,12 @@
 
 use serde_json::{Map, Value};
 
-use super::frontmatter::scan::{any_byte, any_pair};
+use super::frontmatter::scan::{any_byte, any_pair, split_lines};
 
 /// The mapping `yaml` holds, when it is entirely within the subset; `None` otherwise.
 pub fn read(yaml: &str) -> Option<Map<String, Value>> {
     let mut map = Map::new();
-    let mut lines = yaml.split('\n').peekable();
+    let mut lines = split_lines(yaml).peekable();
     while let Some(line) = lines.next() {
         if line.trim().is_empty() {
             continue;
