@@ -1,7 +1,7 @@
 //! From a skill file's bytes to its fields: the pure, file-system-free half of loading, so the
 //! fuzzer and property tests can drive it directly.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
@@ -73,16 +73,19 @@ fn at(code: &'static str, severity: Severity, line: Option<usize>, message: impl
     }
 }
 
-/// The frontmatter of a skill file as a map, with the line of each top-level key.
+/// The frontmatter of a skill file as a map, with its YAML text to find a key's line in.
 #[derive(Default)]
-struct Frontmatter {
+struct Frontmatter<'a> {
     fields: Map<String, Value>,
-    lines: HashMap<String, usize>,
+    yaml: &'a str,
+    /// 1-based line of the first YAML line.
+    first_line: usize,
 }
 
-impl Frontmatter {
+impl Frontmatter<'_> {
+    /// The 1-based line of top-level key `key`: looked up only when a finding names it.
     fn line(&self, key: &str) -> Option<usize> {
-        self.lines.get(key).copied()
+        frontmatter::key_line(self.yaml, self.first_line, key)
     }
 
     /// Which dialect a file with this frontmatter is written in.
@@ -96,28 +99,66 @@ impl Frontmatter {
 }
 
 /// A string field of `skill.json`.
-fn from_manifest(manifest: Option<&Map<String, Value>>, key: &str) -> Option<String> {
-    manifest
-        .and_then(|m| m.get(key))
-        .and_then(Value::as_str)
-        .map(str::to_string)
+fn from_manifest<'m>(manifest: Option<&'m Map<String, Value>>, key: &str) -> Option<&'m str> {
+    manifest.and_then(|m| m.get(key)).and_then(Value::as_str)
 }
 
 /// Analyse a `SKILL.md`'s bytes. `folder` is the skill folder's name; `manifest` is `skill.json`.
 pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, Value>>) -> SkillText {
+    parse_normalized(raw, None, folder, manifest)
+}
+
+/// [`parse_skill_text`] with `raw` already normalized by the caller (`None`: not yet), so a
+/// caller that looked at the text first does not decode it twice.
+pub(super) fn parse_normalized(
+    raw: &[u8],
+    normalized: Option<frontmatter::Normalized<'_>>,
+    folder: &str,
+    manifest: Option<&Map<String, Value>>,
+) -> SkillText {
     let mut out = SkillText::default();
-    let fm = read_frontmatter(raw, &mut out);
+    if is_binary(raw) {
+        out.findings.push(at(
+            code::BINARY_FILE,
+            Severity::Warning,
+            None,
+            "is a binary file, not markdown",
+        ));
+        return fill(out, &Frontmatter::default(), folder, manifest);
+    }
+    let normalized = normalized.unwrap_or_else(|| frontmatter::normalize(raw));
+    out.findings.extend(normalized.findings);
+    let split = frontmatter::split_parts(&normalized.text);
+    out.findings.extend(split.findings);
+    let mut fm = Frontmatter::default();
+    if let Some(yaml) = split.yaml {
+        let parsed = frontmatter::parse_yaml_map(yaml, split.yaml_line);
+        out.findings.extend(parsed.findings);
+        fm = Frontmatter {
+            fields: parsed.map.unwrap_or_default(),
+            yaml,
+            first_line: split.yaml_line,
+        };
+    }
+    out.body = split.body.to_string();
+    fill(out, &fm, folder, manifest)
+}
+
+/// Whether `raw` is a binary file: a NUL byte among its first [`BINARY_SNIFF_BYTES`].
+fn is_binary(raw: &[u8]) -> bool {
+    super::frontmatter::scan::any_byte(&raw[..raw.len().min(BINARY_SNIFF_BYTES)], |b| b == 0)
+}
+
+/// The fields of a skill whose findings about its text and body are in `out` already.
+fn fill(mut out: SkillText, fm: &Frontmatter<'_>, folder: &str, manifest: Option<&Map<String, Value>>) -> SkillText {
     let dialect = fm.dialect();
     out.dialect = Some(dialect);
-    name(&mut out, &fm, folder, manifest);
-    description(&mut out, &fm, manifest);
-    other_fields(&mut out, &fm);
-    out.requires = super::requires::read(
-        fm.fields.get("requires"),
-        manifest,
-        fm.line("requires"),
-        &mut out.findings,
-    );
+    name(&mut out, fm, folder, manifest);
+    description(&mut out, fm, manifest);
+    other_fields(&mut out, fm);
+    let requires = fm.fields.get("requires");
+    let requires_line = requires.and_then(|_| fm.line("requires"));
+    out.requires = super::requires::read(requires, manifest, requires_line, &mut out.findings);
     out.version = fm
         .fields
         .get("version")
@@ -132,41 +173,15 @@ pub fn parse_skill_text(raw: &[u8], folder: &str, manifest: Option<&Map<String, 
         .get("license")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .or_else(|| from_manifest(manifest, "license"));
+        .or_else(|| from_manifest(manifest, "license").map(str::to_string));
     out
-}
-
-/// The body and frontmatter of the file, with what was odd about its text.
-fn read_frontmatter(raw: &[u8], out: &mut SkillText) -> Frontmatter {
-    let mut fm = Frontmatter::default();
-    if raw[..raw.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
-        out.findings.push(at(
-            code::BINARY_FILE,
-            Severity::Warning,
-            None,
-            "is a binary file, not markdown",
-        ));
-        return fm;
-    }
-    let normalized = frontmatter::normalize(raw);
-    out.findings.extend(normalized.findings);
-    let split = frontmatter::split(&normalized.text);
-    out.findings.extend(split.findings);
-    if let Some(yaml) = &split.yaml {
-        let parsed = frontmatter::parse_yaml(yaml, split.yaml_line);
-        out.findings.extend(parsed.findings);
-        fm.fields = parsed.map.unwrap_or_default();
-        fm.lines = parsed.lines;
-    }
-    out.body = split.body;
-    fm
 }
 
 /// The name: frontmatter, else `skill.json`, else the folder; checked against the naming rules.
 fn name(out: &mut SkillText, fm: &Frontmatter, folder: &str, manifest: Option<&Map<String, Value>>) {
     let dialect = fm.dialect();
-    let declared = string_field(&fm.fields, "name", fm.line("name"), &mut out.findings)
-        .or_else(|| from_manifest(manifest, "name"))
+    let declared = string_field(fm, "name", &mut out.findings)
+        .or_else(|| from_manifest(manifest, "name").map(Cow::Borrowed))
         .map(|n| n.trim().to_string())
         .filter(|n| !n.is_empty());
     if dialect == Dialect::AgentSkills && declared.is_none() {
@@ -178,8 +193,9 @@ fn name(out: &mut SkillText, fm: &Frontmatter, folder: &str, manifest: Option<&M
         ));
     }
     out.name = declared.unwrap_or_else(|| folder.to_string());
-    let name = out.name.clone();
-    for problem in name_problems(&nfkc(&name)) {
+    let name = out.name.as_str();
+    let normal = nfkc(name);
+    for problem in name_problems(&normal) {
         out.findings.push(at(
             code::INVALID_NAME,
             Severity::Warning,
@@ -187,7 +203,7 @@ fn name(out: &mut SkillText, fm: &Frontmatter, folder: &str, manifest: Option<&M
             format!("name `{name}` {problem}"),
         ));
     }
-    if dialect == Dialect::AgentSkills && nfkc(&name) != nfkc(folder) {
+    if dialect == Dialect::AgentSkills && normal != nfkc(folder) {
         out.findings.push(at(
             code::NAME_FOLDER_MISMATCH,
             Severity::Warning,
@@ -199,10 +215,9 @@ fn name(out: &mut SkillText, fm: &Frontmatter, folder: &str, manifest: Option<&M
 
 /// The description: frontmatter, else `skill.json`, else the markdown; checked for length.
 fn description(out: &mut SkillText, fm: &Frontmatter, manifest: Option<&Map<String, Value>>) {
-    let line = fm.line("description");
-    let found = string_field(&fm.fields, "description", line, &mut out.findings)
+    let found = string_field(fm, "description", &mut out.findings)
         .map(|d| (d, DescriptionSource::Frontmatter))
-        .or_else(|| from_manifest(manifest, "description").map(|d| (d, DescriptionSource::Manifest)))
+        .or_else(|| from_manifest(manifest, "description").map(|d| (Cow::Borrowed(d), DescriptionSource::Manifest)))
         .map(|(d, source)| (collapse_whitespace(&d), source))
         .filter(|(d, _)| !d.is_empty())
         .or_else(|| description_from_markdown(&out.body).map(|d| (d, DescriptionSource::Markdown)));
@@ -219,19 +234,20 @@ fn description(out: &mut SkillText, fm: &Frontmatter, manifest: Option<&Map<Stri
             "frontmatter has no `description`; took it from the markdown",
         ));
     }
+    let line = || fm.line("description");
     let chars = description.chars().count();
     if chars > MAX_DESCRIPTION_CHARS {
         out.findings.push(at(
             code::DESCRIPTION_TOO_LONG,
             Severity::Warning,
-            line,
+            line(),
             format!("description is {chars} characters (limit {MAX_DESCRIPTION_CHARS}); the catalog cuts it there"),
         ));
     } else if chars < SHORT_DESCRIPTION_CHARS {
         out.findings.push(at(
             code::DESCRIPTION_TOO_SHORT,
             Severity::Info,
-            line,
+            line(),
             format!("description is only {chars} characters; say what the skill does and when to use it"),
         ));
     }
@@ -313,31 +329,28 @@ fn other_fields(out: &mut SkillText, fm: &Frontmatter) {
 }
 
 /// Names are compared after NFKC normalisation: file systems may store `café` decomposed.
-fn nfkc(s: &str) -> String {
+fn nfkc(s: &str) -> Cow<'_, str> {
     use unicode_normalization::UnicodeNormalization;
     // ASCII is its own normal form.
     if s.is_ascii() {
-        return s.to_string();
+        return Cow::Borrowed(s);
     }
-    s.nfkc().collect()
+    Cow::Owned(s.nfkc().collect())
 }
 
-fn string_field(
-    fields: &Map<String, Value>,
-    key: &str,
-    line: Option<usize>,
-    findings: &mut Vec<Finding>,
-) -> Option<String> {
-    match fields.get(key)? {
-        Value::String(s) => Some(s.clone()),
+/// Frontmatter field `key` as text (borrowed when it is a string); a finding when it is a list
+/// or a mapping.
+fn string_field<'f>(fm: &'f Frontmatter<'_>, key: &str, findings: &mut Vec<Finding>) -> Option<Cow<'f, str>> {
+    match fm.fields.get(key)? {
+        Value::String(s) => Some(Cow::Borrowed(s)),
         Value::Null => None,
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(Cow::Owned(n.to_string())),
+        Value::Bool(b) => Some(Cow::Owned(b.to_string())),
         other => {
             findings.push(at(
                 code::WRONG_TYPE,
                 Severity::Warning,
-                line,
+                fm.line(key),
                 format!("`{key}` is a {}, not a string; ignored it", kind_of(other)),
             ));
             None
@@ -347,6 +360,17 @@ fn string_field(
 
 /// Why a name breaks the Agent Skills naming rules (empty when it does not).
 pub fn name_problems(name: &str) -> Vec<&'static str> {
+    // Most names are fine: lowercase ASCII letters, digits and single inner hyphens.
+    let simple = name.len() <= MAX_NAME_CHARS
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--");
+    if simple {
+        return Vec::new();
+    }
     let mut problems = Vec::new();
     if name.chars().count() > MAX_NAME_CHARS {
         problems.push("is longer than 64 characters");
@@ -430,6 +454,43 @@ mod tests {
             parse_allowed_tools(&json!(["Read", "Bash(ls:*)"])),
             ["Read", "Bash(ls:*)"]
         );
+    }
+
+    #[test]
+    fn simple_names_have_no_problems_like_the_general_rules_say() {
+        for name in [
+            "",
+            "a",
+            "pdf-tools",
+            "x9-y",
+            "-a",
+            "a-",
+            "a--b",
+            "Ab",
+            "a b",
+            "a_b",
+            "é",
+            &"a".repeat(64),
+            &"a".repeat(65),
+        ] {
+            let mut general = Vec::new();
+            if name.chars().count() > MAX_NAME_CHARS {
+                general.push("long");
+            }
+            if name.chars().any(|c| c.is_uppercase() || c.is_whitespace()) {
+                general.push("case or space");
+            }
+            if name
+                .chars()
+                .any(|c| !(c.is_alphanumeric() || c == '-' || c.is_whitespace()))
+            {
+                general.push("characters");
+            }
+            if name.starts_with('-') || name.ends_with('-') || name.contains("--") {
+                general.push("hyphens");
+            }
+            assert_eq!(name_problems(name).is_empty(), general.is_empty(), "{name:?}");
+        }
     }
 
     #[test]

@@ -13,7 +13,9 @@ use std::io::{self, Read};
 
 use serde_json::{Map, Value};
 
-use super::fields::{BINARY_SNIFF_BYTES, DescriptionSource, SkillText, markdown_description_settled, parse_skill_text};
+use super::fields::{
+    BINARY_SNIFF_BYTES, DescriptionSource, SkillText, markdown_description_settled, parse_normalized, parse_skill_text,
+};
 use super::frontmatter::{normalize, settled_split};
 
 /// Bytes read first: real frontmatter is 200–1,500 bytes, and the binary-file check looks at
@@ -89,8 +91,9 @@ fn settled(read: &[u8], sniff: usize, folder: &str, manifest: Option<&Map<String
     // Whole lines only: a cut line (or UTF-8 character) would parse differently.
     let end = read.iter().rposition(|b| *b == b'\n')?;
     let front = &read[..=end];
-    settled_split(&normalize(front).text)?;
-    let text = parse_skill_text(front, folder, manifest);
+    let normalized = normalize(front);
+    settled_split(&normalized.text)?;
+    let text = parse_normalized(front, Some(normalized), folder, manifest);
     let from_fields = matches!(
         text.description_from,
         Some(DescriptionSource::Frontmatter | DescriptionSource::Manifest)

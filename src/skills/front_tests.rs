@@ -114,6 +114,48 @@ fn the_cap_ends_the_read() {
     assert_eq!((f.read, f.whole), (20_000, true));
 }
 
+/// Files whose front is read in several rounds and needs normalizing: each is parsed the same
+/// read whole, read as a front, and read as a front by the first read alone.
+#[test]
+fn quirky_fronts_parse_like_whole_files() {
+    let body = long_body();
+    let texts = [
+        format!("\u{feff}---\r\nname: x\r\ndescription: Does x things for people.\r\n---\r\n{body}"),
+        format!("\n\n---\nname: x\ndescription: \"Quoted: x things\"\n---\n{body}"),
+        format!("---\nname: x\ndescription: |\n  Literal\n  lines here.\n---\n{body}"),
+        format!("---\nname: x\ndescription: >-\n  Folded\n  lines here.\n---\n{body}"),
+        format!("---\nname: x\ndescription: 'it''s x'\n---\n{body}"),
+        format!("---\nname: x\ndescription: Use when: x happens\n---\n{body}"),
+        format!("---\nname: x\ndescription: bad \u{1} char here\n---\n{body}"),
+        format!("---\nname: x\ndescription: never closed\n\n# Title\n{body}"),
+        format!("---\nname: X Y\nlicense: MIT\n---\n# X\n\n## Description\n\nFrom the\nmarkdown.\n\n{body}"),
+        format!("# X\n\n## Description\n\nTurns x\r\ninto y.\r\n\r\n{body}"),
+        format!("name: x\ndescription: no fences at all\n\n{body}"),
+    ];
+    let mut cases: Vec<Vec<u8>> = texts.iter().map(|t| t.clone().into_bytes()).collect();
+    let mut early_invalid = b"---\nname: x\ndescription: caf\xe9 things\n---\n".to_vec();
+    early_invalid.extend_from_slice(body.as_bytes());
+    cases.push(early_invalid);
+    let mut nul = b"---\nname: x\ndescription: d\0 things\n---\n".to_vec();
+    nul.extend_from_slice(body.as_bytes());
+    cases.push(nul);
+    let manifest = json!({"description": "From the manifest.", "name": "x"});
+    for bytes in &cases {
+        for manifest in [None, manifest.as_object()] {
+            let whole = parse_skill_text(bytes, "x", manifest);
+            let f = parse_front(Cursor::new(bytes), CAP, "x", manifest).unwrap();
+            // Small reads too, where no manifest could settle the file before its CRLF is seen.
+            let small = parse_front_with(Cursor::new(bytes), 16, 0, CAP, "x", manifest).unwrap();
+            let small = manifest.is_none().then_some(&small.text);
+            for text in std::iter::once(&f.text).chain(small) {
+                assert_eq!(kept(text), kept(&whole), "{:?}", String::from_utf8_lossy(&bytes[..60]));
+                assert_eq!((text.dialect, &text.version), (whole.dialect, &whole.version));
+                assert_eq!(text.description_from, whole.description_from);
+            }
+        }
+    }
+}
+
 /// Lines that exercise every branch of the split and of the markdown description.
 fn line() -> impl Strategy<Value = String> {
     prop_oneof![

@@ -1,12 +1,15 @@
 //! Splitting `SKILL.md` into YAML frontmatter and body, leniently: BOM, CRLF, blank lines before
 //! `---`, unclosed blocks, missing delimiters and YAML that real authors write but YAML rejects.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::{Severity, code};
 use lines::Lines;
 
 mod lines;
+pub(super) mod scan;
 use crate::support::yaml::{first_line as first_line_of, kind_of, to_json};
 
 /// A finding about the file's text, located by 1-based line.
@@ -30,16 +33,17 @@ fn finding(code: &'static str, severity: Severity, line: Option<usize>, message:
 
 /// File text with encoding quirks removed.
 #[derive(Debug)]
-pub struct Normalized {
-    pub text: String,
+pub struct Normalized<'a> {
+    /// Borrowed from the bytes when they needed no change (valid UTF-8, no BOM, no `\r`).
+    pub text: Cow<'a, str>,
     pub findings: Vec<Finding>,
 }
 
 /// Decode bytes as UTF-8 (lossily), drop a BOM and turn CRLF into LF.
-pub fn normalize(raw: &[u8]) -> Normalized {
+pub fn normalize(raw: &[u8]) -> Normalized<'_> {
     let mut findings = Vec::new();
     let decoded = match std::str::from_utf8(raw) {
-        Ok(s) => s.to_string(),
+        Ok(s) => Cow::Borrowed(s),
         Err(e) => {
             findings.push(finding(
                 code::INVALID_UTF8,
@@ -50,31 +54,40 @@ pub fn normalize(raw: &[u8]) -> Normalized {
                     e.valid_up_to()
                 ),
             ));
-            String::from_utf8_lossy(raw).into_owned()
+            String::from_utf8_lossy(raw)
         }
     };
-    let mut text = match decoded.strip_prefix('\u{feff}') {
-        Some(rest) => {
-            findings.push(finding(
-                code::BYTE_ORDER_MARK,
-                Severity::Warning,
-                Some(1),
-                "starts with a byte-order mark (BOM); ignored it",
-            ));
-            rest.to_string()
-        }
-        None => decoded,
-    };
-    if text.contains('\r') {
-        text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let text = if decoded.starts_with('\u{feff}') {
         findings.push(finding(
-            code::CRLF_LINE_ENDINGS,
-            Severity::Info,
-            None,
-            "uses CRLF line endings; read as LF",
+            code::BYTE_ORDER_MARK,
+            Severity::Warning,
+            Some(1),
+            "starts with a byte-order mark (BOM); ignored it",
         ));
+        let bom = '\u{feff}'.len_utf8();
+        match decoded {
+            Cow::Borrowed(s) => Cow::Borrowed(&s[bom..]),
+            Cow::Owned(mut s) => {
+                s.drain(..bom);
+                Cow::Owned(s)
+            }
+        }
+    } else {
+        decoded
+    };
+    if !scan::any_byte(text.as_bytes(), |b| b == b'\r') {
+        return Normalized { text, findings };
     }
-    Normalized { text, findings }
+    findings.push(finding(
+        code::CRLF_LINE_ENDINGS,
+        Severity::Info,
+        None,
+        "uses CRLF line endings; read as LF",
+    ));
+    Normalized {
+        text: Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n")),
+        findings,
+    }
 }
 
 /// The frontmatter block (if any), the body, and what was odd about them.
@@ -88,33 +101,59 @@ pub struct Split {
     pub findings: Vec<Finding>,
 }
 
+/// [`Split`] borrowing from the text it was cut from: routing never needs the body copied.
+#[derive(Debug, Default)]
+pub struct Parts<'a> {
+    /// Raw YAML text of the frontmatter, when there is one.
+    pub yaml: Option<&'a str>,
+    /// 1-based line of the first YAML line.
+    pub yaml_line: usize,
+    pub body: &'a str,
+    pub findings: Vec<Finding>,
+}
+
 fn is_fence(line: &str) -> bool {
     line.trim_end() == "---"
 }
 
 fn looks_like_yaml_key(line: &str) -> bool {
-    let Some((key, _)) = line.split_once(':') else {
-        return false;
-    };
-    !key.is_empty()
-        && !key.starts_with(char::is_whitespace)
-        && key.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    // The key is what comes before the first `:`; stop at the first character it cannot hold.
+    for (idx, c) in line.char_indices() {
+        if c == ':' {
+            return idx > 0;
+        }
+        if !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')) {
+            return false;
+        }
+    }
+    false
 }
 
 /// Lines that can continue a YAML mapping: keys, indented values, list items, comments.
 fn looks_like_yaml_line(line: &str) -> bool {
-    looks_like_yaml_key(line)
-        || line.starts_with(char::is_whitespace)
+    line.starts_with(char::is_whitespace)
+        || looks_like_yaml_key(line)
         || line.starts_with("- ")
         || line.starts_with('#') && !line.starts_with("# ") && !line.starts_with("##")
 }
 
-/// Separate frontmatter from body. Lines are looked at only as far as the frontmatter reaches;
-/// the body is cut out of the text whole.
+/// Separate frontmatter from body, copying both out of `text`.
 pub fn split(text: &str) -> Split {
+    let parts = split_parts(text);
+    Split {
+        yaml: parts.yaml.map(str::to_string),
+        yaml_line: parts.yaml_line,
+        body: parts.body.to_string(),
+        findings: parts.findings,
+    }
+}
+
+/// Separate frontmatter from body. Lines are looked at only as far as the frontmatter reaches;
+/// the body is the rest of the text.
+pub fn split_parts(text: &str) -> Parts<'_> {
     let mut lines = Lines::new(text);
     let Some(first) = lines.position(0, |l| !l.trim().is_empty()) else {
-        return Split::default();
+        return Parts::default();
     };
     let first_line = lines.get(first).unwrap_or_default();
     if is_fence(first_line) {
@@ -123,9 +162,9 @@ pub fn split(text: &str) -> Split {
     if first_line.starts_with("name:") || first_line.starts_with("description:") {
         return split_unfenced(&mut lines, first);
     }
-    Split {
-        body: text.to_string(),
-        ..Split::default()
+    Parts {
+        body: text,
+        ..Parts::default()
     }
 }
 
@@ -148,8 +187,8 @@ fn blank_or_yaml(line: &str) -> bool {
 /// Frontmatter that opens with `---` on line `open` (0-based): closed by `---` or `...`, or
 /// salvaged up to the first line that cannot be YAML when it is not closed (or its "closing"
 /// fence is really a markdown rule further down).
-fn split_fenced(lines: &mut Lines<'_>, open: usize) -> Split {
-    let mut out = Split::default();
+fn split_fenced<'a>(lines: &mut Lines<'a>, open: usize) -> Parts<'a> {
+    let mut out = Parts::default();
     if open > 0 {
         out.findings.push(finding(
             code::FRONTMATTER_NOT_FIRST,
@@ -163,8 +202,8 @@ fn split_fenced(lines: &mut Lines<'_>, open: usize) -> Split {
     if let Some(close) = close
         && lines.all(open + 1, close, blank_or_yaml)
     {
-        out.yaml = Some(lines.join(open + 1, close).to_string());
-        out.body = lines.rest(close + 1).to_string();
+        out.yaml = Some(lines.join(open + 1, close));
+        out.body = lines.rest(close + 1);
         return out;
     }
     let salvage_end = yaml_end(lines, open + 1);
@@ -189,18 +228,18 @@ fn split_fenced(lines: &mut Lines<'_>, open: usize) -> Split {
         Some(open + 1),
         message,
     ));
-    out.yaml = Some(lines.join(open + 1, salvage_end).to_string());
-    out.body = lines.rest(salvage_end).to_string();
+    out.yaml = Some(lines.join(open + 1, salvage_end));
+    out.body = lines.rest(salvage_end);
     out
 }
 
 /// `name:`/`description:` lines at the top without `---` around them.
-fn split_unfenced(lines: &mut Lines<'_>, first: usize) -> Split {
+fn split_unfenced<'a>(lines: &mut Lines<'a>, first: usize) -> Parts<'a> {
     let end = yaml_end(lines, first);
-    Split {
-        yaml: Some(lines.join(first, end).to_string()),
+    Parts {
+        yaml: Some(lines.join(first, end)),
         yaml_line: first + 1,
-        body: lines.rest(end).to_string(),
+        body: lines.rest(end),
         findings: vec![finding(
             code::MISSING_DELIMITERS,
             Severity::Warning,
@@ -245,10 +284,19 @@ pub struct Fields {
 
 /// Parse the YAML of a frontmatter block, retrying the common author mistakes.
 pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
-    let mut out = Fields {
-        lines: key_lines(yaml, first_line),
-        ..Fields::default()
-    };
+    let mut out = parse_yaml_map(yaml, first_line);
+    out.lines = key_lines(yaml, first_line)
+        .into_iter()
+        .rev()
+        .map(|(key, line)| (key.to_string(), line))
+        .collect();
+    out
+}
+
+/// [`parse_yaml`] without the lines of the keys (left empty): [`key_line`] finds one when a
+/// finding needs it.
+pub fn parse_yaml_map(yaml: &str, first_line: usize) -> Fields {
+    let mut out = Fields::default();
     if yaml.trim().is_empty() {
         out.findings.push(finding(
             code::EMPTY_FRONTMATTER,
@@ -258,10 +306,7 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
         ));
         return out;
     }
-    if let Some((idx, _)) = yaml
-        .char_indices()
-        .find(|(_, c)| c.is_control() && !matches!(c, '\n' | '\t'))
-    {
+    if let Some(idx) = first_control(yaml) {
         let line = first_line + yaml[..idx].matches('\n').count();
         out.findings.push(finding(
             code::CONTROL_CHARACTER,
@@ -273,7 +318,7 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
             .chars()
             .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
             .collect();
-        let mut rest = parse_yaml(&cleaned, first_line);
+        let mut rest = parse_yaml_map(&cleaned, first_line);
         out.findings.append(&mut rest.findings);
         out.map = rest.map;
         return out;
@@ -304,17 +349,34 @@ pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
     out
 }
 
-/// The 1-based line of each top-level key.
-fn key_lines(yaml: &str, first_line: usize) -> std::collections::HashMap<String, usize> {
-    let mut lines = std::collections::HashMap::new();
-    for (idx, line) in yaml.split('\n').enumerate() {
-        if looks_like_yaml_key(line)
-            && let Some((key, _)) = line.split_once(':')
-        {
-            lines.entry(key.trim().to_string()).or_insert(first_line + idx);
-        }
+/// Byte offset of the first control character other than `\n` and `\t`.
+fn first_control(yaml: &str) -> Option<usize> {
+    // Control characters are U+0000-U+001F, U+007F and U+0080-U+009F (`0xC2 0x80..0x9F` in
+    // UTF-8): a byte scan rules most frontmatter out without decoding it.
+    let suspect = |b: u8| (b < 0x20) & (b != b'\n') & (b != b'\t') | (b == 0x7f) | (b == 0xc2);
+    if !scan::any_byte(yaml.as_bytes(), suspect) {
+        return None;
     }
-    lines
+    yaml.char_indices()
+        .find(|(_, c)| c.is_control() && !matches!(c, '\n' | '\t'))
+        .map(|(idx, _)| idx)
+}
+
+/// Each top-level key with its 1-based line, in the order they appear.
+fn key_lines(yaml: &str, first_line: usize) -> Vec<(&str, usize)> {
+    scan::split_lines(yaml)
+        .enumerate()
+        .filter(|(_, line)| looks_like_yaml_key(line))
+        .filter_map(|(idx, line)| line.split_once(':').map(|(key, _)| (key.trim(), first_line + idx)))
+        .collect()
+}
+
+/// The 1-based line of top-level key `key` (its first occurrence) in a frontmatter block whose
+/// first line is `first_line`.
+pub fn key_line(yaml: &str, first_line: usize, key: &str) -> Option<usize> {
+    scan::split_lines(yaml)
+        .position(|line| looks_like_yaml_key(line) && line.split_once(':').is_some_and(|(k, _)| k.trim() == key))
+        .map(|idx| first_line + idx)
 }
 
 /// YAML that does not parse: retried with colon values quoted, else read line by line.

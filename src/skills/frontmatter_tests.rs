@@ -1,5 +1,7 @@
 //! Unit tests of splitting and lenient YAML parsing of frontmatter.
 
+use std::borrow::Cow;
+
 use super::*;
 
 #[test]
@@ -75,4 +77,96 @@ fn non_mapping_is_reported() {
     let f = parse_yaml("just a sentence", 2);
     assert!(f.map.is_none());
     assert!(f.findings[0].message.contains("string"));
+}
+
+#[test]
+fn clean_text_is_borrowed_and_quirky_text_is_fixed() {
+    let clean = "---\nname: a\n---\nbody\n";
+    assert!(matches!(normalize(clean.as_bytes()).text, Cow::Borrowed(_)));
+    for (raw, text, findings) in [
+        (&b"\xef\xbb\xbfname: a\n"[..], "name: a\n", 1),
+        (b"a\r\nb\rc", "a\nb\nc", 1),
+        (b"\xef\xbb\xbfa\xff\r\n", "a\u{fffd}\n", 3),
+        (b"\xffa", "\u{fffd}a", 1),
+    ] {
+        let n = normalize(raw);
+        assert_eq!(n.text, text, "{raw:?}");
+        assert_eq!(n.findings.len(), findings, "{raw:?}");
+    }
+}
+
+#[test]
+fn borrowed_parts_are_what_split_copies() {
+    for text in [
+        "",
+        "\n\n",
+        "---\nname: a\n---\n# Body\n",
+        "\n---\nname: a\n---\nbody",
+        "---\nname: a\ndescription: b\n\n# Title\ntext",
+        "---\nname: a\ndescription: b\n\n# Title\n\ntext\n\n---\nmore",
+        "name: a\ndescription: b\n\n# Title",
+        "# Just markdown\n",
+    ] {
+        let parts = split_parts(text);
+        let copied = split(text);
+        assert_eq!(parts.yaml, copied.yaml.as_deref(), "{text:?}");
+        assert_eq!(parts.body, copied.body, "{text:?}");
+        assert_eq!(parts.yaml_line, copied.yaml_line, "{text:?}");
+        assert_eq!(parts.findings, copied.findings, "{text:?}");
+    }
+}
+
+#[test]
+fn key_lines_are_found_on_demand_as_parse_yaml_lists_them() {
+    let yaml = "name: a\n# note\ndescription: >\n  b\nname: again\nmeta.data: x\n  inner: y\nk-1_v: z";
+    let fields = parse_yaml(yaml, 5);
+    for key in ["name", "description", "meta.data", "k-1_v", "inner", "missing"] {
+        assert_eq!(key_line(yaml, 5, key), fields.lines.get(key).copied(), "{key}");
+    }
+    assert_eq!(key_line(yaml, 5, "name"), Some(5));
+}
+
+#[test]
+fn the_control_character_scan_agrees_with_the_char_scan() {
+    for yaml in [
+        "a: b",
+        "a: b\tc\n",
+        "a: \u{1}",
+        "a: \u{7f}",
+        "a: \u{85}x",
+        "a: é\u{9f}",
+        "a: \u{a0}",
+        "a: ü",
+    ] {
+        let slow = yaml
+            .char_indices()
+            .find(|(_, c)| c.is_control() && !matches!(c, '\n' | '\t'))
+            .map(|(i, _)| i);
+        assert_eq!(first_control(yaml), slow, "{yaml:?}");
+    }
+}
+
+#[test]
+fn yaml_key_lines_are_recognised_as_before() {
+    let slow = |line: &str| {
+        line.split_once(':').is_some_and(|(key, _)| {
+            !key.is_empty()
+                && !key.starts_with(char::is_whitespace)
+                && key.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        })
+    };
+    for line in [
+        "name: a",
+        "name:",
+        ":x",
+        " name: a",
+        "na me: a",
+        "é.x-y_z: 1",
+        "a#b: c",
+        "plain",
+        "a:b:c",
+        "",
+    ] {
+        assert_eq!(looks_like_yaml_key(line), slow(line), "{line:?}");
+    }
 }

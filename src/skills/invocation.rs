@@ -128,7 +128,9 @@ pub fn from_frontmatter(
         out.arguments = super::invoke::declared_arguments(v);
     }
     for (key, treatment) in OTHER_TOOL_KEYS {
-        if let (Treatment::Noted(severity, message), true) = (treatment, fields.contains_key(key)) {
+        if let Treatment::Noted(severity, message) = treatment
+            && fields.contains_key(key)
+        {
             findings.push(Finding {
                 code: code::OTHER_TOOL_KEY,
                 severity,

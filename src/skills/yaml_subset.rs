@@ -12,10 +12,12 @@
 
 use serde_json::{Map, Value};
 
+use super::frontmatter::scan::{any_byte, any_pair, split_lines};
+
 /// The mapping `yaml` holds, when it is entirely within the subset; `None` otherwise.
 pub fn read(yaml: &str) -> Option<Map<String, Value>> {
     let mut map = Map::new();
-    let mut lines = yaml.split('\n').peekable();
+    let mut lines = split_lines(yaml).peekable();
     while let Some(line) = lines.next() {
         if line.trim().is_empty() {
             continue;
@@ -23,7 +25,7 @@ pub fn read(yaml: &str) -> Option<Map<String, Value>> {
         if line.starts_with(' ') {
             return None;
         }
-        let (key, value) = match line.split_once(": ") {
+        let (key, value) = match split_key(line) {
             Some((key, value)) => (key, value),
             None => (line.strip_suffix(':')?, ""),
         };
@@ -75,7 +77,7 @@ fn dedent<'a>(block: &[&'a str]) -> Option<Vec<&'a str>> {
 /// indentation without blank lines or trailing spaces.
 fn block_scalar(style: &str, block: &[&str]) -> Option<Value> {
     let lines = dedent(block)?;
-    if lines.iter().any(|l| l.ends_with(' ') || !l.chars().all(printable)) {
+    if lines.iter().any(|l| l.ends_with(' ') || !all_printable(l)) {
         return None;
     }
     let mut text = lines.join(if style.starts_with('>') { " " } else { "\n" });
@@ -83,6 +85,13 @@ fn block_scalar(style: &str, block: &[&str]) -> Option<Value> {
         text.push('\n');
     }
     Some(Value::String(text))
+}
+
+/// `line` split at its first `: ` (what `split_once(": ")` does, without a substring searcher
+/// for a needle found a few bytes in).
+fn split_key(line: &str) -> Option<(&str, &str)> {
+    let at = line.as_bytes().windows(2).position(|w| w == b": ")?;
+    Some((&line[..at], &line[at + 2..]))
 }
 
 /// Top-level keys: lowercase letters, `-` and `_`.
@@ -104,6 +113,17 @@ fn printable(c: char) -> bool {
     !c.is_control() && !matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}')
 }
 
+/// Whether every character of `s` is [`printable`]; ASCII is checked byte by byte.
+fn all_printable(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    if !any_byte(bytes, |b| !(0x20..0x7f).contains(&b)) {
+        return true;
+    }
+    let ascii_end = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(s.len());
+    let (ascii, rest) = s.split_at(ascii_end);
+    ascii.bytes().all(|b| b >= 0x20 && b != 0x7f) && rest.chars().all(printable)
+}
+
 /// An indented block under a key: a mapping of scalars or a list of scalars, every line at the
 /// same indentation.
 fn nested(block: &[&str]) -> Option<Value> {
@@ -115,7 +135,7 @@ fn nested(block: &[&str]) -> Option<Value> {
     }
     let mut map = Map::new();
     for line in lines {
-        let (key, value) = line.split_once(": ")?;
+        let (key, value) = split_key(line)?;
         if !inner_key(key) || map.contains_key(key) {
             return None;
         }
@@ -127,7 +147,7 @@ fn nested(block: &[&str]) -> Option<Value> {
 /// A one-line string value: plain, `'single-quoted'` or `"double-quoted"` without escapes.
 fn scalar(value: &str) -> Option<Value> {
     let value = value.trim_end_matches(' ');
-    if !value.chars().all(printable) {
+    if !all_printable(value) {
         return None;
     }
     let text = match value.as_bytes().first()? {
@@ -168,11 +188,12 @@ fn flow_list(value: &str) -> Option<Value> {
 /// not end in `:`, and is not a word YAML gives another type.
 fn plain(value: &str) -> Option<String> {
     let first_ok = value.chars().next().is_some_and(char::is_alphabetic);
-    let plain = !value.contains(": ") && !value.contains(" #") && !value.ends_with(':');
-    let typed = matches!(
-        value.to_ascii_lowercase().as_str(),
-        "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "y" | "n"
-    );
+    let plain = !any_pair(value.as_bytes(), |a, b| {
+        (a == b':') & (b == b' ') | (a == b' ') & (b == b'#')
+    }) && !value.ends_with(':');
+    let typed = ["true", "false", "yes", "no", "on", "off", "null", "y", "n"]
+        .iter()
+        .any(|word| value.eq_ignore_ascii_case(word));
     (first_ok && plain && !typed).then(|| value.to_string())
 }
 

@@ -50,6 +50,40 @@ fn everything_else_goes_to_the_parser() {
     }
 }
 
+#[test]
+fn printable_checks_ascii_by_byte_as_by_char() {
+    let mut samples: Vec<String> = (0u8..=127).map(|b| format!("x{}y", b as char)).collect();
+    samples.extend(["", "é", "a\u{85}", "\u{feff}", "ok \u{fffe}", "ü\u{1}", "tail é\t"].map(str::to_string));
+    for s in &samples {
+        assert_eq!(all_printable(s), s.chars().all(printable), "{s:?}");
+    }
+}
+
+#[test]
+fn keys_split_where_split_once_does() {
+    for line in [
+        "a: b",
+        "a:b: c",
+        "a::  b",
+        ": x",
+        "a:",
+        "no colon",
+        "é: ü: x",
+        "a :b",
+        "",
+    ] {
+        assert_eq!(split_key(line), line.split_once(": "), "{line:?}");
+    }
+}
+
+#[test]
+fn typed_words_are_caught_in_any_case() {
+    for word in ["true", "False", "YES", "no", "On", "OFF", "Null", "y", "N"] {
+        assert!(plain(word).is_none(), "{word}");
+    }
+    assert_eq!(plain("Yesterday").as_deref(), Some("Yesterday"));
+}
+
 fn key() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("name".to_string()),

@@ -13,7 +13,12 @@ impl<'a> Lines<'a> {
     pub(super) fn new(text: &'a str) -> Self {
         Self {
             text,
-            starts: vec![0],
+            // Frontmatter is a handful of lines: room for them without growing.
+            starts: {
+                let mut starts = Vec::with_capacity(16);
+                starts.push(0);
+                starts
+            },
             done: false,
         }
     }
@@ -22,7 +27,7 @@ impl<'a> Lines<'a> {
     fn reach(&mut self, i: usize) -> bool {
         while self.starts.len() <= i && !self.done {
             let last = self.starts[self.starts.len() - 1];
-            match self.text[last..].find('\n') {
+            match super::scan::find_byte(&self.text.as_bytes()[last..], b'\n') {
                 Some(nl) => self.starts.push(last + nl + 1),
                 None => self.done = true,
             }
