@@ -1,5 +1,5 @@
-//! Byte scans written so the compiler checks many bytes at once: whole chunks are folded without
-//! early exits, since `Iterator::any` stops at every byte and is not vectorized.
+//! Byte scans that look at many bytes at once: whole chunks are folded without early exits, since
+//! `Iterator::any` stops at every byte and is not vectorized; single bytes are found by `memchr`.
 
 /// Bytes folded at a time.
 const CHUNK: usize = 32;
@@ -31,18 +31,11 @@ pub(in crate::skills) fn any_pair(bytes: &[u8], pred: impl Fn(u8, u8) -> bool) -
     firsts[done..].iter().zip(&seconds[done..]).any(|(x, y)| pred(*x, *y))
 }
 
-/// The offset of the first `needle` in `bytes`: a chunk at a time, then within the chunk that
-/// holds it (`memchr` in `core` compares a word at a time, and `str::find` adds a comparison of
-/// the matched character on top).
+/// The offset of the first `needle` in `bytes`, found with the `memchr` crate's SIMD search
+/// (`core`'s byte search compares a word at a time, and `str::find` adds a comparison of the
+/// matched character on top).
 pub(in crate::skills) fn find_byte(bytes: &[u8], needle: u8) -> Option<usize> {
-    let mut start = 0;
-    for chunk in bytes.chunks(CHUNK) {
-        if chunk.iter().fold(false, |acc, b| acc | (*b == needle)) {
-            return chunk.iter().position(|b| *b == needle).map(|at| start + at);
-        }
-        start += chunk.len();
-    }
-    None
+    memchr::memchr(needle, bytes)
 }
 
 /// The lines of `text` as `text.split('\n')` gives them.
