@@ -213,8 +213,6 @@ struct Payload<'a> {
 /// Where one folder's key and encoded entry are in the stored payload.
 #[derive(Debug, Clone)]
 struct Slot {
-    /// The key's hash: slots are found by it, one integer compared per step, not a name.
-    hash: u64,
     key: std::ops::Range<usize>,
     entry: std::ops::Range<usize>,
 }
@@ -228,8 +226,11 @@ pub struct RootCache {
     root_fd: Option<OwnedFd>,
     /// The cache file's payload as read.
     stored: Vec<u8>,
-    /// The entries in `stored`, sorted by the hash of their key.
+    /// The entries in `stored`, in the file's order: discovery's order, so the folder found
+    /// `n`th is usually the `n`th entry, found without a search.
     slots: Vec<Slot>,
+    /// Each slot's key hash and place in `slots`, sorted, for folders found elsewhere.
+    by_hash: Vec<(u64, usize)>,
 }
 
 /// A folder below a cached root, and the key its entry is kept under.
@@ -237,6 +238,8 @@ pub struct RootCache {
 pub struct Place<'a> {
     pub dir: &'a Path,
     pub key: String,
+    /// Where among the root's folders it is: where its entry usually is in the file.
+    pub at: usize,
 }
 
 /// The folder `dir`, open only to look things up below it (`O_PATH`: never blocks, reads nothing).
@@ -289,12 +292,19 @@ impl RootCache {
         let file = Self::file_of(cache, root);
         let stored = cache_file::read(&file, KIND).unwrap_or_default();
         let slots = index(&stored, root).unwrap_or_default();
+        let mut by_hash: Vec<(u64, usize)> = slots
+            .iter()
+            .enumerate()
+            .map(|(at, slot)| (xxhash_rust::xxh3::xxh3_64(&stored[slot.key.clone()]), at))
+            .collect();
+        by_hash.sort_unstable();
         Self {
             file: Some(file),
             root: root.to_path_buf(),
             root_fd: open_folder(root),
             stored: if slots.is_empty() { Vec::new() } else { stored },
             slots,
+            by_hash,
         }
     }
 
@@ -303,19 +313,20 @@ impl RootCache {
         self.file.is_some()
     }
 
-    /// The folder `dir` below this root, with its key worked out once for every question asked
-    /// about it.
-    pub fn place<'a>(&self, dir: &'a Path) -> Place<'a> {
+    /// The folder `dir` below this root, the `at`th of its folders, with its key worked out once
+    /// for every question asked about it.
+    pub fn place<'a>(&self, dir: &'a Path, at: usize) -> Place<'a> {
         Place {
             dir,
             key: key_of(dir, &self.root),
+            at,
         }
     }
 
     /// The cached result for the folder at `place` (whose stamp is now `dir_stamp`), when nothing
     /// it depended on changed.
     pub fn lookup(&self, place: &Place<'_>, dir_stamp: &Stamp) -> Option<Loaded> {
-        let entry: Entry = postcard::from_bytes(self.stored_entry(&place.key)?).ok()?;
+        let entry: Entry = postcard::from_bytes(self.stored_entry(&place.key, place.at)?).ok()?;
         if !entry.stamp.holds(dir_stamp, |name| self.look_in(place, name).ok()) {
             return None;
         }
@@ -340,15 +351,22 @@ impl RootCache {
         }
     }
 
-    /// The encoded entry stored for `key`.
-    fn stored_entry(&self, key: &str) -> Option<&[u8]> {
-        let hash = xxhash_rust::xxh3::xxh3_64(key.as_bytes());
-        let first = self.slots.partition_point(|slot| slot.hash < hash);
-        self.slots[first..]
-            .iter()
-            .take_while(|slot| slot.hash == hash)
-            .find(|slot| &self.stored[slot.key.clone()] == key.as_bytes())
-            .map(|slot| &self.stored[slot.entry.clone()])
+    /// The encoded entry stored for `key`, looked for first at `at`.
+    fn stored_entry(&self, key: &str, at: usize) -> Option<&[u8]> {
+        let key_at = |at: usize| {
+            self.slots
+                .get(at)
+                .filter(|slot| &self.stored[slot.key.clone()] == key.as_bytes())
+        };
+        let slot = key_at(at).or_else(|| {
+            let hash = xxhash_rust::xxh3::xxh3_64(key.as_bytes());
+            let first = self.by_hash.partition_point(|(h, _)| *h < hash);
+            self.by_hash[first..]
+                .iter()
+                .take_while(|(h, _)| *h == hash)
+                .find_map(|(_, at)| key_at(*at))
+        })?;
+        Some(&self.stored[slot.entry.clone()])
     }
 
     /// [`Self::save_found`] with every entry new.
@@ -370,8 +388,8 @@ impl RootCache {
         // Stored entries found again: when fewer than were stored, some folder is gone.
         let mut found_again = 0;
         let mut entries: Vec<(String, std::borrow::Cow<'_, [u8]>)> = Vec::with_capacity(found.len());
-        for (key, found) in found {
-            let old = self.stored_entry(&key);
+        for (at, (key, found)) in found.into_iter().enumerate() {
+            let old = self.stored_entry(&key, at);
             found_again += usize::from(old.is_some());
             let bytes = match found {
                 // A kept entry was not recent when it was written, and its stamps held.
@@ -408,7 +426,7 @@ impl RootCache {
     }
 }
 
-/// Where each entry of the payload `stored` is, sorted by the hash of its key; `None` when it does not decode or
+/// Where each entry of the payload `stored` is, in the file's order; `None` when it does not decode or
 /// belongs to another root.
 fn index(stored: &[u8], root: &Path) -> Option<Vec<Slot>> {
     let payload: Payload<'_> = postcard::from_bytes(stored).ok()?;
@@ -421,16 +439,14 @@ fn index(stored: &[u8], root: &Path) -> Option<Vec<Slot>> {
         let start = part.as_ptr() as usize - base;
         start..start + part.len()
     };
-    let mut slots: Vec<Slot> = payload
+    let slots: Vec<Slot> = payload
         .entries
         .iter()
         .map(|(key, entry)| Slot {
-            hash: xxhash_rust::xxh3::xxh3_64(key.as_bytes()),
             key: range(key.as_bytes()),
             entry: range(entry),
         })
         .collect();
-    slots.sort_unstable_by_key(|slot| slot.hash);
     Some(slots)
 }
 

@@ -66,7 +66,7 @@ fn fresh(dir: &Path, root: &Path) -> (Loaded, Entry) {
 }
 
 fn lookup(cache: &RootCache, dir: &Path) -> Option<Loaded> {
-    cache.lookup(&cache.place(dir), &Stamp::of(&std::fs::metadata(dir).unwrap()))
+    cache.lookup(&cache.place(dir, 0), &Stamp::of(&std::fs::metadata(dir).unwrap()))
 }
 
 fn name(l: &Loaded) -> &str {

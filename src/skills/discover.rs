@@ -210,10 +210,10 @@ fn loading_threads() -> usize {
 /// the cache entries of this run (empty when `cache` is off).
 fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -> (Vec<Loaded>, Vec<(String, Found)>) {
     let threads = loading_threads();
-    let one = |(d, meta): &Folder| load_one(d, meta.as_ref(), root, cache, reading);
+    let one = |at: usize, (d, meta): &Folder| load_one(d, at, meta.as_ref(), root, cache, reading);
     // Threads cost more than they save on small roots.
     let all: Vec<Loading> = if threads < 2 || dirs.len() < 64 {
-        dirs.iter().map(one).collect()
+        dirs.iter().enumerate().map(|(at, folder)| one(at, folder)).collect()
     } else {
         // Each thread takes the next few folders until none are left, so a thread slowed down
         // (by another program on its core) takes fewer instead of holding everyone up.
@@ -228,7 +228,13 @@ fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -
                 if part.is_empty() {
                     return done;
                 }
-                done.push((start, part.iter().map(one).collect()));
+                done.push((
+                    start,
+                    part.iter()
+                        .enumerate()
+                        .map(|(i, folder)| one(start + i, folder))
+                        .collect(),
+                ));
             }
         };
         let mut parts: Vec<(usize, Vec<Loading>)> = std::thread::scope(|scope| {
@@ -270,12 +276,13 @@ fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -
 }
 
 /// Load the folder `dir`: from `cache` when nothing it was parsed from changed, else from disk,
-/// stamping its files first so that a change while it is read is seen next time.
-fn load_one(dir: &Path, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, reading: Reading) -> Loading {
+/// stamping its files first so that a change while it is read is seen next time. It is the
+/// `at`th folder of its root.
+fn load_one(dir: &Path, at: usize, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, reading: Reading) -> Loading {
     if !cache.enabled() {
         return (load_skill_as(dir, root, reading), None);
     }
-    let place = cache.place(dir);
+    let place = cache.place(dir, at);
     let Some(dir_stamp) = stamp.copied().or_else(|| cache.stamp_folder(&place)) else {
         return (load_skill_as(dir, root, reading), None);
     };

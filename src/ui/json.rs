@@ -159,9 +159,7 @@ fn skill_list(list: &SkillList) -> String {
 /// (they can only occur inside strings, where that escape means the same character).
 pub fn escape_invisible(json: &str) -> Cow<'_, str> {
     let needs = crate::support::terminal_text::is_hidden;
-    // Printable ASCII needs nothing: one pass over bytes, not a char decode (a `skills list` of
-    // thousands of skills is megabytes).
-    if json.bytes().all(|b| (0x20..0x7f).contains(&b)) || !json.chars().any(needs) {
+    if !has_hidden(json) {
         return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);
@@ -177,6 +175,25 @@ pub fn escape_invisible(json: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Whether `json` holds a character that [`crate::support::terminal_text::is_hidden`] flags. Only a
+/// byte outside printable ASCII can start one, so only those characters are decoded: a `skills
+/// list` of thousands of skills is megabytes, nearly all of it ASCII.
+fn has_hidden(json: &str) -> bool {
+    let bytes = json.as_bytes();
+    let mut at = 0;
+    while let Some(skip) = bytes[at..].iter().position(|b| !(0x20..0x7f).contains(b)) {
+        // Everything before `at` was ASCII or whole characters, so `at + skip` starts one.
+        let Some(c) = json.get(at + skip..).and_then(|rest| rest.chars().next()) else {
+            return false;
+        };
+        if crate::support::terminal_text::is_hidden(c) {
+            return true;
+        }
+        at += skip + c.len_utf8();
+    }
+    false
 }
 
 impl EventSink for JsonWriter {
@@ -206,6 +223,23 @@ impl Output for JsonWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hidden_characters_are_found_among_plain_and_other_text() {
+        let hidden = crate::support::terminal_text::is_hidden;
+        for text in [
+            "",
+            "plain",
+            "é ü — ok",
+            "a\u{202e}b",
+            "é\u{9b}",
+            "x\u{7f}",
+            "\u{feff}",
+            "日本語\u{200b}",
+        ] {
+            assert_eq!(has_hidden(text), text.chars().any(hidden), "{text:?}");
+        }
+    }
 
     #[test]
     fn a_long_listing_written_in_halves_is_the_same_document() {
