@@ -26,6 +26,8 @@ fi
 if [ -z "${LLM_BIN:-}" ]; then
     if command -v llm >/dev/null 2>&1; then
         LLM_BIN=$(command -v llm)
+    elif [ -x "$tools/venv/bin/llm" ]; then
+        LLM_BIN=$tools/venv/bin/llm
     else
         python3 -m venv "$tools/venv" && "$tools/venv/bin/pip" install --quiet llm && LLM_BIN=$tools/venv/bin/llm \
             || echo "llm could not be installed; it is left out"
