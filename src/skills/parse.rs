@@ -203,8 +203,12 @@ fn read_text(
 ) -> std::io::Result<super::fields::SkillText> {
     // The file is read as large as it was when opened (`size`): reading stops there without
     // asking the kernel once more whether it has ended, and a file that grows while it is read
-    // is read as it was.
-    let cap = size.min(MAX_SKILL_FILE_BYTES);
+    // is read as it was. A size of 0 may be a file system that does not know sizes (procfs, some
+    // FUSE ones): such a file is read to its end, up to the cap.
+    let cap = match size {
+        0 => MAX_SKILL_FILE_BYTES,
+        size => size.min(MAX_SKILL_FILE_BYTES),
+    };
     match reading {
         Reading::Front => parse_front(handle.take(cap), cap, folder, manifest).map(|f| f.text),
         Reading::Whole => {
@@ -323,4 +327,32 @@ pub fn is_executable(path: &Path) -> bool {
 fn mode_executable(meta: &Metadata) -> bool {
     use std::os::unix::fs::PermissionsExt;
     meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_whose_size_is_unknown_is_read_to_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("SKILL.md");
+        std::fs::write(
+            &path,
+            "---\nname: s\ndescription: Reads files whose size is not known.\n---\nbody\n",
+        )
+        .unwrap();
+        for reading in [Reading::Front, Reading::Whole] {
+            let open = || open_regular_seen(&path, &std::fs::metadata(&path).unwrap()).unwrap().0;
+            // What procfs and some FUSE file systems report: a size of 0 for a file with content.
+            let unknown = read_text(open(), 0, reading, "s", None).unwrap();
+            assert_eq!(
+                unknown.description.as_deref(),
+                Some("Reads files whose size is not known.")
+            );
+            // A known size is where reading stops.
+            let cut = read_text(open(), 10, reading, "s", None).unwrap();
+            assert_eq!(cut.description, None, "{reading:?}");
+        }
+    }
 }
