@@ -132,7 +132,7 @@ pub(super) fn parse_normalized(
     out.findings.extend(split.findings);
     let mut fm = Frontmatter::default();
     if let Some(yaml) = split.yaml {
-        let parsed = frontmatter::parse_yaml_map(yaml, split.yaml_line);
+        let parsed = frontmatter::parse_yaml(yaml, split.yaml_line);
         out.findings.extend(parsed.findings);
         fm = Frontmatter {
             fields: parsed.map.unwrap_or_default(),

@@ -273,29 +273,16 @@ pub fn settled_split(text: &str) -> Option<usize> {
     Some(0)
 }
 
-/// Parsed frontmatter as a JSON-like map, or `None` when it is not a mapping at all.
+/// Parsed frontmatter as a JSON-like map, or `None` when it is not a mapping at all. A key's line
+/// is found by [`key_line`] when a finding needs it.
 #[derive(Debug, Default)]
 pub struct Fields {
     pub map: Option<Map<String, Value>>,
-    /// 1-based line of each top-level key, for pointing diagnostics at it.
-    pub lines: std::collections::HashMap<String, usize>,
     pub findings: Vec<Finding>,
 }
 
 /// Parse the YAML of a frontmatter block, retrying the common author mistakes.
 pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
-    let mut out = parse_yaml_map(yaml, first_line);
-    out.lines = key_lines(yaml, first_line)
-        .into_iter()
-        .rev()
-        .map(|(key, line)| (key.to_string(), line))
-        .collect();
-    out
-}
-
-/// [`parse_yaml`] without the lines of the keys (left empty): [`key_line`] finds one when a
-/// finding needs it.
-pub fn parse_yaml_map(yaml: &str, first_line: usize) -> Fields {
     let mut out = Fields::default();
     if yaml.trim().is_empty() {
         out.findings.push(finding(
@@ -318,7 +305,7 @@ pub fn parse_yaml_map(yaml: &str, first_line: usize) -> Fields {
             .chars()
             .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
             .collect();
-        let mut rest = parse_yaml_map(&cleaned, first_line);
+        let mut rest = parse_yaml(&cleaned, first_line);
         out.findings.append(&mut rest.findings);
         out.map = rest.map;
         return out;
@@ -360,15 +347,6 @@ fn first_control(yaml: &str) -> Option<usize> {
     yaml.char_indices()
         .find(|(_, c)| c.is_control() && !matches!(c, '\n' | '\t'))
         .map(|(idx, _)| idx)
-}
-
-/// Each top-level key with its 1-based line, in the order they appear.
-fn key_lines(yaml: &str, first_line: usize) -> Vec<(&str, usize)> {
-    scan::split_lines(yaml)
-        .enumerate()
-        .filter(|(_, line)| looks_like_yaml_key(line))
-        .filter_map(|(idx, line)| line.split_once(':').map(|(key, _)| (key.trim(), first_line + idx)))
-        .collect()
 }
 
 /// The 1-based line of top-level key `key` (its first occurrence) in a frontmatter block whose
