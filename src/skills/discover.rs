@@ -297,9 +297,9 @@ fn load_one(dir: &Path, at: usize, stamp: Option<&Stamp>, root: &Path, cache: &R
     let run_sh = cache.look_in(&place, "run.sh");
     // What these stamps found need not be asked again while loading.
     let known = Known {
-        manifest: there(&manifest),
-        agents: there(&agents),
-        run_sh: there(&run_sh).map(|there| run_sh.as_ref().ok().filter(|_| there).map(|s| s.mode)),
+        manifest: seen(&manifest).map(|s| s.is_some()),
+        agents: seen(&agents).map(|s| s.is_some()),
+        run_sh: seen(&run_sh).map(|s| s.map(|s| s.mode)),
     };
     // Codex's `agents/openai.yaml` shapes how a skill may be invoked, and the folder's stamps do
     // not cover a file inside a subfolder: such folders are read every time, never cached.
@@ -327,12 +327,12 @@ fn load_one(dir: &Path, at: usize, stamp: Option<&Stamp>, root: &Path, cache: &R
     (loaded, entry.map(|e| (place.key, Found::New(Box::new(e)))))
 }
 
-/// Whether what a stamp was taken of is there: `None` when the file system did not say (no
-/// permission, say), so that loading looks for itself and reports why it cannot.
-fn there(stamp: &std::io::Result<Stamp>) -> Option<bool> {
+/// What a stamp found: `Some(None)` when there is nothing there, `None` when the file system did
+/// not say (no permission, say), so that loading looks for itself and reports why it cannot.
+fn seen(stamp: &std::io::Result<Stamp>) -> Option<Option<&Stamp>> {
     match stamp {
-        Ok(_) => Some(true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(false),
+        Ok(stamp) => Some(Some(stamp)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
         Err(_) => None,
     }
 }

@@ -307,7 +307,7 @@ fn find_entry(
         }
         return None;
     };
-    if mode & 0o111 == 0 {
+    if !mode_executable(mode) {
         diags.push(Diagnostic::new(
             code::NOT_EXECUTABLE,
             Severity::Warning,
@@ -321,12 +321,13 @@ fn find_entry(
 
 /// Whether any execute bit is set.
 pub fn is_executable(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| mode_executable(&m))
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).is_ok_and(|m| mode_executable(m.mode()))
 }
 
-fn mode_executable(meta: &Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
+/// Whether the mode bits `mode` (`st_mode`) allow running the file.
+fn mode_executable(mode: u32) -> bool {
+    mode & 0o111 != 0
 }
 
 #[cfg(test)]
