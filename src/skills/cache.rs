@@ -229,8 +229,9 @@ pub struct RootCache {
     /// The entries in `stored`, in the file's order: discovery's order, so the folder found
     /// `n`th is usually the `n`th entry, found without a search.
     slots: Vec<Slot>,
-    /// Each slot's key hash and place in `slots`, sorted, for folders found elsewhere.
-    by_hash: Vec<(u64, usize)>,
+    /// Each slot's key hash and place in `slots`, sorted, for folders found elsewhere: built the
+    /// first time a folder is not where its place says, which an unchanged root never needs.
+    by_hash: std::sync::OnceLock<Vec<(u64, usize)>>,
 }
 
 /// A folder below a cached root, and the key its entry is kept under.
@@ -292,19 +293,13 @@ impl RootCache {
         let file = Self::file_of(cache, root);
         let stored = cache_file::read(&file, KIND).unwrap_or_default();
         let slots = index(&stored, root).unwrap_or_default();
-        let mut by_hash: Vec<(u64, usize)> = slots
-            .iter()
-            .enumerate()
-            .map(|(at, slot)| (xxhash_rust::xxh3::xxh3_64(&stored[slot.key.clone()]), at))
-            .collect();
-        by_hash.sort_unstable();
         Self {
             file: Some(file),
             root: root.to_path_buf(),
             root_fd: open_folder(root),
             stored: if slots.is_empty() { Vec::new() } else { stored },
             slots,
-            by_hash,
+            by_hash: std::sync::OnceLock::new(),
         }
     }
 
@@ -359,9 +354,16 @@ impl RootCache {
                 .filter(|slot| &self.stored[slot.key.clone()] == key.as_bytes())
         };
         let slot = key_at(at).or_else(|| {
+            let by_hash = self.by_hash.get_or_init(|| {
+                let mut by_hash: Vec<(u64, usize)> = (self.slots.iter().enumerate())
+                    .map(|(at, slot)| (xxhash_rust::xxh3::xxh3_64(&self.stored[slot.key.clone()]), at))
+                    .collect();
+                by_hash.sort_unstable();
+                by_hash
+            });
             let hash = xxhash_rust::xxh3::xxh3_64(key.as_bytes());
-            let first = self.by_hash.partition_point(|(h, _)| *h < hash);
-            self.by_hash[first..]
+            let first = by_hash.partition_point(|(h, _)| *h < hash);
+            by_hash[first..]
                 .iter()
                 .take_while(|(h, _)| *h == hash)
                 .find_map(|(_, at)| key_at(*at))

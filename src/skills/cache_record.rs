@@ -41,13 +41,13 @@ impl DiagRecord {
     }
 
     /// `None` when the code is not one this build knows (the entry is then read again).
-    fn diagnostic(&self) -> Option<Diagnostic> {
+    fn into_diagnostic(self) -> Option<Diagnostic> {
         Some(Diagnostic {
             severity: self.severity,
             code: code::known(&self.code)?,
-            file: self.file.clone(),
+            file: self.file,
             line: self.line,
-            message: self.message.clone(),
+            message: self.message,
         })
     }
 }
@@ -142,7 +142,7 @@ impl Record {
     /// The record is decoded for this one use, so its fields move into the skill uncopied.
     pub(super) fn into_loaded(self, dir: &Path, file_name: &str, root: &Path) -> Option<Loaded> {
         let record = match self {
-            Self::Skipped(d) => return d.diagnostic().map(Loaded::Skipped),
+            Self::Skipped(d) => return d.into_diagnostic().map(Loaded::Skipped),
             Self::Skill(r) => *r,
         };
         let SkillRecord {
@@ -159,8 +159,8 @@ impl Record {
             diagnostics,
         } = record;
         let diagnostics = diagnostics
-            .iter()
-            .map(DiagRecord::diagnostic)
+            .into_iter()
+            .map(DiagRecord::into_diagnostic)
             .collect::<Option<Vec<_>>>()?;
         Some(Loaded::Skill(Box::new(Skill {
             name,
