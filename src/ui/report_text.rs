@@ -163,7 +163,7 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
 
 /// One declared need with ✓ or ✗, and where a missing one is set (a found program: where it is).
 fn need_line(need: &crate::skills::needs::Need) -> String {
-    use crate::skills::needs::{NeedKind, WHERE_TO_SET};
+    use crate::skills::needs::{MCP_UNAVAILABLE, NeedKind, WHERE_TO_SET};
     let mark = if need.met { "✓" } else { "✗" };
     match (need.kind, need.met) {
         (NeedKind::Env, true) => format!("{mark} environment variable {} (set)", one(&need.name)),
@@ -174,6 +174,11 @@ fn need_line(need: &crate::skills::needs::Need) -> String {
             need.found_at.as_deref().map(path).unwrap_or_default()
         ),
         (NeedKind::Bin, false) => format!("{mark} program {} (not found on PATH)", one(&need.name)),
+        (NeedKind::Mcp, true) => format!("{mark} MCP server {}", one(&need.name)),
+        (NeedKind::Mcp, false) => format!(
+            "{mark} MCP server {} (not available: {MCP_UNAVAILABLE})",
+            one(&need.name)
+        ),
     }
 }
 

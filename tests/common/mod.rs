@@ -235,6 +235,9 @@ impl Workspace {
             // local server: tests never reach a real one on this machine.
             .env("AGENT_MODEL", "gpt-4.1-mini")
             .env("AGENT_PROBE_PORTS", "")
+            // The skills shipped in the binary stay out of every catalog a test did not ask
+            // for (tests/suite/real_skills.rs turns them on).
+            .env("AGENT_BUNDLED_SKILLS", "0")
             .current_dir(self.work())
             .timeout(std::time::Duration::from_secs(60));
         cmd

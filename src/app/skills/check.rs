@@ -7,7 +7,7 @@ use crate::output::report::{CheckedSkill, SkillCheck};
 use crate::skills::catalog::line_len;
 use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
 use crate::skills::lint::{Rules, lint};
-use crate::skills::needs::{NeedKind, Needs, WHERE_TO_SET};
+use crate::skills::needs::{MCP_UNAVAILABLE, NeedKind, Needs, WHERE_TO_SET};
 use crate::skills::{Diagnostic, Severity, Skill, code};
 
 /// Check the skills under `dirs` (every configured root when empty) under `rules`.
@@ -68,6 +68,10 @@ fn unmet(skill: &Skill, needs: &Needs) -> Vec<Diagnostic> {
             let what = match n.kind {
                 NeedKind::Env => format!("needs the environment variable {} ({WHERE_TO_SET})", n.name),
                 NeedKind::Bin => format!("needs the program {}, not found on PATH here", n.name),
+                NeedKind::Mcp => format!(
+                    "needs the MCP server {}, which is not available ({MCP_UNAVAILABLE})",
+                    n.name
+                ),
             };
             Diagnostic::new(code::UNMET_REQUIREMENT, Severity::Info, &skill.skill_file, None, what)
         })
