@@ -21,6 +21,7 @@ pub mod portable;
 pub mod rank;
 pub mod refs;
 pub mod requires;
+pub mod routing_cases;
 pub mod search;
 pub mod skeleton;
 pub mod watch;

@@ -38,4 +38,5 @@ mod skills_check;
 mod skills_new;
 mod terminal;
 mod tools_and_safety;
+mod trigger_evals;
 mod turn_loop;

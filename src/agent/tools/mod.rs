@@ -148,7 +148,7 @@ impl ToolRunner {
         self.settings.retriever.clone()
     }
 
-    async fn search_skills(&self, query: &str) -> ToolOutcome {
+    pub(crate) async fn search_skills(&self, query: &str) -> ToolOutcome {
         let ranking = self
             .settings
             .retriever
