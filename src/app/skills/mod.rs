@@ -223,7 +223,15 @@ fn show(discovery: &Discovery, run: &Run<'_>, name: &str) -> Result<SkillShow, A
         version: skill.version.clone(),
         body: skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})")),
         diagnostics: skill.diagnostics.clone(),
-        sandbox: run.config.sandbox.policy(&skill.dir, &requires.write, requires.network),
+        sandbox: {
+            let policy = run.config.sandbox.policy(&skill.dir, &requires.write, requires.network);
+            // As a command of it would get: an installed or bundled skill's folder is read-only.
+            if skill.root_kind == RootKind::Bundled || Installed::of(&skill.dir).is_some() {
+                policy.lock_skill_folder()
+            } else {
+                policy
+            }
+        },
         invocation: skill.invocation.clone(),
         needs: needs_of(skill, run).needs,
     })
