@@ -99,6 +99,8 @@ pub const LONG_BODY: &str = "long-body";
 pub const HIDDEN_CHARACTERS: &str = "hidden-characters";
 /// A file `SKILL.md` names that is not in the skill folder.
 pub const MISSING_FILE: &str = "missing-file";
+/// A file `SKILL.md` names that the skill has only in another letter case (`FORMS.md`, `forms.md`).
+pub const FILE_NAME_CASE: &str = "file-name-case";
 /// Bash-only syntax in a script that says `#!/bin/sh`.
 pub const BASHISM: &str = "bashism";
 
@@ -164,6 +166,7 @@ pub const ALL: &[&str] = &[
     LONG_BODY,
     HIDDEN_CHARACTERS,
     MISSING_FILE,
+    FILE_NAME_CASE,
     BASHISM,
     OTHER_TOOL_KEY,
     OTHER_TOOL_SYNTAX,

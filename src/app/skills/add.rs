@@ -14,6 +14,7 @@ use crate::skills::library::lock::{LockEntry, LockFile, now_rfc3339};
 use crate::skills::library::source::{Location, Source};
 use crate::skills::parse::{Loaded, load_skill};
 use crate::skills::portable::check_scripts;
+use crate::skills::refs::script_problems;
 
 /// What `skills add` was asked.
 #[derive(Debug, Clone, Default)]
@@ -231,11 +232,11 @@ fn fix_and_commit(
     fix: bool,
     asker: &dyn LibraryAsker,
 ) -> Result<InstalledSkill, InstallError> {
-    let entry = match load_skill(staged, root) {
-        Loaded::Skill(skill) => skill.entry,
-        _ => None,
+    // The problems `skills check` reports: not the bit of a script only ever run by an interpreter.
+    let problems = match load_skill(staged, root) {
+        Loaded::Skill(skill) => script_problems(staged, skill.entry.as_deref(), &skill.skill_file),
+        _ => check_scripts(staged, None),
     };
-    let problems = check_scripts(staged, entry.as_deref());
     let fix = !problems.is_empty()
         && (fix
             || asker.can_ask()
