@@ -129,3 +129,29 @@ fn check_reports_real_problems_and_not_the_habits_of_real_skills() {
         "a shebang script nothing runs through an interpreter still needs its bit: {found:?}"
     );
 }
+
+#[tokio::test]
+async fn many_imperfect_skills_cost_one_short_line_pointing_at_check() {
+    let ws = Workspace::new();
+    for i in 0..40 {
+        let name = format!("Tool {i:02} Automation");
+        ws.skill(
+            &format!("tool-{i:02}"),
+            &format!("---\nname: {name}\ndescription: Automates tool number {i} through its API.\n---\nbody\n"),
+            None,
+        );
+    }
+    let mock = MockLlm::start(vec![text("ok")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--once", "hi"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("loaded with problems")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("40 skill(s)") && lines[0].contains("and 37 more"),
+        "{err}"
+    );
+    assert!(lines[0].contains("agent skills check") && lines[0].len() < 200, "{err}");
+    assert!(!err.contains("Tool 39 Automation"), "{err}");
+}
