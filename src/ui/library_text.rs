@@ -27,6 +27,13 @@ pub fn added(r: &SkillsAdded) -> Text {
     let mut err = Vec::new();
     for s in &r.installed {
         out.push(installed_line(s));
+        if s.declared_name != s.name {
+            err.push(format!(
+                "note: {}'s SKILL.md names it {:?}; its folder keeps the source's name (name-folder-mismatch in `agent skills check`)",
+                one(&s.name),
+                one(&s.declared_name)
+            ));
+        }
         for p in &s.fixed {
             err.push(format!(
                 "fixed: {} {} ({})",
@@ -44,6 +51,13 @@ pub fn added(r: &SkillsAdded) -> Text {
                 one(&p.fix_command())
             ));
         }
+    }
+    if !r.already.is_empty() {
+        let names: Vec<String> = r.already.iter().map(|n| one(n)).collect();
+        err.push(format!(
+            "already installed from this source, left as they are: {} (`agent skills update` refreshes them)",
+            names.join(", ")
+        ));
     }
     err.push(format!("recorded in {}", one(&r.lock.display().to_string())));
     if r.project {

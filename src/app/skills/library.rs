@@ -25,11 +25,13 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
             skills,
             project,
             fix,
+            all,
         } => {
             let request = add::AddRequest {
                 source: source.clone(),
                 skills: skills.clone(),
                 fix: *fix,
+                all: *all,
             };
             match (cwd(), root(run, *project)) {
                 (Ok(cwd), Ok(root)) => add::add(&request, &cwd, &root, *project, &asker)

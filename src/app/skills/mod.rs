@@ -3,6 +3,7 @@
 
 mod add;
 mod check;
+mod choose;
 mod eval;
 mod library;
 mod new;

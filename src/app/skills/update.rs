@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::add::{fetch, install_one};
+use super::add::{fetch, fix_decision, install_one, problems_of};
 use crate::exec::trust::hash_skill_dir;
 use crate::exit::AppError;
 use crate::output::library::{
@@ -143,7 +143,8 @@ pub async fn update(
                 dir: fetched.tree.clone(),
                 subdir: None,
             };
-            let installed = install_one(&candidate, &name, &root, true, false, asker)?;
+            let fix = fix_decision(false, &problems_of(&fetched.tree), 1, asker);
+            let installed = install_one(&candidate, &name, &root, true, fix)?;
             record(&root, &name, &entry, fetched.commit.clone(), installed.hash)?;
         }
         skills.push(update);
