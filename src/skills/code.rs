@@ -117,6 +117,8 @@ pub const UNSUPPORTED_DEPENDENCY: &str = "unsupported-dependency";
 pub const SCRIPT_CRLF: &str = "script-crlf";
 /// A file named `Skill.md` or another case of `SKILL.md`.
 pub const SKILL_MD_CASE: &str = "skill-md-case";
+/// `skills check` found no skill to check at all.
+pub const NO_SKILLS: &str = "no-skills";
 /// A declared need (`requires.env`, `requires.bins`) that is not met here.
 pub const UNMET_REQUIREMENT: &str = "unmet-requirement";
 
@@ -174,6 +176,7 @@ pub const ALL: &[&str] = &[
     UNSUPPORTED_DEPENDENCY,
     SCRIPT_CRLF,
     SKILL_MD_CASE,
+    NO_SKILLS,
     UNMET_REQUIREMENT,
 ];
 

@@ -155,3 +155,30 @@ async fn many_imperfect_skills_cost_one_short_line_pointing_at_check() {
     assert!(lines[0].contains("agent skills check") && lines[0].len() < 200, "{err}");
     assert!(!err.contains("Tool 39 Automation"), "{err}");
 }
+
+#[test]
+fn a_check_that_found_no_skill_warns_and_fails_strictly_naming_hidden_folders() {
+    let ws = Workspace::new();
+    let skills = ws.dir.path().join("openai-like/skills");
+    for (category, name) in [(".curated", "gh-fix-ci"), (".system", "skill-creator")] {
+        write(
+            &skills.join(category).join(name).join("SKILL.md"),
+            &format!("---\nname: {name}\ndescription: The {name} skill, for tests of checking.\n---\nbody\n"),
+            0o644,
+        );
+    }
+    let (code, found, report) = findings(&ws, &[], &skills);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["warnings"], 1, "{report}");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "no-skills");
+    assert!(
+        found[0].1.contains(".curated") && found[0].1.contains(".system"),
+        "{found:?}"
+    );
+    let (code, _, report) = findings(&ws, &["--strict"], &skills);
+    assert_eq!(code, 1, "checking nothing fails a strict check: {report}");
+    // Checked by name, the hidden folders' skills are found.
+    let (code, found, _) = findings(&ws, &["--strict"], &skills.join(".curated"));
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+}
