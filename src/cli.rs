@@ -20,7 +20,7 @@ every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), 
 AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_OTHER_AGENTS, AGENT_STREAM, AGENT_RETRIES, \
 AGENT_SANDBOX, AGENT_ALLOW_WRITE, AGENT_SESSIONS, AGENT_CONTEXT_WINDOW, AGENT_COMPACT_AT.
 
-Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`; 2 usage error; \
+Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`, or an outdated skill (`skills outdated`); 2 usage error; \
 3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, but a \
 proposed command was denied; 130 interrupted.";
 
@@ -288,7 +288,8 @@ pub enum SkillsCommand {
         #[arg(long, conflicts_with = "skills")]
         all: bool,
     },
-    /// Compare each skill installed with `skills add` with its source (git ls-remote).
+    /// Compare each skill installed with `skills add` with its source (git ls-remote, once per
+    /// source); exit 1 when one is outdated.
     Outdated,
     /// Fetch installed skills again, show what changed, and replace them after a yes.
     Update {

@@ -94,9 +94,19 @@ pub fn outdated(r: &SkillsOutdated) -> Text {
             err: vec!["no skill was installed with `agent skills add` (no skills-lock.json lists one)".into()],
         };
     }
+    // Only what needs attention is listed: with a thousand skills the rest is a count.
     let mut out = Vec::new();
+    let (mut current, mut pinned) = (0, 0);
     for s in &r.skills {
         let state = match &s.standing {
+            Standing::UpToDate if !s.edited => {
+                current += 1;
+                continue;
+            }
+            Standing::Pinned if !s.edited => {
+                pinned += 1;
+                continue;
+            }
             Standing::UpToDate => "up to date".to_string(),
             Standing::Outdated => format!(
                 "outdated: {} → {}",
@@ -113,7 +123,12 @@ pub fn outdated(r: &SkillsOutdated) -> Text {
         };
         out.push(format!("{:<20} {state}{edited}", one(&s.name)));
     }
-    let err = if r.skills.iter().any(|s| s.standing == Standing::Outdated) {
+    let outdated = r.skills.iter().filter(|s| s.standing == Standing::Outdated).count();
+    out.push(format!(
+        "{outdated} outdated, {current} up to date, {pinned} pinned to a commit, of {} installed",
+        r.skills.len()
+    ));
+    let err = if outdated > 0 {
         vec!["`agent skills update [NAME]` shows the changes and asks before replacing".into()]
     } else {
         Vec::new()

@@ -4,6 +4,7 @@
 //! installed repository, names starting with `-`, and what an interrupted install left behind.
 
 use std::path::{Path, PathBuf};
+use std::process::Command as Std;
 
 use super::skill_library::{git, lock, outcome, skill_md, url, write};
 use crate::common::*;
@@ -197,4 +198,80 @@ async fn on_a_terminal_the_fix_question_is_asked_once_and_ctrl_c_there_leaves_no
         let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&script).unwrap().permissions());
         assert_ne!(mode & 0o100, 0, "{name}: fixed after the one yes");
     }
+}
+
+/// A `git` first on `PATH` that logs each call's arguments, one line each, then runs the real one.
+fn logging_git(ws: &Workspace) -> (PathBuf, PathBuf) {
+    let real = Std::new("sh").args(["-c", "command -v git"]).output().unwrap();
+    let real = String::from_utf8_lossy(&real.stdout).trim().to_string();
+    let bin = ws.dir.path().join("logging-bin");
+    let log = ws.dir.path().join("git-calls.log");
+    std::fs::create_dir_all(&bin).unwrap();
+    write_script(
+        &bin.join("git"),
+        &format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec '{real}' \"$@\"\n", log.display()),
+    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    (PathBuf::from(path), log)
+}
+
+#[tokio::test]
+async fn outdated_asks_each_source_once_and_only_changed_subfolders_are_outdated() {
+    let ws = Workspace::new();
+    let mono = ws.dir.path().join("monorepo");
+    for name in ["alpha", "beta", "gamma"] {
+        write(
+            &mono.join("skills").join(name).join("SKILL.md"),
+            &skill_md(name, "Body."),
+        );
+    }
+    git(&mono, &["init", "--quiet"]);
+    git(&mono, &["add", "."]);
+    git(&mono, &["commit", "--quiet", "-m", "first"]);
+    let single = ws.dir.path().join("single");
+    write(&single.join("SKILL.md"), &skill_md("solo", "Alone."));
+    git(&single, &["init", "--quiet"]);
+    git(&single, &["add", "."]);
+    git(&single, &["commit", "--quiet", "-m", "first"]);
+    let (code, _, err) = outcome(&ws, &["skills", "add", &url(&mono), "--all"]).await;
+    assert_eq!(code, 0, "{err}");
+    // A short commit id works like a full one and is recorded with the full commit.
+    let full = git(&single, &["rev-parse", "HEAD"]);
+    let pinned = format!("{}@{}", url(&single), &full[..7]);
+    let (code, _, err) = outcome(&ws, &["skills", "add", &pinned]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(lock(&ws)["skills"]["solo"]["commit"], full.as_str());
+
+    write(&mono.join("skills/beta/SKILL.md"), &skill_md("beta", "Better body."));
+    write(&mono.join("README.md"), "# other change\n");
+    git(&mono, &["add", "."]);
+    git(&mono, &["commit", "--quiet", "-m", "beta changes"]);
+
+    let (path, log) = logging_git(&ws);
+    let mut cmd = ws.bare_agent();
+    cmd.env("PATH", &path).args(["skills", "outdated"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 1, "something is outdated: {out}{err}");
+    let outdated: Vec<&str> = out.lines().filter(|l| l.contains("outdated:")).collect();
+    assert_eq!(outdated.len(), 1, "{out}");
+    assert!(outdated[0].starts_with("beta"), "{out}");
+    assert!(
+        out.contains("1 outdated, 2 up to date, 1 pinned to a commit, of 4 installed"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("alpha") && !out.contains("gamma"),
+        "only what is outdated is listed: {out}"
+    );
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let asked = calls.lines().filter(|l| l.contains(" ls-remote ")).count();
+    assert_eq!(
+        asked, 1,
+        "one query for the monorepo's three skills, none for a pinned commit: {calls}"
+    );
+    let fetched = calls.lines().filter(|l| l.contains(" fetch ")).count();
+    assert_eq!(fetched, 1, "the changed source is fetched once to look inside: {calls}");
+
+    let (code, out, _) = outcome(&ws, &["skills", "update", "alpha"]).await;
+    assert_eq!(code, 0, "an up-to-date skill has nothing to update: {out}");
 }

@@ -7,6 +7,7 @@ mod choose;
 mod eval;
 mod library;
 mod new;
+mod outdated;
 mod update;
 
 use super::{Run, build, endpoint};
