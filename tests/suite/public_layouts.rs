@@ -275,3 +275,35 @@ async fn outdated_asks_each_source_once_and_only_changed_subfolders_are_outdated
     let (code, out, _) = outcome(&ws, &["skills", "update", "alpha"]).await;
     assert_eq!(code, 0, "an up-to-date skill has nothing to update: {out}");
 }
+
+#[tokio::test]
+async fn remove_of_an_unknown_name_offers_the_nearest_and_show_offers_a_typeable_command() {
+    let ws = Workspace::new();
+    let repo = ws.dir.path().join("many");
+    for i in 0..30 {
+        let name = format!("tool{i:02}-automation");
+        write(&repo.join(&name).join("SKILL.md"), &skill_md(&name, "Body."));
+    }
+    write(
+        &repo.join("apify-automation/SKILL.md"),
+        "---\nname: Apify Automation\ndescription: Automates Apify actors for tests of names.\n---\nbody\n",
+    );
+    git(&repo, &["init", "--quiet"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "first"]);
+    let (code, _, err) = outcome(&ws, &["skills", "add", &url(&repo), "--all"]).await;
+    assert_eq!(code, 0, "{err}");
+
+    let (code, _, err) = outcome(&ws, &["skills", "remove", "tool07-automaton"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("of its 31 entries, the nearest: tool07-automation"),
+        "{err}"
+    );
+    assert!(!err.contains("tool29-automation"), "not every entry: {err}");
+
+    let (code, out, err) = outcome(&ws, &["skills", "show", "Apify Automation"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("agent --skill 'Apify Automation'"), "{out}");
+    assert!(!out.contains("/Apify Automation"), "{out}");
+}

@@ -264,11 +264,13 @@ fn fix_and_commit(
 pub fn remove(name: &str, root: &Path) -> Result<SkillRemoved, AppError> {
     let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
     if lock.skills.remove(name).is_none() {
+        // The nearest names, not every entry: a lock can list a thousand skills.
         let listed: Vec<&str> = lock.skills.keys().map(String::as_str).collect();
-        let listed = if listed.is_empty() {
-            "it lists none".to_string()
-        } else {
-            format!("it lists {}", listed.join(", "))
+        let near = crate::skills::invoke::nearest(name, &listed, 3);
+        let listed = match (listed.len(), near.is_empty()) {
+            (0, _) => "it lists none".to_string(),
+            (n, true) => format!("none of its {n} entries is close"),
+            (n, false) => format!("of its {n} entries, the nearest: {}", near.join(", ")),
         };
         return Err(AppError::usage(format!(
             "{name} is not in {} ({listed}); only skills installed with `agent skills add` are removed: \

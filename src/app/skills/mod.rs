@@ -43,7 +43,7 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
     };
     let discovery = discover_with(&run.config.skill_roots, &scan);
     let report = match action {
-        SkillsCommand::List => Report::SkillList(list(discovery, &run.trust)),
+        SkillsCommand::List => Report::SkillList(list(discovery, &run.trust, run.config.catalog_budget)),
         SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
         SkillsCommand::Search { query, limit } => {
             Report::SkillSearch(search(&discovery, &run.config, &*output, &query.join(" "), *limit).await)
@@ -176,12 +176,13 @@ pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted,
 }
 
 /// `skills list`: every skill, and the problems of the scan.
-fn list(discovery: Discovery, trust: &FolderTrust) -> SkillList {
+fn list(discovery: Discovery, trust: &FolderTrust, catalog_budget: usize) -> SkillList {
     let findings: Vec<_> = discovery.skipped.into_iter().chain(discovery.warnings).collect();
     SkillList {
         skills: summaries_of(discovery.skills, trust),
         problems: findings.iter().map(|d| d.to_string()).collect(),
         findings,
+        catalog_budget,
     }
 }
 
