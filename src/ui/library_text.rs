@@ -141,7 +141,12 @@ pub fn updated(r: &SkillsUpdated) -> Text {
     let mut out = Vec::new();
     let mut err = Vec::new();
     for s in &r.skills {
-        let name = one(&s.name);
+        // A name installed both in the project and for the user: say which copy a line is about.
+        let twice = r.skills.iter().filter(|o| o.name == s.name).count() > 1;
+        let name = match s.dir.parent().filter(|_| twice) {
+            Some(root) => format!("{} ({})", one(&s.name), one(&root.display().to_string())),
+            None => one(&s.name),
+        };
         match s.outcome {
             UpdateOutcome::UpToDate => out.push(format!("{name}: up to date")),
             UpdateOutcome::Updated => {

@@ -307,3 +307,32 @@ async fn remove_of_an_unknown_name_offers_the_nearest_and_show_offers_a_typeable
     assert!(out.contains("agent --skill 'Apify Automation'"), "{out}");
     assert!(!out.contains("/Apify Automation"), "{out}");
 }
+
+#[tokio::test]
+async fn update_of_a_name_in_both_roots_says_which_root_each_line_is_about() {
+    let ws = Workspace::new();
+    let repo = openai_layout(&ws);
+    for extra in [&[][..], &["--project"][..]] {
+        let mut args = vec!["skills", "add"];
+        let source = url(&repo);
+        args.push(&source);
+        args.extend(["--skill", "notes"]);
+        args.extend(extra);
+        let (code, _, err) = outcome(&ws, &args).await;
+        assert_eq!(code, 0, "{err}");
+    }
+    // The project's lock is used once its folder is trusted.
+    let (code, _, err) = outcome(&ws, &["trust"]).await;
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = outcome(&ws, &["skills", "update", "notes"]).await;
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("notes")).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    let user_root = ws.home().join(".agents/skills");
+    let project_root = ws.work().join(".agents/skills");
+    assert!(lines.iter().any(|l| l.contains(&*user_root.to_string_lossy())), "{out}");
+    assert!(
+        lines.iter().any(|l| l.contains(&*project_root.to_string_lossy())),
+        "{out}"
+    );
+}
