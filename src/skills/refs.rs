@@ -90,13 +90,34 @@ fn file_finding(skill: &Skill, files: &SkillFiles, r: &Reference, usage: &Usage)
             ),
         ));
     }
-    Some(finding(
-        code::MISSING_FILE,
-        format!(
+    let message = match sibling_with(&skill.dir, relative) {
+        Some(other) => format!(
+            "names `{}`, which is a file of the skill `{other}` beside it, not of this one: run from this skill's \
+             folder it fails; bundle a copy, or name that skill's folder (`$AGENT_SKILLS_PATH` lists the skill roots)",
+            r.path
+        ),
+        None => format!(
             "names `{}`, which is not in the skill folder; add the file or fix the path",
             r.path
         ),
-    ))
+    };
+    Some(finding(code::MISSING_FILE, message))
+}
+
+/// The folder name of a skill beside `dir` (same root) that has `relative`, when one does: a
+/// reference to another skill's script (`scripts/generate_schematic.py` of `scientific-schematics`).
+fn sibling_with(dir: &Path, relative: &str) -> Option<String> {
+    if !relative.contains('/') {
+        return None;
+    }
+    let mut found: Vec<String> = std::fs::read_dir(dir.parent()?)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.path() != dir && e.path().join(relative).is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    found.into_iter().next()
 }
 
 /// The files of one skill folder, relative to it, listed once.

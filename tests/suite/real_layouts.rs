@@ -182,3 +182,27 @@ fn a_check_that_found_no_skill_warns_and_fails_strictly_naming_hidden_folders() 
     let (code, found, _) = findings(&ws, &["--strict"], &skills.join(".curated"));
     assert_eq!((code, found.len()), (0, 0), "{found:?}");
 }
+
+#[test]
+fn a_reference_to_another_skills_script_names_that_skill() {
+    let ws = Workspace::new();
+    let root = ws.skills();
+    write(
+        &root.join("schematics/SKILL.md"),
+        "---\nname: schematics\ndescription: Draws schematic diagrams from a text description.\n---\nbody\n",
+        0o644,
+    );
+    write(&root.join("schematics/scripts/draw.py"), "print('x')\n", 0o644);
+    write(
+        &root.join("writing/SKILL.md"),
+        "---\nname: writing\ndescription: Writes scientific papers with figures.\n---\nRun `python scripts/draw.py 'a figure'`.\n",
+        0o644,
+    );
+    let (_, found, _) = findings(&ws, &[], &root);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "missing-file", "still reported: it fails from this folder");
+    assert!(
+        found[0].1.contains("a file of the skill `schematics` beside it"),
+        "{found:?}"
+    );
+}
