@@ -34,7 +34,7 @@ pub struct Cli {
 
     /// Invoke this skill by hand for one turn (as /NAME ARGS in the chat): $ARGUMENTS, $0, $1 and so on
     /// in its SKILL.md take ARGS; without them, ARGS is the request.
-    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
+    #[arg(long, value_name = "NAME")]
     pub skill: Option<String>,
 
     /// With --skill: the skill's arguments, e.g. agent --skill deploy "staging eu-west".
