@@ -121,6 +121,8 @@ pub const SKILL_MD_CASE: &str = "skill-md-case";
 pub const NO_SKILLS: &str = "no-skills";
 /// A declared need (`requires.env`, `requires.bins`) that is not met here.
 pub const UNMET_REQUIREMENT: &str = "unmet-requirement";
+/// A catalog line long enough to crowd other skills out of a budgeted catalog.
+pub const CATALOG_COST: &str = "catalog-cost";
 
 /// Every code above, so a code read back from the cache folder can be checked against them.
 pub const ALL: &[&str] = &[
@@ -178,6 +180,7 @@ pub const ALL: &[&str] = &[
     SKILL_MD_CASE,
     NO_SKILLS,
     UNMET_REQUIREMENT,
+    CATALOG_COST,
 ];
 
 /// The code `code` names, when it is one of [`ALL`].
