@@ -20,7 +20,7 @@ every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), 
 AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_OTHER_AGENTS, AGENT_STREAM, AGENT_RETRIES, \
 AGENT_SANDBOX, AGENT_ALLOW_WRITE, AGENT_SESSIONS, AGENT_CONTEXT_WINDOW, AGENT_COMPACT_AT.
 
-Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`; 2 usage error; \
+Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`, or an outdated skill (`skills outdated`); 2 usage error; \
 3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, but a \
 proposed command was denied; 130 interrupted.";
 
@@ -217,7 +217,8 @@ pub enum SkillsCommand {
     List,
     /// Show one skill: metadata, diagnostics and body.
     Show {
-        /// Skill name.
+        /// Skill name (one starting with `-` works too: `skills show -21risk-automation`).
+        #[arg(allow_hyphen_values = true)]
         name: String,
     },
     /// Rank skills by relevance to a request (the ranking the catalog budget uses).
@@ -314,9 +315,9 @@ pub enum SkillsCommand {
         /// ./folder, https://host/owner/repo.git, git@host:owner/repo, or owner/repo; then
         /// optionally @REF (branch, tag, commit) and #SUBDIR.
         source: String,
-        /// Install this skill of a source holding several (repeatable); without it, a terminal
-        /// asks and anything else lists them and exits 2.
-        #[arg(long = "skill", value_name = "NAME")]
+        /// Install this skill of a source holding several (repeatable); without it (or --all), a
+        /// terminal asks and anything else lists some and exits 2. A name may start with `-`.
+        #[arg(long = "skill", value_name = "NAME", allow_hyphen_values = true)]
         skills: Vec<String>,
         /// Install into ./.agents/skills (this project) instead of ~/.agents/skills.
         #[arg(long)]
@@ -324,12 +325,18 @@ pub enum SkillsCommand {
         /// Fix scripts with CRLF line endings or no executable bit in the installed copy without asking.
         #[arg(long)]
         fix: bool,
+        /// Install every skill the source holds, without asking (skills already installed from
+        /// it are left as they are).
+        #[arg(long, conflicts_with = "skills")]
+        all: bool,
     },
-    /// Compare each skill installed with `skills add` with its source (git ls-remote).
+    /// Compare each skill installed with `skills add` with its source (git ls-remote, once per
+    /// source); exit 1 when one is outdated.
     Outdated,
     /// Fetch installed skills again, show what changed, and replace them after a yes.
     Update {
         /// Only this skill (default: every one in skills-lock.json).
+        #[arg(allow_hyphen_values = true)]
         name: Option<String>,
         /// Replace without asking (needed without a terminal).
         #[arg(long, short = 'y')]
@@ -337,7 +344,8 @@ pub enum SkillsCommand {
     },
     /// Delete a skill installed with `skills add` and its skills-lock.json entry.
     Remove {
-        /// Skill name (its folder in the skill root).
+        /// Skill name (its folder in the skill root; one starting with `-` works too).
+        #[arg(allow_hyphen_values = true)]
         name: String,
         /// Remove it from ./.agents/skills instead of ~/.agents/skills.
         #[arg(long)]
