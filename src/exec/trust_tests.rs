@@ -12,6 +12,7 @@ fn snapshot(env: Option<DotenvState>, skills: &[(&str, &str)]) -> Snapshot {
     Snapshot {
         dotenv: env,
         skills: skills.iter().map(|(k, h)| (k.to_string(), h.to_string())).collect(),
+        ..Snapshot::default()
     }
 }
 

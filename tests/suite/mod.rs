@@ -37,4 +37,5 @@ mod skills_check;
 mod skills_new;
 mod terminal;
 mod tools_and_safety;
+mod trust_content;
 mod turn_loop;

@@ -7,6 +7,7 @@ use crate::exec::env::child_env;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
 use crate::exec::sandbox::policy::Enforcement;
 use crate::exec::sandbox::{Confinement, Policy, hint};
+use crate::exec::trust::Comparison;
 use crate::output::{ApprovalRequest, Event};
 use crate::skills::Skill;
 use crate::skills::discover::RootKind;
@@ -184,15 +185,19 @@ impl ToolRunner {
         let trust = self.settings.trust.clone();
         let (t, dir) = (trust.clone(), skill.dir.clone());
         // Hashing reads the skill's files: off the async threads.
-        if tokio::task::spawn_blocking(move || t.skill_may_run(&dir))
+        let standing = tokio::task::spawn_blocking(move || (!t.skill_may_run(&dir)).then(|| t.skill_standing(&dir)))
             .await
-            .unwrap_or(false)
-        {
-            return None;
-        }
+            .unwrap_or(Some(None));
+        let why = match standing {
+            None => return None,
+            Some(Some(comparison)) if comparison != Comparison::Same => {
+                format!("changed since it was trusted: {}", comparison.describe())
+            }
+            Some(_) => "new, or not trusted".into(),
+        };
         let folder = trust.folder().display().to_string();
         let refusal = format!(
-            "the project skill {} is not trusted (new, or changed since {folder} was trusted); \
+            "the project skill {} is not trusted ({why}); \
              run `agent trust` in {folder} to let its skills run commands (--yes does not)",
             trust.skill_key(&skill.dir)
         );

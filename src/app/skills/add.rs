@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::exec::trust::hash_skill_dir;
+use crate::exec::trust::ManifestStore;
 use crate::exit::AppError;
 use crate::output::library::{Choice, InstalledSkill, LibraryAsker, SkillRemoved, SkillsAdded};
 use crate::skills::library::git;
@@ -262,7 +262,7 @@ fn fix_and_commit(
     }
     Ok(InstalledSkill {
         name: name.to_string(),
-        hash: hash_skill_dir(&dir),
+        hash: ManifestStore::load().record(&dir),
         dir,
         source: String::new(),
         reference: None,

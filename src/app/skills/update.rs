@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::add::{fetch, install_one};
-use crate::exec::trust::hash_skill_dir;
+use crate::exec::trust::{ManifestStore, is_unchanged};
 use crate::exit::AppError;
 use crate::output::library::{
     LibraryAsker, OutdatedSkill, SkillUpdate, SkillsOutdated, SkillsUpdated, Standing, UpdateOutcome,
@@ -58,7 +58,7 @@ pub async fn outdated(roots: &[&Path]) -> Result<SkillsOutdated, AppError> {
     let mut skills = Vec::new();
     for (root, name, entry) in entries(roots, None)? {
         let dir = root.join(&name);
-        let edited = dir.is_dir() && hash_skill_dir(&dir) != entry.hash;
+        let edited = dir.is_dir() && !is_unchanged(&dir, &entry.hash);
         let (latest, standing) = latest(&entry).await;
         skills.push(OutdatedSkill {
             name,
@@ -91,7 +91,7 @@ async fn latest(entry: &LockEntry) -> (Option<String>, Standing) {
                     },
                 );
             }
-            let same = hash_skill_dir(&dir) == entry.hash;
+            let same = is_unchanged(&dir, &entry.hash);
             (None, if same { Standing::UpToDate } else { Standing::Outdated })
         }
         Location::Git(url) => match git::remote_commit(url, entry.reference.as_deref()).await {
@@ -117,7 +117,7 @@ pub async fn update(
         let source = source_of(&entry);
         let fetched = fetch(&source).await?;
         let dir = root.join(&name);
-        let edited = dir.is_dir() && hash_skill_dir(&dir) != entry.hash;
+        let edited = dir.is_dir() && !is_unchanged(&dir, &entry.hash);
         let diff = FolderDiff::between(&dir, &fetched.tree);
         let mut update = SkillUpdate {
             name: name.clone(),
@@ -130,7 +130,13 @@ pub async fn update(
         };
         if update.diff.is_empty() {
             if fetched.commit != entry.commit {
-                record(&root, &name, &entry, fetched.commit.clone(), hash_skill_dir(&dir))?;
+                record(
+                    &root,
+                    &name,
+                    &entry,
+                    fetched.commit.clone(),
+                    ManifestStore::load().record(&dir),
+                )?;
             }
             skills.push(update);
             continue;
