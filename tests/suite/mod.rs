@@ -21,6 +21,7 @@ mod repl;
 mod retrieval;
 mod safety;
 mod sandbox;
+mod sandbox_walls;
 mod secrets;
 mod session_export;
 mod sessions;

@@ -4,6 +4,7 @@
 
 use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
 use crate::exec::env::child_env;
+use crate::exec::private_temp::PrivateTemp;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
 use crate::exec::sandbox::policy::Enforcement;
 use crate::exec::sandbox::{Confinement, Policy, hint};
@@ -58,6 +59,12 @@ impl ToolRunner {
 
     /// Start the approved `plan` in the sandbox `policy` describes and report how it ended.
     async fn execute(&self, skill: &Skill, command: &str, plan: &Plan, policy: &Policy) -> ToolOutcome {
+        // Its own temp folder, removed when this returns (and the command's processes are gone).
+        let temp = PrivateTemp::create(&self.settings.sandbox.temp)
+            .inspect_err(|e| tracing::debug!("no private temp folder: {e}"))
+            .ok();
+        let with_temp = temp.as_ref().map(|t| policy.with_private_temp(t.path()));
+        let policy = with_temp.as_ref().unwrap_or(policy);
         // A sandbox that cannot be built is not silently skipped: the command does not run.
         let confinement = match Confinement::build(policy) {
             Ok(confinement) => confinement,
@@ -79,6 +86,7 @@ impl ToolRunner {
             &self.settings.skill_roots,
         );
         env.insert("AGENT_SANDBOX".into(), policy.child_value().into());
+        env.extend(temp.iter().flat_map(PrivateTemp::child_vars));
         let spec = CommandSpec {
             plan,
             cwd: &skill.dir,

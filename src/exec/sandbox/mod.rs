@@ -19,6 +19,7 @@ pub mod kernel;
 pub mod netfilter;
 pub mod policy;
 pub mod probe;
+pub mod protected;
 
 use std::fmt;
 
