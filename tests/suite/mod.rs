@@ -12,6 +12,7 @@ mod folder_trust;
 mod hostile_inputs;
 mod install;
 mod json_events;
+mod library_git;
 mod llm_faults;
 mod local_servers;
 mod parser_props;
