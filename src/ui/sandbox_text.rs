@@ -77,6 +77,19 @@ pub fn policy_lines(p: &Policy) -> Vec<String> {
             for w in &p.write {
                 out.push(format!("  writes:    {} ({})", place(w), grant(w.grant)));
             }
+            for path in &p.read_only {
+                let how = match &p.read_only_unavailable {
+                    None => "read-only: ",
+                    Some(_) => "WRITABLE:  ",
+                };
+                out.push(format!("  {how}{}", visible(&path.display().to_string())));
+            }
+            if let Some(why) = &p.read_only_unavailable {
+                out.push(format!(
+                    "  (.git and the like cannot be kept read-only here: {})",
+                    visible(why)
+                ));
+            }
             for s in &p.skipped {
                 out.push(format!(
                     "  not:       {} ({}): {}",

@@ -20,6 +20,7 @@ pub mod netfilter;
 pub mod policy;
 pub mod probe;
 pub mod protected;
+pub mod readonly;
 
 use std::fmt;
 

@@ -164,12 +164,25 @@ impl Settings {
         } else {
             Network::Open
         };
+        let confined = self.mode != Mode::Off && self.kernel.filesystem();
+        let read_only = if confined {
+            kept_read_only(&builder.write)
+        } else {
+            Vec::new()
+        };
+        let read_only_unavailable = if read_only.is_empty() {
+            None
+        } else {
+            super::readonly::available().err()
+        };
         Policy {
             mode: self.mode,
             in_force: self.sandbox_name(),
             write: builder.write,
             skipped: builder.skipped,
             network,
+            read_only,
+            read_only_unavailable,
             kernel: self.kernel.clone(),
         }
     }
@@ -222,6 +235,25 @@ impl Settings {
     }
 }
 
+/// The places of [`super::readonly::KEPT_READ_ONLY`] that exist directly inside a writable folder
+/// (not the temp folders), unless the user's `--allow-write` names them or a place inside them.
+fn kept_read_only(write: &[Writable]) -> Vec<PathBuf> {
+    let allowed: Vec<&Writable> = write.iter().filter(|w| w.grant == Grant::AllowWrite).collect();
+    let mut out = Vec::new();
+    for w in write.iter().filter(|w| !w.file && w.grant != Grant::Temp) {
+        for name in super::readonly::KEPT_READ_ONLY {
+            let place = w.real.join(name);
+            let opened = allowed
+                .iter()
+                .any(|a| a.real.starts_with(&place) || place.starts_with(&a.real));
+            if !opened && std::fs::symlink_metadata(&place).is_ok() && !out.contains(&place) {
+                out.push(place);
+            }
+        }
+    }
+    out
+}
+
 /// What `strict` needs that the kernel lacks, if anything.
 fn strict_gap(k: &Kernel) -> Option<String> {
     if !k.filesystem() {
@@ -254,6 +286,12 @@ pub struct Policy {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<Skipped>,
     pub network: Network,
+    /// Places inside writable folders kept read-only (`.git`, `.envrc` …), see [`super::readonly`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub read_only: Vec<PathBuf>,
+    /// Why those places stay writable after all on this machine (no user namespaces), if they do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_unavailable: Option<String>,
     #[serde(skip)]
     pub kernel: Kernel,
 }

@@ -45,6 +45,8 @@ fn attempt(kernel: &Kernel, canary: PathBuf) -> Probe {
         write: Vec::new(),
         skipped: Vec::new(),
         network: Network::Open,
+        read_only: Vec::new(),
+        read_only_unavailable: None,
         kernel: kernel.clone(),
     };
     let confinement = match Confinement::build(&policy) {
