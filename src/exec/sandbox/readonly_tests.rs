@@ -7,8 +7,8 @@ use super::*;
 /// either) is shown as it is, as docs/sandbox.md says.
 #[test]
 fn a_kept_place_is_read_only_for_the_child_only() {
-    if let Err(why) = available() {
-        eprintln!("skipped: {why}");
+    // Without user namespaces there is nothing to check here; sandbox_walls.rs says so aloud.
+    if available().is_err() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

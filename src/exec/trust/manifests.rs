@@ -87,7 +87,8 @@ impl ManifestStore {
             let dir = file.parent().unwrap_or(Path::new("."));
             std::fs::create_dir_all(dir)?;
             let text = serde_json::to_vec(manifest).map_err(std::io::Error::other)?;
-            let tmp = dir.join(format!(".{}.tmp", std::process::id()));
+            // Named by hash too: two threads keeping two manifests must not share a temp file.
+            let tmp = dir.join(format!(".{}.{}.tmp", manifest.hash(), std::process::id()));
             std::fs::write(&tmp, text)?;
             std::fs::rename(&tmp, &file)?;
             self.prune(dir)
