@@ -153,3 +153,20 @@ async fn a_same_size_edit_of_an_installed_skill_needs_trust_again() {
     let shown = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(shown.contains("modified: run.sh"), "{shown}");
 }
+
+#[tokio::test]
+async fn a_skill_too_large_to_verify_is_never_trusted_and_says_why() {
+    let ws = Workspace::new();
+    let dir = project_skill(&ws, "huge", None);
+    // Sparse: over the 256 MB that are verified, without writing them.
+    let big = std::fs::File::create(dir.join("model.bin")).unwrap();
+    big.set_len(257 * 1024 * 1024).unwrap();
+    trust(&ws);
+    let (code, result, stderr) = run(&ws, "huge").await;
+    assert_eq!(code, 6, "{stderr}");
+    assert!(!ws.work().join("canary-a").exists(), "an unverifiable skill ran");
+    assert!(
+        result.contains("cannot be verified") && result.contains("too much to verify"),
+        "{result}"
+    );
+}

@@ -198,6 +198,7 @@ impl ToolRunner {
             .unwrap_or(Some(None));
         let why = match standing {
             None => return None,
+            Some(Some(comparison @ Comparison::Unverifiable(_))) => comparison.describe(),
             Some(Some(comparison)) if comparison != Comparison::Same => {
                 format!("changed since it was trusted: {}", comparison.describe())
             }
