@@ -86,7 +86,7 @@ pub fn policy_lines(p: &Policy) -> Vec<String> {
             }
             if let Some(why) = &p.read_only_unavailable {
                 out.push(format!(
-                    "  (.git and the like cannot be kept read-only here: {})",
+                    "  no mount namespace here ({}): .git and the like stay writable, and file modes and times everywhere changeable",
                     visible(why)
                 ));
             }

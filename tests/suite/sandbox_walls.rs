@@ -269,11 +269,12 @@ async fn the_working_folders_git_and_envrc_stay_read_only() {
     assert!(!canary.exists(), "a planted hook or fsmonitor ran");
 }
 
-/// What the sandbox does not cover, shown as it is (docs/sandbox.md "Metadata"): a confined
-/// command cannot change a file's content outside its writable places, but can change its mode
-/// and times, since Landlock has no right for them and seccomp cannot see paths.
+/// Metadata outside the writable places (issue 22 §5): a confined command cannot change a file's
+/// content there, nor its mode or times, since everything but the writable places is mounted
+/// read-only in the command's own namespace. Where the machine gives it none, Landlock alone
+/// leaves mode and times open, as docs/sandbox.md says; the test shows which applies.
 #[tokio::test]
-async fn metadata_outside_the_writable_places_stays_open_as_documented() {
+async fn metadata_outside_the_writable_places_is_refused() {
     if !landlock(3) {
         return;
     }
@@ -281,7 +282,8 @@ async fn metadata_outside_the_writable_places_stays_open_as_documented() {
     let profile = ws.home().join(".profile");
     seed(&profile, "# profile\n");
     std::fs::set_permissions(&profile, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
-    let script = "#!/bin/sh\necho x >> \"$1\" 2>/dev/null && echo wrote-content\nchmod 0666 \"$1\" && echo changed-mode\ntouch -d 2001-01-01 \"$1\" && echo changed-time\n";
+    let before = std::fs::metadata(&profile).unwrap().modified().unwrap();
+    let script = "#!/bin/sh\n(echo x >> \"$1\") 2>/dev/null && echo wrote-content\nchmod 0666 \"$1\" 2>/dev/null && echo changed-mode\ntouch -d 2001-01-01 \"$1\" 2>/dev/null && echo changed-time\nexit 0\n";
     ws.skill(
         "meta",
         "---\nname: meta\ndescription: Changes metadata.\n---\nRun ./run.sh\n",
@@ -292,10 +294,15 @@ async fn metadata_outside_the_writable_places_stays_open_as_documented() {
     assert!(!result.contains("wrote-content"), "{result}");
     assert_eq!(std::fs::read_to_string(&profile).unwrap(), "# profile\n");
     let meta = std::fs::metadata(&profile).unwrap();
+    let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777;
+    if let Err(why) = agent::exec::sandbox::readonly::available() {
+        eprintln!("no mount namespace here ({why}): mode and times stay open, as documented");
+        assert!(result.contains("changed-mode") && mode == 0o666, "{result}");
+        return;
+    }
+    assert!(!result.contains("changed-mode") && mode == 0o600, "{result}");
     assert!(
-        result.contains("changed-mode")
-            && std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777 == 0o666,
-        "chmod outside the writable places is open, as documented: {result}"
+        !result.contains("changed-time") && meta.modified().unwrap() == before,
+        "{result}"
     );
-    assert!(result.contains("changed-time"), "{result}");
 }

@@ -64,7 +64,10 @@ impl Confinement {
             Network::Open => None,
         };
         let read_only = match policy.read_only_unavailable {
-            None => ReadOnly::prepare(&policy.read_only),
+            None => {
+                let writable: Vec<std::path::PathBuf> = policy.write.iter().map(|w| w.real.clone()).collect();
+                ReadOnly::prepare(&writable, &policy.read_only)
+            }
             Some(_) => None,
         };
         Ok(Some(Arc::new(Self {

@@ -170,10 +170,10 @@ impl Settings {
         } else {
             Vec::new()
         };
-        let read_only_unavailable = if read_only.is_empty() {
-            None
-        } else {
+        let read_only_unavailable = if confined {
             super::readonly::available().err()
+        } else {
+            None
         };
         Policy {
             mode: self.mode,
@@ -289,7 +289,8 @@ pub struct Policy {
     /// Places inside writable folders kept read-only (`.git`, `.envrc` …), see [`super::readonly`].
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub read_only: Vec<PathBuf>,
-    /// Why those places stay writable after all on this machine (no user namespaces), if they do.
+    /// Why this machine gives commands no mount namespace of their own, if it does not: the
+    /// places above then stay writable, and file modes, owners and times everywhere changeable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_only_unavailable: Option<String>,
     #[serde(skip)]
