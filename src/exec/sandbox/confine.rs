@@ -4,7 +4,8 @@
 //! Why this shape: the agent is multi-threaded (tokio), so the code that runs in a forked child
 //! before exec must be async-signal-safe — no allocation, no locks. Everything that allocates
 //! (opening the folders, building the ruleset with the `landlock` crate, compiling the seccomp
-//! program) happens here in the agent, per command; the child only makes three system calls:
+//! program, preparing the mount namespace of [`super::readonly`]) happens here in the agent, per
+//! command; the child only makes system calls: those of the namespace, then
 //! `prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self(fd)` and, under `strict`, `seccomp`.
 //! The other design, re-executing the agent binary as a small single-threaded launcher that
 //! confines itself and then execs the command, costs a second exec (and loading a 20 MB binary)

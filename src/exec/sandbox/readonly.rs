@@ -83,7 +83,8 @@ impl ReadOnly {
         write_proc(&self.uid_map, &self.uid_line)?;
         write_proc(&self.gid_map, &self.gid_line)?;
         for path in &self.writable {
-            bind(path)?;
+            // A place that vanished since the policy was made stays read-only, as under Landlock.
+            let _ = bind(path);
         }
         for (path, flags) in &self.system {
             // A mount that cannot be remounted (not reachable by this user) stays as it was:
