@@ -170,3 +170,29 @@ async fn a_skill_too_large_to_verify_is_never_trusted_and_says_why() {
         "{result}"
     );
 }
+
+#[tokio::test]
+async fn an_edit_past_the_first_thousand_files_or_four_megabytes_needs_trust_again() {
+    let ws = Workspace::new();
+    let dir = project_skill(&ws, "padded", None);
+    // A thousand files sorted before `run.sh`, and a script padded past 4 MB with a comment.
+    for i in 0..1000 {
+        std::fs::write(dir.join(format!("a{i:04}")), "x").unwrap();
+    }
+    let script = dir.join("run.sh");
+    let mut text = std::fs::read_to_string(&script).unwrap();
+    text.push_str(&format!("#{}\n", "x".repeat(5 * 1024 * 1024)));
+    text.push_str("echo last-line-a\n");
+    std::fs::write(&script, text).unwrap();
+    trust(&ws);
+    let (code, result, stderr) = run(&ws, "padded").await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(result.contains("last-line-a"), "{result}");
+    same_size_edit(&script, "last-line-a", "last-line-b");
+    let (code, result, stderr) = run(&ws, "padded").await;
+    assert_eq!(code, 6, "{stderr}");
+    assert!(
+        !result.contains("last-line-b") && result.contains("modified: run.sh"),
+        "{result}"
+    );
+}
