@@ -46,7 +46,8 @@ fn attempt(kernel: &Kernel, canary: PathBuf) -> Probe {
         skipped: Vec::new(),
         network: Network::Open,
         read_only: Vec::new(),
-        read_only_unavailable: None,
+        // Checked as commands will run: in their own mount namespace where the machine allows it.
+        read_only_unavailable: super::readonly::available().err(),
         kernel: kernel.clone(),
     };
     let confinement = match Confinement::build(&policy) {
