@@ -183,7 +183,8 @@ impl Config {
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = roots::skill_roots(&cli.skills_dirs, &env, cwd)?;
         let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
-        let sandbox = sandbox::resolve(cli, &env, cwd)?;
+        let root_paths: Vec<std::path::PathBuf> = skill_roots.iter().map(|r| r.path.clone()).collect();
+        let sandbox = sandbox::resolve(cli, &env, cwd, &root_paths)?;
         let cache = CacheDir::from_env(|name| match name {
             "HOME" => env.process.get(name).cloned(),
             _ => env.get(name).map(str::to_string),

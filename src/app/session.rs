@@ -15,6 +15,7 @@ use crate::sessions::store::unix_seconds;
 use crate::sessions::summary::summarize;
 use crate::sessions::{Journal, Loaded, NewSession, SessionError, SessionId, SessionStore};
 use crate::skills::discover::Discovery;
+use crate::support::public_url::without_credentials;
 use crate::ui::pick::{Pick, pick_session};
 
 /// Most sessions the picker of `--resume` offers.
@@ -29,7 +30,7 @@ pub(super) fn store() -> Option<SessionStore> {
 pub(super) fn new_session(run: &Run<'_>, model: &str) -> NewSession {
     NewSession {
         model: model.to_string(),
-        base_url: run.config.base_url.clone(),
+        base_url: without_credentials(&run.config.base_url),
         skill_roots: run
             .config
             .skill_roots
@@ -97,7 +98,7 @@ fn start(run: &Run<'_>, agent: &mut Agent, sink: &dyn EventSink) -> Result<Optio
     sink.emit(Event::Session {
         version: env!("CARGO_PKG_VERSION"),
         model,
-        base_url: run.config.base_url.clone(),
+        base_url: without_credentials(&run.config.base_url),
         skills: agent.skills().all().len(),
         approve: run.config.approve,
         sandbox: run.config.sandbox.sandbox_name(),

@@ -2,15 +2,18 @@
 //! the writable paths of `--allow-write` together with `AGENT_ALLOW_WRITE` (`:`-separated); and
 //! what the kernel offers, asked once.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::Environment;
 use crate::cli::Cli;
+use crate::exec::sandbox::protected::Protected;
 use crate::exec::sandbox::{Kernel, Mode, Settings};
 use crate::exit::AppError;
+use crate::support::skill_roots::repository_root;
 
-/// The sandbox settings for a run started in `cwd`.
-pub fn resolve(cli: &Cli, env: &Environment, cwd: &Path) -> Result<Settings, AppError> {
+/// The sandbox settings for a run started in `cwd`, with these skill roots out of every skill's
+/// reach.
+pub fn resolve(cli: &Cli, env: &Environment, cwd: &Path, skill_roots: &[PathBuf]) -> Result<Settings, AppError> {
     let mode = match (cli.sandbox, env.get("AGENT_SANDBOX")) {
         (Some(mode), _) => mode,
         (None, Some(v)) => Mode::parse(v)
@@ -21,27 +24,26 @@ pub fn resolve(cli: &Cli, env: &Environment, cwd: &Path) -> Result<Settings, App
     if let Some(list) = env.get("AGENT_ALLOW_WRITE") {
         allow_write.extend(list.split(':').map(str::to_string));
     }
-    Ok(Settings::new(
-        mode,
-        Kernel::detect(),
+    let home = env.get("HOME").map(Path::new);
+    let protected = Protected::new(
+        home,
+        |var| env.get(var).map(str::to_string),
         cwd,
-        env.get("HOME").map(Path::new),
-        env.get("TMPDIR"),
-        &allow_write,
-    ))
+        repository_root(cwd).as_deref(),
+        skill_roots,
+    );
+    Ok(Settings::new(mode, Kernel::detect(), cwd, home, env.get("TMPDIR"), &allow_write).protecting(protected))
 }
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use clap::Parser;
 
     use super::*;
 
     fn settings(args: &[&str], process: &[(&str, &str)]) -> Result<Settings, AppError> {
         let cli = Cli::try_parse_from(std::iter::once("agent").chain(args.iter().copied())).unwrap();
-        resolve(&cli, &Environment::from_maps(process, &[], &[]), Path::new("/w"))
+        resolve(&cli, &Environment::from_maps(process, &[], &[]), Path::new("/w"), &[])
     }
 
     #[test]

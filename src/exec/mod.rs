@@ -6,6 +6,7 @@ pub mod capture;
 pub mod cmdline;
 pub mod env;
 pub mod grant;
+pub mod private_temp;
 pub mod process;
 pub mod sandbox;
 pub mod tree;

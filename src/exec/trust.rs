@@ -5,6 +5,8 @@
 //! This module decides and remembers; asking the person is the front end's job.
 
 mod content;
+pub mod digest;
+pub mod manifests;
 mod store;
 
 use std::collections::BTreeMap;
@@ -13,7 +15,9 @@ use std::sync::Mutex;
 
 use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;
 
-pub use content::{hash_bytes, hash_skill_dir, project_skills, relative_key, skills_in_roots};
+pub use content::{project_skills, relative_key, skills_in_roots};
+pub use digest::{Manifest, UNVERIFIABLE, Unverifiable, hash_bytes, hash_skill_dir, is_unchanged};
+pub use manifests::{Comparison, ManifestStore};
 pub use store::{DotenvRecord, Record, TrustStore};
 
 /// A folder's `.env` as the decision sees it: keys (never values) and a content hash.
@@ -30,8 +34,11 @@ pub struct Snapshot {
     pub dotenv: Option<DotenvState>,
     /// Where that `.env`'s folder is, relative to the trusted folder (`""`: the folder itself).
     pub dotenv_key: String,
-    /// Project skills by key relative to the folder (`skills/weather`), with content hashes.
+    /// Project skills by key relative to the folder (`skills/weather`), with content hashes; a
+    /// skill too large to verify has `unverifiable: why`, which never counts as trusted.
     pub skills: BTreeMap<String, String>,
+    /// The file lists behind those hashes, kept when a decision is recorded.
+    pub manifests: BTreeMap<String, Manifest>,
 }
 
 impl Snapshot {
@@ -42,20 +49,28 @@ impl Snapshot {
             Some(roots) => skills_in_roots(folder, roots),
             None => project_skills(folder),
         };
-        let skills = found
-            .into_iter()
-            .map(|(key, dir)| (key, hash_skill_dir(&dir)))
-            .collect();
         let dotenv_key = dotenv
             .as_ref()
             .and_then(|d| d.path.parent())
             .map(|dir| relative_key(folder, dir))
             .unwrap_or_default();
-        Self {
+        let mut snapshot = Self {
             dotenv,
             dotenv_key,
-            skills,
+            ..Self::default()
+        };
+        for (key, dir) in found {
+            match Manifest::of(&dir) {
+                Ok(manifest) => {
+                    snapshot.skills.insert(key.clone(), manifest.hash());
+                    snapshot.manifests.insert(key, manifest);
+                }
+                Err(why) => {
+                    snapshot.skills.insert(key, format!("{UNVERIFIABLE}{why}"));
+                }
+            }
         }
+        snapshot
     }
 
     /// Nothing to trust: no `.env`, no project skills.
@@ -161,7 +176,7 @@ pub fn assess(folder: &Path, now: Snapshot, record: Option<&Record>) -> Assessme
     let mut trusted_skills = BTreeMap::new();
     for (key, hash) in &now.skills {
         match old_skills.and_then(|s| s.get(key)) {
-            Some(old) if old == hash => {
+            Some(old) if old == hash && !hash.starts_with(UNVERIFIABLE) => {
                 if trusted {
                     trusted_skills.insert(key.clone(), hash.clone());
                 }
@@ -316,9 +331,18 @@ impl FolderTrust {
                 BTreeMap::new()
             };
         }
+        if trusted {
+            let kept = self.manifest_store();
+            assessment.snapshot.manifests.values().for_each(|m| kept.remember(m));
+        }
         let old = self.store.get(&self.canonical);
         self.store
             .put(&self.canonical, assessment.snapshot.record(trusted, old.as_ref()))
+    }
+
+    /// Where the file lists behind this folder's recorded hashes are kept: beside its records.
+    fn manifest_store(&self) -> ManifestStore {
+        ManifestStore::at(self.store.path().and_then(Path::parent).map(|d| d.join("skill-files")))
     }
 
     /// Whether the user said no during this session (so nobody is asked again until next run).
@@ -333,7 +357,20 @@ impl FolderTrust {
         let Some(trusted_hash) = self.lock().skills.get(&key).cloned() else {
             return false;
         };
-        hash_skill_dir(dir) == trusted_hash
+        is_unchanged(dir, &trusted_hash)
+    }
+
+    /// How the project skill in `dir` compares with the content this session trusts it at, else
+    /// with the content the folder's record trusted (`None`: it was never trusted), naming the
+    /// files that changed when the record allows.
+    pub fn skill_standing(&self, dir: &Path) -> Option<Comparison> {
+        let key = relative_key(&self.laid_out, dir);
+        let session = self.lock().skills.get(&key).cloned();
+        let trusted_hash = session.or_else(|| {
+            let record = self.store.get(&self.canonical).filter(|r| r.trusted)?;
+            record.skills.get(&key).cloned()
+        })?;
+        Some(self.manifest_store().compare(dir, &trusted_hash))
     }
 
     /// The key a skill folder has in this folder's record (`skills/weather`).

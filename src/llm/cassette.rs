@@ -92,7 +92,10 @@ impl Recorder {
             call,
             request: self.scrubber.scrub_json(request),
             status,
-            response: self.scrubber.scrub(&String::from_utf8_lossy(response)),
+            response: self.scrubber.scrub(&super::cassette_stream::redact_joined(
+                &String::from_utf8_lossy(response),
+                &self.scrubber.redactor,
+            )),
         };
         let line = serde_json::to_string(&exchange).unwrap_or_default();
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());

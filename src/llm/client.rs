@@ -115,7 +115,8 @@ impl LlmClient {
             .build()
             .map_err(|e| LlmError::new(format!("cannot set up HTTPS: {e}")))?;
         let info = EndpointInfo {
-            base_url: settings.base_url.clone(),
+            // Error messages are printed and stored: never with the URL's credentials.
+            base_url: crate::support::public_url::without_credentials(&settings.base_url),
             model: settings.model.clone(),
             key_var: settings.key_var,
         };

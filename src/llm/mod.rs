@@ -1,6 +1,7 @@
 //! The OpenAI-compatible chat client: requests, lenient streaming, retries, clear errors.
 
 pub mod cassette;
+mod cassette_stream;
 pub mod client;
 pub mod embeddings;
 pub mod http;

@@ -84,7 +84,8 @@ impl Transport {
                 .build()
                 .await
                 .map_err(|e| LlmError::new(format!("could not build the request: {e}")))?;
-            let url = request.url().to_string();
+            // Only for messages, which are printed and stored: never with credentials.
+            let url = crate::support::public_url::without_credentials(request.url().as_str());
             let body = request
                 .body()
                 .and_then(|b| b.as_bytes())
@@ -370,7 +371,14 @@ pub(super) fn transport_cause(e: &reqwest::Error) -> String {
     if e.is_timeout() {
         cause = format!("timed out ({cause})");
     }
-    cause
+    // reqwest names the URL it failed on; its credentials must not reach a message.
+    match e.url() {
+        Some(url) => cause.replace(
+            url.as_str(),
+            &crate::support::public_url::without_credentials(url.as_str()),
+        ),
+        None => cause,
+    }
 }
 
 /// The `error.message` of an OpenAI-style error body, else the body itself.

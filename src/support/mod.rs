@@ -3,6 +3,7 @@
 pub mod cache_file;
 pub mod fs;
 pub mod phases;
+pub mod public_url;
 pub mod redact;
 pub mod skill_dirs;
 pub mod skill_roots;

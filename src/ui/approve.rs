@@ -222,6 +222,7 @@ mod tests {
                 hash: "h".into(),
             }),
             skills: [("skills/weather".to_string(), "1".to_string())].into(),
+            ..Snapshot::default()
         };
         let q = folder_question(&assess(Path::new("/r\x1b]0;t\x07"), snapshot, None));
         assert!(q.contains("not trusted yet: /r\\x1b]0;t\\x07"), "{q}");

@@ -3,7 +3,7 @@
 //! skill folders and settings, so they are shown with anything invisible escaped.
 
 use crate::exec::sandbox::Mode;
-use crate::exec::sandbox::policy::{Enforcement, Grant, Network, Policy};
+use crate::exec::sandbox::policy::{Enforcement, Grant, Network, Policy, Writable};
 use crate::output::report::SandboxStatus;
 use crate::support::terminal_text::visible;
 
@@ -25,6 +25,19 @@ fn network(p: &Policy) -> &'static str {
     }
 }
 
+/// A writable place as a person should judge it: the path, where it really leads when a symlink
+/// makes that somewhere else, and the protected place the user's own `--allow-write` opens.
+fn place(w: &Writable) -> String {
+    let mut out = visible(&w.path.display().to_string()).into_owned();
+    if let Some(target) = &w.target {
+        out.push_str(&format!(" -> {}", visible(&target.display().to_string())));
+    }
+    if let Some(what) = &w.protected {
+        out.push_str(&format!(" [PROTECTED: {}]", visible(what)));
+    }
+    out
+}
+
 /// One line for the approval prompt: where the command may write and whether it reaches the
 /// network, or that it runs unconfined.
 pub fn reach_summary(p: &Policy) -> String {
@@ -36,7 +49,7 @@ pub fn reach_summary(p: &Policy) -> String {
                 .map(|w| match w.grant {
                     Grant::SkillFolder => "its folder".to_string(),
                     Grant::WorkingDir => "the working directory".to_string(),
-                    _ => visible(&w.path.display().to_string()).into_owned(),
+                    _ => place(w),
                 })
                 .collect();
             format!(
@@ -62,10 +75,19 @@ pub fn policy_lines(p: &Policy) -> Vec<String> {
     match p.enforcement() {
         Enforcement::Confined => {
             for w in &p.write {
+                out.push(format!("  writes:    {} ({})", place(w), grant(w.grant)));
+            }
+            for path in &p.read_only {
+                let how = match &p.read_only_unavailable {
+                    None => "read-only: ",
+                    Some(_) => "WRITABLE:  ",
+                };
+                out.push(format!("  {how}{}", visible(&path.display().to_string())));
+            }
+            if let Some(why) = &p.read_only_unavailable {
                 out.push(format!(
-                    "  writes:    {} ({})",
-                    visible(&w.path.display().to_string()),
-                    grant(w.grant)
+                    "  no mount namespace here ({}): .git and the like stay writable, and file modes and times everywhere changeable",
+                    visible(why)
                 ));
             }
             for s in &p.skipped {

@@ -135,3 +135,64 @@ async fn base64_forms_of_a_secret_are_redacted() {
         );
     }
 }
+
+/// A secret the model streams across several chunks is redacted whole in a `--record` cassette,
+/// never stored in pieces.
+#[tokio::test]
+async fn a_cassette_never_keeps_a_streamed_secret_in_pieces() {
+    let ws = Workspace::new();
+    let secret = "zq9Xv7Wp4Lm2Kd8R";
+    // The mock streams text four characters at a time, so the secret spans several chunks.
+    let mock = MockLlm::start(vec![text(&format!("the token is {secret}, as asked"))]).await;
+    let cassette = ws.dir.path().join("run.jsonl");
+    let mut cmd = ws.agent(&mock);
+    cmd.env("MY_SERVICE_TOKEN", secret)
+        .arg("--record")
+        .arg(&cassette)
+        .args(["--once", "x"]);
+    let (code, stdout, stderr) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("[REDACTED:MY_SERVICE_TOKEN]"), "{stdout}");
+    let recorded = std::fs::read_to_string(&cassette).unwrap();
+    let chars: Vec<char> = secret.chars().collect();
+    for piece in chars.windows(4) {
+        let piece: String = piece.iter().collect();
+        assert!(
+            !recorded.contains(&piece),
+            "{piece} of the secret is in the cassette: {recorded}"
+        );
+    }
+    assert!(recorded.contains("[REDACTED:MY_SERVICE_TOKEN]"), "{recorded}");
+}
+
+/// A password in the base URL is used, but never stored in the session nor printed.
+#[tokio::test]
+async fn credentials_in_the_base_url_are_never_stored_or_printed() {
+    let ws = Workspace::new();
+    let mock = MockLlm::start(vec![text("hello")]).await;
+    let url = mock
+        .base_url()
+        .replacen("http://", "http://urluser:pw-in-url-12345@", 1);
+    let mut cmd = ws.agent(&mock);
+    cmd.env("AGENT_BASE_URL", &url).args(["--json", "--once", "x"]);
+    let (code, stdout, stderr) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{stderr}");
+    let session = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["type"] == "session")
+        .unwrap();
+    let shown = session["base_url"].as_str().unwrap();
+    assert!(shown.contains("***@127.0.0.1"), "{shown}");
+    assert!(
+        !stdout.contains("pw-in-url") && !stderr.contains("pw-in-url"),
+        "{stdout}{stderr}"
+    );
+    let files = ws.session_files();
+    assert!(!files.is_empty());
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(!text.contains("pw-in-url") && !text.contains("urluser"), "{text}");
+    }
+    assert_eq!(mock.requests().await.len(), 1, "the URL with its credentials was used");
+}

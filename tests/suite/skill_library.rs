@@ -100,7 +100,8 @@ async fn add_with_a_tag_and_a_subfolder_records_the_lock() {
     assert_eq!(entry["ref"], "v1");
     assert_eq!(entry["commit"], v1.as_str());
     assert_eq!(entry["subdir"], "skills/deploy");
-    assert_eq!(entry["hash"].as_str().unwrap().len(), 64);
+    let hash = entry["hash"].as_str().unwrap();
+    assert!(hash.starts_with("v2-") && hash.len() == 67, "{hash}");
     assert!(entry["installed_at"].as_str().unwrap().ends_with('Z'), "{entry}");
 
     // Found from any folder, as a user skill.

@@ -4,7 +4,7 @@
 //! terminal, refused without one, naming `agent trust --skill NAME`.
 
 use super::ToolRunner;
-use crate::exec::trust::hash_skill_dir;
+use crate::exec::trust::{Comparison, ManifestStore};
 use crate::output::Event;
 use crate::skills::Skill;
 use crate::skills::library::lock::Installed;
@@ -14,29 +14,31 @@ impl ToolRunner {
     pub(super) async fn changed_since_installed(&self, skill: &Skill) -> Option<String> {
         let dir = skill.dir.clone();
         // Reading the lock file and hashing the folder are disk I/O: off the async threads.
-        let (installed, now) = tokio::task::spawn_blocking(move || {
+        let (installed, comparison) = tokio::task::spawn_blocking(move || {
             let installed = Installed::of(&dir)?;
-            let now = hash_skill_dir(&dir);
-            (now != installed.entry.hash).then_some((installed, now))
+            let comparison = ManifestStore::load().compare(&dir, &installed.entry.hash);
+            (comparison != Comparison::Same).then_some((installed, comparison))
         })
         .await
         .ok()??;
         let refusal = format!(
-            "the installed skill {} changed since it was installed or last trusted ({} records other content); \
+            "the installed skill {} changed since it was installed or last trusted ({}; {} records other content); \
              run `agent trust --skill {}` after checking it (--yes does not), or `agent skills update {}`",
             skill.name,
+            comparison.describe(),
             installed.root.join("skills-lock.json").display(),
             skill.name,
             installed.name
         );
-        if !self.approver.can_ask() {
+        if !self.approver.can_ask() || matches!(comparison, Comparison::Unverifiable(_)) {
             return Some(refusal);
         }
         let approver = self.approver.clone();
         let question = format!(
-            "The installed skill {} ({}) changed since it was installed or last trusted.\nTrust it as it is now? [y/N] ",
+            "The installed skill {} ({}) changed since it was installed or last trusted: {}.\nTrust it as it is now? [y/N] ",
             skill.name,
-            skill.dir.display()
+            skill.dir.display(),
+            comparison.describe()
         );
         let agreed = tokio::task::spawn_blocking(move || approver.ask_yes_no(&question))
             .await
@@ -44,6 +46,10 @@ impl ToolRunner {
         if !agreed {
             return Some(refusal);
         }
+        let dir = skill.dir.clone();
+        let now = tokio::task::spawn_blocking(move || ManifestStore::load().record(&dir))
+            .await
+            .unwrap_or_default();
         if let Err(e) = installed.trust(&now) {
             self.emit(Event::Warning {
                 message: format!("trusted for this session only: {e}"),

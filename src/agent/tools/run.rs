@@ -4,9 +4,11 @@
 
 use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
 use crate::exec::env::child_env;
+use crate::exec::private_temp::PrivateTemp;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
 use crate::exec::sandbox::policy::Enforcement;
 use crate::exec::sandbox::{Confinement, Policy, hint};
+use crate::exec::trust::Comparison;
 use crate::output::{ApprovalRequest, Event};
 use crate::skills::Skill;
 use crate::skills::discover::RootKind;
@@ -61,6 +63,12 @@ impl ToolRunner {
 
     /// Start the approved `plan` in the sandbox `policy` describes and report how it ended.
     async fn execute(&self, skill: &Skill, command: &str, plan: &Plan, policy: &Policy) -> ToolOutcome {
+        // Its own temp folder, removed when this returns (and the command's processes are gone).
+        let temp = PrivateTemp::create(&self.settings.sandbox.temp)
+            .inspect_err(|e| tracing::debug!("no private temp folder: {e}"))
+            .ok();
+        let with_temp = temp.as_ref().map(|t| policy.with_private_temp(t.path()));
+        let policy = with_temp.as_ref().unwrap_or(policy);
         // A sandbox that cannot be built is not silently skipped: the command does not run.
         let confinement = match Confinement::build(policy) {
             Ok(confinement) => confinement,
@@ -83,6 +91,7 @@ impl ToolRunner {
             &self.settings.skill_roots,
         );
         env.insert("AGENT_SANDBOX".into(), policy.child_value().into());
+        env.extend(temp.iter().flat_map(PrivateTemp::child_vars));
         let spec = CommandSpec {
             plan,
             cwd: &self.settings.workdir,
@@ -212,15 +221,20 @@ impl ToolRunner {
         let trust = self.settings.trust.clone();
         let (t, dir) = (trust.clone(), skill.dir.clone());
         // Hashing reads the skill's files: off the async threads.
-        if tokio::task::spawn_blocking(move || t.skill_may_run(&dir))
+        let standing = tokio::task::spawn_blocking(move || (!t.skill_may_run(&dir)).then(|| t.skill_standing(&dir)))
             .await
-            .unwrap_or(false)
-        {
-            return None;
-        }
+            .unwrap_or(Some(None));
+        let why = match standing {
+            None => return None,
+            Some(Some(comparison @ Comparison::Unverifiable(_))) => comparison.describe(),
+            Some(Some(comparison)) if comparison != Comparison::Same => {
+                format!("changed since it was trusted: {}", comparison.describe())
+            }
+            Some(_) => "new, or not trusted".into(),
+        };
         let folder = trust.folder().display().to_string();
         let refusal = format!(
-            "the project skill {} is not trusted (new, or changed since {folder} was trusted); \
+            "the project skill {} is not trusted ({why}); \
              run `agent trust` in {folder} to let its skills run commands (--yes does not)",
             trust.skill_key(&skill.dir)
         );

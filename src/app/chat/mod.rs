@@ -9,6 +9,7 @@ use super::{Run, session};
 use crate::agent::Agent;
 use crate::exit::{AppError, ExitCode};
 use crate::output::{ChatReply, Event, Report};
+use crate::support::public_url::without_credentials;
 use std::time::SystemTime;
 
 use crate::skills::discover::{Discovery, discover_with};
@@ -111,7 +112,7 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
     chat.say(ChatReply::ChatStarted {
         version: env!("CARGO_PKG_VERSION"),
         model: chat.agent.model().to_string(),
-        base_url: chat.run.config.base_url.clone(),
+        base_url: without_credentials(&chat.run.config.base_url),
         skills: chat.agent.skills().all().len(),
         session_id: chat.agent.session_id(),
     });

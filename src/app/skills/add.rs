@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::choose::{Wanted, choose, folder_name};
-use crate::exec::trust::hash_skill_dir;
+use crate::exec::trust::ManifestStore;
 use crate::exit::AppError;
 use crate::output::library::{InstalledSkill, LibraryAsker, SkillRemoved, SkillsAdded};
 use crate::skills::library::git;
@@ -248,7 +248,7 @@ fn fix_and_commit(
     Ok(InstalledSkill {
         name: name.to_string(),
         declared_name: declared_name.to_string(),
-        hash: hash_skill_dir(&dir),
+        hash: ManifestStore::load().record(&dir),
         dir,
         source: String::new(),
         reference: None,

@@ -16,7 +16,7 @@ mod update;
 use super::Run;
 use crate::agent::retrieve::Method;
 use crate::cli::SkillsCommand;
-use crate::exec::trust::{FolderTrust, hash_skill_dir};
+use crate::exec::trust::{Comparison, FolderTrust, ManifestStore};
 use crate::exit::{AppError, ExitCode};
 use crate::output::Report;
 use crate::output::library::SkillTrusted;
@@ -135,23 +135,30 @@ fn summary_known(skill: Skill, trust: &FolderTrust, locks: &mut Locks) -> SkillS
 /// Why a skill cannot run commands at all, if it can't: a project skill whose folder the user has
 /// not trusted with its current content.
 fn blocked_reason(skill: &Skill, trust: &FolderTrust, locks: &mut Locks) -> Option<String> {
-    if let Some(installed) = locks.installed(&skill.dir)
-        && hash_skill_dir(&skill.dir) != installed.entry.hash
-    {
-        return Some(format!(
-            "{} changed since it was installed or last trusted: check it, then run `agent trust --skill {}`",
-            skill.dir.display(),
-            skill.name
-        ));
+    if let Some(installed) = locks.installed(&skill.dir) {
+        let comparison = ManifestStore::load().compare(&skill.dir, &installed.entry.hash);
+        if comparison != Comparison::Same {
+            return Some(format!(
+                "{} changed since it was installed or last trusted ({}): check it, then run `agent trust --skill {}`",
+                skill.dir.display(),
+                comparison.describe(),
+                skill.name
+            ));
+        }
     }
-    let untrusted = skill.root_kind == RootKind::Project && !trust.skill_may_run(&skill.dir);
-    untrusted.then(|| {
-        format!(
-            "{} is a project skill of {}, which is not trusted with this content: run `agent trust` there",
-            trust.skill_key(&skill.dir),
-            trust.folder().display()
-        )
-    })
+    if skill.root_kind != RootKind::Project {
+        return None;
+    }
+    let detail = match trust.skill_standing(&skill.dir) {
+        Some(Comparison::Same) => return None,
+        Some(comparison) => format!(" ({})", comparison.describe()),
+        None => String::new(),
+    };
+    Some(format!(
+        "{} is a project skill of {}, which is not trusted with this content{detail}: run `agent trust` there",
+        trust.skill_key(&skill.dir),
+        trust.folder().display()
+    ))
 }
 
 /// `agent trust --skill NAME`: record an installed skill's content as it is now in its lock file.
@@ -170,7 +177,13 @@ pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted,
         };
         return Err(AppError::usage(format!("{}: {why}", skill.dir.display())));
     };
-    let hash = hash_skill_dir(&skill.dir);
+    let hash = ManifestStore::load().record(&skill.dir);
+    if let Some(why) = hash.strip_prefix(crate::exec::trust::UNVERIFIABLE) {
+        return Err(AppError::config(format!(
+            "{} cannot be trusted: {why}",
+            skill.dir.display()
+        )));
+    }
     installed.trust(&hash).map_err(|e| AppError::config(e.to_string()))?;
     Ok(SkillTrusted {
         name: skill.name.clone(),

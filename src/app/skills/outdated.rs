@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::update::{entries, source_of};
-use crate::exec::trust::hash_skill_dir;
+use crate::exec::trust::is_unchanged;
 use crate::exit::AppError;
 use crate::output::library::{OutdatedSkill, SkillsOutdated, Standing};
 use crate::skills::library::diff::FolderDiff;
@@ -60,7 +60,7 @@ pub async fn outdated(roots: &[&Path]) -> Result<SkillsOutdated, AppError> {
     let mut skills = Vec::new();
     for (root, name, entry) in entries(roots, None)? {
         let dir = root.join(&name);
-        let edited = dir.is_dir() && hash_skill_dir(&dir) != entry.hash;
+        let edited = dir.is_dir() && !is_unchanged(&dir, &entry.hash);
         let (latest, standing) = standing(&entry, &dir, &mut sources).await;
         skills.push(OutdatedSkill {
             name,
@@ -123,7 +123,7 @@ fn local_standing(entry: &LockEntry, folder: &Path) -> Standing {
             reason: format!("{} no longer exists", dir.display()),
         };
     }
-    if hash_skill_dir(&dir) == entry.hash {
+    if is_unchanged(&dir, &entry.hash) {
         Standing::UpToDate
     } else {
         Standing::Outdated

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::add::{fetch, fix_decision, install_one, problems_of};
-use crate::exec::trust::hash_skill_dir;
+use crate::exec::trust::{ManifestStore, is_unchanged};
 use crate::exit::AppError;
 use crate::output::library::{LibraryAsker, SkillUpdate, SkillsUpdated, UpdateOutcome};
 use crate::skills::library::diff::FolderDiff;
@@ -64,7 +64,7 @@ pub async fn update(
         let source = source_of(&entry);
         let fetched = fetch(&source).await?;
         let dir = root.join(&name);
-        let edited = dir.is_dir() && hash_skill_dir(&dir) != entry.hash;
+        let edited = dir.is_dir() && !is_unchanged(&dir, &entry.hash);
         let diff = FolderDiff::between(&dir, &fetched.tree);
         let mut update = SkillUpdate {
             name: name.clone(),
@@ -77,7 +77,13 @@ pub async fn update(
         };
         if update.diff.is_empty() {
             if fetched.commit != entry.commit {
-                record(&root, &name, &entry, fetched.commit.clone(), hash_skill_dir(&dir))?;
+                record(
+                    &root,
+                    &name,
+                    &entry,
+                    fetched.commit.clone(),
+                    ManifestStore::load().record(&dir),
+                )?;
             }
             skills.push(update);
             continue;

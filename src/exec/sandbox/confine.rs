@@ -4,7 +4,8 @@
 //! Why this shape: the agent is multi-threaded (tokio), so the code that runs in a forked child
 //! before exec must be async-signal-safe — no allocation, no locks. Everything that allocates
 //! (opening the folders, building the ruleset with the `landlock` crate, compiling the seccomp
-//! program) happens here in the agent, per command; the child only makes three system calls:
+//! program, preparing the mount namespace of [`super::readonly`]) happens here in the agent, per
+//! command; the child only makes system calls: those of the namespace, then
 //! `prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self(fd)` and, under `strict`, `seccomp`.
 //! The other design, re-executing the agent binary as a small single-threaded launcher that
 //! confines itself and then execs the command, costs a second exec (and loading a 20 MB binary)
@@ -24,6 +25,7 @@ use landlock::{
 use seccompiler::BpfProgram;
 
 use super::policy::{Enforcement, Network, Policy};
+use super::readonly::ReadOnly;
 use super::{SandboxError, netfilter};
 
 /// Character devices any command may write (when they exist): output sinks and the terminal.
@@ -44,6 +46,8 @@ const DEVICE_DIRS: [&str; 1] = ["/dev/pts"];
 pub struct Confinement {
     ruleset: OwnedFd,
     filter: Option<BpfProgram>,
+    /// Places made read-only in a namespace of the child's own before Landlock.
+    read_only: Option<ReadOnly>,
 }
 
 impl Confinement {
@@ -60,9 +64,17 @@ impl Confinement {
             Network::Off => Some(netfilter::program()?),
             Network::Open => None,
         };
+        let read_only = match policy.read_only_unavailable {
+            None => {
+                let writable: Vec<std::path::PathBuf> = policy.write.iter().map(|w| w.real.clone()).collect();
+                ReadOnly::prepare(&writable, &policy.read_only)
+            }
+            Some(_) => None,
+        };
         Ok(Some(Arc::new(Self {
             ruleset: ruleset(policy)?,
             filter,
+            read_only,
         })))
     }
 
@@ -76,6 +88,11 @@ impl Confinement {
     /// Confine the calling process. Runs in the forked child before exec, so it is
     /// async-signal-safe: system calls only, no allocation (errors are raw OS errors).
     fn enter(&self) -> io::Result<()> {
+        // First, while mounting is still allowed: Landlock forbids it, and so stops the command
+        // from undoing it.
+        if let Some(read_only) = &self.read_only {
+            read_only.enter()?;
+        }
         // Required by landlock_restrict_self and seccomp for an unprivileged process; it also means
         // a setuid program (sudo) cannot gain privileges the sandbox would not see.
         rustix::thread::set_no_new_privs(true)?;

@@ -1,8 +1,10 @@
 //! Saying so when a failed command looks like the sandbox stopped it.
 //!
-//! What can be known, honestly: Landlock refuses with `EACCES`, and records denials only in the
-//! kernel's audit log, which an ordinary user cannot read. So the agent reads what the command
-//! said. A failure whose stderr reports "Permission denied" or "Operation not permitted" about a
+//! What can be known, honestly: the command's own mount namespace refuses with `EROFS`, Landlock
+//! (where that namespace is unavailable) with `EACCES`, and the kernel records denials only in its
+//! audit log, which an ordinary user cannot read. So the agent reads what the command said. A
+//! failure whose stderr reports "Read-only file system", "Permission denied" or "Operation not
+//! permitted" about a
 //! path outside the places it may write is named as the sandbox's doing, with the path. A path
 //! inside them is the file's own permissions, not the sandbox: no hint. A denial that names no
 //! path "may have been" the sandbox; under `strict` with the network off, so may a failed connection.
@@ -68,7 +70,9 @@ pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Op
         let lower = line.to_lowercase();
         let denied = lower.contains("permission denied")
             || lower.contains("operation not permitted")
-            || lower.contains("eacces");
+            || lower.contains("read-only file system")
+            || lower.contains("eacces")
+            || lower.contains("erofs");
         if denied {
             denied_lines += 1;
             candidates.extend(paths_in(line));

@@ -44,6 +44,9 @@ fn a_denied_path_outside_the_writable_places_is_named() {
         format!("mkdir: cannot create directory ‘{home}/x’: Permission denied"),
         format!("PermissionError: [Errno 13] Permission denied: '{home}/x'"),
         format!("Error: EACCES: permission denied, open \"{home}/x\""),
+        format!("touch: cannot touch '{home}/x': Read-only file system"),
+        format!("OSError: [Errno 30] Read-only file system: '{home}/x'"),
+        format!("chmod: changing permissions of '{home}/x': Read-only file system"),
     ] {
         let hint = c
             .explain(Mode::On, &stderr)

@@ -19,6 +19,8 @@ pub mod kernel;
 pub mod netfilter;
 pub mod policy;
 pub mod probe;
+pub mod protected;
+pub mod readonly;
 
 use std::fmt;
 

@@ -15,6 +15,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use super::protected::Protected;
 use super::{Kernel, Mode};
 
 /// Why a folder is writable (shown next to it).
@@ -44,6 +45,12 @@ pub struct Writable {
     /// The path with symlinks resolved, for telling whether a denied path was inside.
     #[serde(skip)]
     pub real: PathBuf,
+    /// Where the path really leads, when a symlink makes that somewhere else: what is granted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<PathBuf>,
+    /// The protected place this (user-granted) path opens, in words (`~/.ssh: your SSH keys`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protected: Option<String>,
 }
 
 /// A place that would have been writable but is not, and why.
@@ -88,6 +95,8 @@ pub struct Settings {
     pub temp: PathBuf,
     /// `--allow-write` and `AGENT_ALLOW_WRITE` paths, `~` expanded, made absolute.
     pub allow_write: Vec<PathBuf>,
+    /// Places no skill declaration can open.
+    pub protected: Protected,
 }
 
 impl Settings {
@@ -116,13 +125,21 @@ impl Settings {
             home: home.map(Path::to_path_buf),
             temp,
             allow_write,
+            protected: Protected::default(),
         }
+    }
+
+    /// These settings with `protected` kept out of every skill's reach.
+    pub fn protecting(mut self, protected: Protected) -> Self {
+        self.protected = protected;
+        self
     }
 
     /// What the commands of the skill in `skill_dir` may do, given what it declares.
     pub fn policy(&self, skill_dir: &Path, declared_write: &[String], declares_network: bool) -> Policy {
         let mut builder = Builder {
             home: self.home.as_deref(),
+            protected: &self.protected,
             write: Vec::new(),
             skipped: Vec::new(),
         };
@@ -147,12 +164,25 @@ impl Settings {
         } else {
             Network::Open
         };
+        let confined = self.mode != Mode::Off && self.kernel.filesystem();
+        let read_only = if confined {
+            kept_read_only(&builder.write)
+        } else {
+            Vec::new()
+        };
+        let read_only_unavailable = if confined {
+            super::readonly::available().err()
+        } else {
+            None
+        };
         Policy {
             mode: self.mode,
             in_force: self.sandbox_name(),
             write: builder.write,
             skipped: builder.skipped,
             network,
+            read_only,
+            read_only_unavailable,
             kernel: self.kernel.clone(),
         }
     }
@@ -205,6 +235,25 @@ impl Settings {
     }
 }
 
+/// The places of [`super::readonly::KEPT_READ_ONLY`] that exist directly inside a writable folder
+/// (not the temp folders), unless the user's `--allow-write` names them or a place inside them.
+fn kept_read_only(write: &[Writable]) -> Vec<PathBuf> {
+    let allowed: Vec<&Writable> = write.iter().filter(|w| w.grant == Grant::AllowWrite).collect();
+    let mut out = Vec::new();
+    for w in write.iter().filter(|w| !w.file && w.grant != Grant::Temp) {
+        for name in super::readonly::KEPT_READ_ONLY {
+            let place = w.real.join(name);
+            let opened = allowed
+                .iter()
+                .any(|a| a.real.starts_with(&place) || place.starts_with(&a.real));
+            if !opened && std::fs::symlink_metadata(&place).is_ok() && !out.contains(&place) {
+                out.push(place);
+            }
+        }
+    }
+    out
+}
+
 /// What `strict` needs that the kernel lacks, if anything.
 fn strict_gap(k: &Kernel) -> Option<String> {
     if !k.filesystem() {
@@ -237,6 +286,13 @@ pub struct Policy {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<Skipped>,
     pub network: Network,
+    /// Places inside writable folders kept read-only (`.git`, `.envrc` …), see [`super::readonly`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub read_only: Vec<PathBuf>,
+    /// Why this machine gives commands no mount namespace of their own, if it does not: the
+    /// places above then stay writable, and file modes, owners and times everywhere changeable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_unavailable: Option<String>,
     #[serde(skip)]
     pub kernel: Kernel,
 }
@@ -283,6 +339,20 @@ impl Policy {
         self
     }
 
+    /// This policy with `dir`, the command's own temp folder, writable too.
+    pub fn with_private_temp(&self, dir: &Path) -> Policy {
+        let mut policy = self.clone();
+        policy.write.push(Writable {
+            path: dir.to_path_buf(),
+            grant: Grant::Temp,
+            file: false,
+            real: std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()),
+            target: None,
+            protected: None,
+        });
+        policy
+    }
+
     /// The child's `AGENT_SANDBOX`: what applies to this command (`strict` means no network).
     pub fn child_value(&self) -> &'static str {
         match (self.enforcement(), self.network) {
@@ -296,6 +366,7 @@ impl Policy {
 /// Collects writable places, skipping missing and too-broad ones with a reason.
 struct Builder<'a> {
     home: Option<&'a Path>,
+    protected: &'a Protected,
     write: Vec<Writable>,
     skipped: Vec<Skipped>,
 }
@@ -313,9 +384,14 @@ impl Builder<'_> {
             Err(e) => return self.skip(&path.display().to_string(), grant, e.to_string()),
         };
         let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        let target = (real != path).then(|| real.clone());
+        let shown = match &target {
+            Some(t) => format!("{} (leads to {})", path.display(), t.display()),
+            None => path.display().to_string(),
+        };
         if guarded && self.too_broad(&real) {
             let reason = "is your home folder or above it, so it stays read-only (--allow-write it to allow)";
-            return self.skip(&path.display().to_string(), grant, reason.into());
+            return self.skip(&shown, grant, reason.into());
         }
         // Inside a folder already listed: nothing to add.
         if self
@@ -325,11 +401,18 @@ impl Builder<'_> {
         {
             return;
         }
+        let protected = self.protected.conflict(&real);
+        if let (Grant::Declared, Some(what)) = (grant, &protected) {
+            let reason = format!("touches {what}; no skill can be granted that (only your --allow-write can)");
+            return self.skip(&shown, grant, reason);
+        }
         self.write.push(Writable {
             path,
             grant,
             file: !meta.is_dir(),
             real,
+            target,
+            protected: protected.filter(|_| grant == Grant::AllowWrite),
         });
     }
 

@@ -45,6 +45,9 @@ fn attempt(kernel: &Kernel, canary: PathBuf) -> Probe {
         write: Vec::new(),
         skipped: Vec::new(),
         network: Network::Open,
+        read_only: Vec::new(),
+        // Checked as commands will run: in their own mount namespace where the machine allows it.
+        read_only_unavailable: super::readonly::available().err(),
         kernel: kernel.clone(),
     };
     let confinement = match Confinement::build(&policy) {

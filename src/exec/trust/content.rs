@@ -1,29 +1,9 @@
-//! What a folder brings, as content hashes: its project skill folders and its `.env`. A hash
-//! changes when any file of a skill changes, is added or removed, so trust given to one version
-//! does not carry over to the next.
+//! What a folder brings: its project skill folders, by the keys trust records name them with.
+//! Their content hashes are [`super::digest`]'s.
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
-use crate::support::fs::read_regular;
 use crate::support::skill_dirs::{PROJECT_SKILL_ROOTS, find_skill_file, is_ignored};
-
-/// Most files of one skill folder that are hashed; more are counted into the hash by number.
-const MAX_FILES: usize = 1000;
-/// Most bytes of one file that are hashed (its size is always included).
-const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
-/// Most bytes hashed for one skill folder in total.
-const MAX_TOTAL_BYTES: u64 = 32 * 1024 * 1024;
-
-/// The hex SHA-256 of some bytes.
-pub fn hash_bytes(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// The skill folders a folder's own project roots (`./.agents/skills`, `./skills`) hold; see
 /// [`skills_in_roots`].
@@ -75,89 +55,9 @@ pub fn relative_key(folder: &Path, dir: &Path) -> String {
     dir.display().to_string()
 }
 
-/// The content hash of a skill folder: every file's relative path, kind, size and (capped) bytes,
-/// in path order. Symlinked files are hashed by their target's content; symlinked folders by where
-/// they point (not entered, so a loop cannot trap the walk). FIFOs and devices are never opened.
-pub fn hash_skill_dir(dir: &Path) -> String {
-    let mut hasher = Sha256::new();
-    let mut files = Vec::new();
-    let mut stack = vec![PathBuf::new()];
-    let mut listed = 0usize;
-    while let Some(rel) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(dir.join(&rel)) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            listed += 1;
-            if listed > MAX_FILES * 4 {
-                break;
-            }
-            let rel_path = rel.join(entry.file_name());
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_dir() {
-                stack.push(rel_path);
-            } else {
-                files.push((rel_path, kind.is_symlink()));
-            }
-        }
-    }
-    files.sort();
-    hasher.update(format!("files {}\n", files.len()));
-    let mut budget = MAX_TOTAL_BYTES;
-    for (rel, is_link) in files.iter().take(MAX_FILES) {
-        let path = dir.join(rel);
-        hasher.update(rel.to_string_lossy().as_bytes());
-        hasher.update([0]);
-        if *is_link && path.is_dir() {
-            let target = std::fs::read_link(&path).unwrap_or_default();
-            hasher.update(format!("link-dir {}\n", target.display()));
-            continue;
-        }
-        match std::fs::metadata(&path) {
-            Ok(meta) if meta.is_file() => {
-                hasher.update(format!("file {}\n", meta.len()));
-                let take = meta.len().min(MAX_FILE_BYTES).min(budget);
-                budget -= take;
-                if let Ok(read) = read_regular(&path, take) {
-                    hasher.update(&read.bytes);
-                }
-            }
-            Ok(meta) => hasher.update(format!("special {:?}\n", meta.file_type())),
-            Err(e) => hasher.update(format!("unreadable {}\n", e.kind())),
-        }
-    }
-    hex(&hasher.finalize())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_skill_hash_changes_with_any_file() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("SKILL.md"), "a").unwrap();
-        std::fs::create_dir(dir.path().join("scripts")).unwrap();
-        std::fs::write(dir.path().join("scripts/x.sh"), "echo").unwrap();
-        let first = hash_skill_dir(dir.path());
-        assert_eq!(first, hash_skill_dir(dir.path()), "stable");
-        std::fs::write(dir.path().join("scripts/x.sh"), "echo!").unwrap();
-        let edited = hash_skill_dir(dir.path());
-        assert_ne!(first, edited);
-        std::fs::write(dir.path().join("scripts/y.sh"), "").unwrap();
-        assert_ne!(edited, hash_skill_dir(dir.path()), "a new empty file counts");
-    }
-
-    #[test]
-    fn fifos_and_link_loops_do_not_hang() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("SKILL.md"), "a").unwrap();
-        let fifo = std::ffi::CString::new(dir.path().join("pipe").to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo only creates a file at a path we own.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
-        let _ = hash_skill_dir(dir.path());
-    }
 
     #[test]
     fn project_skills_are_listed_by_relative_key() {

@@ -1,6 +1,8 @@
 //! The system `git`, run so that nothing from the fetched repository runs: hooks and fsmonitor are
-//! off, no submodule is touched, no template is copied, line endings are kept as committed, only
-//! fetching transports are allowed, and no prompt can wait for a password that will never come.
+//! off, no submodule is touched, no template is copied, no attribute from the repository or the
+//! user's attributes file applies (so no filter driver of the user's configuration runs, and files
+//! are kept exactly as committed), only fetching transports are allowed, and no prompt can wait for
+//! a password that will never come.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -12,9 +14,11 @@ use tokio::process::Command;
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Settings given to every git command, before its subcommand.
-const SAFE_CONFIG: [&str; 12] = [
+const SAFE_CONFIG: [&str; 14] = [
     "-c",
     "core.hooksPath=/dev/null",
+    "-c",
+    "core.attributesFile=/dev/null",
     "-c",
     "core.fsmonitor=false",
     "-c",
@@ -26,6 +30,12 @@ const SAFE_CONFIG: [&str; 12] = [
     "-c",
     "advice.detachedHead=false",
 ];
+
+/// Attributes for every path of a fetched tree, read before the repository's own
+/// `.gitattributes`: no filter driver (a repository could otherwise name one from the user's git
+/// configuration and have checkout run it), no line-ending, `$Id$` or encoding conversion (the
+/// files are installed exactly as committed), no diff or merge driver.
+const NEUTRAL_ATTRIBUTES: &str = "* -filter -text -eol -ident -working-tree-encoding -diff -merge\n";
 
 /// The transports git may use (`GIT_ALLOW_PROTOCOL`).
 const ALLOWED_PROTOCOLS: &str = "file:git:http:https:ssh";
@@ -99,6 +109,10 @@ async fn git(dir: Option<&Path>, args: &[&str]) -> Result<String, GitError> {
 /// into the empty folder `dest`, one commit deep, and check it out. Returns the commit.
 pub async fn fetch(url: &str, reference: Option<&str>, dest: &Path) -> Result<String, GitError> {
     git(Some(dest), &["init", "--quiet"]).await?;
+    let info = dest.join(".git/info");
+    std::fs::create_dir_all(&info)
+        .and_then(|()| std::fs::write(info.join("attributes"), NEUTRAL_ATTRIBUTES))
+        .map_err(GitError::Io)?;
     if let Some(short) = reference.filter(|r| is_commit_id(r) && r.len() < 40) {
         return fetch_abbreviated(url, short, dest).await;
     }

@@ -1,0 +1,191 @@
+//! Places no skill can be granted, whatever it declares (SPEC §5): the agent's own configuration,
+//! state, cache and skill roots (a skill writing there could turn the sandbox and approvals off
+//! for every later run, trust any folder, or plant a skill), and the places whose content runs
+//! later outside any sandbox — shell startup files, `~/.ssh`, `~/.gnupg`, autostart entries,
+//! systemd user units, crontabs, git's configuration and the working folder's `.git` (hooks,
+//! `core.fsmonitor`). Only the user's own `--allow-write` opens one, and the policy marks it.
+//!
+//! A declared path is refused when it is inside such a place or holds one (`~/.config` holds
+//! `~/.config/agent`), judged both as written and with symlinks resolved, so a skill's
+//! `data -> ~/.ssh` is judged as `~/.ssh`.
+
+use std::path::{Path, PathBuf};
+
+/// Files and folders under `$HOME` that run code later, with what they are.
+const HOME_PLACES: &[(&str, &str)] = &[
+    (".bashrc", "a shell startup file"),
+    (".bash_profile", "a shell startup file"),
+    (".bash_login", "a shell startup file"),
+    (".bash_logout", "a shell startup file"),
+    (".profile", "a shell startup file"),
+    (".zshrc", "a shell startup file"),
+    (".zshenv", "a shell startup file"),
+    (".zprofile", "a shell startup file"),
+    (".zlogin", "a shell startup file"),
+    (".zlogout", "a shell startup file"),
+    (".kshrc", "a shell startup file"),
+    (".cshrc", "a shell startup file"),
+    (".tcshrc", "a shell startup file"),
+    (".xprofile", "a session startup file"),
+    (".xinitrc", "a session startup file"),
+    (".xsession", "a session startup file"),
+    (".xsessionrc", "a session startup file"),
+    (".pam_environment", "a session startup file"),
+    (".config/fish", "a shell startup folder"),
+    (".config/environment.d", "a session startup folder"),
+    (".ssh", "your SSH keys and configuration"),
+    (".gnupg", "your GnuPG keys"),
+    (".config/autostart", "programs started at login"),
+    (".config/systemd", "systemd user units"),
+    (".local/share/systemd", "systemd user units"),
+    (".gitconfig", "git's configuration"),
+    (".config/git", "git's configuration"),
+];
+
+/// Folders of the system that hold crontabs.
+const SYSTEM_PLACES: &[(&str, &str)] = &[
+    ("/var/spool/cron", "crontabs"),
+    ("/etc/cron.d", "crontabs"),
+    ("/etc/crontab", "crontabs"),
+];
+
+/// Files in a working folder that other tools run on their own.
+const WORK_PLACES: &[(&str, &str)] = &[
+    (".git", "the repository's git folder (hooks, configuration)"),
+    (".envrc", "direnv's file (run when you enter the folder)"),
+    (".vscode", "editor tasks and settings"),
+    (".idea", "editor tasks and settings"),
+];
+
+/// One place, as named and with symlinks resolved as far as it exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Place {
+    path: PathBuf,
+    real: PathBuf,
+    what: String,
+}
+
+/// Every protected place of a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Protected {
+    places: Vec<Place>,
+}
+
+impl Protected {
+    /// The places for a user whose home is `home`, whose `XDG_*_HOME` are read with `xdg`, working
+    /// in `cwd` (and in the repository `repo`, if any), with these skill roots.
+    pub fn new(
+        home: Option<&Path>,
+        xdg: impl Fn(&str) -> Option<String>,
+        cwd: &Path,
+        repo: Option<&Path>,
+        skill_roots: &[PathBuf],
+    ) -> Self {
+        let mut out = Self::default();
+        if let Some(home) = home {
+            for (var, default, what) in [
+                ("XDG_CONFIG_HOME", ".config", "the agent's configuration"),
+                (
+                    "XDG_STATE_HOME",
+                    ".local/state",
+                    "the agent's state (trust records, sessions)",
+                ),
+                ("XDG_CACHE_HOME", ".cache", "the agent's cache"),
+                ("XDG_DATA_HOME", ".local/share", "the agent's data"),
+            ] {
+                let base = xdg(var)
+                    .filter(|v| v.starts_with('/'))
+                    .map_or_else(|| home.join(default), PathBuf::from);
+                out.add(base.join("agent"), what);
+            }
+            for (rel, what) in HOME_PLACES {
+                out.add(home.join(rel), what);
+            }
+        }
+        for (path, what) in SYSTEM_PLACES {
+            out.add(PathBuf::from(path), what);
+        }
+        for folder in std::iter::once(cwd).chain(repo) {
+            for (rel, what) in WORK_PLACES {
+                out.add(folder.join(rel), what);
+            }
+        }
+        for root in skill_roots {
+            out.add(root.clone(), "a skill root (skills there run later)");
+        }
+        out
+    }
+
+    fn add(&mut self, path: PathBuf, what: &str) {
+        let real = resolve(&path);
+        self.places.push(Place {
+            path,
+            real,
+            what: what.to_string(),
+        });
+    }
+
+    /// What protected place `real` (a path with symlinks resolved: what a grant really opens) is
+    /// inside or holds, in words: `~/.ssh: your SSH keys and configuration`.
+    pub fn conflict(&self, real: &Path) -> Option<String> {
+        self.places
+            .iter()
+            .find(|p| overlaps(real, &p.path) || overlaps(real, &p.real))
+            .map(|p| format!("{}: {}", p.path.display(), p.what))
+    }
+}
+
+/// One path is inside the other (or they are the same).
+fn overlaps(a: &Path, b: &Path) -> bool {
+    a.starts_with(b) || b.starts_with(a)
+}
+
+/// `path` with symlinks resolved as far as it exists: a place that does not exist yet can still
+/// be created through a link to its parent.
+fn resolve(path: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut existing = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return missing.iter().rev().fold(real, |acc: PathBuf, part| acc.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                missing.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_declaration_inside_or_above_a_protected_place_conflicts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let work = tmp.path().join("work");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::create_dir_all(&work).unwrap();
+        let roots = [home.join(".agents/skills")];
+        let p = Protected::new(Some(&home), |_| None, &work, None, &roots);
+        let hit = |rel: &str| p.conflict(&resolve(&home.join(rel)));
+        assert!(hit(".ssh/authorized_keys").unwrap().contains("SSH"));
+        assert!(hit(".config").unwrap().contains("agent's configuration"));
+        assert!(hit(".local/state/agent/trust.json").is_some());
+        assert!(hit(".agents/skills").unwrap().contains("skill root"));
+        assert!(hit(".bashrc").is_some());
+        assert!(hit("notes").is_none());
+        assert!(hit(".cache/tool").is_none());
+        assert!(p.conflict(&work.join(".git/hooks")).is_some());
+        // A link inside a skill is judged by where it leads.
+        let link = tmp.path().join("data");
+        std::os::unix::fs::symlink(home.join(".ssh"), &link).unwrap();
+        assert!(p.conflict(&resolve(&link)).is_some());
+        let xdg = Protected::new(Some(&home), |_| Some("/elsewhere/config".into()), &work, None, &[]);
+        assert!(xdg.conflict(Path::new("/elsewhere/config/agent/.env")).is_some());
+    }
+}
