@@ -57,6 +57,17 @@ pub enum Interruption {
     Lost,
 }
 
+impl Interruption {
+    /// What stands in the conversation, in the model's place, for the answer this cut short: the
+    /// model must know, but an export says it once, as a note of its own, and strips this.
+    pub fn marker(self) -> &'static str {
+        match self {
+            Self::User => "[interrupted by the user]",
+            Self::Lost => "[interrupted: the agent stopped before finishing this turn]",
+        }
+    }
+}
+
 /// One line of a session file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

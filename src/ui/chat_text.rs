@@ -5,6 +5,7 @@ use super::report_text::one;
 use super::session_text;
 use super::skill_list::table_lines;
 use crate::output::ChatReply;
+use crate::output::chat::HistoryEntry;
 use crate::support::terminal_text::{for_terminal, visible};
 
 /// The skills of `/help`: each as its command with its argument hint, and a note when one is
@@ -92,8 +93,8 @@ pub(super) fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
             vec![format!("approval policy is now {}", policy.as_str())]
         }
         ChatReply::Approval { policy, changed: false } => vec![format!("approval policy: {}", policy.as_str())],
-        ChatReply::History { messages } if messages.is_empty() => vec!["no messages yet".into()],
-        ChatReply::History { messages } => messages.iter().enumerate().map(|(i, m)| numbered(i + 1, m)).collect(),
+        ChatReply::History { entries, .. } if entries.is_empty() => vec!["no messages yet".into()],
+        ChatReply::History { entries, .. } => entries.iter().map(history_line).collect(),
         ChatReply::Reloaded { skills } => vec![format!("{skills} skills loaded")],
         ChatReply::UnknownCommand {
             command,
@@ -129,12 +130,14 @@ pub(super) fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
 
 /// A message as `/history` shows it: numbered, every line of it, continuation lines indented
 /// under the first, control characters shown escaped.
-fn numbered(n: usize, message: &str) -> String {
-    let text = for_terminal(message);
+/// One `/history` message: who said it, then the text, later lines indented under it.
+fn history_line(entry: &HistoryEntry) -> String {
+    let who = if entry.role == "user" { "you:  " } else { "agent:" };
+    let text = for_terminal(&entry.text);
     let mut lines = text.lines();
-    let mut out = format!("{n:>3}. {}", lines.next().unwrap_or_default());
+    let mut out = format!("{who} {}", lines.next().unwrap_or_default());
     for line in lines {
-        out.push_str("\n     ");
+        out.push_str("\n       ");
         out.push_str(line);
     }
     out
@@ -145,11 +148,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn history_shows_whole_messages() {
-        assert_eq!(numbered(1, "one line"), "  1. one line");
+    fn history_shows_whole_messages_of_both_sides() {
+        let entry = |role, text: &str| HistoryEntry {
+            role,
+            text: text.to_string(),
+        };
+        assert_eq!(history_line(&entry("user", "one line")), "you:   one line");
         assert_eq!(
-            numbered(12, "first\nsecond\n\x1b[2Jthird"),
-            " 12. first\n     second\n     \\x1b[2Jthird"
+            history_line(&entry("assistant", "first\nsecond\n\x1b[2Jthird")),
+            "agent: first\n       second\n       \\x1b[2Jthird"
         );
     }
 }

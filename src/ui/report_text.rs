@@ -367,7 +367,10 @@ mod tests {
             ["unknown command /skils; did you mean /skills? /help lists them"]
         );
         assert_eq!(
-            chat_lines(ChatReply::History { messages: Vec::new() }),
+            chat_lines(ChatReply::History {
+                messages: Vec::new(),
+                entries: Vec::new()
+            }),
             ["no messages yet"]
         );
     }

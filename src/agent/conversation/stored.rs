@@ -155,7 +155,10 @@ mod tests {
         assert!(resumed.close_lost_turn());
         assert!(!resumed.close_lost_turn(), "closed once");
         let last = resumed.messages().last().unwrap();
-        assert_eq!(last.content.as_deref(), Some(super::super::LOST_TURN));
+        assert_eq!(
+            last.content.as_deref(),
+            Some(crate::sessions::Interruption::Lost.marker())
+        );
         let records = store.load(&id).unwrap().records;
         assert!(
             matches!(records.last(), Some(Record::Interrupted { .. })),
