@@ -53,6 +53,9 @@ pub async fn run(cli: Cli) -> i32 {
             return report(&Frontend::new(cli.json, true, false, Redactor::NONE), Err(err));
         }
     };
+    if let Err(err) = session::check_continue(&cli) {
+        return report(&Frontend::new(cli.json, false, false, Redactor::NONE), Err(err));
+    }
     if let Some((dirs, moved)) = trust_request(&cli, &cwd) {
         let front = Frontend::new(cli.json, true, false, Redactor::NONE);
         if moved {

@@ -137,19 +137,37 @@ pub(super) fn take_up(agent: &mut Agent, loaded: &Loaded, keep_model: bool) -> S
 /// The session `-c` or `--resume` names, if either was given.
 fn target(run: &Run<'_>, store: &SessionStore) -> Result<Option<SessionId>, AppError> {
     if run.cli.continue_session {
-        let cwd = cwd_text();
-        return match store.latest_in(&cwd).map_err(app_error)? {
-            Some(id) => Ok(Some(id)),
-            None => Err(AppError::usage(format!(
-                "no stored session was started in {cwd}; `agent sessions list` shows them all, `agent --resume ID` \
-                 goes on with one"
-            ))),
-        };
+        return continued(store).map(Some);
     }
     match run.cli.resume.as_deref() {
         None => Ok(None),
         Some("") => pick(run, store).map(Some),
         Some(prefix) => store.find(prefix).map(Some).map_err(app_error),
+    }
+}
+
+/// The session `-c` goes on with: the newest one started in this folder that reached the model.
+fn continued(store: &SessionStore) -> Result<SessionId, AppError> {
+    let cwd = cwd_text();
+    match store.latest_in(&cwd).map_err(app_error)? {
+        Some(id) => Ok(id),
+        None => Err(AppError::usage(format!(
+            "no stored session was started in {cwd}; `agent sessions list` shows them all, `agent --resume ID` \
+             goes on with one"
+        ))),
+    }
+}
+
+/// For `-c`, before anything else (configuration, the server): that there is a session to go
+/// on with, so a folder without one is a usage error at once, not after a key check or a probe.
+pub(super) fn check_continue(cli: &crate::cli::Cli) -> Result<(), AppError> {
+    if !cli.continue_session || cli.command.is_some() {
+        return Ok(());
+    }
+    match store() {
+        Some(store) => continued(&store).map(|_| ()),
+        // Said by `start`, with the rest of the configuration.
+        None => Ok(()),
     }
 }
 

@@ -102,7 +102,7 @@ pub(super) const COMMANDS: [SlashCommand; 17] = [
     },
     SlashCommand {
         name: "/export",
-        help: "[FILE] — write this session as Markdown, or .html/.json by FILE's extension",
+        help: "[FILE] — write this session as Markdown to the exports folder beside the sessions, or to FILE (.html/.json by its extension)",
         run: sessions::export,
     },
     SlashCommand {
