@@ -528,3 +528,80 @@ async fn an_interrupted_turn_counts_in_usage_shows_in_history_and_is_exported_on
     assert_eq!(md.matches("nterrupted by the user").count(), 1, "{md}");
     assert!(md.contains("*Interrupted by the user.*"), "{md}");
 }
+
+/// A skill whose description is longer than any terminal line.
+const LONG: &str = "Look up GitHub repositories, open issues, pull requests and users through the GitHub API, \
+                    with rate limits handled and pagination followed. Use for anything about GitHub.";
+
+/// Lines of `out` that say something.
+fn said(out: &str) -> Vec<String> {
+    out.lines()
+        .map(|l| l.trim_end_matches('\r').to_string())
+        .filter(|l| !l.trim().is_empty())
+        .collect()
+}
+
+/// The line showing `name` fits `width` and ends in a description cut after a whole word.
+fn cut_at_a_word(lines: &[String], name: &str, width: usize) {
+    for line in lines {
+        assert!(line.chars().count() <= width, "{width} columns, yet: {line:?}");
+    }
+    let line = lines.iter().find(|l| l.contains(name)).unwrap();
+    assert!(line.ends_with('…'), "{line}");
+    let shown = line.rsplit("  ").next().unwrap().trim_end_matches('…');
+    assert!(LONG.starts_with(shown), "{shown:?}");
+    let next = LONG[shown.len()..].chars().next().unwrap();
+    assert!(next == ' ' || next == ',', "cut mid-word: {shown:?}");
+}
+
+#[test]
+fn skills_search_fits_the_terminal_and_cuts_at_a_word() {
+    let ws = Workspace::new();
+    ws.skill(
+        "github-lookup",
+        &format!("---\nname: github-lookup\ndescription: {LONG}\n---\n"),
+        None,
+    );
+    let mut cmd = pty_agent(&ws);
+    cmd.env("COLUMNS", "60").args(["skills", "search", "github issues"]);
+    let mut p = spawn_command(cmd, Some(10_000)).unwrap();
+    let out = from_pty(&p.exp_eof().unwrap());
+    assert!(matches!(p.process().wait().unwrap(), WaitStatus::Exited(_, 0)));
+    let lines = said(&out);
+    assert!(
+        lines[0].starts_with("#  SKILL") && lines[0].ends_with("DESCRIPTION"),
+        "{out}"
+    );
+    cut_at_a_word(&lines, "github-lookup", 60);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn help_fits_the_terminal_and_cuts_descriptions_at_a_word() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    ws.skill(
+        "github-lookup",
+        &format!("---\nname: github-lookup\ndescription: {LONG}\n---\n"),
+        None,
+    );
+    let mock = std::sync::Arc::new(MockLlm::start(vec![]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut cmd = pty_agent(&w);
+        cmd.env("COLUMNS", "70")
+            .env("AGENT_BASE_URL", m.base_url())
+            .env("AGENT_API_KEY", "sk-test-key-0123456789")
+            .env("AGENT_MODEL", "gpt-4.1-mini");
+        let mut p = spawn_command(cmd, Some(10_000)).unwrap();
+        p.exp_string("/help for commands").unwrap();
+        type_line(&mut p, "/help");
+        let out = from_pty(&p.exp_string("Ctrl-D leaves").unwrap());
+        let lines: Vec<String> = said(&out).into_iter().skip_while(|l| !l.contains("/help ")).collect();
+        cut_at_a_word(&lines, "/github-lookup", 70);
+        assert!(
+            lines.iter().any(|l| l.starts_with("  /export") && l.ends_with('…')),
+            "{out}"
+        );
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+}
