@@ -12,6 +12,7 @@ mod endpoint;
 mod folder_trust;
 mod install;
 mod invoke;
+mod notices;
 mod once;
 mod sandbox;
 mod session;
