@@ -290,6 +290,13 @@ fn skill_new(r: &SkillNew) -> Vec<String> {
             "note: agent does not search {root} for skills; pass --skills-dir {root} or add it to AGENT_SKILLS_PATH"
         ));
     }
+    if let Some(project) = &r.untrusted_project {
+        let project = project.display();
+        out.push(format!(
+            "note: {project} is not trusted with this skill, so it cannot run commands until you run `agent trust \
+             {project}`"
+        ));
+    }
     out
 }
 

@@ -60,7 +60,9 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
             // 1 is the documented "check failed" code.
             return Ok(if failed { ExitCode::Internal } else { ExitCode::Answered });
         }
-        SkillsCommand::New { name, scp, dir } => Report::SkillNew(new::new(name, *scp, dir.as_deref(), &run.config)?),
+        SkillsCommand::New { name, scp, dir } => {
+            Report::SkillNew(new::new(name, *scp, dir.as_deref(), &run.config, &run.trust)?)
+        }
         SkillsCommand::Eval { cases, threshold } => {
             endpoint::settle(run.cli, &mut run.config).await?;
             let approver = run.front.approver(run.config.interactive);
