@@ -242,8 +242,9 @@ impl Config {
         let user_file =
             user_dotenv_path().map_or_else(|| "~/.config/agent/.env".to_string(), |p| p.display().to_string());
         Err(AppError::config(format!(
-            "no API key for {}: export AGENT_API_KEY or OPENAI_API_KEY, or put it in {user_file} \
-             (see .env.example), or set AGENT_BASE_URL to a local server that needs none",
+            "no API key for {}: export AGENT_API_KEY or OPENAI_API_KEY, or put a line AGENT_API_KEY=… in \
+             {user_file}, or set AGENT_BASE_URL to a local server that needs none (`agent --help` lists every \
+             setting)",
             self.base_url
         )))
     }

@@ -436,6 +436,11 @@ async fn runs_that_never_reached_the_model_are_not_kept_and_continue_skips_them(
     cmd.args(["--once", "no key"]);
     let (code, _, err) = run_outcome(cmd).await;
     assert_eq!(code, 3, "{err}");
+    // It names what to do with what an installed binary has, not a file of the source tree.
+    assert!(
+        err.contains("AGENT_API_KEY=") && err.contains(".config/agent/.env") && !err.contains(".env.example"),
+        "{err}"
+    );
     assert_eq!(ws.session_files().len(), 1, "only the run that got an answer is kept");
 
     let (code, out, err) = once(&ws, &mock, "go on", &["-c"]).await;
