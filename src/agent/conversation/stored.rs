@@ -144,6 +144,12 @@ mod tests {
         c.set_journal(crate::sessions::Journal::new(writer));
         c.remember(ChatMessage::user("one"));
         c.remember(ChatMessage::assistant(Some("1".into()), Vec::new()));
+        // The first answer was a real exchange, so the session is kept when `c` goes away.
+        c.record(&Record::Usage(crate::sessions::CallUsage {
+            prompt_tokens: 3,
+            completion_tokens: 1,
+            estimated: false,
+        }));
         c.remember(ChatMessage::user("two"));
         let loaded = store.load(&id).unwrap();
         let mut resumed = Conversation::new("system".into(), 1 << 20, Redactor::NONE);

@@ -45,7 +45,7 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
     let discovery = discover_with(&run.config.skill_roots, &scan);
     let report = match action {
         SkillsCommand::List => Report::SkillList(list(discovery, &run.trust)),
-        SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
+        SkillsCommand::Show { name, .. } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
         SkillsCommand::Search { query, limit } => {
             Report::SkillSearch(search(&discovery, &run.config, &*output, &query.join(" "), *limit).await)
         }
@@ -63,7 +63,7 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
         SkillsCommand::New { name, scp, dir } => {
             Report::SkillNew(new::new(name, *scp, dir.as_deref(), &run.config, &run.trust)?)
         }
-        SkillsCommand::Eval { cases, threshold } => {
+        SkillsCommand::Eval { cases, threshold, .. } => {
             endpoint::settle(run.cli, &mut run.config).await?;
             let approver = run.front.approver(run.config.interactive);
             // Results are reported per case, not per event.
