@@ -130,6 +130,9 @@ pub struct Config {
     pub embed_model_var: Option<String>,
     /// Whether a person can be asked questions on a terminal.
     pub interactive: bool,
+    /// What a local server says about its model calling tools (`endpoint::settle` asks);
+    /// `None` when nobody asked (a remote server, `AGENT_TOOL_CHECK=0`, a replay).
+    pub tool_support: Option<crate::llm::tool_support::ToolSupport>,
     /// Storing sessions, the context window, automatic compaction.
     pub sessions: sessions::SessionSettings,
     /// What commands may write and reach (SPEC §5 "Sandbox").
@@ -208,6 +211,7 @@ impl Config {
             cache,
             embed_model_var: env.get("AGENT_EMBED_MODEL").map(|v| v.trim().to_string()),
             interactive,
+            tool_support: None,
             sessions,
             sandbox,
             env,

@@ -8,6 +8,7 @@ use std::path::Path;
 use super::Run;
 use crate::agent::Agent;
 use crate::exit::{AppError, ExitCode};
+use crate::llm::tool_support::ToolSupport;
 use crate::output::session::{SessionList, SessionResumed};
 use crate::output::{Event, EventSink};
 use crate::sessions::replay::replay;
@@ -104,7 +105,17 @@ fn start(run: &Run<'_>, agent: &mut Agent, sink: &dyn EventSink) -> Result<Optio
         sandbox_mode: run.config.sandbox.mode,
         session_id: agent.session_id(),
         resumed: loaded.as_ref().map(|l| l.header.id.clone()),
+        model_calls_tools: match &run.config.tool_support {
+            Some(ToolSupport::Yes) => Some(true),
+            Some(ToolSupport::No { .. }) => Some(false),
+            Some(ToolSupport::Unknown) | None => None,
+        },
     });
+    if let Some(ToolSupport::No { said }) = &run.config.tool_support
+        && !agent.skills().all().is_empty()
+    {
+        warnings.push(no_tools_warning(agent.model(), said, agent.skills().all().len()));
+    }
     // Said once per run: what the chosen sandbox mode promises that this machine cannot keep.
     let sandbox = &run.config.sandbox;
     warnings.splice(
@@ -118,6 +129,15 @@ fn start(run: &Run<'_>, agent: &mut Agent, sink: &dyn EventSink) -> Result<Optio
         return Ok(None);
     };
     Ok(Some(take_up(agent, &loaded, run.cli.model.is_some())))
+}
+
+/// Said once at the start of a run whose model cannot call tools, while skills are there.
+fn no_tools_warning(model: &str, said: &str, skills: usize) -> String {
+    format!(
+        "model {model} cannot call tools ({said}): none of the {skills} skills can be used with it, and an \
+         answer that claims to have used one is made up. Choose a model that can call tools with --model NAME \
+         or AGENT_MODEL (for llama.cpp: one whose chat template supports tools, and llama-server --jinja)"
+    )
 }
 
 /// Take up `loaded` in `agent` (its journal already set) and say how it went.

@@ -6,7 +6,7 @@ pub const SETTINGS_SOURCES: &str = "Settings without a flag come from the enviro
 ~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
 
 /// Every variable a person sets, with what it does.
-pub const ENVIRONMENT: [(&str, &str); 21] = [
+pub const ENVIRONMENT: [(&str, &str); 22] = [
     (
         "AGENT_API_KEY, OPENAI_API_KEY",
         "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
@@ -37,6 +37,10 @@ pub const ENVIRONMENT: [(&str, &str); 21] = [
         "other agents' skill folders read: claude,codex,gemini,opencode (default) or none",
     ),
     ("AGENT_STREAM", "0 asks for whole responses (as --no-stream)"),
+    (
+        "AGENT_TOOL_CHECK",
+        "0 does not ask a local server whether its model can call tools",
+    ),
     ("AGENT_RETRIES", "retries of a failed request (2)"),
     (
         "AGENT_CONNECT_TIMEOUT, AGENT_IDLE_TIMEOUT",

@@ -235,6 +235,8 @@ impl Workspace {
             // local server: tests never reach a real one on this machine.
             .env("AGENT_MODEL", "gpt-4.1-mini")
             .env("AGENT_PROBE_PORTS", "")
+            // The mock servers see only the requests tests count: no question about tools.
+            .env("AGENT_TOOL_CHECK", "0")
             .current_dir(self.work())
             .timeout(std::time::Duration::from_secs(60));
         cmd
