@@ -51,7 +51,10 @@ fn skill_turn(i: usize, body: &str) -> Vec<Record> {
             )],
         )),
         usage(1200, 12),
-        Record::Message(ChatMessage::tool(a, activation("weather", skill_dir, "run.sh", body))),
+        Record::Message(ChatMessage::tool(
+            a,
+            activation("weather", skill_dir, "/home/me/project", "run.sh", body),
+        )),
         Record::Activation {
             skill: "weather".into(),
             dir: skill_dir.into(),
@@ -136,7 +139,14 @@ fn main() {
     println!("| one skill turn (question, activation, one command, answer, 3 usage records) | {one_turn} bytes |");
     println!(
         "| of which the skill's instructions (activation result) | {} bytes |",
-        activation("weather", "/home/me/.agents/skills/weather", "run.sh", &body).len()
+        activation(
+            "weather",
+            "/home/me/.agents/skills/weather",
+            "/home/me/project",
+            "run.sh",
+            &body
+        )
+        .len()
     );
     println!("| session of {TURNS} such turns | {:.1} KB |", size as f64 / 1024.0);
     println!(

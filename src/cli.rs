@@ -162,6 +162,9 @@ impl Cli {
                     SkillsCommand::Show { confinement, .. } => (std::mem::take(confinement), CassetteArgs::default()),
                     SkillsCommand::Eval {
                         confinement, cassette, ..
+                    }
+                    | SkillsCommand::Tune {
+                        confinement, cassette, ..
                     } => (std::mem::take(confinement), std::mem::take(cassette)),
                     _ => (SandboxArgs::default(), CassetteArgs::default()),
                 };
@@ -305,12 +308,58 @@ pub enum SkillsCommand {
     /// Check routing: run each case's prompt through the model (or a --replay cassette) and
     /// compare the skill it activates with the expected one. Exit 1 under the threshold.
     Eval {
-        /// YAML file: a list of `{prompt, expect_skill}` or `{prompt, expect: none}` cases, or a
-        /// map with `cases:` and an optional `threshold:`.
-        cases: PathBuf,
-        /// Lowest passing fraction, 0.0 to 1.0 (default: the file's `threshold`, else 1.0).
+        /// YAML or JSON file: `{prompt, expect_skill}` / `{prompt, expect: none}` cases, or
+        /// skill-creator's `{query, should_trigger}` cases with a top-level `skill:` (not needed
+        /// with --draft).
+        #[arg(required_unless_present = "draft")]
+        cases: Option<PathBuf>,
+        /// Lowest passing fraction of cases, 0.0 to 1.0 (default: the file's `threshold`, else 1.0);
+        /// under it the exit code is 1.
+        #[arg(long, alias = "threshold", value_name = "RATE")]
+        min_rate: Option<f64>,
+        /// Times each case is run; a case passes when its skill is chosen in at least half the runs
+        /// (should-trigger) or in fewer than half (should-not).
+        #[arg(long, default_value_t = 3, value_name = "N")]
+        runs: u32,
+        /// Cases routed at once (a 429 with retry-after is waited out and retried, AGENT_RETRIES).
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        jobs: usize,
+        /// Ask the model for realistic should / should-not requests for SKILL (near misses included)
+        /// and add them to its tests/routing.yaml, keeping the cases already there.
+        #[arg(long, value_name = "SKILL", conflicts_with = "cases")]
+        draft: Option<String>,
+        /// How many cases --draft asks for.
+        #[arg(long, default_value_t = 20, value_name = "N", requires = "draft")]
+        count: usize,
+        #[command(flatten)]
+        confinement: SandboxArgs,
+        #[command(flatten)]
+        cassette: CassetteArgs,
+    },
+    /// Improve a skill's description against its routing cases: evaluate on the train half, ask
+    /// the model for a better description from the failures, keep the best by the validation half.
+    /// The result is written only after a yes (--write where nobody can be asked).
+    Tune {
+        /// The skill to tune.
+        skill: String,
+        /// Routing cases (default: the skill's tests/routing.yaml).
+        #[arg(long, value_name = "FILE")]
+        cases: Option<PathBuf>,
+        /// Most proposals to try.
+        #[arg(long, default_value_t = 5, value_name = "N")]
+        iterations: u32,
+        /// Times each case is run per evaluation.
+        #[arg(long, default_value_t = 3, value_name = "N")]
+        runs: u32,
+        /// Cases routed at once.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        jobs: usize,
+        /// Most tokens the tuning may use, counted as the server reports them (else estimated).
+        #[arg(long, default_value_t = 500_000, value_name = "TOKENS")]
+        budget: u64,
+        /// Write the best description into SKILL.md (or skill.json) without asking.
         #[arg(long)]
-        threshold: Option<f64>,
+        write: bool,
         #[command(flatten)]
         confinement: SandboxArgs,
         #[command(flatten)]

@@ -467,7 +467,12 @@ mod tests {
         assert_eq!(kinds[13], (RootKind::User, Tool::Opencode));
         let only = resolve(
             &[],
-            &[("AGENT_API_KEY", "k"), ("HOME", "/h"), ("AGENT_OTHER_AGENTS", "gemini")],
+            &[
+                ("AGENT_API_KEY", "k"),
+                ("HOME", "/h"),
+                ("AGENT_OTHER_AGENTS", "gemini"),
+                ("AGENT_BUNDLED_SKILLS", "0"),
+            ],
             &[],
         )
         .unwrap();

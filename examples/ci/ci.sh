@@ -29,5 +29,5 @@ if [ "$answer" != "$expected" ]; then
 fi
 
 echo "== 3. routing: agent skills eval"
-"$agent" --skills-dir "$skills" skills eval "$here/routing.yaml" --replay "$here/cassettes/routing.jsonl"
+"$agent" --skills-dir "$skills" skills eval "$here/routing.yaml" --runs 1 --replay "$here/cassettes/routing.jsonl"
 echo "ci: all checks passed"

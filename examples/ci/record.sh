@@ -14,5 +14,5 @@ cd "$work"
 sqlite3 "$work/shop.db" < "$here/shop.sql"
 SQLITE_DB="$work/shop.db" "$agent" --skills-dir "$skills" --record "$here/cassettes/orders.jsonl" \
     --once "How many orders are in the shop database?"
-"$agent" --skills-dir "$skills" skills eval "$here/routing.yaml" --record "$here/cassettes/routing.jsonl" || true
+"$agent" --skills-dir "$skills" skills eval "$here/routing.yaml" --runs 1 --record "$here/cassettes/routing.jsonl" || true
 echo "recorded: $here/cassettes/orders.jsonl $here/cassettes/routing.jsonl"

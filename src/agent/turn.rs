@@ -72,6 +72,8 @@ pub struct Agent {
     usage: Option<Usage>,
     /// Commands refused by the approval policy, a person, or for want of a terminal, this turn.
     commands_denied: usize,
+    /// Tokens of calls whose server reported none, estimated from bytes.
+    tokens_estimated: u64,
     /// What the session keeps besides messages: usage per turn, grants, context settings.
     pub(super) session: SessionState,
 }
@@ -102,6 +104,7 @@ impl Agent {
             in_flight: None,
             usage: None,
             commands_denied: 0,
+            tokens_estimated: 0,
             session,
         }
     }
@@ -283,6 +286,9 @@ impl Agent {
                 estimated: true,
             },
         };
+        if call.estimated {
+            self.tokens_estimated += call.prompt_tokens + call.completion_tokens;
+        }
         self.session.count(&call);
         self.conversation.record(&Record::Usage(call));
     }
@@ -308,6 +314,11 @@ impl Agent {
     /// Requests made to the model so far.
     pub fn llm_calls(&self) -> u32 {
         self.llm_calls
+    }
+
+    /// Tokens of the calls whose server reported no usage, estimated from their bytes.
+    pub fn estimated_tokens(&self) -> u64 {
+        self.tokens_estimated
     }
 
     /// Tokens used so far, when the server reports them.

@@ -55,6 +55,7 @@ pub(super) fn agent(
             command_timeout: config.command_timeout,
             base_env: config.env.merged(),
             redactor: run.redactor.clone(),
+            workdir: config.sandbox.cwd.clone(),
             skill_roots: config.skill_roots.iter().map(|r| r.path.clone()).collect(),
             trust: run.trust.clone(),
             sandbox: config.sandbox.clone(),
@@ -78,7 +79,7 @@ fn tape(run: &Run<'_>, discovery: &Discovery) -> Result<Tape, AppError> {
             .iter()
             .map(|s| (s.name.clone(), s.dir.clone()))
             .collect();
-        Scrubber::new(run.redactor.clone(), &dirs)
+        Scrubber::new(run.redactor.clone(), &dirs, Some(&run.config.sandbox.cwd))
     };
     Ok(match (&run.cli.record, &run.cli.replay) {
         (Some(path), _) => Tape::Record(Arc::new(Recorder::create(path, scrubber()).map_err(AppError::config)?)),

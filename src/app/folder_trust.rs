@@ -9,7 +9,7 @@ use crate::config::{Dotenv, Environment, user_dotenv_path};
 use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustStore};
 use crate::exit::AppError;
 use crate::output::report::{Trusted, TrustedFolder};
-use crate::support::skill_roots::{OTHER_AGENTS, other_agents, project_roots};
+use crate::support::skill_roots::{OTHER_AGENTS, other_agents, project_folders, project_roots};
 use crate::support::terminal_text::{MAX_NAMED, short_list, visible};
 use crate::ui::approve::ask_folder_trust;
 
@@ -57,7 +57,7 @@ pub fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
     let user = user_dotenv_path().and_then(|p| Dotenv::read(&p));
     let folder_env = folder_dotenv(cwd, user.as_ref());
     let trust = Arc::new(
-        FolderTrust::open(cwd, state_of(folder_env.as_ref()), TrustStore::load())
+        FolderTrust::open(&trusted_folder(cwd), state_of(folder_env.as_ref()), TrustStore::load())
             .covering(covered_roots(cwd, user.as_ref())),
     );
     let mut assessment = trust.assess();
@@ -85,6 +85,16 @@ pub fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
 /// repository root, and the other agents' project folders selected by `AGENT_OTHER_AGENTS` (from
 /// the environment or the user's `.env`: the folder's own `.env` is not read before it is
 /// trusted; a value that names no agent counts as the default, and configuration reports it).
+/// The folder a trust decision about `cwd` is recorded for: the repository root holding it (the
+/// topmost folder whose project skills count, never the home folder), else `cwd` itself. So a
+/// decision taken in `proj/sub/dir` also covers runs in `proj`, and the other way round.
+fn trusted_folder(cwd: &Path) -> PathBuf {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    project_folders(cwd, home.as_deref())
+        .pop()
+        .unwrap_or_else(|| cwd.to_path_buf())
+}
+
 fn covered_roots(folder: &Path, user: Option<&Dotenv>) -> Vec<PathBuf> {
     let from_user = user.and_then(|u| u.entries.as_ref().ok()).and_then(|entries| {
         entries
@@ -160,7 +170,7 @@ pub fn trust_command(dirs: &[PathBuf], cwd: &Path) -> Result<Trusted, AppError> 
     let mut trusted = Trusted { folders: Vec::new() };
     for folder in folders {
         let dotenv = folder_dotenv(&folder, user.as_ref());
-        let trust = FolderTrust::open(&folder, state_of(dotenv.as_ref()), TrustStore::load())
+        let trust = FolderTrust::open(&trusted_folder(&folder), state_of(dotenv.as_ref()), TrustStore::load())
             .covering(covered_roots(&folder, user.as_ref()));
         let assessment = trust.assess();
         trust.decide(&assessment, true).map_err(AppError::config)?;

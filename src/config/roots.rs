@@ -47,7 +47,40 @@ pub(super) fn skill_roots(flags: &[PathBuf], env: &Environment, cwd: &Path) -> R
             .map(root(RootKind::Project)),
     );
     roots.extend(other_user.into_iter().map(root(RootKind::User)));
+    // The skills shipped in the binary are a starting point, not part of a library someone chose
+    // by naming its folders: a run given `--skills-dir` or `AGENT_SKILLS_PATH` (a skill author's
+    // CI, a test) sees only what it named and the user's own.
+    let named = !flags.is_empty() || env.get("AGENT_SKILLS_PATH").is_some();
+    if !named && let Some(dir) = bundled_root(env, home.as_deref()) {
+        roots.push(SkillRoot::new(dir, RootKind::Bundled));
+    }
     Ok(roots)
+}
+
+/// The folder of the bundled skills, written out on first use; `None` when `AGENT_BUNDLED_SKILLS`
+/// is `0` (or `off`, `false`, `no`), without a data folder, or when it cannot be written.
+fn bundled_root(env: &Environment, home: Option<&Path>) -> Option<PathBuf> {
+    let off = env
+        .get("AGENT_BUNDLED_SKILLS")
+        .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no"));
+    if off {
+        return None;
+    }
+    let data_home = env
+        .get("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| home.map(|h| h.join(".local/share")))?;
+    match crate::skills::bundled::ensure(&data_home) {
+        Ok(dir) => Some(dir),
+        Err(e) => {
+            tracing::warn!(
+                "the bundled skills could not be written below {}: {e}",
+                data_home.display()
+            );
+            None
+        }
+    }
 }
 
 fn home_dir(env: &Environment) -> Option<PathBuf> {

@@ -14,7 +14,8 @@ use super::grant::{Grant, glob_match, has_wildcards, parse_grant};
 /// need not know how skills are loaded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SkillScope {
-    /// The skill folder: where commands run and what "the skill's own script" is relative to.
+    /// The skill folder: what "the skill's own script" is relative to (commands run in the user's
+    /// working folder; the script words are made absolute).
     pub dir: PathBuf,
     /// The entry script relative to `dir` (`run.sh`), when the skill has one.
     pub entry: Option<String>,
@@ -73,7 +74,8 @@ impl Argv {
         &self.program
     }
 
-    /// The words: `words[0]` as the model wrote it (the child's `argv[0]`), then the arguments.
+    /// The words as executed: `words[0]` is the child's `argv[0]` (the skill's script as an absolute
+    /// path, else the program as written), then the arguments (an interpreter's script absolute).
     pub fn words(&self) -> &[String] {
         &self.words
     }
@@ -122,7 +124,7 @@ impl Plan {
         match preapproved_argv(command, skill) {
             Ok(argv) => Plan::Argv(argv),
             Err(why) => Plan::Shell(ShellCommand {
-                command: command.to_string(),
+                command: anchor_leading_script(command, skill),
                 why,
             }),
         }
@@ -214,13 +216,63 @@ fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<Argv, String> {
             skill.entry.as_deref().unwrap_or("run.sh")
         ));
     }
-    let program = if words[0].contains('/') {
-        // Absolute, so the program does not depend on which directory the spawn resolves it in.
-        skill.dir.join(&words[0]).components().collect()
-    } else {
-        PathBuf::from(&words[0])
-    };
+    let mut words = words;
+    // Commands run in the user's working folder, but the skill's own files they name as the
+    // program (`./run.sh`, `scripts/x.py`) or as an interpreter's script (`python3 scripts/x.py`)
+    // are the skill's: those words become absolute paths inside the skill folder, so what was
+    // checked is what runs wherever the command runs, and `$0` / `__file__` lead back to the skill.
+    let script_word = usize::from(words.len() > 1 && INTERPRETERS.contains(&words[0].as_str()));
+    for word in words.iter_mut().take(script_word + 1) {
+        if word.contains('/') && !word.starts_with('-') {
+            *word = in_skill(&skill.dir, word).display().to_string();
+        }
+    }
+    let program = PathBuf::from(&words[0]);
     Ok(Argv { program, words })
+}
+
+/// `path` (relative to the skill folder, or absolute) as an absolute, lexically normal path.
+fn in_skill(dir: &Path, path: &str) -> PathBuf {
+    dir.join(path)
+        .components()
+        .filter(|c| *c != Component::CurDir)
+        .collect()
+}
+
+/// `command` with its leading script (`./run.sh …`, `python3 scripts/x.py …`) written as the
+/// absolute path of that file in the skill folder, when it names one: shell commands run in the
+/// user's working folder too, and the skill's instructions name their scripts relative to the
+/// skill. Only a plain leading word that is a relative path to a regular file inside the skill is
+/// rewritten; the rewritten text is what the person is shown and what runs.
+fn anchor_leading_script(command: &str, skill: &SkillScope) -> String {
+    let body = command.trim_start();
+    let lead = &command[..command.len() - body.len()];
+    let (interpreter, rest) = match split_word(body) {
+        Some((word, rest)) if INTERPRETERS.contains(&word) => (Some(word), rest.trim_start()),
+        _ => (None, body),
+    };
+    let Some((word, after)) = split_word(rest) else {
+        return command.to_string();
+    };
+    let plain = word.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b));
+    if !plain || !word.contains('/') || word.starts_with(['/', '-']) || resolve_inside(&skill.dir, word).is_none() {
+        return command.to_string();
+    }
+    let path = in_skill(&skill.dir, word).display().to_string();
+    let quoted = shell_words::quote(&path);
+    match interpreter {
+        Some(i) => format!("{lead}{i} {quoted}{after}"),
+        None => format!("{lead}{quoted}{after}"),
+    }
+}
+
+/// The first word of `text` and what follows it, when the word ends at a blank, a shell
+/// operator or the end.
+fn split_word(text: &str) -> Option<(&str, &str)> {
+    let end = text
+        .find(|c: char| c.is_whitespace() || ";|&<>()".contains(c))
+        .unwrap_or(text.len());
+    (end > 0).then(|| text.split_at(end))
 }
 
 /// A call of the skill's entry script or a file under its `scripts/`, named by a path (never a

@@ -29,12 +29,29 @@ fn auto_runs_the_skills_own_scripts_as_argv() {
     let s = skill_in(tmp.path());
     let dir = s.dir.display().to_string();
     let run = |c: &str| argv(evaluate(ApprovalPolicy::Auto, c, &s));
-    assert_eq!(run("./run.sh Tokyo").unwrap(), ["./run.sh", "Tokyo"]);
-    assert_eq!(run("./run.sh 'New York'").unwrap(), ["./run.sh", "New York"]);
-    assert_eq!(run("./run.sh Zürich").unwrap(), ["./run.sh", "Zürich"]);
-    assert_eq!(run("sh ./run.sh Paris").unwrap(), ["sh", "./run.sh", "Paris"]);
-    assert_eq!(run("bash scripts/q.sh").unwrap(), ["bash", "scripts/q.sh"]);
-    assert_eq!(run("scripts/q.sh -v").unwrap(), ["scripts/q.sh", "-v"]);
+    // The skill's own script words become absolute (commands run in the user's folder); the
+    // arguments stay as written, relative to that folder.
+    let own = |rel: &str| format!("{dir}/{rel}");
+    assert_eq!(run("./run.sh Tokyo").unwrap(), [own("run.sh"), "Tokyo".into()]);
+    assert_eq!(run("./run.sh 'New York'").unwrap(), [own("run.sh"), "New York".into()]);
+    assert_eq!(run("./run.sh Zürich").unwrap(), [own("run.sh"), "Zürich".into()]);
+    assert_eq!(
+        run("sh ./run.sh Paris").unwrap(),
+        ["sh".into(), own("run.sh"), "Paris".into()]
+    );
+    assert_eq!(run("bash scripts/q.sh").unwrap(), ["bash".into(), own("scripts/q.sh")]);
+    assert_eq!(run("scripts/q.sh -v").unwrap(), [own("scripts/q.sh"), "-v".into()]);
+    assert_eq!(
+        run("python3 scripts/q.sh in/refs.bib -o out.bib").unwrap(),
+        [
+            "python3".into(),
+            own("scripts/q.sh"),
+            "in/refs.bib".into(),
+            "-o".into(),
+            "out.bib".into()
+        ],
+        "only the script word is the skill's; the user's files stay relative to the working folder"
+    );
     assert_eq!(
         run("\"$SKILL_DIR\"/run.sh Oslo").unwrap(),
         [format!("{dir}/run.sh"), "Oslo".into()]
@@ -193,7 +210,7 @@ fn yes_no_and_ask() {
     let Plan::Shell(shell) = pending.approve() else {
         panic!("shell plan");
     };
-    assert_eq!(shell.command(), "./run.sh | id");
+    assert_eq!(shell.command(), format!("'{}/run.sh' | id", s.dir.display()));
     assert!(shell.why().contains("operator"), "{}", shell.why());
 }
 
@@ -206,5 +223,36 @@ fn names_round_trip() {
         ApprovalPolicy::No,
     ] {
         assert_eq!(ApprovalPolicy::parse(p.as_str()), Some(p));
+    }
+}
+
+#[test]
+fn shell_commands_name_the_skills_leading_script_absolutely() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = skill_in(tmp.path());
+    let dir = s.dir.display().to_string();
+    let shell = |c: &str| match Plan::for_command(c, &s) {
+        Plan::Shell(sh) => sh.command().to_string(),
+        Plan::Argv(_) => panic!("{c} is not a shell command"),
+    };
+    assert_eq!(
+        shell("./run.sh a | tr a-z A-Z"),
+        format!("'{dir}/run.sh' a | tr a-z A-Z")
+    );
+    assert_eq!(
+        shell("python3 scripts/q.sh in.bib > out.bib"),
+        format!("python3 '{dir}/scripts/q.sh' in.bib > out.bib")
+    );
+    assert_eq!(shell("./notes.txt;id"), format!("'{dir}/notes.txt';id"));
+    // Not the skill's, or not a plain leading path: as proposed.
+    for same in [
+        "./missing.sh | x",
+        "cat notes.txt | wc",
+        "$SKILL_DIR/run.sh | x",
+        "run.sh | x",
+        "../x/run.sh | y",
+        "echo ./run.sh | sh",
+    ] {
+        assert_eq!(shell(same), same);
     }
 }

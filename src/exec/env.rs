@@ -7,11 +7,18 @@ use std::path::{Path, PathBuf};
 /// children never see them.
 pub const AGENT_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
 
-/// The user's environment minus the agent's key variables, plus the skill's own variables.
+/// The variable naming the user's working folder, where commands run (`SKILL_DIR` names the
+/// skill's own folder).
+pub const WORKDIR_VAR: &str = "AGENT_WORKDIR";
+
+/// The user's environment minus the agent's key variables, plus the skill's own variables: both
+/// folders, the skill roots, and `PYTHONDONTWRITEBYTECODE=1` (Python would otherwise write
+/// `__pycache__/` next to a skill's modules: into the skill itself).
 pub fn child_env(
     base: &BTreeMap<String, String>,
     skill_name: &str,
     skill_dir: &Path,
+    workdir: &Path,
     skill_roots: &[PathBuf],
 ) -> BTreeMap<String, String> {
     let mut env: BTreeMap<String, String> = base
@@ -21,6 +28,8 @@ pub fn child_env(
         .collect();
     env.insert("SKILL_DIR".into(), skill_dir.display().to_string());
     env.insert("SKILL_NAME".into(), skill_name.into());
+    env.insert(WORKDIR_VAR.into(), workdir.display().to_string());
+    env.insert("PYTHONDONTWRITEBYTECODE".into(), "1".into());
     let roots: Vec<String> = skill_roots.iter().map(|p| p.display().to_string()).collect();
     env.insert("AGENT_SKILLS_PATH".into(), roots.join(":"));
     env
@@ -40,6 +49,7 @@ mod tests {
             &base,
             "w",
             Path::new("/s/w"),
+            Path::new("/home/me/proj"),
             &[PathBuf::from("/s"), PathBuf::from("/t")],
         );
         assert!(!env.contains_key("AGENT_API_KEY") && !env.contains_key("OPENAI_API_KEY"));
@@ -47,5 +57,7 @@ mod tests {
         assert_eq!(env["SKILL_DIR"], "/s/w");
         assert_eq!(env["SKILL_NAME"], "w");
         assert_eq!(env["AGENT_SKILLS_PATH"], "/s:/t");
+        assert_eq!(env["AGENT_WORKDIR"], "/home/me/proj");
+        assert_eq!(env["PYTHONDONTWRITEBYTECODE"], "1");
     }
 }

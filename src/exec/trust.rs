@@ -28,6 +28,8 @@ pub struct DotenvState {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
     pub dotenv: Option<DotenvState>,
+    /// Where that `.env`'s folder is, relative to the trusted folder (`""`: the folder itself).
+    pub dotenv_key: String,
     /// Project skills by key relative to the folder (`skills/weather`), with content hashes.
     pub skills: BTreeMap<String, String>,
 }
@@ -44,7 +46,16 @@ impl Snapshot {
             .into_iter()
             .map(|(key, dir)| (key, hash_skill_dir(&dir)))
             .collect();
-        Self { dotenv, skills }
+        let dotenv_key = dotenv
+            .as_ref()
+            .and_then(|d| d.path.parent())
+            .map(|dir| relative_key(folder, dir))
+            .unwrap_or_default();
+        Self {
+            dotenv,
+            dotenv_key,
+            skills,
+        }
     }
 
     /// Nothing to trust: no `.env`, no project skills.
@@ -52,16 +63,26 @@ impl Snapshot {
         self.dotenv.is_none() && self.skills.is_empty()
     }
 
-    fn record(&self, trusted: bool) -> Record {
-        Record {
-            trusted,
-            dotenv: self.dotenv.as_ref().map(|d| DotenvRecord {
+    /// The record of a decision about this snapshot. A yes keeps what an earlier yes covered in
+    /// other subfolders (their skills and `.env` files are not in this snapshot); a no covers all.
+    fn record(&self, trusted: bool, old: Option<&Record>) -> Record {
+        let mut record = match old {
+            Some(old) if trusted && old.trusted => old.clone(),
+            _ => Record::default(),
+        };
+        record.trusted = trusted;
+        record.set_dotenv(
+            &self.dotenv_key,
+            self.dotenv.as_ref().map(|d| DotenvRecord {
                 hash: d.hash.clone(),
                 keys: d.keys.clone(),
             }),
-            skills: self.skills.clone(),
-            decided_at: store::now(),
-        }
+        );
+        record
+            .skills
+            .extend(self.skills.iter().map(|(k, h)| (k.clone(), h.clone())));
+        record.decided_at = store::now();
+        record
     }
 }
 
@@ -135,7 +156,7 @@ fn standing_of(record: Option<&Record>) -> Standing {
 pub fn assess(folder: &Path, now: Snapshot, record: Option<&Record>) -> Assessment {
     let trusted = record.is_some_and(|r| r.trusted);
     let old_skills = record.map(|r| &r.skills);
-    let old_dotenv = record.and_then(|r| r.dotenv.as_ref());
+    let old_dotenv = record.and_then(|r| r.dotenv_at(&now.dotenv_key));
     let mut changes = Changes::default();
     let mut trusted_skills = BTreeMap::new();
     for (key, hash) in &now.skills {
@@ -175,7 +196,8 @@ pub fn assess(folder: &Path, now: Snapshot, record: Option<&Record>) -> Assessme
 /// What this session may use of one folder, shared by everything that runs commands.
 #[derive(Debug)]
 pub struct FolderTrust {
-    /// The folder as laid out (the working directory), so skill folders below it have keys.
+    /// The folder as laid out (the repository root holding the working directory, else the
+    /// working directory), so skill folders below it have keys.
     laid_out: PathBuf,
     /// The folder canonicalised: the store's key.
     canonical: PathBuf,
@@ -250,6 +272,7 @@ impl FolderTrust {
         let record = Record {
             trusted: true,
             dotenv: None,
+            dotenvs: BTreeMap::new(),
             skills: now
                 .skills
                 .iter()
@@ -293,7 +316,9 @@ impl FolderTrust {
                 BTreeMap::new()
             };
         }
-        self.store.put(&self.canonical, assessment.snapshot.record(trusted))
+        let old = self.store.get(&self.canonical);
+        self.store
+            .put(&self.canonical, assessment.snapshot.record(trusted, old.as_ref()))
     }
 
     /// Whether the user said no during this session (so nobody is asked again until next run).

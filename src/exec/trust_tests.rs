@@ -11,6 +11,7 @@ fn dotenv(hash: &str, keys: &[&str]) -> DotenvState {
 fn snapshot(env: Option<DotenvState>, skills: &[(&str, &str)]) -> Snapshot {
     Snapshot {
         dotenv: env,
+        dotenv_key: String::new(),
         skills: skills.iter().map(|(k, h)| (k.to_string(), h.to_string())).collect(),
     }
 }
@@ -31,7 +32,7 @@ fn a_new_folder_trusts_nothing_and_asks_about_everything() {
 
 #[test]
 fn only_content_exactly_as_trusted_is_trusted() {
-    let trusted = snapshot(Some(dotenv("h", &["A"])), &[("skills/x", "1"), ("skills/y", "2")]).record(true);
+    let trusted = snapshot(Some(dotenv("h", &["A"])), &[("skills/x", "1"), ("skills/y", "2")]).record(true, None);
     let same = assess(
         Path::new("/p"),
         snapshot(Some(dotenv("h", &["A"])), &[("skills/x", "1"), ("skills/y", "2")]),
@@ -57,7 +58,7 @@ fn only_content_exactly_as_trusted_is_trusted() {
 
 #[test]
 fn a_no_is_remembered_until_the_content_changes() {
-    let declined = snapshot(Some(dotenv("h", &["A"])), &[("skills/x", "1")]).record(false);
+    let declined = snapshot(Some(dotenv("h", &["A"])), &[("skills/x", "1")]).record(false, None);
     let same = assess(
         Path::new("/p"),
         snapshot(Some(dotenv("h", &["A"])), &[("skills/x", "1")]),
@@ -115,4 +116,23 @@ fn folders_trusted_the_old_way_keep_their_skills_but_not_their_dotenv() {
     assert_eq!(a.trusted_skills.keys().collect::<Vec<_>>(), ["skills/x"]);
     assert!(!a.dotenv_trusted && a.changes.dotenv.is_some() && a.needs_decision());
     assert!(store.get(trust.folder()).is_some(), "the migrated record was saved");
+}
+
+#[test]
+fn a_yes_in_one_subfolder_keeps_what_a_yes_in_another_covered() {
+    let root = snapshot(Some(dotenv("h", &["A"])), &[("skills/x", "1")]);
+    let first = root.record(true, None);
+    let mut sub = snapshot(Some(dotenv("h9", &["B"])), &[("sub/.agents/skills/y", "2")]);
+    sub.dotenv_key = "sub".into();
+    let both = sub.record(true, Some(&first));
+    assert_eq!(both.skills.len(), 2, "{both:?}");
+    assert_eq!(both.dotenv_at("").unwrap().hash, "h");
+    assert_eq!(both.dotenv_at("sub").unwrap().hash, "h9");
+    // Assessed from the subfolder, nothing is new; from the root, neither.
+    assert!(!assess(Path::new("/p"), sub.clone(), Some(&both)).needs_decision());
+    assert!(!assess(Path::new("/p"), root.clone(), Some(&both)).needs_decision());
+    // A no covers everything.
+    let no = sub.record(false, Some(&both));
+    assert_eq!(no.skills.len(), 1);
+    assert!(!no.trusted);
 }

@@ -25,7 +25,8 @@ pub struct Exchange {
 }
 
 /// Text rewrites that make recordings portable: secrets out, absolute skill folders replaced by
-/// `<skill:NAME>` so a cassette recorded on one machine replays on another.
+/// `<skill:NAME>` and the working folder by `<workdir>`, so a cassette recorded on one machine (or
+/// in one folder) replays on another.
 #[derive(Debug, Clone, Default)]
 pub struct Scrubber {
     redactor: Redactor,
@@ -33,12 +34,17 @@ pub struct Scrubber {
 }
 
 impl Scrubber {
-    pub fn new(redactor: Redactor, skill_dirs: &[(String, PathBuf)]) -> Self {
+    pub fn new(redactor: Redactor, skill_dirs: &[(String, PathBuf)], workdir: Option<&Path>) -> Self {
         let mut paths: Vec<(String, String)> = skill_dirs
             .iter()
             .map(|(name, dir)| (dir.display().to_string(), format!("<skill:{name}>")))
             .collect();
-        // Longest first, so a skill nested in another's path is replaced whole.
+        // `/` would match every path: only a real folder is worth replacing.
+        if let Some(dir) = workdir.filter(|d| d.parent().is_some()) {
+            paths.push((dir.display().to_string(), "<workdir>".into()));
+        }
+        // Longest first, so a skill nested in another's path (or in the working folder) is
+        // replaced whole.
         paths.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
         Self { redactor, paths }
     }
@@ -260,11 +266,17 @@ mod tests {
 
     #[test]
     fn scrubber_replaces_skill_folders() {
-        let s = Scrubber::new(Redactor::default(), &[("w".into(), PathBuf::from("/tmp/x/w"))]);
-        assert_eq!(
-            s.scrub("Folder: /tmp/x/w (commands run here)"),
-            "Folder: <skill:w> (commands run here)"
+        let s = Scrubber::new(
+            Redactor::default(),
+            &[("w".into(), PathBuf::from("/tmp/x/w"))],
+            Some(Path::new("/tmp/x")),
         );
+        assert_eq!(
+            s.scrub("Skill folder: /tmp/x/w; commands run in /tmp/x, reading /tmp/x/in.pdf"),
+            "Skill folder: <skill:w>; commands run in <workdir>, reading <workdir>/in.pdf"
+        );
+        let root = Scrubber::new(Redactor::default(), &[], Some(Path::new("/")));
+        assert_eq!(root.scrub("/etc"), "/etc", "the root folder is never replaced");
     }
 }
 

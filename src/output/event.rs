@@ -55,6 +55,10 @@ pub enum Event {
         timed_out: bool,
         /// The last few lines of stderr, secrets redacted: why a failed command failed.
         stderr_tail: Vec<String>,
+        /// When a command failed with nothing on stderr: the last lines of its stdout (many
+        /// scripts print their error there), secrets redacted. Empty otherwise.
+        #[serde(skip_serializing_if = "Vec::is_empty", default)]
+        stdout_tail: Vec<String>,
         /// When a failure looks like the sandbox's doing: what was refused and what to do.
         #[serde(skip_serializing_if = "Option::is_none")]
         sandbox_hint: Option<String>,

@@ -29,6 +29,10 @@ pub enum Report {
     EvalCase(EvalCase),
     /// `skills eval`, once every case ran.
     Eval(EvalSummary),
+    /// `skills eval --draft SKILL`.
+    EvalDraft(EvalDraft),
+    /// `skills tune SKILL`.
+    Tune(TuneReport),
     /// `agent trust [DIR]`.
     Trusted(Trusted),
     /// `skills add SOURCE`.
@@ -201,11 +205,49 @@ pub struct SkillNew {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EvalCase {
     pub prompt: String,
-    /// The skill it should activate, or `none`.
+    /// The skill the case is about, or `none` (no skill should be chosen).
     pub expected: String,
-    /// The skill the model activated, or `none`.
+    /// Whether `expected` should be chosen (a should-not case when `false`).
+    pub should_trigger: bool,
+    /// `train` or `validation`: the case's half of the stable split.
+    pub split: String,
+    /// The skill the model activated in the first run, or `none`.
     pub activated: String,
+    /// What it activated in each run, in run order.
+    pub activations: Vec<String>,
+    pub runs: u32,
+    /// Runs in which `expected` was chosen (with `none`: in which any skill was).
+    pub triggers: u32,
+    pub trigger_rate: f64,
+    /// Where `expected` stood in the catalog the model was shown (1-based, first run); `None` when
+    /// it was not listed.
+    pub shown_at: Option<usize>,
+    /// The model found `expected` with `search_skills` (the catalog was over its budget).
+    pub found_by_search: bool,
     pub pass: bool,
+}
+
+/// `skills eval`: pass rates of one half of the split.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalHalf {
+    pub passed: usize,
+    pub total: usize,
+    /// `passed / total`; `None` when the half holds no case.
+    pub pass_rate: Option<f64>,
+}
+
+/// `skills eval`: how reliably one skill is chosen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalSkill {
+    pub skill: String,
+    /// Mean trigger rate over its should-trigger cases; `None` without any.
+    pub should_rate: Option<f64>,
+    /// Mean trigger rate over its should-not-trigger cases (lower is better); `None` without any.
+    pub should_not_rate: Option<f64>,
+    pub passed: usize,
+    pub total: usize,
+    /// Its failed cases' requests, worst first (at most three).
+    pub worst: Vec<String>,
 }
 
 /// `skills eval`: how many cases passed, against the threshold.
@@ -214,11 +256,54 @@ pub struct EvalSummary {
     pub passed: usize,
     pub total: usize,
     pub pass_rate: f64,
+    /// The lowest passing rate (`--min-rate`).
     pub threshold: f64,
     /// The pass rate reached the threshold.
     pub ok: bool,
     pub llm_calls: u32,
+    /// Runs of each case.
+    pub runs: u32,
+    pub train: EvalHalf,
+    pub validation: EvalHalf,
+    pub skills: Vec<EvalSkill>,
     pub cases: Vec<EvalCase>,
+}
+
+/// `skills eval --draft SKILL`: the cases added to the skill's routing file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalDraft {
+    pub skill: String,
+    /// The routing file written (`tests/routing.yaml` in the skill).
+    pub file: PathBuf,
+    /// Cases added.
+    pub added: usize,
+    /// Of those, should-trigger cases (the rest are should-not).
+    pub should_trigger: usize,
+    /// Cases the file already held, kept as they were.
+    pub kept: usize,
+}
+
+/// `skills tune SKILL`: the description before and after, how each did, and what was tried.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TuneReport {
+    pub skill: String,
+    pub before: String,
+    /// The best description found (the same as `before` when none did better).
+    pub after: String,
+    /// Pass rates of the train and validation halves, before and after.
+    pub train_before: f64,
+    pub train_after: f64,
+    pub validation_before: f64,
+    pub validation_after: f64,
+    /// Each proposal, with its rates or why it was refused, in order.
+    pub tried: Vec<String>,
+    /// Why the loop stopped.
+    pub stopped: String,
+    /// Tokens used (the server's counts, else estimated).
+    pub tokens: u64,
+    pub llm_calls: u32,
+    /// The file the new description was written to; `None`: not written.
+    pub written: Option<PathBuf>,
 }
 
 /// `agent trust [DIR]`: each folder trusted, one JSON line each.

@@ -117,6 +117,8 @@ pub const SCRIPT_CRLF: &str = "script-crlf";
 pub const SKILL_MD_CASE: &str = "skill-md-case";
 /// A declared need (`requires.env`, `requires.bins`) that is not met here.
 pub const UNMET_REQUIREMENT: &str = "unmet-requirement";
+/// A catalog line long enough to crowd other skills out of a budgeted catalog.
+pub const CATALOG_COST: &str = "catalog-cost";
 
 /// Every code above, so a code read back from the cache folder can be checked against them.
 pub const ALL: &[&str] = &[
@@ -172,6 +174,7 @@ pub const ALL: &[&str] = &[
     SCRIPT_CRLF,
     SKILL_MD_CASE,
     UNMET_REQUIREMENT,
+    CATALOG_COST,
 ];
 
 /// The code `code` names, when it is one of [`ALL`].

@@ -23,6 +23,8 @@ pub enum RootKind {
     Project,
     /// `~/.agents/skills`, `~/.skills`, and the other agents' user folders (`~/.claude/skills` …)
     User,
+    /// The skills shipped inside the binary (`skills::bundled`), last of all.
+    Bundled,
 }
 
 /// A folder whose direct subfolders are skills.
@@ -142,6 +144,8 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
         for loaded in found {
             match loaded {
                 Loaded::Skill(mut skill) => match by_name.get(&skill.name) {
+                    // A bundled skill is a default: any other of the same name replaces it.
+                    Some(_) if root.kind == RootKind::Bundled => {}
                     Some(&winner) => out.warnings.push(Diagnostic::new(
                         code::SHADOWED,
                         Severity::Warning,

@@ -1,5 +1,6 @@
 //! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
 
+pub mod bundled;
 pub mod cache;
 mod cache_record;
 pub mod catalog;
@@ -20,6 +21,7 @@ pub mod portable;
 pub mod rank;
 pub mod refs;
 pub mod requires;
+pub mod routing_cases;
 pub mod search;
 pub mod skeleton;
 pub mod watch;

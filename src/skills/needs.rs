@@ -1,4 +1,4 @@
-//! A skill's declared needs (`requires: {env, bins}` and `skill.json`'s required `env[]`), checked
+//! A skill's declared needs (`requires: {env, bins, mcp}` and `skill.json`'s required `env[]`), checked
 //! against the environment its commands would get (SPEC §5) before anything runs, so a skill that
 //! needs `GITHUB_TOKEN` or `jq` says so up front instead of failing halfway.
 
@@ -29,7 +29,12 @@ pub enum NeedKind {
     Env,
     /// A program on `PATH` (or a path to one, relative to the skill folder).
     Bin,
+    /// A Model Context Protocol server whose tools the skill's instructions call.
+    Mcp,
 }
+
+/// Why an MCP server a skill needs is missing, for messages.
+pub const MCP_UNAVAILABLE: &str = "agent cannot connect to MCP servers yet, so the tools the skill's instructions name      do not exist here; use a skill that works through commands instead";
 
 /// Every declared need of a skill, checked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -63,6 +68,19 @@ impl Needs {
         Self { needs }
     }
 
+    /// Add the MCP servers a skill declares (`requires.mcp`), each met when `available` names it.
+    pub fn with_mcp(mut self, servers: &[String], available: &[String]) -> Self {
+        for name in dedup(servers) {
+            self.needs.push(Need {
+                kind: NeedKind::Mcp,
+                met: available.iter().any(|a| a == name),
+                name: name.to_string(),
+                found_at: None,
+            });
+        }
+        self
+    }
+
     /// The needs that are not met.
     pub fn missing(&self) -> impl Iterator<Item = &Need> {
         self.needs.iter().filter(|n| !n.met)
@@ -76,7 +94,8 @@ impl Needs {
     pub fn explain(&self, skill: &str) -> Option<String> {
         let vars: Vec<&str> = self.missing_of(NeedKind::Env);
         let bins: Vec<&str> = self.missing_of(NeedKind::Bin);
-        if vars.is_empty() && bins.is_empty() {
+        let servers: Vec<&str> = self.missing_of(NeedKind::Mcp);
+        if vars.is_empty() && bins.is_empty() && servers.is_empty() {
             return None;
         }
         let mut parts = Vec::new();
@@ -94,6 +113,14 @@ impl Needs {
                 bins.join(", "),
                 if bins.len() == 1 { "it" } else { "them" },
                 if bins.len() == 1 { "its" } else { "their" },
+            ));
+        }
+        if !servers.is_empty() {
+            parts.push(format!(
+                "the MCP server{} {}, which {} not available ({MCP_UNAVAILABLE})",
+                plural(servers.len()),
+                servers.join(", "),
+                if servers.len() == 1 { "is" } else { "are" },
             ));
         }
         Some(format!("skill {skill} needs {}", parts.join(" and ")))
@@ -162,6 +189,20 @@ mod tests {
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn mcp_servers_are_needs_met_only_when_available() {
+        let dir = tempfile::tempdir().unwrap();
+        let needs = Needs::check(&[], &[], &env(&[]), dir.path()).with_mcp(&strings(&["rube", "rube"]), &[]);
+        assert_eq!(needs.needs.len(), 1);
+        let text = needs.explain("stripe-automation").unwrap();
+        assert!(
+            text.starts_with("skill stripe-automation needs the MCP server rube, which is not available"),
+            "{text}"
+        );
+        let met = Needs::check(&[], &[], &env(&[]), dir.path()).with_mcp(&strings(&["rube"]), &strings(&["rube"]));
+        assert!(met.all_met() && met.explain("x").is_none());
     }
 
     #[test]

@@ -23,6 +23,12 @@ pub struct Requires {
     pub write: Vec<String>,
     /// Its commands open network connections.
     pub network: bool,
+    /// Model Context Protocol servers its instructions call tools of (`requires.mcp`, as
+    /// Composio's skills declare `mcp: [rube]`).
+    // No `skip_serializing_if`: the catalog cache stores this with postcard, which is not
+    // self-describing.
+    #[serde(default)]
+    pub mcp: Vec<String>,
 }
 
 impl Requires {
@@ -111,9 +117,17 @@ pub fn read(
                     "bins" => out.bins = names(value, key, line, findings),
                     "write" => out.write = names(value, key, line, findings),
                     "network" => out.network = flag(value, line, findings),
+                    // The spellings real skills use for the MCP servers they need.
+                    "mcp" | "mcp_servers" | "mcp-servers" | "mcpServers" => {
+                        for name in names(value, key, line, findings) {
+                            if !out.mcp.contains(&name) {
+                                out.mcp.push(name);
+                            }
+                        }
+                    }
                     other => findings.push(finding(
                         line,
-                        format!("unknown `requires.{other}` ignored (known: env, bins, write, network)"),
+                        format!("unknown `requires.{other}` ignored (known: env, bins, write, network, mcp)"),
                     )),
                 }
             }
@@ -174,6 +188,21 @@ mod tests {
         let (r, _) = parse(json!({"network": "yes", "env": "A B"}), Value::Null);
         assert!(r.network);
         assert_eq!(r.env, ["A", "B"]);
+    }
+
+    #[test]
+    fn mcp_servers_are_a_recognised_need() {
+        let (r, f) = parse(json!({"mcp": ["rube"]}), Value::Null);
+        assert!(f.is_empty(), "{f:?}");
+        assert_eq!(r.mcp, ["rube"]);
+        let (r, f) = parse(
+            json!({"mcp-servers": "github, rube", "mcp_servers": ["rube"]}),
+            Value::Null,
+        );
+        assert!(f.is_empty(), "{f:?}");
+        assert_eq!(r.mcp, ["github", "rube"]);
+        let (_, f) = parse(json!({"mcp": {"rube": 1}}), Value::Null);
+        assert_eq!(f.len(), 1, "a mapping is still malformed: {f:?}");
     }
 
     #[test]

@@ -210,6 +210,7 @@ mod tests {
     #[test]
     fn the_question_names_keys_and_skills_but_never_values() {
         let snapshot = Snapshot {
+            dotenv_key: String::new(),
             dotenv: Some(DotenvState {
                 path: PathBuf::from("/r/.env"),
                 keys: vec![

@@ -144,6 +144,7 @@ impl HumanRenderer {
             stdout_bytes,
             timed_out,
             stderr_tail,
+            stdout_tail,
             sandbox_hint,
             ..
         } = event
@@ -162,7 +163,13 @@ impl HumanRenderer {
             human_bytes(*stdout_bytes)
         ));
         if *timed_out || *exit_code != Some(0) {
-            for line in stderr_tail {
+            // Many scripts print their error on stdout: with stderr empty, its end says why.
+            let why = if stderr_tail.is_empty() {
+                stdout_tail
+            } else {
+                stderr_tail
+            };
+            for line in why {
                 let shown = format!("  │ {}", visible(line));
                 self.progress(&console::style(shown).for_stderr().dim().to_string());
             }

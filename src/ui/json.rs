@@ -96,6 +96,8 @@ pub fn report_lines(report: &Report) -> Vec<String> {
         Report::SkillCheck(r) => vec![versioned(r)],
         Report::SkillNew(r) => vec![versioned(r)],
         Report::Eval(r) => vec![versioned(r)],
+        Report::EvalDraft(r) => vec![versioned(r)],
+        Report::Tune(r) => vec![versioned(r)],
         Report::Trusted(r) => r.folders.iter().map(versioned).collect(),
         Report::SkillsAdded(r) => vec![versioned(r)],
         Report::SkillsOutdated(r) => vec![versioned(r)],

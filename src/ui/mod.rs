@@ -4,6 +4,7 @@
 
 pub mod approve;
 mod chat_text;
+mod eval_text;
 pub mod human;
 pub mod json;
 pub mod library_text;

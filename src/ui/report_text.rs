@@ -8,9 +8,7 @@ use std::path::Path;
 use super::chat_text::chat;
 use super::session_text;
 use super::skill_list::{table_lines, tsv_lines};
-use crate::output::report::{
-    EvalCase, EvalSummary, Report, SkillCheck, SkillList, SkillNew, SkillSearch, SkillShow, Trusted,
-};
+use crate::output::report::{Report, SkillCheck, SkillList, SkillNew, SkillSearch, SkillShow, Trusted};
 use crate::skills::discover::RootKind;
 use crate::skills::{Diagnostic, Severity};
 use crate::support::terminal_text::{MAX_NAMED, for_terminal, short_list, visible};
@@ -46,8 +44,10 @@ pub fn render(report: &Report, screen: Screen) -> Text {
         Report::SkillSearch(r) => skill_search(r, screen),
         Report::SkillCheck(r) => out_only(skill_check(r)),
         Report::SkillNew(r) => out_only(skill_new(r)),
-        Report::EvalCase(c) => out_only(vec![eval_case(c)]),
-        Report::Eval(r) => out_only(vec![eval_summary(r)]),
+        Report::EvalCase(c) => out_only(vec![super::eval_text::case(c)]),
+        Report::Eval(r) => out_only(super::eval_text::summary(r)),
+        Report::EvalDraft(r) => out_only(super::eval_text::draft(r)),
+        Report::Tune(r) => out_only(super::eval_text::tune(r)),
         Report::Trusted(r) => trusted(r),
         Report::SkillsAdded(r) => super::library_text::added(r),
         Report::SkillsOutdated(r) => super::library_text::outdated(r),
@@ -88,7 +88,7 @@ pub(super) fn one(text: &str) -> String {
     visible(text).into_owned()
 }
 
-fn path(p: &Path) -> String {
+pub(super) fn path(p: &Path) -> String {
     one(&p.display().to_string())
 }
 
@@ -163,7 +163,7 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
 
 /// One declared need with ✓ or ✗, and where a missing one is set (a found program: where it is).
 fn need_line(need: &crate::skills::needs::Need) -> String {
-    use crate::skills::needs::{NeedKind, WHERE_TO_SET};
+    use crate::skills::needs::{MCP_UNAVAILABLE, NeedKind, WHERE_TO_SET};
     let mark = if need.met { "✓" } else { "✗" };
     match (need.kind, need.met) {
         (NeedKind::Env, true) => format!("{mark} environment variable {} (set)", one(&need.name)),
@@ -174,6 +174,11 @@ fn need_line(need: &crate::skills::needs::Need) -> String {
             need.found_at.as_deref().map(path).unwrap_or_default()
         ),
         (NeedKind::Bin, false) => format!("{mark} program {} (not found on PATH)", one(&need.name)),
+        (NeedKind::Mcp, true) => format!("{mark} MCP server {}", one(&need.name)),
+        (NeedKind::Mcp, false) => format!(
+            "{mark} MCP server {} (not available: {MCP_UNAVAILABLE})",
+            one(&need.name)
+        ),
     }
 }
 
@@ -300,28 +305,6 @@ fn skill_new(r: &SkillNew) -> Vec<String> {
     out
 }
 
-fn eval_case(c: &EvalCase) -> String {
-    let verdict = if c.pass { "PASS" } else { "FAIL" };
-    let detail = if c.pass {
-        String::new()
-    } else {
-        format!(" (expected {})", c.expected)
-    };
-    let route = visible(&c.activated);
-    format!("{verdict}  {route:<16} {:?}{detail}", c.prompt)
-}
-
-fn eval_summary(r: &EvalSummary) -> String {
-    format!(
-        "{}/{} passed ({:.0}%), threshold {:.0}%: {}",
-        r.passed,
-        r.total,
-        r.pass_rate * 100.0,
-        r.threshold * 100.0,
-        if r.ok { "ok" } else { "FAILED" }
-    )
-}
-
 /// `agent trust`: what each folder may now do.
 fn trusted(r: &Trusted) -> Text {
     let mut out = Vec::new();
@@ -389,20 +372,6 @@ mod tests {
                 entries: Vec::new()
             }),
             ["no messages yet"]
-        );
-    }
-
-    #[test]
-    fn eval_lines_name_what_was_expected() {
-        let case = EvalCase {
-            prompt: "weather in Oslo".into(),
-            expected: "weather".into(),
-            activated: "none".into(),
-            pass: false,
-        };
-        assert_eq!(
-            eval_case(&case),
-            "FAIL  none             \"weather in Oslo\" (expected weather)"
         );
     }
 }

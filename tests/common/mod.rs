@@ -115,15 +115,20 @@ impl Respond for Sequence {
                 "application/json",
             );
         };
-        let wants_stream = serde_json::from_slice::<Value>(&request.body)
-            .ok()
-            .and_then(|b| b["stream"].as_bool())
-            .unwrap_or(false);
-        match reply {
-            Reply::Raw(t) => t,
-            r if wants_stream => ResponseTemplate::new(200).set_body_raw(sse_body(&r), "text/event-stream"),
-            r => ResponseTemplate::new(200).set_body_json(json_body(&r)),
-        }
+        answer(request, reply)
+    }
+}
+
+/// `reply` as the response to `request`: SSE when it asked for a stream, else JSON.
+pub fn answer(request: &Request, reply: Reply) -> ResponseTemplate {
+    let wants_stream = serde_json::from_slice::<Value>(&request.body)
+        .ok()
+        .and_then(|b| b["stream"].as_bool())
+        .unwrap_or(false);
+    match reply {
+        Reply::Raw(t) => t,
+        r if wants_stream => ResponseTemplate::new(200).set_body_raw(sse_body(&r), "text/event-stream"),
+        r => ResponseTemplate::new(200).set_body_json(json_body(&r)),
     }
 }
 
@@ -151,6 +156,17 @@ impl MockLlm {
                 replies: Mutex::new(replies.into()),
                 repeat_last,
             })
+            .mount(&server)
+            .await;
+        Self { server }
+    }
+
+    /// A server whose chat completions `responder` answers (a model with rules of its own).
+    pub async fn serving(responder: impl Respond + 'static) -> Self {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(responder)
             .mount(&server)
             .await;
         Self { server }
@@ -237,6 +253,9 @@ impl Workspace {
             .env("AGENT_PROBE_PORTS", "")
             // The mock servers see only the requests tests count: no question about tools.
             .env("AGENT_TOOL_CHECK", "0")
+            // The skills shipped in the binary stay out of every catalog a test did not ask
+            // for (tests/suite/real_skills.rs turns them on).
+            .env("AGENT_BUNDLED_SKILLS", "0")
             .current_dir(self.work())
             .timeout(std::time::Duration::from_secs(60));
         cmd

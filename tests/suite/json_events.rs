@@ -33,7 +33,7 @@ fn the_documented_examples_match_the_tables() {
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 17, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 19, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -180,7 +180,10 @@ async fn every_subcommand_prints_one_documented_document() {
             "skills new",
             vec!["skills", "new", "my-tool", "--dir", new_dir.to_str().unwrap()],
         ),
-        ("skills eval", vec!["skills", "eval", cases.to_str().unwrap()]),
+        (
+            "skills eval",
+            vec!["skills", "eval", cases.to_str().unwrap(), "--runs", "1"],
+        ),
         ("man --dir", vec!["man", "--dir", man_dir.to_str().unwrap()]),
         ("sandbox status", vec!["sandbox", "status"]),
         ("skills add", vec!["skills", "add", source.to_str().unwrap()]),
@@ -201,6 +204,45 @@ async fn every_subcommand_prints_one_documented_document() {
         if args[0] == "skills" {
             assert!(stderr.contains("warning: ignoring"), "{args:?}: {stderr}");
         }
+        covered.insert(section);
+    }
+    // Two that need a model of their own: drafting cases and tuning a description.
+    let proposals = json!([{"query": "is it raining in Oslo", "should_trigger": true}]).to_string();
+    let drafter = MockLlm::start(vec![text(&proposals)]).await;
+    let tuner = MockLlm::start(vec![
+        tool("activate_skill", json!({"name": "weather"})),
+        text("<description>Current weather for a city.</description>"),
+        tool("activate_skill", json!({"name": "weather"})),
+    ])
+    .await;
+    let cases_arg = cases.to_str().unwrap();
+    for (section, mock, args) in [
+        (
+            "skills eval --draft",
+            &drafter,
+            vec!["skills", "eval", "--draft", "weather"],
+        ),
+        (
+            "skills tune",
+            &tuner,
+            vec![
+                "skills",
+                "tune",
+                "weather",
+                "--cases",
+                cases_arg,
+                "--runs",
+                "1",
+                "--iterations",
+                "1",
+            ],
+        ),
+    ] {
+        let (code, lines, stderr) = document_run(&ws, mock, &args).await;
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        assert_eq!(lines.len(), 1, "{args:?}: one document on stdout: {lines:?}");
+        doc.validate_document(section, &lines[0])
+            .unwrap_or_else(|e| panic!("{e}: {}", lines[0]));
         covered.insert(section);
     }
     let documented: BTreeSet<&str> = doc

@@ -25,6 +25,7 @@ async fn eval(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> (i32, String) {
     let mut cmd = ws.agent(mock);
     cmd.args(["skills", "eval"])
         .arg(ws.dir.path().join("cases.yaml"))
+        .args(["--runs", "1"])
         .args(extra);
     let out = run_output(cmd).await;
     (
@@ -69,7 +70,7 @@ async fn misrouted_cases_fail_under_the_threshold() {
     let (code, out) = eval(&ws, &mock, &[]).await;
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("FAIL  time") && out.contains("(expected weather)"),
+        out.contains("FAIL  0/1 weather") && out.contains("→ chose time"),
         "{out}"
     );
     assert!(out.contains("1/3 passed (33%)"), "{out}");
@@ -104,6 +105,7 @@ async fn eval_replays_from_a_cassette_and_catches_description_changes() {
             .arg(ws.skills())
             .args(["skills", "eval"])
             .arg(ws.dir.path().join("cases.yaml"))
+            .args(["--runs", "1"])
             .arg("--replay")
             .arg(&cassette);
         let out = cmd.output().unwrap();

@@ -77,7 +77,7 @@ async fn a_new_skill_passes_strict_checks_runs_and_routes() {
     ])
     .await;
     let mut cmd = ws.agent(&mock);
-    cmd.args(["skills", "eval", "--json"])
+    cmd.args(["skills", "eval", "--json", "--runs", "1"])
         .arg(dir.join("tests/routing.yaml"));
     let (code, stdout, stderr) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{stdout}{stderr}");

@@ -5,7 +5,7 @@ use crate::common::{run_output as run, *};
 use serde_json::json;
 
 const SKILL_MD: &str = "---\nname: probe\ndescription: Probe the environment.\n---\nRun ./run.sh\n";
-const RUN_SH: &str = "#!/bin/sh\necho \"dir=$SKILL_DIR name=$SKILL_NAME pwd=$(pwd)\"\necho \"roots=$AGENT_SKILLS_PATH\"\necho \"agent_key=${AGENT_API_KEY:-unset} openai_key=${OPENAI_API_KEY:-unset}\"\necho \"token=$MY_SERVICE_TOKEN\"\n";
+const RUN_SH: &str = "#!/bin/sh\necho \"dir=$SKILL_DIR name=$SKILL_NAME pwd=$(pwd)\"\necho \"workdir=$AGENT_WORKDIR bytecode=$PYTHONDONTWRITEBYTECODE\"\necho \"roots=$AGENT_SKILLS_PATH\"\necho \"agent_key=${AGENT_API_KEY:-unset} openai_key=${OPENAI_API_KEY:-unset}\"\necho \"token=$MY_SERVICE_TOKEN\"\n";
 
 fn probe_workspace() -> Workspace {
     let ws = Workspace::new();
@@ -29,13 +29,18 @@ async fn child_env_drops_agent_keys_adds_skill_vars_and_redacts_secrets() {
     let out = run(cmd).await;
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let result = last_tool_result(&mock.requests().await[2]);
-    let dir = std::fs::canonicalize(ws.skills().join("probe")).unwrap();
+    // Commands run in the user's working folder; SKILL_DIR names the skill's.
+    let work = std::fs::canonicalize(ws.work()).unwrap();
     assert!(
-        result.contains(&format!("name=probe pwd={}", dir.display())),
+        result.contains(&format!("name=probe pwd={}", work.display())),
         "{result}"
     );
     assert!(
         result.contains(&format!("dir={}", ws.skills().join("probe").display())),
+        "{result}"
+    );
+    assert!(
+        result.contains(&format!("workdir={} bytecode=1", ws.work().display())),
         "{result}"
     );
     assert!(result.contains(&format!("roots={}", ws.skills().display())), "{result}");

@@ -100,8 +100,9 @@ impl ToolRunner {
         if conversation.holds(&skill.name) && !anew {
             return ToolOutcome::Ok {
                 text: format!(
-                    "Skill {} is already active; its instructions are above. Commands run in {dir}.",
-                    model_line(&skill.name)
+                    "Skill {} is already active; its instructions are above. Its folder: {dir}; commands run in {}.",
+                    model_line(&skill.name),
+                    self.settings.workdir.display()
                 ),
                 activated: Some(Activation {
                     skill: skill.name,
@@ -127,7 +128,8 @@ impl ToolRunner {
         } else {
             files.join(", ")
         };
-        let mut text = prompt::activation(&skill.name, &dir, &files, &body);
+        let workdir = self.settings.workdir.display().to_string();
+        let mut text = prompt::activation(&skill.name, &dir, &workdir, &files, &body);
         // Declared needs are checked now, not halfway through the skill's first command.
         if let Some(why) = self.unmet(&skill) {
             self.emit(Event::Warning { message: why.clone() });

@@ -55,6 +55,8 @@ pub struct RunnerSettings {
     pub base_env: BTreeMap<String, String>,
     /// Secret redaction for `base_env`, built once per run and shared with the LLM client.
     pub redactor: Redactor,
+    /// The folder `agent` was started in: where commands run (`AGENT_WORKDIR`).
+    pub workdir: PathBuf,
     /// Every skill root, for `AGENT_SKILLS_PATH`.
     pub skill_roots: Vec<PathBuf>,
     /// Whether the working folder's project skills may run commands (SPEC §3).
@@ -146,7 +148,7 @@ impl ToolRunner {
         self.settings.retriever.clone()
     }
 
-    async fn search_skills(&self, query: &str) -> ToolOutcome {
+    pub(crate) async fn search_skills(&self, query: &str) -> ToolOutcome {
         let ranking = self
             .settings
             .retriever

@@ -13,8 +13,10 @@ use crate::skills::needs::Needs;
 /// Every declared need of `skill`, checked against the environment its commands get from
 /// `base_env` (also what `skills show` and `skills check` report).
 pub fn declared_needs(skill: &Skill, base_env: &BTreeMap<String, String>, skill_roots: &[PathBuf]) -> Needs {
-    let env = child_env(base_env, &skill.name, &skill.dir, skill_roots);
-    Needs::check(&skill.requires.env, &skill.requires.bins, &env, &skill.dir)
+    // Which folder commands run in changes no variable or program a need names.
+    let env = child_env(base_env, &skill.name, &skill.dir, &skill.dir, skill_roots);
+    // No MCP server is available until agent can connect to them.
+    Needs::check(&skill.requires.env, &skill.requires.bins, &env, &skill.dir).with_mcp(&skill.requires.mcp, &[])
 }
 
 impl ToolRunner {

@@ -35,8 +35,26 @@ pub fn read_inside(dir: &Path, rel: &str) -> Result<String, ToolOutcome> {
     }
     let root =
         std::fs::canonicalize(dir).map_err(|e| ToolOutcome::failed(format!("cannot open the skill folder: {e}")))?;
-    let target = std::fs::canonicalize(dir.join(rel_path))
-        .map_err(|e| ToolOutcome::failed(format!("cannot open {rel:?}: {e}")))?;
+    // Instructions name `FORMS.md` where the file is `forms.md`: a path that differs only in
+    // letter case is read, and the answer says which file that was.
+    let (target, note) = match std::fs::canonicalize(dir.join(rel_path)) {
+        Ok(target) => (target, None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => match case_insensitive(dir, rel_path) {
+            Some(found) => {
+                let shown = found.strip_prefix(dir).unwrap_or(&found).display().to_string();
+                let target = std::fs::canonicalize(&found)
+                    .map_err(|e| ToolOutcome::failed(format!("cannot open {shown:?}: {e}")))?;
+                (
+                    target,
+                    Some(format!(
+                        "[{rel:?} does not exist; this is {shown:?}, the same name in other letter case]\n"
+                    )),
+                )
+            }
+            None => return Err(ToolOutcome::failed(not_found(dir, rel))),
+        },
+        Err(e) => return Err(ToolOutcome::failed(format!("cannot open {rel:?}: {e}"))),
+    };
     if !target.starts_with(&root) {
         return Err(ToolOutcome::refused(format!(
             "{rel:?} leads outside the skill folder (symlink); refused"
@@ -47,7 +65,8 @@ pub fn read_inside(dir: &Path, rel: &str) -> Result<String, ToolOutcome> {
     }
     let read =
         read_regular(&target, MAX_READ_BYTES).map_err(|e| ToolOutcome::failed(format!("cannot read {rel:?}: {e}")))?;
-    let mut text = read.text();
+    let mut text = note.unwrap_or_default();
+    text.push_str(&read.text());
     if read.truncated() {
         text.push_str(&format!(
             "\n[… file is {} bytes; only the first {MAX_READ_BYTES} are shown]",
@@ -57,12 +76,84 @@ pub fn read_inside(dir: &Path, rel: &str) -> Result<String, ToolOutcome> {
     Ok(text)
 }
 
+/// `rel` below `dir` with each part matched regardless of letter case, when exactly one entry
+/// matches at every step.
+fn case_insensitive(dir: &Path, rel: &Path) -> Option<std::path::PathBuf> {
+    let mut at = dir.to_path_buf();
+    for part in rel.components() {
+        let Component::Normal(want) = part else {
+            continue;
+        };
+        let want = want.to_str()?.to_lowercase();
+        let mut matches = std::fs::read_dir(&at)
+            .ok()?
+            .flatten()
+            .filter(|e| e.file_name().to_str().is_some_and(|n| n.to_lowercase() == want));
+        let found = matches.next()?;
+        if matches.next().is_some() {
+            return None;
+        }
+        at = found.path();
+    }
+    Some(at)
+}
+
+/// Why `rel` cannot be read, naming the skill's files closest to it.
+fn not_found(dir: &Path, rel: &str) -> String {
+    let wanted = rel.to_lowercase();
+    let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_lowercase();
+    let mut files: Vec<(f64, String)> = crate::support::skill_dirs::files_below(dir, 2000)
+        .into_iter()
+        .filter_map(|(path, _)| path.strip_prefix(dir).ok().map(|r| r.display().to_string()))
+        .map(|f| {
+            let score =
+                strsim::jaro_winkler(&wanted, &f.to_lowercase()).max(strsim::jaro_winkler(&base(&wanted), &base(&f)));
+            (score, f)
+        })
+        .filter(|(score, _)| *score > 0.7)
+        .collect();
+    files.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let closest: Vec<String> = files.into_iter().take(5).map(|(_, f)| f).collect();
+    if closest.is_empty() {
+        format!("{rel:?} does not exist in the skill folder")
+    } else {
+        format!(
+            "{rel:?} does not exist in the skill folder; the closest files are: {}",
+            closest.join(", ")
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn why(result: Result<String, ToolOutcome>) -> String {
         result.unwrap_err().message().to_string()
+    }
+
+    #[test]
+    fn a_name_in_other_letter_case_is_read_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("Reference")).unwrap();
+        std::fs::write(dir.path().join("forms.md"), "fill them").unwrap();
+        std::fs::write(dir.path().join("Reference/api.md"), "the api").unwrap();
+        let text = read_inside(dir.path(), "FORMS.md").unwrap();
+        assert!(
+            text.contains("\"forms.md\", the same name in other letter case"),
+            "{text}"
+        );
+        assert!(text.ends_with("fill them"), "{text}");
+        assert!(
+            read_inside(dir.path(), "reference/API.md")
+                .unwrap()
+                .ends_with("the api")
+        );
+        let missing = why(read_inside(dir.path(), "form.md"));
+        assert!(missing.contains("closest files are: forms.md"), "{missing}");
+        // Two candidates that differ only in case: none is guessed.
+        std::fs::write(dir.path().join("Forms.md"), "other").unwrap();
+        assert!(why(read_inside(dir.path(), "FORMS.md")).contains("does not exist"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `run_command`: approval (policy, a person, folder trust), then the command as a child process
-//! in the active skill's folder, confined by the sandbox, its output capped for the model and
-//! summed up for the user.
+//! in the user's working folder (the skill's own script words made absolute by approval), confined
+//! by the sandbox, its output capped for the model and summed up for the user.
 
 use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
 use crate::exec::env::child_env;
@@ -10,6 +10,7 @@ use crate::exec::sandbox::{Confinement, Policy, hint};
 use crate::output::{ApprovalRequest, Event};
 use crate::skills::Skill;
 use crate::skills::discover::RootKind;
+use crate::skills::library::lock::Installed;
 
 use super::ToolRunner;
 use crate::agent::outcome::ToolOutcome;
@@ -19,8 +20,8 @@ const STDERR_TAIL_LINES: usize = 5;
 const STDERR_TAIL_CHARS: usize = 300;
 
 impl ToolRunner {
-    /// Run `command` in the `current` skill's folder, once approval (and folder trust) allow it,
-    /// confined by the sandbox to what the skill may write and reach.
+    /// Run `command` for the `current` skill in the working folder, once approval (and folder
+    /// trust) allow it, confined by the sandbox to what the skill may write and reach.
     pub(super) async fn run_command(&self, current: Option<&str>, command: &str) -> ToolOutcome {
         let Some(skill) = current.and_then(|n| self.skills.get(n)).cloned() else {
             self.emit(Event::CommandDenied {
@@ -37,10 +38,13 @@ impl ToolRunner {
             return ToolOutcome::refused("the command is empty");
         }
         let requires = &skill.requires;
-        let policy = self
+        let mut policy = self
             .settings
             .sandbox
             .policy(&skill.dir, &requires.write, requires.network);
+        if self.is_locked(&skill).await {
+            policy = policy.lock_skill_folder();
+        }
         let plan = match self.approve(&skill, command, &policy).await {
             Ok(plan) => plan,
             Err(reason) => {
@@ -65,7 +69,7 @@ impl ToolRunner {
         self.emit(Event::CommandStarted {
             skill: skill.name.clone(),
             command: command.to_string(),
-            cwd: skill.dir.display().to_string(),
+            cwd: self.settings.workdir.display().to_string(),
             argv: match plan {
                 Plan::Argv(argv) => Some(argv.words().to_vec()),
                 Plan::Shell(_) => None,
@@ -75,12 +79,13 @@ impl ToolRunner {
             &self.settings.base_env,
             &skill.name,
             &skill.dir,
+            &self.settings.workdir,
             &self.settings.skill_roots,
         );
         env.insert("AGENT_SANDBOX".into(), policy.child_value().into());
         let spec = CommandSpec {
             plan,
-            cwd: &skill.dir,
+            cwd: &self.settings.workdir,
             env: &env,
             timeout: self.settings.command_timeout,
             head_bytes: DEFAULT_HEAD_BYTES,
@@ -95,7 +100,10 @@ impl ToolRunner {
                     Plan::Argv(argv) => argv.program().display().to_string(),
                     Plan::Shell(_) => "sh".to_string(),
                 };
-                self.not_started(format!("could not start {program} in {}: {e}", skill.dir.display()))
+                self.not_started(format!(
+                    "could not start {program} in {}: {e}",
+                    self.settings.workdir.display()
+                ))
             }
         }
     }
@@ -104,7 +112,14 @@ impl ToolRunner {
     /// sandbox's hint when its failure looks like a refused write or connection.
     fn finished(&self, skill: &Skill, command: &str, policy: &Policy, out: &CommandOutput) -> ToolOutcome {
         let succeeded = !out.timed_out && out.exit_code == Some(0);
-        let hint = hint::explain(policy, succeeded, &out.stderr.text, &skill.dir).map(|h| h.message());
+        let hint = hint::explain(policy, succeeded, &out.stderr.text, &self.settings.workdir).map(|h| h.message());
+        let stderr_tail = last_lines(&self.settings.redactor.redact(&out.stderr.text), STDERR_TAIL_LINES);
+        // A script that prints its error on stdout still says why it failed.
+        let stdout_tail = if succeeded || !stderr_tail.is_empty() {
+            Vec::new()
+        } else {
+            last_lines(&self.settings.redactor.redact(&out.stdout.text), STDERR_TAIL_LINES)
+        };
         self.emit(Event::CommandFinished {
             skill: skill.name.clone(),
             command: command.to_string(),
@@ -114,7 +129,8 @@ impl ToolRunner {
             stdout_bytes: out.stdout.total_bytes,
             stderr_bytes: out.stderr.total_bytes,
             timed_out: out.timed_out,
-            stderr_tail: last_lines(&self.settings.redactor.redact(&out.stderr.text), STDERR_TAIL_LINES),
+            stderr_tail,
+            stdout_tail,
             sandbox_hint: hint.clone(),
         });
         let mut text = format_output(out, self.settings.command_timeout.as_secs());
@@ -154,7 +170,7 @@ impl ToolRunner {
                 let request = ApprovalRequest {
                     skill: skill.name.clone(),
                     command: self.settings.redactor.redact(command).into_owned(),
-                    cwd: skill.dir.display().to_string(),
+                    cwd: self.settings.workdir.display().to_string(),
                     sandbox: policy.clone(),
                 };
                 let approved = tokio::task::spawn_blocking(move || approver.ask(&request))
@@ -167,6 +183,18 @@ impl ToolRunner {
                 }
             }
         }
+    }
+
+    /// Whether `skill` is installed (`skills-lock.json` lists it) or bundled: its folder is then
+    /// read-only to its own commands, so no run can change what was recorded.
+    async fn is_locked(&self, skill: &Skill) -> bool {
+        if skill.root_kind == RootKind::Bundled {
+            return true;
+        }
+        let dir = skill.dir.clone();
+        tokio::task::spawn_blocking(move || Installed::of(&dir).is_some())
+            .await
+            .unwrap_or(true)
     }
 
     /// Project skills run commands only once their folder is trusted with their current content

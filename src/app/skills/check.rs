@@ -7,7 +7,7 @@ use crate::output::report::{CheckedSkill, SkillCheck};
 use crate::skills::catalog::line_len;
 use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
 use crate::skills::lint::{Rules, lint};
-use crate::skills::needs::{NeedKind, Needs, WHERE_TO_SET};
+use crate::skills::needs::{MCP_UNAVAILABLE, NeedKind, Needs, WHERE_TO_SET};
 use crate::skills::{Diagnostic, Severity, Skill, code};
 
 /// Check the skills under `dirs` (every configured root when empty) under `rules`.
@@ -18,6 +18,7 @@ pub(super) fn check(
     rules: Rules,
     configured: &Discovery,
     needs: &dyn Fn(&Skill) -> Needs,
+    catalog_budget: usize,
 ) -> Result<SkillCheck, AppError> {
     let own;
     let discovery = if dirs.is_empty() {
@@ -45,6 +46,7 @@ pub(super) fn check(
         let mut findings: Vec<Diagnostic> = skill.diagnostics.clone();
         findings.extend(lint(skill, rules));
         findings.extend(unmet(skill, &needs(skill)));
+        findings.extend(catalog_cost(skill, catalog_budget));
         report.skills.push(CheckedSkill {
             name: skill.name.clone(),
             dir: skill.dir.clone(),
@@ -68,10 +70,40 @@ fn unmet(skill: &Skill, needs: &Needs) -> Vec<Diagnostic> {
             let what = match n.kind {
                 NeedKind::Env => format!("needs the environment variable {} ({WHERE_TO_SET})", n.name),
                 NeedKind::Bin => format!("needs the program {}, not found on PATH here", n.name),
+                NeedKind::Mcp => format!(
+                    "needs the MCP server {}, which is not available ({MCP_UNAVAILABLE})",
+                    n.name
+                ),
             };
             Diagnostic::new(code::UNMET_REQUIREMENT, Severity::Info, &skill.skill_file, None, what)
         })
         .collect()
+}
+
+/// Bytes of catalog line above which a skill is told what it costs: a sixteenth of the budget
+/// (512 B of the default 8 KB), where a library of a few dozen such skills no longer fits.
+const COSTLY_SHARE: usize = 16;
+
+/// An info finding for a skill whose catalog line costs much of every request's catalog: at
+/// common library sizes (over the budget) it is listed only when ranked among the most relevant,
+/// and it leaves less room for the others.
+fn catalog_cost(skill: &Skill, budget: usize) -> Option<Diagnostic> {
+    let bytes = line_len(skill);
+    if bytes * COSTLY_SHARE <= budget {
+        return None;
+    }
+    let fits = (budget / bytes.max(1)).max(1);
+    Some(Diagnostic::new(
+        code::CATALOG_COST,
+        Severity::Info,
+        &skill.skill_file,
+        None,
+        format!(
+            "its catalog line costs {bytes} B of every request ({:.0}% of the {budget} B catalog budget): a library              of more than {} skills like it goes over the budget, where each request lists only the best-ranked              skills; a description of one or two sentences (under ~300 characters) says what and when for less",
+            bytes as f64 * 100.0 / budget as f64,
+            fits
+        ),
+    ))
 }
 
 /// (errors, warnings) over every finding, by the report's rules.

@@ -6,12 +6,15 @@ mod check;
 mod eval;
 mod library;
 mod new;
+mod routing;
+mod tune;
+mod tune_write;
 mod update;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{Run, build, endpoint};
+use super::Run;
 use crate::agent::retrieve::Method;
 use crate::cli::SkillsCommand;
 use crate::exec::trust::{FolderTrust, hash_skill_dir};
@@ -30,7 +33,7 @@ use crate::skills::{Severity, Skill, SkillSet};
 const MAX_BUNDLED_FILES: usize = 1000;
 
 /// Run one `skills` subcommand.
-pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<ExitCode, AppError> {
+pub(super) async fn run(action: &SkillsCommand, run: Run<'_>) -> Result<ExitCode, AppError> {
     let output = run.front.output.clone();
     if let Some(done) = library::run(action, &run).await {
         let (report, code) = done?;
@@ -54,7 +57,13 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
                 strict: *strict,
                 agent_skills_everywhere: spec.is_some(),
             };
-            let report = check::check(dirs, rules, &discovery, &|skill| needs_of(skill, &run))?;
+            let report = check::check(
+                dirs,
+                rules,
+                &discovery,
+                &|skill| needs_of(skill, &run),
+                run.config.catalog_budget,
+            )?;
             let failed = report.errors > 0;
             output.report(Report::SkillCheck(report));
             // 1 is the documented "check failed" code.
@@ -63,12 +72,8 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
         SkillsCommand::New { name, scp, dir } => {
             Report::SkillNew(new::new(name, *scp, dir.as_deref(), &run.config, &run.trust)?)
         }
-        SkillsCommand::Eval { cases, threshold, .. } => {
-            endpoint::settle(run.cli, &mut run.config).await?;
-            let approver = run.front.approver(run.config.interactive);
-            // Results are reported per case, not per event.
-            let agent = build::agent(&run, discovery, std::sync::Arc::new(crate::output::Quiet), approver)?;
-            return eval::run(agent, cases, *threshold, &*output).await;
+        SkillsCommand::Eval { .. } | SkillsCommand::Tune { .. } => {
+            return routing::run(action, run, discovery, &*output).await;
         }
         SkillsCommand::Trust { .. } => return Err(AppError::internal("trust runs before configuration, not here")),
         SkillsCommand::Add { .. }

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::policy::{Enforcement, Network, Policy};
+use super::policy::{Enforcement, Grant, Network, Policy};
 
 /// At most this many paths are named.
 const MAX_PATHS: usize = 3;
@@ -21,6 +21,9 @@ pub struct Hint {
     pub paths: Vec<String>,
     /// The network is closed for this command (`strict`) and the failure may be that.
     pub network: bool,
+    /// A refused path lies in an installed skill's own folder, which its commands never write.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub installed: bool,
 }
 
 impl Hint {
@@ -28,6 +31,14 @@ impl Hint {
     pub fn message(&self) -> String {
         let fix = "the skill can declare `requires.write`, or the user can pass `--allow-write PATH`";
         let net_fix = "the skill can declare `requires.network: true`, or the user can run with `--sandbox on`";
+        if self.installed {
+            return format!(
+                "blocked by the sandbox: an installed skill's own folder is read-only to its commands ({}), so \
+                 running it never changes it; write outputs into the working folder instead (give the script an \
+                 output path there)",
+                self.paths.join(", ")
+            );
+        }
         match (self.paths.is_empty(), self.network) {
             (false, _) => format!(
                 "blocked by the sandbox: writing outside the folders this skill may write ({}); {fix}",
@@ -79,15 +90,26 @@ pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Op
         .cloned()
         .collect();
     if !outside.is_empty() {
+        let locked: Vec<PathBuf> = policy
+            .skipped
+            .iter()
+            .filter(|s| s.grant == Grant::SkillFolder)
+            .map(|s| real_path(Path::new(&s.path)))
+            .collect();
+        let installed = outside
+            .iter()
+            .any(|p| locked.iter().any(|l| real_path(&resolve(p, cwd)).starts_with(l)));
         return Some(Hint {
             paths: outside,
             network,
+            installed,
         });
     }
     let unexplained = denied_lines > 0 && candidates.is_empty();
     (unexplained || (network && connect_failed)).then_some(Hint {
         paths: Vec::new(),
         network,
+        installed: false,
     })
 }
 

@@ -267,6 +267,22 @@ impl Policy {
         }
     }
 
+    /// The policy for an installed (locked) skill: its own folder is not writable by its
+    /// commands, so a run can never change what `skills-lock.json` recorded (outputs belong in the
+    /// working folder). Other grants stay.
+    pub fn lock_skill_folder(mut self) -> Self {
+        let (own, kept): (Vec<Writable>, Vec<Writable>) = std::mem::take(&mut self.write)
+            .into_iter()
+            .partition(|w| w.grant == Grant::SkillFolder);
+        self.write = kept;
+        self.skipped.extend(own.into_iter().map(|w| Skipped {
+            path: w.path.display().to_string(),
+            grant: Grant::SkillFolder,
+            reason: "an installed skill's folder is read-only to its own commands".into(),
+        }));
+        self
+    }
+
     /// The child's `AGENT_SANDBOX`: what applies to this command (`strict` means no network).
     pub fn child_value(&self) -> &'static str {
         match (self.enforcement(), self.network) {

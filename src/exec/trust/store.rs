@@ -22,12 +22,40 @@ pub struct Record {
     /// The `.env` as it was then (`None`: there was none, or the record predates it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dotenv: Option<DotenvRecord>,
+    /// The `.env` files of subfolders the decision was made in (a repository's record covers
+    /// every folder below it), by path relative to the folder (`sub/dir`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dotenvs: BTreeMap<String, DotenvRecord>,
     /// Project skills then, by key relative to the folder (`skills/weather`), with content hashes.
     #[serde(default)]
     pub skills: BTreeMap<String, String>,
     /// Seconds since the epoch.
     #[serde(default)]
     pub decided_at: u64,
+}
+
+impl Record {
+    /// The `.env` of the folder `key` below the record's folder (`""`: the folder itself).
+    pub fn dotenv_at(&self, key: &str) -> Option<&DotenvRecord> {
+        if key.is_empty() {
+            self.dotenv.as_ref()
+        } else {
+            self.dotenvs.get(key)
+        }
+    }
+
+    /// Set (or clear) the `.env` of the folder `key`.
+    pub fn set_dotenv(&mut self, key: &str, dotenv: Option<DotenvRecord>) {
+        match (key.is_empty(), dotenv) {
+            (true, d) => self.dotenv = d,
+            (false, Some(d)) => {
+                self.dotenvs.insert(key.to_string(), d);
+            }
+            (false, None) => {
+                self.dotenvs.remove(key);
+            }
+        }
+    }
 }
 
 /// A `.env` file as a record keeps it: its hash and the keys it set (never values).
@@ -161,6 +189,13 @@ mod tests {
                 hash: "h".into(),
                 keys: vec!["A".into()],
             }),
+            dotenvs: BTreeMap::from([(
+                "sub".into(),
+                DotenvRecord {
+                    hash: "h3".into(),
+                    keys: vec!["B".into()],
+                },
+            )]),
             skills: BTreeMap::from([("skills/x".into(), "h2".into())]),
             decided_at: 1,
         };

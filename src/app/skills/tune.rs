@@ -1,0 +1,266 @@
+//! `agent skills tune SKILL`: improve a description against routing cases. Evaluate on the train
+//! half, show the model the failures and the current description, ask for a better one,
+//! re-evaluate, and keep the best by the validation half (never tuned on); stop after
+//! `--iterations`, when validation stops improving, or at the token budget. The winner is written
+//! to SKILL.md (or skill.json) only after a yes, or with `--write` where nobody can be asked.
+
+use std::path::PathBuf;
+
+use crate::agent::Agent;
+use crate::exit::{AppError, ExitCode};
+use crate::output::report::{EvalCase, TuneReport};
+use crate::skills::SkillSet;
+use crate::skills::catalog::model_line;
+use crate::skills::routing_cases::{self, Case, Half};
+
+use super::eval::{read_cases, route_all, score_case};
+use super::tune_write::write_description;
+
+const TUNE_PROMPT: &str = include_str!("../../../prompts/tune.md");
+
+/// The longest description the Agent Skills rules allow.
+const MAX_DESCRIPTION: usize = 1024;
+
+/// Phrases aimed at the model rather than describing the skill: a description holding one is
+/// refused, as descriptions that shout at the model are the habit tuning is meant to replace.
+const AT_THE_MODEL: [&str; 6] = [
+    "always use",
+    "must use",
+    "you must",
+    "always invoke",
+    "ignore other",
+    "ignore previous",
+];
+
+/// How `skills tune` runs.
+#[derive(Debug, Clone)]
+pub struct TuneOptions {
+    pub skill: String,
+    /// Cases file; default the skill's `tests/routing.yaml`.
+    pub cases: Option<PathBuf>,
+    pub iterations: u32,
+    pub runs: u32,
+    pub jobs: usize,
+    /// Most tokens the whole tuning may use (server counts, else estimated from bytes).
+    pub budget: u64,
+    /// Write the best description without asking.
+    pub write: bool,
+}
+
+/// A description and how it did on each half.
+#[derive(Debug, Clone)]
+struct Scored {
+    description: String,
+    train: f64,
+    validation: f64,
+    failures: Vec<EvalCase>,
+}
+
+/// Run the tuning loop and report it; `ask` puts the final yes/no to a person, if one is there.
+pub(super) async fn tune(
+    agent: &mut Agent,
+    options: &TuneOptions,
+    ask: &dyn Fn(&str) -> Option<bool>,
+) -> Result<TuneReport, AppError> {
+    let skill = agent
+        .skills()
+        .get(&options.skill)
+        .cloned()
+        .ok_or_else(|| AppError::config(format!("there is no skill named {:?}", options.skill)))?;
+    let file = options
+        .cases
+        .clone()
+        .unwrap_or_else(|| skill.dir.join("tests").join("routing.yaml"));
+    let (cases, _) = read_cases(&file, Some(&skill.name)).map_err(|e| {
+        AppError::config(format!(
+            "{}; write cases first (`agent skills eval --draft {}` proposes some)",
+            e.message, skill.name
+        ))
+    })?;
+    let halves = routing_cases::split(&cases);
+    let original = evaluate(agent, options, &cases, &halves, &skill.description).await?;
+    let mut best = original.clone();
+    let mut tried = Vec::new();
+    let mut stopped = "the iterations ran out".to_string();
+    for _ in 0..options.iterations {
+        if tokens_used(agent) >= options.budget {
+            stopped = format!("the token budget of {} was reached", options.budget);
+            break;
+        }
+        let proposal = propose(agent, &skill.name, &best).await?;
+        let Some(description) = acceptable(&proposal) else {
+            tried.push(format!("refused (too long, empty, or aimed at the model): {proposal}"));
+            continue;
+        };
+        let candidate = evaluate(agent, options, &cases, &halves, &description).await?;
+        tried.push(format!(
+            "train {:.0}%, validation {:.0}%: {}",
+            candidate.train * 100.0,
+            candidate.validation * 100.0,
+            candidate.description
+        ));
+        let better = candidate.validation > best.validation
+            || (candidate.validation == best.validation && candidate.train > best.train);
+        if better {
+            best = candidate;
+        } else {
+            stopped = "validation stopped improving".into();
+            break;
+        }
+    }
+    set_description(agent, &skill.name, &skill.description);
+    let changed = best.description != original.description;
+    let written = if changed {
+        let yes = options.write || ask("Write the new description into the skill? [y/N] ").unwrap_or(false);
+        if yes {
+            Some(write_description(&skill.skill_file, &skill.dir, &best.description)?)
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    Ok(TuneReport {
+        skill: skill.name.clone(),
+        before: original.description.clone(),
+        after: best.description.clone(),
+        train_before: original.train,
+        train_after: best.train,
+        validation_before: original.validation,
+        validation_after: best.validation,
+        tried,
+        stopped,
+        tokens: tokens_used(agent),
+        llm_calls: agent.llm_calls(),
+        written,
+    })
+}
+
+/// Route every case with `description` in place of the skill's: pass rates of both halves and
+/// the failed train cases.
+async fn evaluate(
+    agent: &mut Agent,
+    options: &TuneOptions,
+    cases: &[Case],
+    halves: &[Half],
+    description: &str,
+) -> Result<Scored, AppError> {
+    set_description(agent, &options.skill, description);
+    let routed = route_all(agent, cases, options.runs.max(1), options.jobs).await?;
+    let results: Vec<EvalCase> = cases
+        .iter()
+        .zip(halves)
+        .zip(&routed)
+        .map(|((c, h), r)| score_case(c, *h, r))
+        .collect();
+    let rate = |half: &str| {
+        let of: Vec<&EvalCase> = results.iter().filter(|r| r.split == half).collect();
+        if of.is_empty() {
+            0.0
+        } else {
+            of.iter().filter(|r| r.pass).count() as f64 / of.len() as f64
+        }
+    };
+    Ok(Scored {
+        description: description.to_string(),
+        train: rate("train"),
+        validation: rate("validation"),
+        failures: results
+            .iter()
+            .filter(|r| r.split == "train" && !r.pass)
+            .cloned()
+            .collect(),
+    })
+}
+
+/// Replace the description the catalog shows for `skill` (only in this run).
+fn set_description(agent: &mut Agent, skill: &str, description: &str) {
+    let mut skills = agent.skills().all().to_vec();
+    if let Some(s) = skills.iter_mut().find(|s| s.name == skill) {
+        s.description = description.to_string();
+    }
+    agent.set_skills(SkillSet::new(skills));
+}
+
+/// Ask the model for a better description than `best`, given its train failures.
+async fn propose(agent: &mut Agent, skill: &str, best: &Scored) -> Result<String, AppError> {
+    let failures: Vec<String> = best
+        .failures
+        .iter()
+        .map(|f| {
+            let want = if f.should_trigger {
+                "should pick it"
+            } else {
+                "should NOT pick it"
+            };
+            format!(
+                "- {:?} ({want}; picked in {}/{} runs; the model chose {})",
+                f.prompt,
+                f.triggers,
+                f.runs,
+                f.activations.join(", ")
+            )
+        })
+        .collect();
+    let user = format!(
+        "Skill: {}\nCurrent description: {}\n\nRequests it got wrong:\n{}\n",
+        model_line(skill),
+        model_line(&best.description),
+        if failures.is_empty() {
+            "(none: make it more robust without losing what works)".to_string()
+        } else {
+            failures.join("\n")
+        }
+    );
+    let text = agent
+        .ask(TUNE_PROMPT, &user)
+        .await
+        .map_err(|e| AppError::new(ExitCode::Llm, e.to_string()))?;
+    Ok(extract(&text))
+}
+
+/// The text between `<description>` tags (else the whole answer), on one line.
+fn extract(text: &str) -> String {
+    let inner = text
+        .split_once("<description>")
+        .and_then(|(_, rest)| rest.split_once("</description>").map(|(d, _)| d))
+        .unwrap_or(text);
+    inner
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_matches('"')
+        .to_string()
+}
+
+/// `proposal` when it may be a description: not empty, within the limit, not aimed at the model.
+fn acceptable(proposal: &str) -> Option<String> {
+    let lower = proposal.to_lowercase();
+    let ok = !proposal.is_empty()
+        && proposal.chars().count() <= MAX_DESCRIPTION
+        && !AT_THE_MODEL.iter().any(|p| lower.contains(p));
+    ok.then(|| proposal.to_string())
+}
+
+/// Tokens this run has used: the server's counts, plus estimates for calls it did not count.
+fn tokens_used(agent: &Agent) -> u64 {
+    agent.usage().map_or(0, |u| u.total_tokens) + agent.estimated_tokens()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proposals_are_extracted_and_checked() {
+        assert_eq!(
+            extract("Here:\n<description>Converts PDFs.\n Use when asked.</description>"),
+            "Converts PDFs. Use when asked."
+        );
+        assert_eq!(extract("\"Plain answer\""), "Plain answer");
+        assert!(acceptable("Converts PDFs. Use when a PDF must be filled.").is_some());
+        assert!(acceptable("ALWAYS use this skill for PDFs").is_none());
+        assert!(acceptable(&"x".repeat(1025)).is_none());
+        assert!(acceptable("").is_none());
+    }
+}

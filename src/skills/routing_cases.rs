@@ -1,0 +1,259 @@
+//! Routing cases for `skills eval` and `skills tune`: requests and whether a skill should be
+//! chosen for them, read from the formats authors already use, and split into a train and a
+//! validation half that never changes between runs.
+//!
+//! Accepted shapes (YAML or JSON):
+//! - ours: a list of `{prompt, expect_skill: NAME}` or `{prompt, expect: none}`, or
+//!   `{cases: [...], threshold: 0.9}`;
+//! - skill-creator's trigger evals: a list of `{query, should_trigger: true|false}` about one
+//!   skill, named by a top-level `skill:`, a case's own `skill:`, or the caller's default;
+//! - lists by outcome: `{skill: NAME, should_trigger: [...], should_not_trigger: [...]}`.
+
+use serde_json::{Map, Value};
+
+/// One routing case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    pub prompt: String,
+    /// The skill the case is about; `None`: no skill at all should be chosen.
+    pub skill: Option<String>,
+    /// Whether `skill` should be chosen (always `false` when `skill` is `None`).
+    pub should_trigger: bool,
+}
+
+/// Which half of the cases a case belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Half {
+    /// Cases a description may be tuned on.
+    Train,
+    /// Cases a description is judged on, never tuned on.
+    Validation,
+}
+
+/// Share of each stratum that goes to the train half (skill-creator splits 60/40 too).
+const TRAIN_SHARE: f64 = 0.6;
+
+/// The cases of a file's text and its `threshold`, if it sets one; `default_skill` names the skill
+/// of skill-creator cases that do not say. The error says which case is wrong and how.
+pub fn parse(doc: &Value, default_skill: Option<&str>) -> Result<(Vec<Case>, Option<f64>), String> {
+    let top = doc.as_object();
+    let threshold = top.and_then(|m| m.get("threshold")).and_then(Value::as_f64);
+    let file_skill = top
+        .and_then(|m| m.get("skill"))
+        .and_then(Value::as_str)
+        .or(default_skill);
+    let mut cases = Vec::new();
+    if let Some(map) = top
+        && (map.contains_key("should_trigger") || map.contains_key("should_not_trigger"))
+    {
+        let skill = file_skill.ok_or("lists of should_trigger / should_not_trigger need `skill: NAME`")?;
+        for (key, should) in [("should_trigger", true), ("should_not_trigger", false)] {
+            for q in map.get(key).and_then(Value::as_array).into_iter().flatten() {
+                let prompt = q.as_str().ok_or(format!("`{key}` holds a non-string"))?;
+                cases.push(Case {
+                    prompt: prompt.to_string(),
+                    skill: Some(skill.to_string()),
+                    should_trigger: should,
+                });
+            }
+        }
+    } else {
+        let list = match doc {
+            Value::Array(items) => items.clone(),
+            Value::Object(map) => map.get("cases").and_then(Value::as_array).cloned().unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        for (i, item) in list.iter().enumerate() {
+            cases.push(case(item, file_skill).map_err(|why| format!("case {}: {why}", i + 1))?);
+        }
+    }
+    if cases.is_empty() {
+        return Err(
+            "no cases; write a list of `- prompt: …` with `expect_skill: NAME` or `expect: none`, \
+                    or skill-creator's `- query: …` with `should_trigger: true|false`"
+                .into(),
+        );
+    }
+    Ok((cases, threshold))
+}
+
+fn case(item: &Value, file_skill: Option<&str>) -> Result<Case, String> {
+    let map = item.as_object().ok_or("is not a mapping")?;
+    let prompt = ["prompt", "query"]
+        .iter()
+        .find_map(|k| map.get(*k).and_then(Value::as_str))
+        .ok_or("needs `prompt` (or `query`)")?
+        .to_string();
+    if let Some(should) = map.get("should_trigger") {
+        let should_trigger = should.as_bool().ok_or("`should_trigger` must be true or false")?;
+        let skill = map.get("skill").and_then(Value::as_str).or(file_skill).ok_or(
+            "a `should_trigger` case needs the skill it is about: `skill: NAME` in it or at the top of the file",
+        )?;
+        return Ok(Case {
+            prompt,
+            skill: Some(skill.to_string()),
+            should_trigger,
+        });
+    }
+    let expect = expectation(map)?;
+    Ok(Case {
+        prompt,
+        should_trigger: expect.is_some(),
+        skill: expect,
+    })
+}
+
+fn expectation(map: &Map<String, Value>) -> Result<Option<String>, String> {
+    match (map.get("expect_skill"), map.get("expect")) {
+        (Some(Value::String(s)), _) => Ok(Some(s.clone())),
+        (_, Some(Value::String(s))) if s == "none" => Ok(None),
+        (_, Some(Value::Null)) => Ok(None),
+        (_, Some(Value::String(s))) => Ok(Some(s.clone())),
+        _ => Err("needs `expect_skill: NAME`, `expect: none`, or `should_trigger: true|false`".into()),
+    }
+}
+
+/// Each case's half: within every group of cases about the same skill with the same expectation,
+/// ordered by a hash of the request, the first 60 % (at least one) train and the rest validation.
+/// The same cases always split the same way, whatever their order in the file.
+pub fn split(cases: &[Case]) -> Vec<Half> {
+    let mut halves = vec![Half::Train; cases.len()];
+    let mut strata: Vec<(&Option<String>, bool, Vec<usize>)> = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        match strata
+            .iter_mut()
+            .find(|(s, t, _)| **s == c.skill && *t == c.should_trigger)
+        {
+            Some((_, _, members)) => members.push(i),
+            None => strata.push((&c.skill, c.should_trigger, vec![i])),
+        }
+    }
+    for (_, _, mut members) in strata {
+        members.sort_by_key(|&i| (xxhash_rust::xxh3::xxh3_64(cases[i].prompt.as_bytes()), i));
+        let train = ((members.len() as f64 * TRAIN_SHARE).round() as usize).max(1);
+        for &i in &members[train.min(members.len())..] {
+            halves[i] = Half::Validation;
+        }
+    }
+    halves
+}
+
+/// The cases as skill-creator's field names write them, for `tests/routing.yaml`: `query` and
+/// `should_trigger` about `skill` (a case about another skill names it; a case no skill should take
+/// says `expect: none`), and the file's `threshold` when it has one. Strings are JSON-quoted, which
+/// YAML reads as they are.
+pub fn to_yaml(skill: &str, cases: &[Case], threshold: Option<f64>, note: &str) -> String {
+    let quote = |s: &str| Value::String(s.to_string()).to_string();
+    let mut out = String::new();
+    for line in note.lines() {
+        out.push_str(&format!("# {line}\n"));
+    }
+    out.push_str(&format!("skill: {}\n", quote(skill)));
+    if let Some(t) = threshold {
+        out.push_str(&format!("threshold: {t}\n"));
+    }
+    out.push_str("cases:\n");
+    for c in cases {
+        out.push_str(&format!("  - query: {}\n", quote(&c.prompt)));
+        match &c.skill {
+            None => out.push_str("    expect: none\n"),
+            Some(other) if other != skill => out.push_str(&format!(
+                "    skill: {}\n    should_trigger: {}\n",
+                quote(other),
+                c.should_trigger
+            )),
+            Some(_) => out.push_str(&format!("    should_trigger: {}\n", c.should_trigger)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_shape_reads_into_cases() {
+        let ours = json!({"threshold": 0.5, "cases": [{"prompt": "weather in Oslo", "expect_skill": "weather"}, {"prompt": "hi", "expect": "none"}]});
+        let (cases, threshold) = parse(&ours, None).unwrap();
+        assert_eq!(threshold, Some(0.5));
+        assert_eq!(cases[0].skill.as_deref(), Some("weather"));
+        assert!(cases[0].should_trigger && !cases[1].should_trigger && cases[1].skill.is_none());
+
+        let creator = json!([{"query": "rain tomorrow?", "should_trigger": true}, {"query": "write a poem", "should_trigger": false}]);
+        let (cases, _) = parse(&creator, Some("weather")).unwrap();
+        assert_eq!(cases[1].skill.as_deref(), Some("weather"));
+        assert!(!cases[1].should_trigger);
+        assert!(parse(&creator, None).unwrap_err().contains("skill: NAME"));
+
+        let lists =
+            json!({"skill": "time", "should_trigger": ["time in Lima"], "should_not_trigger": ["weather in Lima"]});
+        let (cases, _) = parse(&lists, None).unwrap();
+        assert_eq!(cases.len(), 2);
+        assert!(cases[0].should_trigger && !cases[1].should_trigger);
+
+        assert!(
+            parse(&json!([{"prompt": "x"}]), None)
+                .unwrap_err()
+                .starts_with("case 1:")
+        );
+        assert!(parse(&json!([]), None).is_err());
+    }
+
+    #[test]
+    fn the_split_is_stable_stratified_and_order_free() {
+        let cases: Vec<Case> = (0..10)
+            .map(|i| Case {
+                prompt: format!("request {i}"),
+                skill: Some("s".into()),
+                should_trigger: i % 2 == 0,
+            })
+            .collect();
+        let halves = split(&cases);
+        for should in [true, false] {
+            let group: Vec<Half> = (0..10).filter(|i| (i % 2 == 0) == should).map(|i| halves[i]).collect();
+            assert_eq!(group.iter().filter(|h| **h == Half::Train).count(), 3, "{group:?}");
+        }
+        let mut reversed = cases.clone();
+        reversed.reverse();
+        let again = split(&reversed);
+        for (i, half) in halves.iter().enumerate() {
+            assert_eq!(*half, again[9 - i], "a case keeps its half when the file is reordered");
+        }
+    }
+
+    #[test]
+    fn yaml_round_trips_with_skill_creators_names() {
+        let cases = vec![
+            Case {
+                prompt: "ok so my boss sent \"Q4.xlsx\": sum column B".into(),
+                skill: Some("xlsx".into()),
+                should_trigger: true,
+            },
+            Case {
+                prompt: "write a fibonacci function".into(),
+                skill: Some("xlsx".into()),
+                should_trigger: false,
+            },
+        ];
+        let mut cases = cases;
+        cases.push(Case {
+            prompt: "tell me a joke".into(),
+            skill: None,
+            should_trigger: false,
+        });
+        cases.push(Case {
+            prompt: "plot this csv".into(),
+            skill: Some("charts".into()),
+            should_trigger: true,
+        });
+        let text = to_yaml("xlsx", &cases, Some(0.8), "drafted\nreview me");
+        assert!(text.starts_with("# drafted\n# review me\nskill: \"xlsx\"\n"), "{text}");
+        let doc = crate::support::yaml::document(&text).unwrap();
+        let (back, threshold) = parse(&doc, None).unwrap();
+        assert_eq!(back, cases);
+        assert_eq!(threshold, Some(0.8));
+    }
+}
