@@ -119,7 +119,7 @@ pub(super) fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
         ChatReply::Skills { skills, shadowed } => {
             let mut lines = Vec::new();
             if skills.is_empty() {
-                lines.push("no skills found; see the README, \"Where skills come from\"".into());
+                lines.push("no skills found; see docs/skills.md, \"Where skills come from\"".into());
             } else {
                 lines.extend(table_lines(skills, width).into_iter().map(|l| format!("  {l}")));
             }

@@ -120,7 +120,7 @@ fn skill_list(r: &SkillList, screen: Screen) -> Text {
         err.push("warnings: `agent skills show NAME` lists them with file, line and fix".into());
     }
     if r.skills.is_empty() {
-        err.push("no skills found; see README \"Where skills come from\"".into());
+        err.push("no skills found; see docs/skills.md, \"Where skills come from\"".into());
     }
     Text { out, err }
 }
