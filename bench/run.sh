@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerate BENCHMARKS.md on this machine: discovery scaling, catalog build/search/budget, per-turn
 # overhead and peak RSS against a zero-latency mock, request bytes, plain chat beside the peers
-# aichat (crates.io) and llm (PyPI) against the same mock, retrieval recall@K (lexical,
+# aichat (crates.io) and llm (PyPI) against the same mock, an installed library of 1,000 skills
+# (bench/library.sh), retrieval recall@K (lexical,
 # embeddings from a local all-MiniLM-L6-v2 server, fused), and session storage.
 # Takes ~10 minutes the first time (it builds aichat and installs torch, ~6 GB); later runs reuse
 # bench/.tools, and the benchmark's embeddings are cached in target/retrieval-embeddings/.
@@ -49,6 +50,8 @@ echo "== a corpus shaped like ~4,000 real skills: agent skills list against cat"
 corpus=$BENCH_SKILLS_DIR/corpus-4000
 [ -d "$corpus" ] || python3 bench/gen_corpus.py 4000 "$corpus"
 python3 bench/corpus_vs_cat.py "$corpus" target/release/agent >"$tmp/corpus.md"
+echo "== an installed library: 1,000 skills from four local repositories, with their lock"
+bash bench/library.sh "$root/target/release/agent" 1000 >"$tmp/library.md"
 echo "== turn overhead and peers"
 AGENT_BIN=$root/target/release/agent cargo bench --locked -q --bench turn >"$tmp/turn.md" 2>"$tmp/turn.err" || { cat "$tmp/turn.err"; exit 1; }
 echo "== retrieval quality"
@@ -125,6 +128,13 @@ w("Parsing the corpus's 4,000 files in memory (`parse`, criterion median): whole
   f"{fmt(est('parse','whole'))}, only as far as routing needs {fmt(est('parse','front'))}. "
   f"The catalog cache's payload for them: postcard encodes in {fmt(est('cache','encode_postcard'))} and decodes in "
   f"{fmt(est('cache','decode_postcard'))}; JSON takes {fmt(est('cache','encode_json'))} and {fmt(est('cache','decode_json'))}.\n")
+w("### An installed library of 1,000 skills\n")
+w("`bench/library.sh`: 1,000 skills generated in four local git repositories laid out as the public ones are "
+  "(`skills/NAME`, `skills/.curated/NAME`, `scientific-skills/NAME` with scripts and references, "
+  "`composio-skills/NAME`; `bench/gen_library.py`), installed with `skills add --all`, so the root holds their "
+  "`skills-lock.json`. Goals: `skills list` under 100 ms and linear in skills (the lock read once per run), "
+  "`skills outdated` one remote query per source and under 1 s locally.\n")
+w(open(os.path.join(tmp, "library.md")).read().strip() + "\n")
 w("## Catalog\n")
 w("BM25F index build, the same index read from a warm cache folder instead, one search, and the budgeted catalog (8 KB) for a request.\n")
 w("| skills | build index | index from warm cache | search | budgeted catalog |\n|---|---|---|---|---|")

@@ -291,7 +291,8 @@ pub enum SkillsCommand {
     List,
     /// Show one skill: metadata, diagnostics, what the sandbox would let it write, and body.
     Show {
-        /// Skill name.
+        /// Skill name (one starting with `-` works too: `skills show -21risk-automation`).
+        #[arg(allow_hyphen_values = true)]
         name: String,
         #[command(flatten)]
         confinement: SandboxArgs,
@@ -398,9 +399,9 @@ pub enum SkillsCommand {
         /// ./folder, https://host/owner/repo.git, git@host:owner/repo, or owner/repo; then
         /// optionally @REF (branch, tag, commit) and #SUBDIR.
         source: String,
-        /// Install this skill of a source holding several (repeatable); without it, a terminal
-        /// asks and anything else lists them and exits 2.
-        #[arg(long = "skill", value_name = "NAME")]
+        /// Install this skill of a source holding several (repeatable); without it (or --all), a
+        /// terminal asks and anything else lists some and exits 2. A name may start with `-`.
+        #[arg(long = "skill", value_name = "NAME", allow_hyphen_values = true)]
         skills: Vec<String>,
         /// Install into ./.agents/skills (this project) instead of ~/.agents/skills.
         #[arg(long)]
@@ -408,12 +409,18 @@ pub enum SkillsCommand {
         /// Fix scripts with CRLF line endings or no executable bit in the installed copy without asking.
         #[arg(long)]
         fix: bool,
+        /// Install every skill the source holds, without asking (skills already installed from
+        /// it are left as they are).
+        #[arg(long, conflicts_with = "skills")]
+        all: bool,
     },
-    /// Compare each skill installed with `skills add` with its source (git ls-remote).
+    /// Compare each skill installed with `skills add` with its source (git ls-remote, once per
+    /// source); exit 1 when one is outdated.
     Outdated,
     /// Fetch installed skills again, show what changed, and replace them after a yes.
     Update {
         /// Only this skill (default: every one in skills-lock.json).
+        #[arg(allow_hyphen_values = true)]
         name: Option<String>,
         /// Replace without asking (needed without a terminal).
         #[arg(long, short = 'y')]
@@ -421,7 +428,8 @@ pub enum SkillsCommand {
     },
     /// Delete a skill installed with `skills add` and its skills-lock.json entry.
     Remove {
-        /// Skill name (its folder in the skill root).
+        /// Skill name (its folder in the skill root; one starting with `-` works too).
+        #[arg(allow_hyphen_values = true)]
         name: String,
         /// Remove it from ./.agents/skills instead of ~/.agents/skills.
         #[arg(long)]

@@ -72,6 +72,7 @@ impl Agent {
         self.conversation.keep_skills(|name| skills.get(name).is_some());
         self.conversation.set_system(prompt::system_prompt(&skills));
         self.tools.skills = skills;
+        self.unfreeze_catalog();
         self.prefetch_rankings();
     }
 

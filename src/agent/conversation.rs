@@ -141,6 +141,22 @@ impl Conversation {
         self.answer(id, outcome, true);
     }
 
+    /// Record a `search_skills` call made for the model after the user's message (the skills a
+    /// kept catalog leaves out that fit the request), with `found` as its result.
+    pub fn searched_for_the_model(&mut self, query: &str, found: String) {
+        let id = format!("agent_search_{}", self.messages.len());
+        let call = ToolCall {
+            id: id.clone(),
+            kind: "function",
+            function: FunctionCall {
+                name: "search_skills".into(),
+                arguments: serde_json::json!({ "query": query }).to_string(),
+            },
+        };
+        self.remember(ChatMessage::assistant(None, vec![call]));
+        self.remember(ChatMessage::tool(id, found));
+    }
+
     /// Whether `skill`'s instructions are in the conversation.
     pub fn holds(&self, skill: &str) -> bool {
         self.held.iter().any(|h| h.skill == skill)

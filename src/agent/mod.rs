@@ -3,6 +3,7 @@
 //! [`outcome::ToolOutcome`]s; the catalog and prompts it sends; routing for `skills eval`. It
 //! emits `output::Event`s and asks through `output::Approver`, never printing.
 
+mod catalog_turn;
 pub mod compaction;
 pub mod controls;
 pub mod conversation;

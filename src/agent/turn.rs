@@ -51,7 +51,7 @@ pub enum TurnError {
 pub const MAX_CALLS_PER_RESPONSE: usize = 16;
 
 /// Skills ranked for an over-budget catalog; the rest follow in catalog order while room remains.
-const CATALOG_RANKED: usize = 200;
+pub(super) const CATALOG_RANKED: usize = 200;
 
 /// A conversation with the model plus the skills it can use.
 pub struct Agent {
@@ -64,7 +64,13 @@ pub struct Agent {
     pub(super) catalog_budget: usize,
     preactivate: bool,
     /// Whether the user was told the catalog is over its budget.
-    catalog_noticed: bool,
+    pub(super) catalog_noticed: bool,
+    /// Over the budget: the skills the session's catalog lists, fixed at its first turn so the
+    /// system message (and so the provider's cached prefix) stays the same; `None` until then and
+    /// after the skills change.
+    pub(super) frozen_catalog: Option<Vec<String>>,
+    /// The relevant skills the frozen catalog leaves out, to add after this turn's message.
+    pub(super) suggestion: Option<String>,
     llm_calls: u32,
     /// Bytes of the request the model is answering right now, until its answer is counted: an
     /// answer cut short by Ctrl-C is then still counted (estimated) in `/usage`.
@@ -100,6 +106,8 @@ impl Agent {
             catalog_budget: options.catalog_budget,
             preactivate: options.preactivate,
             catalog_noticed: false,
+            frozen_catalog: None,
+            suggestion: None,
             llm_calls: 0,
             in_flight: None,
             usage: None,
@@ -125,6 +133,7 @@ impl Agent {
         }
         self.conversation.remember(ChatMessage::user(user_message));
         self.session.start_turn(self.conversation.user_turns().last().copied());
+        self.suggest_skills(user_message);
         let mut steps = 0u32;
         let mut recent_calls: Vec<String> = Vec::new();
         loop {
@@ -211,42 +220,6 @@ impl Agent {
             }
             self.conversation.tool_result(call.id.clone(), &outcome);
         }
-    }
-
-    /// Put the catalog for this request in the system prompt: all skills, or within the budget the
-    /// ones most relevant to the conversation. Returns whether skills were left out.
-    async fn refresh_catalog(&mut self, request: &str) -> bool {
-        let mut query: Vec<&str> = self.conversation.user_turns().into_iter().rev().take(1).collect();
-        query.push(request);
-        let query = query.join(" ");
-        // Under budget nothing is ranked: no index, no embeddings request on the way to the model.
-        let catalog = if self.skills().fits(self.catalog_budget) {
-            self.skills().render_all()
-        } else {
-            let ranking = self.tools.retriever().rank(self.skills(), &query, CATALOG_RANKED).await;
-            if let Some(message) = ranking.warning {
-                self.emit(Event::Warning { message });
-            }
-            self.skills()
-                .render_ranked(self.catalog_budget, ranking.ranked.iter().map(|r| r.index))
-        };
-        if catalog.omitted > 0 && !self.catalog_noticed {
-            self.catalog_noticed = true;
-            self.emit(Event::Warning {
-                message: format!(
-                    "{} skills do not fit the catalog budget of {} bytes (AGENT_CATALOG_BUDGET): each request lists \
-                     the {} most relevant to the conversation, and the model can search_skills for the other {}",
-                    self.skills().all().len(),
-                    self.catalog_budget,
-                    catalog.listed,
-                    catalog.omitted
-                ),
-            });
-        }
-        let system = prompt::system_prompt_with(self.skills(), &catalog);
-        self.conversation.set_system(system);
-        self.session.catalog_bytes = catalog.text.len() as u64;
-        catalog.omitted > 0
     }
 
     /// Activate the one clearly best skill for `request` before the model is asked at all.

@@ -115,13 +115,26 @@ pub(super) fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, deta
         }
     } else if !with_warnings.is_empty() {
         sink.emit(Event::Warning {
-            message: format!(
-                "{} skill(s) loaded with problems ({}); see `agent skills show NAME` or run with -v",
-                with_warnings.len(),
-                with_warnings.join(", ")
-            ),
+            message: problems_summary(&with_warnings),
         });
     }
+}
+
+/// Most skill names the one-line summary of skills with problems shows.
+const SUMMARY_NAMES: usize = 3;
+
+/// One short line however many skills have problems (a library of a thousand skills made this a
+/// 17 KB line): the count, the first few names, and where the details are.
+fn problems_summary(names: &[&str]) -> String {
+    let shown = names.iter().take(SUMMARY_NAMES).copied().collect::<Vec<_>>().join(", ");
+    let more = match names.len().saturating_sub(SUMMARY_NAMES) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(
+        "{} skill(s) loaded with problems ({shown}{more}); details: `agent skills check`",
+        names.len()
+    )
 }
 
 /// The one-shot message, if this run is one: `--once` (plus piped stdin) or piped stdin alone.

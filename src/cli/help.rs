@@ -76,7 +76,8 @@ pub const EXIT_STATUS: [(&str, &str); 8] = [
     ("0", "answered"),
     (
         "1",
-        "internal error, or a failed `skills check`, `skills eval` or `sandbox status`",
+        "internal error, or a failed `skills check`, `skills eval` or `sandbox status`, or an outdated skill \
+         (`skills outdated`)",
     ),
     ("2", "usage error"),
     ("3", "configuration error (no key, bad URL, unreadable skill folder)"),

@@ -11,7 +11,10 @@ use crate::skills::portable::ScriptProblem;
 /// One skill `skills add` installed (or `skills update` replaced).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InstalledSkill {
+    /// Its folder's name in the root: the folder it came in, as the lock file records it.
     pub name: String,
+    /// The name its `SKILL.md` (or `skill.json`) gives, which may differ from the folder's.
+    pub declared_name: String,
     pub dir: PathBuf,
     pub source: String,
     #[serde(rename = "ref")]
@@ -34,6 +37,8 @@ pub struct SkillsAdded {
     /// Its `skills-lock.json`.
     pub lock: PathBuf,
     pub installed: Vec<InstalledSkill>,
+    /// Folder names of chosen skills already installed from this source, left as they are.
+    pub already: Vec<String>,
     /// Whether the root is a project's (`--project`): its folder must be trusted before the
     /// skills run commands.
     pub project: bool,

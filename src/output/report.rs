@@ -96,6 +96,9 @@ pub struct SkillList {
     pub problems: Vec<String>,
     /// The same problems as findings, with their codes.
     pub findings: Vec<Diagnostic>,
+    /// The most bytes of catalog one request holds; over it, each request lists the skills most
+    /// relevant to it that fit.
+    pub catalog_budget: usize,
 }
 
 /// `skills show NAME`: one skill in full.

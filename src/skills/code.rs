@@ -99,6 +99,8 @@ pub const LONG_BODY: &str = "long-body";
 pub const HIDDEN_CHARACTERS: &str = "hidden-characters";
 /// A file `SKILL.md` names that is not in the skill folder.
 pub const MISSING_FILE: &str = "missing-file";
+/// A file `SKILL.md` names that the skill has only in another letter case (`FORMS.md`, `forms.md`).
+pub const FILE_NAME_CASE: &str = "file-name-case";
 /// Bash-only syntax in a script that says `#!/bin/sh`.
 pub const BASHISM: &str = "bashism";
 
@@ -115,6 +117,8 @@ pub const UNSUPPORTED_DEPENDENCY: &str = "unsupported-dependency";
 pub const SCRIPT_CRLF: &str = "script-crlf";
 /// A file named `Skill.md` or another case of `SKILL.md`.
 pub const SKILL_MD_CASE: &str = "skill-md-case";
+/// `skills check` found no skill to check at all.
+pub const NO_SKILLS: &str = "no-skills";
 /// A declared need (`requires.env`, `requires.bins`) that is not met here.
 pub const UNMET_REQUIREMENT: &str = "unmet-requirement";
 /// A catalog line long enough to crowd other skills out of a budgeted catalog.
@@ -166,6 +170,7 @@ pub const ALL: &[&str] = &[
     LONG_BODY,
     HIDDEN_CHARACTERS,
     MISSING_FILE,
+    FILE_NAME_CASE,
     BASHISM,
     OTHER_TOOL_KEY,
     OTHER_TOOL_SYNTAX,
@@ -173,6 +178,7 @@ pub const ALL: &[&str] = &[
     UNSUPPORTED_DEPENDENCY,
     SCRIPT_CRLF,
     SKILL_MD_CASE,
+    NO_SKILLS,
     UNMET_REQUIREMENT,
     CATALOG_COST,
 ];

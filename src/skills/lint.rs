@@ -96,11 +96,13 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
         }
     }
     out.extend(shell_preprocessing(skill));
-    out.extend(super::refs::check_references(skill));
+    let named = super::refs::check_references(skill);
+    let scripts_to_fix = portability(skill, &named);
+    out.extend(named);
     for script in scripts(skill) {
         out.extend(bashisms(&script));
     }
-    out.extend(portability(skill));
+    out.extend(scripts_to_fix);
     out
 }
 
@@ -119,12 +121,26 @@ fn shell_preprocessing(skill: &Skill) -> Option<Diagnostic> {
 }
 
 /// Scripts with CRLF line endings or without the executable bit, each with its fix command. The
-/// entry script's missing bit is already a loader finding, so it is not named twice.
-fn portability(skill: &Skill) -> Vec<Diagnostic> {
+/// entry script's missing bit is already a loader finding, and a script the instructions run by
+/// hand is already named by [`super::refs`], so neither is named twice; scripts run through an
+/// interpreter need no bit ([`super::refs::script_problems`]).
+fn portability(skill: &Skill, named: &[Diagnostic]) -> Vec<Diagnostic> {
     let entry = skill.entry.as_deref().map(|e| skill.dir.join(e));
-    super::portable::check_scripts(&skill.dir, skill.entry.as_deref())
+    let runs_named = |path: &Path| {
+        named.iter().any(|d| {
+            d.code == code::NOT_EXECUTABLE
+                && d.message
+                    .rsplit("chmod +x ")
+                    .next()
+                    .is_some_and(|rel| skill.dir.join(rel.trim_end_matches('`')) == path)
+        })
+    };
+    super::refs::script_problems(&skill.dir, skill.entry.as_deref(), &skill.skill_file)
         .into_iter()
-        .filter(|p| !(p.issue == super::portable::ScriptIssue::NotExecutable && Some(&p.path) == entry.as_ref()))
+        .filter(|p| {
+            p.issue != super::portable::ScriptIssue::NotExecutable
+                || (Some(&p.path) != entry.as_ref() && !runs_named(&p.path))
+        })
         .map(|p| {
             Diagnostic::new(
                 p.issue.code(),

@@ -121,7 +121,7 @@ pub(super) fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
             if skills.is_empty() {
                 lines.push("no skills found; see docs/skills.md, \"Where skills come from\"".into());
             } else {
-                lines.extend(table_lines(skills, width).into_iter().map(|l| format!("  {l}")));
+                lines.extend(table_lines(skills, width, None).into_iter().map(|l| format!("  {l}")));
             }
             lines.extend(shadowed.iter().map(|w| format!("  shadowed: {}", visible(w))));
             lines

@@ -135,6 +135,7 @@ fn skill_list(list: &SkillList) -> String {
         skills: Vec::new(),
         problems: list.problems.clone(),
         findings: list.findings.clone(),
+        catalog_budget: list.catalog_budget,
     };
     let shell = versioned(&empty);
     const HEAD: &str = "{\"v\":1,\"skills\":[";
@@ -266,6 +267,7 @@ mod tests {
                 skills: (0..n).map(summary).collect(),
                 problems: vec!["a \"problem\"".into()],
                 findings: Vec::new(),
+                catalog_budget: 8192,
             };
             assert_eq!(skill_list(&list), versioned(&list), "{n} skills");
         }

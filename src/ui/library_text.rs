@@ -27,6 +27,13 @@ pub fn added(r: &SkillsAdded) -> Text {
     let mut err = Vec::new();
     for s in &r.installed {
         out.push(installed_line(s));
+        if s.declared_name != s.name {
+            err.push(format!(
+                "note: {}'s SKILL.md names it {:?}; its folder keeps the source's name (name-folder-mismatch in `agent skills check`)",
+                one(&s.name),
+                one(&s.declared_name)
+            ));
+        }
         for p in &s.fixed {
             err.push(format!(
                 "fixed: {} {} ({})",
@@ -44,6 +51,13 @@ pub fn added(r: &SkillsAdded) -> Text {
                 one(&p.fix_command())
             ));
         }
+    }
+    if !r.already.is_empty() {
+        let names: Vec<String> = r.already.iter().map(|n| one(n)).collect();
+        err.push(format!(
+            "already installed from this source, left as they are: {} (`agent skills update` refreshes them)",
+            names.join(", ")
+        ));
     }
     err.push(format!("recorded in {}", one(&r.lock.display().to_string())));
     if r.project {
@@ -80,9 +94,19 @@ pub fn outdated(r: &SkillsOutdated) -> Text {
             err: vec!["no skill was installed with `agent skills add` (no skills-lock.json lists one)".into()],
         };
     }
+    // Only what needs attention is listed: with a thousand skills the rest is a count.
     let mut out = Vec::new();
+    let (mut current, mut pinned) = (0, 0);
     for s in &r.skills {
         let state = match &s.standing {
+            Standing::UpToDate if !s.edited => {
+                current += 1;
+                continue;
+            }
+            Standing::Pinned if !s.edited => {
+                pinned += 1;
+                continue;
+            }
             Standing::UpToDate => "up to date".to_string(),
             Standing::Outdated => format!(
                 "outdated: {} → {}",
@@ -99,7 +123,12 @@ pub fn outdated(r: &SkillsOutdated) -> Text {
         };
         out.push(format!("{:<20} {state}{edited}", one(&s.name)));
     }
-    let err = if r.skills.iter().any(|s| s.standing == Standing::Outdated) {
+    let outdated = r.skills.iter().filter(|s| s.standing == Standing::Outdated).count();
+    out.push(format!(
+        "{outdated} outdated, {current} up to date, {pinned} pinned to a commit, of {} installed",
+        r.skills.len()
+    ));
+    let err = if outdated > 0 {
         vec!["`agent skills update [NAME]` shows the changes and asks before replacing".into()]
     } else {
         Vec::new()
@@ -112,7 +141,12 @@ pub fn updated(r: &SkillsUpdated) -> Text {
     let mut out = Vec::new();
     let mut err = Vec::new();
     for s in &r.skills {
-        let name = one(&s.name);
+        // A name installed both in the project and for the user: say which copy a line is about.
+        let twice = r.skills.iter().filter(|o| o.name == s.name).count() > 1;
+        let name = match s.dir.parent().filter(|_| twice) {
+            Some(root) => format!("{} ({})", one(&s.name), one(&root.display().to_string())),
+            None => one(&s.name),
+        };
         match s.outcome {
             UpdateOutcome::UpToDate => out.push(format!("{name}: up to date")),
             UpdateOutcome::Updated => {

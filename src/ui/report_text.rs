@@ -96,7 +96,7 @@ pub(super) fn path(p: &Path) -> String {
 fn skill_list(r: &SkillList, screen: Screen) -> Text {
     let out = match (screen.stdout_tty, r.skills.is_empty()) {
         (true, true) => Vec::new(),
-        (true, false) => table_lines(&r.skills, screen.stdout_width),
+        (true, false) => table_lines(&r.skills, screen.stdout_width, Some(r.catalog_budget)),
         (false, _) => tsv_lines(&r.skills),
     };
     let mut err: Vec<String> = r.problems.iter().map(|p| format!("warning: {}", one(p))).collect();
@@ -184,9 +184,19 @@ fn need_line(need: &crate::skills::needs::Need) -> String {
 
 /// Who invokes a skill, for `skills show`: the model, people (with the command and its hint), both.
 fn invocation_line(name: &str, inv: &crate::skills::invocation::Invocation) -> String {
-    let command = match &inv.argument_hint {
-        Some(hint) => format!("/{} {}", one(name), one(hint)),
-        None => format!("/{}", one(name)),
+    let hint = inv
+        .argument_hint
+        .as_deref()
+        .map(|h| format!(" {}", one(h)))
+        .unwrap_or_default();
+    // A slash command ends at the first space: `/Apify Automation` cannot be typed, `--skill` can.
+    let command = if name.chars().any(char::is_whitespace) {
+        format!(
+            "agent --skill {}{hint} (the name has spaces, so there is no /command)",
+            shell_words::quote(&one(name))
+        )
+    } else {
+        format!("/{}{hint}", one(name))
     };
     match (inv.model, inv.user) {
         (true, true) => format!("by the model, or by hand with {command}"),

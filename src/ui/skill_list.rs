@@ -24,8 +24,9 @@ pub fn status(skill: &SkillSummary) -> String {
     if marks.is_empty() { "ok".into() } else { marks.join(",") }
 }
 
-/// The table for a terminal `width` columns wide; roots shown relative to `cwd` or as `~/…`.
-pub fn table_lines(skills: &[SkillSummary], width: usize) -> Vec<String> {
+/// The table for a terminal `width` columns wide; roots shown relative to `cwd` or as `~/…`. With
+/// the catalog's per-request cap (`budget`), the footer says what a request holds.
+pub fn table_lines(skills: &[SkillSummary], width: usize, budget: Option<usize>) -> Vec<String> {
     let cwd = std::env::current_dir().ok();
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let rows = skills
@@ -46,21 +47,30 @@ pub fn table_lines(skills: &[SkillSummary], width: usize) -> Vec<String> {
         droppable: Some(ROOT_COLUMN),
     }
     .render(width);
-    if let Some(footer) = catalog_footer(skills) {
+    if let Some(footer) = catalog_footer(skills, budget) {
         lines.push(footer.chars().take(width.max(1)).collect());
     }
     lines
 }
 
-/// What the catalog costs every request, and its largest line (`--json` has each skill's).
-fn catalog_footer(skills: &[SkillSummary]) -> Option<String> {
+/// What the catalog costs a request, and its largest line (`--json` has each skill's). Over the
+/// cap (`budget`), a request holds the skills most relevant to it that fit, not all of them.
+fn catalog_footer(skills: &[SkillSummary], budget: Option<usize>) -> Option<String> {
     let largest = skills.iter().max_by_key(|s| s.catalog_bytes)?;
     let total: usize = skills.iter().map(|s| s.catalog_bytes).sum();
-    Some(format!(
-        "catalog: {total} B per request (largest: {} {} B)",
-        visible(&largest.name),
-        largest.catalog_bytes
-    ))
+    let largest = format!("largest: {} {} B", visible(&largest.name), largest.catalog_bytes);
+    Some(match budget {
+        Some(cap) if total > cap => {
+            // How many average lines fit: what ranking takes in, give or take their lengths.
+            let fit = (cap * skills.len() / total.max(1)).min(skills.len());
+            format!(
+                "catalog: {total} B in all, over the {cap} B cap per request: each request lists about {fit} of the {} skills, those most relevant to it ({largest})",
+                skills.len()
+            )
+        }
+        Some(cap) => format!("catalog: {total} B per request, within the {cap} B cap ({largest})"),
+        None => format!("catalog: {total} B per request ({largest})"),
+    })
 }
 
 /// The ROOT cell: the root, shortened, and whose folder it is when not ours (`~/.claude/skills (claude)`).
@@ -135,6 +145,37 @@ mod tests {
         assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills (claude)");
         s.tool = Tool::Agent;
         assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills");
+    }
+
+    #[test]
+    fn the_footer_shows_the_cap_and_what_a_request_holds() {
+        let skill = |name: &str, bytes: usize| SkillSummary {
+            name: name.into(),
+            description: "d".into(),
+            dir: "/s/x".into(),
+            root: "/s".into(),
+            root_kind: crate::skills::discover::RootKind::User,
+            tool: Tool::Agent,
+            dialect: crate::skills::Dialect::AgentSkills,
+            entry: None,
+            allowed_tools: Vec::new(),
+            warnings: 0,
+            codes: Vec::new(),
+            trusted: true,
+            blocked: None,
+            catalog_bytes: bytes,
+        };
+        let many: Vec<SkillSummary> = (0..1000).map(|i| skill(&format!("s{i}"), 170)).collect();
+        let footer = catalog_footer(&many, Some(8192)).unwrap();
+        assert!(
+            footer.starts_with("catalog: 170000 B in all, over the 8192 B cap per request: each request lists about 48 of the 1000 skills"),
+            "{footer}"
+        );
+        let few = [skill("a", 100), skill("b", 300)];
+        assert_eq!(
+            catalog_footer(&few, Some(8192)).unwrap(),
+            "catalog: 400 B per request, within the 8192 B cap (largest: b 300 B)"
+        );
     }
 
     #[test]

@@ -129,3 +129,67 @@ async fn no_preactivation_without_a_clear_winner_or_by_default() {
         assert!(contents(&mock.requests().await[0], "tool").is_empty(), "{env} {query}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_budget_a_chat_keeps_its_request_prefix_and_appends_what_a_later_request_needs() {
+    use crate::common::pty::*;
+    let ws = std::sync::Arc::new(Workspace::new());
+    many_skills(&ws, 300);
+    let mock = std::sync::Arc::new(MockLlm::start(vec![text("First."), text("Second.")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut cmd = pty_agent(&w);
+        cmd.env("AGENT_RETRIES", "0")
+            .env("AGENT_BASE_URL", m.base_url())
+            .env("AGENT_API_KEY", "sk-test-key-0123456789")
+            .env("AGENT_MODEL", "gpt-4.1-mini")
+            .env("AGENT_CATALOG_BUDGET", "2048");
+        let mut p = rexpect::session::spawn_command(cmd, Some(10_000)).unwrap();
+        p.exp_string("/help for commands").unwrap();
+        type_line(&mut p, "list the pods of kubernetes");
+        p.exp_string("First.").unwrap();
+        type_line(&mut p, "remind customers about overdue invoices");
+        p.exp_string("Second.").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    // Chat requests only (the chat also asks /v1/models for the context window).
+    let reqs: Vec<_> = mock
+        .requests()
+        .await
+        .into_iter()
+        .filter(|r| r.get("messages").is_some())
+        .collect();
+    assert_eq!(reqs.len(), 2);
+    let (first, second) = (&reqs[0], &reqs[1]);
+    assert_eq!(first["tools"], second["tools"], "the tool schemas stay the same");
+    let earlier = first["messages"].as_array().unwrap();
+    let later = second["messages"].as_array().unwrap();
+    assert_eq!(
+        &later[..earlier.len()],
+        &earlier[..],
+        "every earlier message, system first, is unchanged"
+    );
+    let system = &contents(first, "system")[0];
+    assert!(
+        catalog_lines(system)[0].starts_with("- kubernetes-"),
+        "ranked for the first request"
+    );
+    assert!(
+        !system.contains("invoice-sender"),
+        "the invoice skill is not in the first catalog"
+    );
+    // The second request's relevant skill arrives after it, as a search result.
+    let tail = &later[earlier.len() + 2..];
+    assert_eq!(
+        tail[0]["tool_calls"][0]["function"]["name"], "search_skills",
+        "{tail:?}"
+    );
+    assert!(
+        tail[1]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("- invoice-sender: Emails overdue invoices"),
+        "{tail:?}"
+    );
+}

@@ -16,6 +16,8 @@ mod llm_faults;
 mod local_servers;
 mod parser_props;
 mod phases;
+mod public_layouts;
+mod real_layouts;
 mod real_skills;
 mod record_replay;
 mod repl;

@@ -68,6 +68,25 @@ async fn an_installed_claude_code_skill_reads_and_writes_in_the_working_folder_r
     install(&ws, &bib_skill(&src)).await;
     let installed = ws.home().join(".agents/skills/bib-format");
     let before = files_below(&installed);
+    let mut show = ws.bare_agent();
+    show.args(["--json", "skills", "show", "bib-format"]);
+    let (code, out, err) = run_outcome(show).await;
+    assert_eq!(code, 0, "{err}");
+    let shown: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        shown["sandbox"]["write"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["grant"] != "skill-folder")
+            && shown["sandbox"]["skipped"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["grant"] == "skill-folder"),
+        "skills show says the installed folder is read-only: {}",
+        shown["sandbox"]
+    );
     std::fs::write(ws.work().join("refs.bib"), REFS).unwrap();
     let command = "python3 scripts/format_refs.py refs.bib -o formatted.bib";
     for run in 1..=3 {

@@ -11,7 +11,7 @@ use agent::skills::library::git;
 use serde_json::{Value, json};
 
 /// Run git in `dir` with a fixed identity; returns trimmed stdout.
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(super) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Std::new("git")
         .args([
             "-c",
@@ -33,12 +33,12 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-fn write(path: &Path, text: &str) {
+pub(super) fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
 
-fn skill_md(name: &str, body: &str) -> String {
+pub(super) fn skill_md(name: &str, body: &str) -> String {
     format!("---\nname: {name}\ndescription: The {name} skill, for tests of installing skills.\n---\n{body}\n")
 }
 
@@ -60,16 +60,16 @@ fn repository(ws: &Workspace) -> (PathBuf, String) {
     (repo, commit)
 }
 
-fn url(repo: &Path) -> String {
+pub(super) fn url(repo: &Path) -> String {
     format!("file://{}", repo.display())
 }
 
-fn lock(ws: &Workspace) -> Value {
+pub(super) fn lock(ws: &Workspace) -> Value {
     let text = std::fs::read_to_string(ws.home().join(".agents/skills/skills-lock.json")).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
-async fn outcome(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
+pub(super) async fn outcome(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
     let mut cmd = ws.bare_agent();
     cmd.args(args);
     run_outcome(cmd).await
@@ -109,10 +109,14 @@ async fn add_with_a_tag_and_a_subfolder_records_the_lock() {
     let listing: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(listed_names(&listing), ["deploy"]);
 
-    // Adding it again is refused; nothing changes.
+    // Adding it again leaves it as it is (updates are `skills update`'s); nothing changes.
     let (code, _, err) = outcome(&ws, &["skills", "add", &source]).await;
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("already exists"), "{err}");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("already installed from this source") && err.contains("deploy"),
+        "{err}"
+    );
+    assert_eq!(lock(&ws)["skills"]["deploy"], *entry);
 }
 
 #[tokio::test]
@@ -150,7 +154,7 @@ async fn outdated_then_update_shows_the_diff_and_asks_for_yes() {
     assert_eq!(code, 0, "{err}");
     let (code, out, _) = outcome(&ws, &["skills", "outdated"]).await;
     assert_eq!(code, 0);
-    assert!(out.contains("deploy") && out.contains("up to date"), "{out}");
+    assert!(out.contains("0 outdated, 1 up to date"), "{out}");
 
     write(
         &repo.join("skills/deploy/SKILL.md"),
@@ -162,7 +166,7 @@ async fn outdated_then_update_shows_the_diff_and_asks_for_yes() {
     let v2 = git(&repo, &["rev-parse", "HEAD"]);
 
     let (code, out, _) = outcome(&ws, &["--json", "skills", "outdated"]).await;
-    assert_eq!(code, 0);
+    assert_eq!(code, 1, "something outdated fails the command, for CI");
     let doc: Value = serde_json::from_str(&out).unwrap();
     let row = &doc["skills"][0];
     assert_eq!(

@@ -180,17 +180,20 @@ async fn a_skill_the_catalog_did_not_show_cannot_pass() {
     assert_eq!(case["pass"], false, "choosing a skill never shown proves nothing");
 }
 
-/// Answers 429 with `retry-after: 0` to every other request, and routes the rest like [`Chooser`].
+/// Answers 429 with `retry-after: 0` to every other request for the same prompt (so each routing
+/// is refused at most twice, whatever the interleaving), and routes the rest like [`Chooser`].
 struct Busy {
-    calls: Mutex<u32>,
+    calls: Mutex<std::collections::HashMap<String, u32>>,
     inner: Chooser,
 }
 
 impl Respond for Busy {
     fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
         let mut calls = self.calls.lock().unwrap();
-        *calls += 1;
-        if *calls % 2 == 1 {
+        let count = calls.entry(user(&body)).or_insert(0);
+        *count += 1;
+        if *count % 2 == 1 {
             return ResponseTemplate::new(429)
                 .insert_header("retry-after", "0")
                 .set_body_raw(r#"{"error":{"message":"slow down"}}"#, "application/json");
@@ -204,7 +207,7 @@ impl Respond for Busy {
 async fn jobs_run_concurrently_and_429_retry_after_is_waited_out() {
     let ws = workspace();
     let mock = MockLlm::serving(Busy {
-        calls: Mutex::new(0),
+        calls: Mutex::default(),
         inner: chooser(1),
     })
     .await;

@@ -5,15 +5,17 @@
 
 use std::path::{Path, PathBuf};
 
+use super::choose::{Wanted, choose, folder_name};
 use crate::exec::trust::hash_skill_dir;
 use crate::exit::AppError;
-use crate::output::library::{Choice, InstalledSkill, LibraryAsker, SkillRemoved, SkillsAdded};
+use crate::output::library::{InstalledSkill, LibraryAsker, SkillRemoved, SkillsAdded};
 use crate::skills::library::git;
 use crate::skills::library::install::{self, Candidate, InstallError, find_candidates};
 use crate::skills::library::lock::{LockEntry, LockFile, now_rfc3339};
 use crate::skills::library::source::{Location, Source};
 use crate::skills::parse::{Loaded, load_skill};
-use crate::skills::portable::check_scripts;
+use crate::skills::portable::{ScriptIssue, ScriptProblem, check_scripts};
+use crate::skills::refs::script_problems;
 
 /// What `skills add` was asked.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +25,8 @@ pub struct AddRequest {
     pub skills: Vec<String>,
     /// `--fix`: fix script problems in the installed copy without asking.
     pub fix: bool,
+    /// `--all`: every skill of the source, without asking.
+    pub all: bool,
 }
 
 /// A fetched source: the tree to install from, and the commit (git sources). The temporary folder
@@ -66,7 +70,10 @@ pub async fn fetch(source: &Source) -> Result<Fetched, AppError> {
     })
 }
 
-/// Install the skills `request` names from its source into `root`.
+/// Install the skills `request` names from its source into `root`. Skills of this source that
+/// are already installed from it are left as they are (re-adding a partly installed repository
+/// installs the rest); a folder in the way that came from elsewhere stops the install before
+/// anything is put in place. Script problems are asked about once for the whole install.
 pub async fn add(
     request: &AddRequest,
     cwd: &Path,
@@ -76,14 +83,43 @@ pub async fn add(
 ) -> Result<SkillsAdded, AppError> {
     let source = Source::parse(&request.source, cwd).map_err(|e| AppError::usage(e.to_string()))?;
     let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+    install::clear_leftovers(root);
     let fetched = fetch(&source).await?;
     let candidates = find_candidates(&fetched.tree);
-    let chosen = choose(&source, &candidates, &request.skills, asker)?;
-    let mut installed = Vec::new();
+    let searched = format!(
+        "{} and its folders {MAX_DEPTH_TEXT} (hidden ones only as `skills/.NAME` categories or other agents' folders)",
+        source
+            .subdir
+            .as_deref()
+            .map_or_else(|| "the source".to_string(), |s| format!("#{s}"))
+    );
+    let wanted = Wanted {
+        names: &request.skills,
+        all: request.all,
+    };
+    let chosen = choose(&source, &searched, &candidates, &wanted, asker)?;
+    let at_git_root = matches!(source.location, Location::Git(_)) && source.subdir.is_none();
+    let mut todo = Vec::new();
+    let mut already = Vec::new();
     for candidate in chosen {
-        let name = folder_name(candidate);
-        let skill = install_one(candidate, &name, root, false, request.fix, asker)?;
+        let name = folder_name(candidate, &source, at_git_root && candidate.subdir.is_none());
         let subdir = join_subdirs(source.subdir.as_deref(), candidate.subdir.as_deref());
+        let present = std::fs::symlink_metadata(root.join(&name)).is_ok();
+        let ours = lock
+            .skills
+            .get(&name)
+            .is_some_and(|e| e.source == source.location_text() && e.subdir == subdir);
+        match (present, ours) {
+            (true, true) => already.push(name),
+            (true, false) => return Err(AppError::usage(InstallError::Exists(root.join(&name)).to_string())),
+            (false, _) => todo.push((candidate, name, subdir)),
+        }
+    }
+    let problems: Vec<ScriptProblem> = todo.iter().flat_map(|(c, _, _)| problems_of(&c.dir)).collect();
+    let fix = fix_decision(request.fix, &problems, todo.len(), asker);
+    let mut installed = Vec::new();
+    for (candidate, name, subdir) in todo {
+        let skill = install_one(candidate, &name, root, false, fix)?;
         let entry = LockEntry {
             source: source.location_text(),
             reference: source.reference.clone(),
@@ -107,22 +143,13 @@ pub async fn add(
         root: root.to_path_buf(),
         lock: LockFile::path(root),
         installed,
+        already,
         project,
     })
 }
 
-/// The folder name a candidate is installed as: its skill name when that can be a folder name,
-/// else the folder it came in.
-fn folder_name(candidate: &Candidate) -> String {
-    if install::check_name(&candidate.name).is_ok() {
-        return candidate.name.clone();
-    }
-    candidate
-        .dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| candidate.name.clone())
-}
+/// How deep a source is searched, as the "holds no skill" error says it.
+const MAX_DEPTH_TEXT: &str = "up to 4 levels down";
 
 /// `#SUBDIR` of the source joined with where the skill was found below it.
 fn join_subdirs(source: Option<&str>, found: Option<&str>) -> Option<String> {
@@ -132,81 +159,50 @@ fn join_subdirs(source: Option<&str>, found: Option<&str>) -> Option<String> {
     }
 }
 
-/// Which candidates to install: the ones named, the only one, or a person's choice; without a
-/// terminal several candidates and no `--skill` are a usage error naming them.
-fn choose<'a>(
-    source: &Source,
-    candidates: &'a [Candidate],
-    wanted: &[String],
-    asker: &dyn LibraryAsker,
-) -> Result<Vec<&'a Candidate>, AppError> {
-    let names = || {
-        candidates
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if candidates.is_empty() {
-        return Err(AppError::usage(format!(
-            "{source} holds no skill (a folder with a SKILL.md and a description); name the folder with #SUBDIR"
-        )));
+/// The script problems a skill folder would be installed with (what `skills check` reports).
+pub fn problems_of(dir: &Path) -> Vec<ScriptProblem> {
+    match dir.parent().map(|parent| load_skill(dir, parent)) {
+        Some(Loaded::Skill(skill)) => script_problems(dir, skill.entry.as_deref(), &skill.skill_file),
+        _ => check_scripts(dir, None),
     }
-    if !wanted.is_empty() {
-        let mut picked = Vec::new();
-        for name in wanted {
-            let found = candidates
-                .iter()
-                .find(|c| c.name == *name || c.dir.file_name().is_some_and(|f| f.to_string_lossy() == name.as_str()));
-            match found {
-                Some(c) => picked.push(c),
-                None => {
-                    return Err(AppError::usage(format!(
-                        "{source} has no skill named {name:?}; it has: {}",
-                        names()
-                    )));
-                }
-            }
-        }
-        return Ok(picked);
-    }
-    if let [only] = candidates {
-        return Ok(vec![only]);
-    }
-    if !asker.can_ask() {
-        return Err(AppError::usage(format!(
-            "{source} holds {} skills ({}); choose with --skill NAME (repeatable)",
-            candidates.len(),
-            names()
-        )));
-    }
-    let choices: Vec<Choice> = candidates
-        .iter()
-        .map(|c| Choice {
-            name: c.name.clone(),
-            description: c.description.clone(),
-            subdir: c.subdir.clone(),
-        })
-        .collect();
-    let picked: Vec<&Candidate> = asker
-        .choose(&source.to_string(), &choices)
-        .into_iter()
-        .filter_map(|i| candidates.get(i))
-        .collect();
-    if picked.is_empty() {
-        return Err(AppError::usage("no skill chosen; nothing was installed"));
-    }
-    Ok(picked)
 }
 
-/// Stage, fix scripts if allowed, and put one skill in place as `root/name`.
+/// Whether to fix `problems` in the installed copies: `--fix`, or a person's yes to one question
+/// for the whole install that names only the kinds of problem present.
+pub fn fix_decision(fix: bool, problems: &[ScriptProblem], skills: usize, asker: &dyn LibraryAsker) -> bool {
+    if problems.is_empty() || fix {
+        return fix;
+    }
+    if !asker.can_ask() {
+        return false;
+    }
+    let count = |issue| problems.iter().filter(|p| p.issue == issue).count();
+    let kinds: Vec<String> = [
+        (ScriptIssue::CrlfLineEndings, "with CRLF line endings"),
+        (ScriptIssue::NotExecutable, "without the executable bit"),
+    ]
+    .into_iter()
+    .filter(|(issue, _)| count(*issue) > 0)
+    .map(|(issue, what)| format!("{} script(s) {what}", count(issue)))
+    .collect();
+    let whose = if skills == 1 {
+        String::new()
+    } else {
+        format!(" in {skills} skills")
+    };
+    asker.confirm(&format!(
+        "{}{whose}; fix them in the installed copies?",
+        kinds.join(" and ")
+    ))
+}
+
+/// Stage, fix scripts when `fix` says so, and put one skill in place as `root/name`.
 pub fn install_one(
     candidate: &Candidate,
     name: &str,
     root: &Path,
     replace: bool,
     fix: bool,
-    asker: &dyn LibraryAsker,
 ) -> Result<InstalledSkill, AppError> {
     let failed = |e: InstallError| match e {
         InstallError::Exists(_) | InstallError::BadName(_) => AppError::usage(e.to_string()),
@@ -216,7 +212,7 @@ pub fn install_one(
         return Err(failed(InstallError::Exists(root.join(name))));
     }
     let staged = install::stage(&candidate.dir, root, name).map_err(failed)?;
-    let result = fix_and_commit(&staged, name, root, replace, fix, asker).map_err(failed);
+    let result = fix_and_commit(&staged, name, &candidate.name, root, replace, fix).map_err(failed);
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&staged);
     }
@@ -226,29 +222,18 @@ pub fn install_one(
 fn fix_and_commit(
     staged: &Path,
     name: &str,
+    declared_name: &str,
     root: &Path,
     replace: bool,
     fix: bool,
-    asker: &dyn LibraryAsker,
 ) -> Result<InstalledSkill, InstallError> {
-    let entry = match load_skill(staged, root) {
-        Loaded::Skill(skill) => skill.entry,
-        _ => None,
-    };
-    let problems = check_scripts(staged, entry.as_deref());
-    let fix = !problems.is_empty()
-        && (fix
-            || asker.can_ask()
-                && asker.confirm(&format!(
-                    "{name}: {} script problem(s) (CRLF line endings, missing executable bit); fix them in the installed copy?",
-                    problems.len()
-                )));
+    let problems = problems_of(staged);
     let dir = install::commit(staged, root, name, replace)?;
     let (mut fixed, mut unfixed) = (Vec::new(), Vec::new());
     for problem in problems {
         // The problem was found in the staged copy; the same file now lives in `dir`.
         let moved = match problem.path.strip_prefix(staged) {
-            Ok(rel) => crate::skills::portable::ScriptProblem {
+            Ok(rel) => ScriptProblem {
                 path: dir.join(rel),
                 ..problem
             },
@@ -262,6 +247,7 @@ fn fix_and_commit(
     }
     Ok(InstalledSkill {
         name: name.to_string(),
+        declared_name: declared_name.to_string(),
         hash: hash_skill_dir(&dir),
         dir,
         source: String::new(),
@@ -278,11 +264,13 @@ fn fix_and_commit(
 pub fn remove(name: &str, root: &Path) -> Result<SkillRemoved, AppError> {
     let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
     if lock.skills.remove(name).is_none() {
+        // The nearest names, not every entry: a lock can list a thousand skills.
         let listed: Vec<&str> = lock.skills.keys().map(String::as_str).collect();
-        let listed = if listed.is_empty() {
-            "it lists none".to_string()
-        } else {
-            format!("it lists {}", listed.join(", "))
+        let near = crate::skills::invoke::nearest(name, &listed, 3);
+        let listed = match (listed.len(), near.is_empty()) {
+            (0, _) => "it lists none".to_string(),
+            (n, true) => format!("none of its {n} entries is close"),
+            (n, false) => format!("of its {n} entries, the nearest: {}", near.join(", ")),
         };
         return Err(AppError::usage(format!(
             "{name} is not in {} ({listed}); only skills installed with `agent skills add` are removed: \

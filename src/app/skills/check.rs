@@ -1,6 +1,6 @@
 //! `agent skills check`: every finding per skill (loader findings and lint) and a tally.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::exit::AppError;
 use crate::output::report::{CheckedSkill, SkillCheck};
@@ -9,6 +9,7 @@ use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
 use crate::skills::lint::{Rules, lint};
 use crate::skills::needs::{MCP_UNAVAILABLE, NeedKind, Needs, WHERE_TO_SET};
 use crate::skills::{Diagnostic, Severity, Skill, code};
+use crate::support::skill_dirs::find_skill_file;
 
 /// Check the skills under `dirs` (every configured root when empty) under `rules`.
 /// `needs` checks a skill's declared needs against the environment its commands would get: unmet
@@ -42,6 +43,9 @@ pub(super) fn check(
         skills: Vec::new(),
         problems: discovery.skipped.iter().chain(&discovery.warnings).cloned().collect(),
     };
+    if discovery.skills.is_empty() && discovery.skipped.is_empty() {
+        report.problems.extend(checked_nothing(dirs));
+    }
     for skill in &discovery.skills {
         let mut findings: Vec<Diagnostic> = skill.diagnostics.clone();
         findings.extend(lint(skill, rules));
@@ -60,6 +64,61 @@ pub(super) fn check(
     report.errors = errors;
     report.warnings = warnings;
     Ok(report)
+}
+
+/// A check that found no skill at all passed vacuously (openai/skills' `skills/` holds only hidden
+/// category folders): a warning, so `--strict` fails, naming the hidden folders that hold skills.
+fn checked_nothing(dirs: &[PathBuf]) -> Vec<Diagnostic> {
+    let what = if dirs.is_empty() {
+        vec![(
+            PathBuf::from("."),
+            "no skill found in any configured skill root".to_string(),
+        )]
+    } else {
+        dirs.iter()
+            .map(|d| (d.clone(), "no skill found here".to_string()))
+            .collect()
+    };
+    what.into_iter()
+        .map(|(dir, found)| {
+            let hidden = hidden_skill_folders(&dir);
+            let hint = if hidden.is_empty() {
+                "a skill is a folder directly below the checked one (or the checked folder itself) holding SKILL.md"
+                    .to_string()
+            } else {
+                let shown: Vec<String> = hidden.iter().map(|h| h.display().to_string()).collect();
+                format!(
+                    "hidden folders are skipped, and these hold skills: check them by name (`agent skills check {}`)",
+                    shown.join(" ")
+                )
+            };
+            Diagnostic::new(
+                code::NO_SKILLS,
+                Severity::Warning,
+                &dir,
+                None,
+                format!("{found}; {hint}"),
+            )
+        })
+        .collect()
+}
+
+/// Hidden folders directly below `dir` that hold skill folders (`.curated/gh-fix-ci/SKILL.md`).
+fn hidden_skill_folders(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.') && e.file_name() != ".git")
+        .map(|e| e.path())
+        .filter(|hidden| {
+            std::fs::read_dir(hidden)
+                .is_ok_and(|mut inner| inner.any(|e| e.is_ok_and(|e| find_skill_file(&e.path()).is_some())))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// One info finding per declared need that is not met here, saying where to fix it.

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use super::Run;
-use super::{add, update};
+use super::{add, outdated, update};
 use crate::cli::SkillsCommand;
 use crate::exec::trust::Standing;
 use crate::exit::{AppError, ExitCode};
-use crate::output::library::UpdateOutcome;
+use crate::output::library::{self as library_report, UpdateOutcome};
 use crate::output::{Event, Report};
 use crate::skills::discover::RootKind;
 use crate::skills::library::lock::LockFile;
@@ -25,11 +25,13 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
             skills,
             project,
             fix,
+            all,
         } => {
             let request = add::AddRequest {
                 source: source.clone(),
                 skills: skills.clone(),
                 fix: *fix,
+                all: *all,
             };
             match (cwd(), root(run, *project)) {
                 (Ok(cwd), Ok(root)) => add::add(&request, &cwd, &root, *project, &asker)
@@ -39,7 +41,7 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
             }
         }
         SkillsCommand::Outdated => match roots(run) {
-            Ok(roots) => update::outdated(&refs(&roots)).await.map(Report::SkillsOutdated),
+            Ok(roots) => outdated::outdated(&refs(&roots)).await.map(Report::SkillsOutdated),
             Err(e) => Err(e),
         },
         SkillsCommand::Update { name, yes } => match roots(run) {
@@ -54,9 +56,13 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
         _ => return None,
     };
     let unconfirmed = |r: &Report| matches!(r, Report::SkillsUpdated(u) if u.skills.iter().any(|s| s.outcome == UpdateOutcome::NotConfirmed));
+    let outdated = |r: &Report| matches!(r, Report::SkillsOutdated(o) if o.skills.iter().any(|s| s.standing == library_report::Standing::Outdated));
     Some(result.map(|r| {
         let code = if unconfirmed(&r) {
             ExitCode::Usage
+        } else if outdated(&r) {
+            // Like a failed `skills check`: CI can fail on it (`skills outdated || …`).
+            ExitCode::Internal
         } else {
             ExitCode::Answered
         };

@@ -3,16 +3,15 @@
 
 mod add;
 mod check;
+mod choose;
 mod eval;
 mod library;
 mod new;
+mod outdated;
 mod routing;
 mod tune;
 mod tune_write;
 mod update;
-
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use super::Run;
 use crate::agent::retrieve::Method;
@@ -24,7 +23,7 @@ use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
 use crate::output::{Event, Output};
 use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
-use crate::skills::library::lock::{Installed, LockFile};
+use crate::skills::library::lock::{Installed, Locks};
 use crate::skills::lint::Rules;
 use crate::skills::needs::Needs;
 use crate::skills::{Severity, Skill, SkillSet};
@@ -47,7 +46,7 @@ pub(super) async fn run(action: &SkillsCommand, run: Run<'_>) -> Result<ExitCode
     };
     let discovery = discover_with(&run.config.skill_roots, &scan);
     let report = match action {
-        SkillsCommand::List => Report::SkillList(list(discovery, &run.trust)),
+        SkillsCommand::List => Report::SkillList(list(discovery, &run.trust, run.config.catalog_budget)),
         SkillsCommand::Show { name, .. } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
         SkillsCommand::Search { query, limit } => {
             Report::SkillSearch(search(&discovery, &run.config, &*output, &query.join(" "), *limit).await)
@@ -89,40 +88,27 @@ pub(super) async fn run(action: &SkillsCommand, run: Run<'_>) -> Result<ExitCode
 
 /// What a listing says about `skill`: the one place that decides whether it is blocked.
 pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
-    summary_known(skill.clone(), trust, true)
+    summary_known(skill.clone(), trust, &mut Locks::default())
 }
 
-/// The summaries of `skills`, looking for each root's lock file once rather than once per skill
-/// (most roots have none, and a listing can hold thousands of skills).
+/// The summaries of `skills`, reading each root's lock file once rather than once per skill (a
+/// listing can hold thousands of skills, and a lock file lists them all).
 pub(super) fn summaries(skills: &[Skill], trust: &FolderTrust) -> Vec<SkillSummary> {
     summaries_of(skills.to_vec(), trust)
 }
 
 /// [`summaries`] of skills that are not needed afterwards: their text moves into the summaries.
 fn summaries_of(skills: Vec<Skill>, trust: &FolderTrust) -> Vec<SkillSummary> {
-    let mut locked: HashMap<PathBuf, bool> = HashMap::new();
+    let mut locks = Locks::default();
     skills
         .into_iter()
-        .map(|skill| {
-            let may_be_installed = skill.dir.parent().is_none_or(|root| has_lock(&mut locked, root));
-            summary_known(skill, trust, may_be_installed)
-        })
+        .map(|skill| summary_known(skill, trust, &mut locks))
         .collect()
 }
 
-/// Whether `root` has a lock file, asked of the file system once per root.
-fn has_lock(known: &mut HashMap<PathBuf, bool>, root: &Path) -> bool {
-    if let Some(has) = known.get(root) {
-        return *has;
-    }
-    let has = LockFile::path(root).is_file();
-    known.insert(root.to_path_buf(), has);
-    has
-}
-
-/// [`summary`], told whether the skill's root has a lock file at all (`may_be_installed`).
-fn summary_known(skill: Skill, trust: &FolderTrust, may_be_installed: bool) -> SkillSummary {
-    let blocked = blocked_reason(&skill, trust, may_be_installed);
+/// [`summary`], with the lock files read so far (`locks`).
+fn summary_known(skill: Skill, trust: &FolderTrust, locks: &mut Locks) -> SkillSummary {
+    let blocked = blocked_reason(&skill, trust, locks);
     let codes: Vec<&'static str> = skill
         .diagnostics
         .iter()
@@ -150,9 +136,8 @@ fn summary_known(skill: Skill, trust: &FolderTrust, may_be_installed: bool) -> S
 
 /// Why a skill cannot run commands at all, if it can't: a project skill whose folder the user has
 /// not trusted with its current content.
-fn blocked_reason(skill: &Skill, trust: &FolderTrust, may_be_installed: bool) -> Option<String> {
-    if may_be_installed
-        && let Some(installed) = Installed::of(&skill.dir)
+fn blocked_reason(skill: &Skill, trust: &FolderTrust, locks: &mut Locks) -> Option<String> {
+    if let Some(installed) = locks.installed(&skill.dir)
         && hash_skill_dir(&skill.dir) != installed.entry.hash
     {
         return Some(format!(
@@ -198,12 +183,13 @@ pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted,
 }
 
 /// `skills list`: every skill, and the problems of the scan.
-fn list(discovery: Discovery, trust: &FolderTrust) -> SkillList {
+fn list(discovery: Discovery, trust: &FolderTrust, catalog_budget: usize) -> SkillList {
     let findings: Vec<_> = discovery.skipped.into_iter().chain(discovery.warnings).collect();
     SkillList {
         skills: summaries_of(discovery.skills, trust),
         problems: findings.iter().map(|d| d.to_string()).collect(),
         findings,
+        catalog_budget,
     }
 }
 
@@ -225,7 +211,15 @@ fn show(discovery: &Discovery, run: &Run<'_>, name: &str) -> Result<SkillShow, A
         version: skill.version.clone(),
         body: skill.read_body().unwrap_or_else(|e| format!("(cannot read body: {e})")),
         diagnostics: skill.diagnostics.clone(),
-        sandbox: run.config.sandbox.policy(&skill.dir, &requires.write, requires.network),
+        sandbox: {
+            let policy = run.config.sandbox.policy(&skill.dir, &requires.write, requires.network);
+            // As a command of it would get: an installed or bundled skill's folder is read-only.
+            if skill.root_kind == RootKind::Bundled || Installed::of(&skill.dir).is_some() {
+                policy.lock_skill_folder()
+            } else {
+                policy
+            }
+        },
         invocation: skill.invocation.clone(),
         needs: needs_of(skill, run).needs,
     })

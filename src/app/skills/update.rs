@@ -1,23 +1,19 @@
-//! `agent skills outdated` and `agent skills update [NAME]` (SPEC §10), from `skills-lock.json`:
-//! ask each source what it has now, show what an update would change, and replace only after a
-//! yes (or `--yes`).
+//! `agent skills update [NAME]` (SPEC §10), from `skills-lock.json`: fetch each source again,
+//! show what an update would change, and replace only after a yes (or `--yes`).
 
 use std::path::Path;
 
-use super::add::{fetch, install_one};
+use super::add::{fetch, fix_decision, install_one, problems_of};
 use crate::exec::trust::hash_skill_dir;
 use crate::exit::AppError;
-use crate::output::library::{
-    LibraryAsker, OutdatedSkill, SkillUpdate, SkillsOutdated, SkillsUpdated, Standing, UpdateOutcome,
-};
+use crate::output::library::{LibraryAsker, SkillUpdate, SkillsUpdated, UpdateOutcome};
 use crate::skills::library::diff::FolderDiff;
-use crate::skills::library::git;
 use crate::skills::library::install::Candidate;
 use crate::skills::library::lock::{LockEntry, LockFile, now_rfc3339};
 use crate::skills::library::source::{Location, Source};
 
 /// The source of a lock entry, to fetch again.
-fn source_of(entry: &LockEntry) -> Source {
+pub(super) fn source_of(entry: &LockEntry) -> Source {
     let local = Path::new(&entry.source);
     let location = if local.is_absolute() && entry.commit.is_none() {
         Location::Local(local.to_path_buf())
@@ -32,7 +28,10 @@ fn source_of(entry: &LockEntry) -> Source {
 }
 
 /// The lock entries of `roots` (in order), with their root; `only` limits them to one name.
-fn entries(roots: &[&Path], only: Option<&str>) -> Result<Vec<(std::path::PathBuf, String, LockEntry)>, AppError> {
+pub(super) fn entries(
+    roots: &[&Path],
+    only: Option<&str>,
+) -> Result<Vec<(std::path::PathBuf, String, LockEntry)>, AppError> {
     let mut found = Vec::new();
     for root in roots {
         let lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
@@ -51,58 +50,6 @@ fn entries(roots: &[&Path], only: Option<&str>) -> Result<Vec<(std::path::PathBu
         )));
     }
     Ok(found)
-}
-
-/// `skills outdated`: each installed skill against its source now.
-pub async fn outdated(roots: &[&Path]) -> Result<SkillsOutdated, AppError> {
-    let mut skills = Vec::new();
-    for (root, name, entry) in entries(roots, None)? {
-        let dir = root.join(&name);
-        let edited = dir.is_dir() && hash_skill_dir(&dir) != entry.hash;
-        let (latest, standing) = latest(&entry).await;
-        skills.push(OutdatedSkill {
-            name,
-            dir,
-            source: entry.source.clone(),
-            reference: entry.reference.clone(),
-            installed: entry.commit.clone(),
-            latest,
-            standing,
-            edited,
-        });
-    }
-    Ok(SkillsOutdated { skills })
-}
-
-/// What the source of `entry` has now.
-async fn latest(entry: &LockEntry) -> (Option<String>, Standing) {
-    let source = source_of(entry);
-    match &source.location {
-        Location::Local(dir) => {
-            let dir = match &entry.subdir {
-                Some(sub) => dir.join(sub),
-                None => dir.clone(),
-            };
-            if !dir.is_dir() {
-                return (
-                    None,
-                    Standing::Unknown {
-                        reason: format!("{} no longer exists", dir.display()),
-                    },
-                );
-            }
-            let same = hash_skill_dir(&dir) == entry.hash;
-            (None, if same { Standing::UpToDate } else { Standing::Outdated })
-        }
-        Location::Git(url) => match git::remote_commit(url, entry.reference.as_deref()).await {
-            Ok(None) => (None, Standing::Pinned),
-            Ok(Some(commit)) => {
-                let same = entry.commit.as_deref() == Some(commit.as_str());
-                (Some(commit), if same { Standing::UpToDate } else { Standing::Outdated })
-            }
-            Err(e) => (None, Standing::Unknown { reason: e.to_string() }),
-        },
-    }
 }
 
 /// `skills update [NAME]`: fetch each source again, show the difference, replace after a yes.
@@ -143,7 +90,8 @@ pub async fn update(
                 dir: fetched.tree.clone(),
                 subdir: None,
             };
-            let installed = install_one(&candidate, &name, &root, true, false, asker)?;
+            let fix = fix_decision(false, &problems_of(&fetched.tree), 1, asker);
+            let installed = install_one(&candidate, &name, &root, true, fix)?;
             record(&root, &name, &entry, fetched.commit.clone(), installed.hash)?;
         }
         skills.push(update);

@@ -99,6 +99,9 @@ async fn git(dir: Option<&Path>, args: &[&str]) -> Result<String, GitError> {
 /// into the empty folder `dest`, one commit deep, and check it out. Returns the commit.
 pub async fn fetch(url: &str, reference: Option<&str>, dest: &Path) -> Result<String, GitError> {
     git(Some(dest), &["init", "--quiet"]).await?;
+    if let Some(short) = reference.filter(|r| is_commit_id(r) && r.len() < 40) {
+        return fetch_abbreviated(url, short, dest).await;
+    }
     let wanted = reference.unwrap_or("HEAD");
     let fetched = git(
         Some(dest),
@@ -137,6 +140,37 @@ pub async fn fetch(url: &str, reference: Option<&str>, dest: &Path) -> Result<St
     }
     git(Some(dest), &["checkout", "--quiet", "--detach", "FETCH_HEAD"]).await?;
     Ok(git(Some(dest), &["rev-parse", "HEAD"]).await?.trim().to_string())
+}
+
+/// [`fetch`] of an abbreviated commit id (`@dadec22`): servers only hand out full ids, so the
+/// branches and tags are fetched whole and the id is resolved among them.
+async fn fetch_abbreviated(url: &str, short: &str, dest: &Path) -> Result<String, GitError> {
+    let refs = ["+refs/heads/*:refs/remotes/source/*", "+refs/tags/*:refs/tags/*"];
+    git(
+        Some(dest),
+        &[
+            "fetch",
+            "--quiet",
+            "--no-recurse-submodules",
+            "--",
+            url,
+            refs[0],
+            refs[1],
+        ],
+    )
+    .await?;
+    let commit = git(
+        Some(dest),
+        &["rev-parse", "--verify", "--quiet", &format!("{short}^{{commit}}")],
+    )
+    .await
+    .map_err(|_| GitError::Failed {
+        command: format!("fetch {url} {short}"),
+        stderr: format!("no single commit of {url} starts with {short}; give more of its id"),
+    })?;
+    let commit = commit.trim().to_string();
+    git(Some(dest), &["checkout", "--quiet", "--detach", &commit]).await?;
+    Ok(commit)
 }
 
 /// The commit `reference` (default branch when `None`) names on the remote now; `None` when the

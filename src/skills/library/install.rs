@@ -58,7 +58,9 @@ fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> 
 }
 
 /// Every skill folder in `tree` (the source's root, or its `#SUBDIR`): `tree` itself when it is
-/// one, else skill folders below it, a few levels deep, sorted by path. Folders whose skill
+/// one, else skill folders below it, [`MAX_SEARCH_DEPTH`] levels deep, sorted by path. Hidden
+/// folders are skipped except other tools' skill folders ([`SKILL_HOLDERS`]) and category folders
+/// inside a `skills` folder (`skills/.curated`, `skills/.system`). Folders whose skill
 /// file has no usable description are left out, as discovery would leave them out.
 pub fn find_candidates(tree: &Path) -> Vec<Candidate> {
     let mut dirs = Vec::new();
@@ -92,9 +94,12 @@ fn search(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
+    // openai/skills keeps its skills in hidden category folders: `skills/.curated/NAME`.
+    let categories = dir.file_name().is_some_and(|n| n == "skills");
     for entry in entries.filter_map(Result::ok) {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let hidden = name.starts_with('.') && !SKILL_HOLDERS.contains(&name.as_str());
+        let hidden =
+            name.starts_with('.') && !SKILL_HOLDERS.contains(&name.as_str()) && !(categories && name != ".git");
         // Symlinked folders are not entered: a fetched repository decides nothing outside itself.
         if hidden || name == "node_modules" || !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
@@ -136,6 +141,30 @@ pub fn stage(from: &Path, root: &Path, name: &str) -> Result<PathBuf, InstallErr
         let _ = std::fs::remove_dir_all(&staged);
     })?;
     Ok(staged)
+}
+
+/// Remove what an interrupted install left in `root`: `.NAME.staged-PID` and `.NAME.old-PID`
+/// folders of processes that no longer run (a live one may be installing right now). Hidden, so
+/// discovery never saw them, but they stayed forever.
+pub fn clear_leftovers(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = [".staged-", ".old-"]
+            .iter()
+            .find_map(|marker| Some(name.rsplit_once(marker)?.1.to_string()))
+            .filter(|_| name.starts_with('.'))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        let Some(pid) = pid else {
+            continue;
+        };
+        let alive = Path::new("/proc").join(pid.to_string()).exists();
+        if !alive && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Put a staged folder in place as `root/name`. With `replace`, an existing folder is swapped out
@@ -263,6 +292,8 @@ mod tests {
         skill(&repo.path().join("skills/deploy"), "deploy");
         skill(&repo.path().join(".claude/skills/review"), "review");
         skill(&repo.path().join(".github/skills/hidden"), "hidden");
+        skill(&repo.path().join("skills/.curated/gh-fix-ci"), "gh-fix-ci");
+        skill(&repo.path().join("skills/.git/x"), "in-git");
         skill(&repo.path().join("a/b/c/d/e/too-deep"), "too-deep");
         std::fs::create_dir_all(repo.path().join("empty")).unwrap();
         let names: Vec<(String, Option<String>)> = find_candidates(repo.path())
@@ -273,6 +304,7 @@ mod tests {
             names,
             [
                 ("review".into(), Some(".claude/skills/review".into())),
+                ("gh-fix-ci".into(), Some("skills/.curated/gh-fix-ci".into())),
                 ("deploy".into(), Some("skills/deploy".into())),
             ]
         );

@@ -3,7 +3,7 @@
 //! (`~/.agents/skills/skills-lock.json`, or `.agents/skills/skills-lock.json` with `--project`).
 //! docs/skills-lock.md is the field reference.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -141,19 +141,7 @@ impl Installed {
     /// The installed skill whose folder is `dir`, when the `skills-lock.json` of its root lists
     /// it; `None` for a skill `agent skills add` did not install (or an unreadable lock file).
     pub fn of(dir: &Path) -> Option<Self> {
-        let root = dir.parent()?;
-        let name = dir.file_name()?.to_str()?.to_string();
-        // Most roots have no lock file: a `stat` keeps the common case cheap.
-        if !LockFile::path(root).is_file() {
-            return None;
-        }
-        let mut lock = LockFile::read(root).ok()?;
-        let entry = lock.skills.remove(&name)?;
-        Some(Self {
-            root: root.to_path_buf(),
-            name,
-            entry,
-        })
+        Locks::default().installed(dir)
     }
 
     /// Record `hash` as this skill's trusted content (`agent trust --skill`, or a yes when asked).
@@ -163,6 +151,34 @@ impl Installed {
             entry.hash = hash.to_string();
         }
         lock.write(&self.root)
+    }
+}
+
+/// The lock files of the roots one run looks at, each read at most once: a listing of a thousand
+/// installed skills asked the same lock once per skill (quadratic: seconds at that size).
+#[derive(Debug, Default)]
+pub struct Locks {
+    by_root: HashMap<PathBuf, Option<LockFile>>,
+}
+
+impl Locks {
+    /// [`Installed::of`], reading `dir`'s root's lock file only the first time that root is asked.
+    pub fn installed(&mut self, dir: &Path) -> Option<Installed> {
+        let root = dir.parent()?;
+        let name = dir.file_name()?.to_str()?;
+        let lock = self.by_root.entry(root.to_path_buf()).or_insert_with(|| {
+            // Most roots have no lock file: a `stat` keeps the common case cheap.
+            LockFile::path(root)
+                .is_file()
+                .then(|| LockFile::read(root).ok())
+                .flatten()
+        });
+        let entry = lock.as_ref()?.skills.get(name)?.clone();
+        Some(Installed {
+            root: root.to_path_buf(),
+            name: name.to_string(),
+            entry,
+        })
     }
 }
 
@@ -213,5 +229,25 @@ mod tests {
         std::fs::write(LockFile::path(root.path()), outside.to_string()).unwrap();
         let err = LockFile::read(root.path()).unwrap_err();
         assert!(err.to_string().contains("../../victim"), "{err}");
+    }
+
+    #[test]
+    fn one_run_reads_each_roots_lock_once() {
+        let root = tempfile::tempdir().unwrap();
+        let mut lock = LockFile::default();
+        lock.skills.insert("deploy".into(), entry());
+        lock.skills.insert("notes".into(), entry());
+        lock.write(root.path()).unwrap();
+        let mut locks = Locks::default();
+        assert_eq!(locks.installed(&root.path().join("deploy")).unwrap().entry.hash, "ff");
+        // Gone from disk: the second skill is still answered from the one reading.
+        std::fs::remove_file(LockFile::path(root.path())).unwrap();
+        let notes = locks.installed(&root.path().join("notes")).unwrap();
+        assert_eq!((notes.name.as_str(), notes.root.as_path()), ("notes", root.path()));
+        assert!(locks.installed(&root.path().join("other")).is_none());
+        assert!(
+            Installed::of(&root.path().join("notes")).is_none(),
+            "a new run reads it again"
+        );
     }
 }
