@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub mod help;
 
 use crate::exec::approval::ApprovalPolicy;
 use crate::exec::sandbox::Mode as SandboxMode;
@@ -14,19 +16,9 @@ pub enum SpecArg {
     AgentSkills,
 }
 
-/// The end of `--help` and of the manual page: the settings that have no flag, and exit codes.
-const AFTER_LONG_HELP: &str = "Settings without a flag come from the environment or a .env file (.env.example lists \
-every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), AGENT_BASE_URL, AGENT_MODEL, \
-AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_OTHER_AGENTS, AGENT_STREAM, AGENT_RETRIES, \
-AGENT_SANDBOX, AGENT_ALLOW_WRITE, AGENT_SESSIONS, AGENT_CONTEXT_WINDOW, AGENT_COMPACT_AT.
-
-Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`, or an outdated skill (`skills outdated`); 2 usage error; \
-3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, but a \
-proposed command was denied; 130 interrupted.";
-
 /// `agent`: a terminal agent that turns plain skill folders into capabilities of an LLM.
 #[derive(Debug, Parser)]
-#[command(name = "agent", version, about, long_about = None, after_long_help = AFTER_LONG_HELP)]
+#[command(name = "agent", version, about, long_about = None, after_long_help = help::after_long_help())]
 pub struct Cli {
     /// Run one turn with this message, print the answer and exit.
     #[arg(long, value_name = "MSG")]
@@ -42,7 +34,7 @@ pub struct Cli {
     pub args: Option<String>,
 
     /// Add a skill root (repeatable; searched before every other root).
-    #[arg(long = "skills-dir", value_name = "DIR", global = true)]
+    #[arg(long = "skills-dir", value_name = "DIR")]
     pub skills_dirs: Vec<PathBuf>,
 
     /// OpenAI-compatible base URL (e.g. http://localhost:11434/v1).
@@ -72,11 +64,11 @@ pub struct Cli {
     /// How much the kernel confines commands: on (writes only to the skill's folder, the working
     /// directory, the temp folder and declared paths), strict (also no network unless the skill
     /// declares it), off.
-    #[arg(long, value_enum, value_name = "MODE", global = true)]
+    #[arg(long, value_enum, value_name = "MODE")]
     pub sandbox: Option<SandboxMode>,
 
     /// Let commands of every skill write here too (repeatable; relative to the working directory).
-    #[arg(long = "allow-write", value_name = "PATH", global = true)]
+    #[arg(long = "allow-write", value_name = "PATH")]
     pub allow_write: Vec<String>,
 
     /// Ask the endpoint for one complete response instead of a token stream.
@@ -84,11 +76,11 @@ pub struct Cli {
     pub no_stream: bool,
 
     /// Save every LLM exchange of this run (redacted) to a JSONL cassette.
-    #[arg(long, value_name = "FILE", global = true, conflicts_with = "replay")]
+    #[arg(long, value_name = "FILE", conflicts_with = "replay")]
     pub record: Option<PathBuf>,
 
     /// Serve the LLM side of this run from a cassette: no network, no key. Commands still run.
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
 
     /// Go on with the newest session started in this working directory.
@@ -116,11 +108,91 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+/// `--skills-dir` where a subcommand looks at skills (`agent skills list --skills-dir DIR`); the
+/// chat's own is on [`Cli`]. Kept apart so `completions`, `man` and `sessions` do not list it.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RootArgs {
+    /// Add a skill root (repeatable; searched before every other root).
+    #[arg(id = "sub_skills_dirs", long = "skills-dir", value_name = "DIR", global = true)]
+    pub skills_dirs: Vec<PathBuf>,
+}
+
+/// `--sandbox` and `--allow-write` where a subcommand confines commands or reports how it would.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SandboxArgs {
+    /// How much the kernel confines commands: on (the default), strict (no network either), off.
+    #[arg(
+        id = "sub_sandbox",
+        long = "sandbox",
+        value_enum,
+        value_name = "MODE",
+        global = true,
+        hide_possible_values = true
+    )]
+    pub sandbox: Option<SandboxMode>,
+    /// Let commands of every skill write here too (repeatable; relative to the working directory).
+    #[arg(id = "sub_allow_write", long = "allow-write", value_name = "PATH", global = true)]
+    pub allow_write: Vec<String>,
+}
+
+/// `--record` and `--replay` for `skills eval`, which talks to the model as a chat does.
+#[derive(Debug, Clone, Default, Args)]
+pub struct CassetteArgs {
+    /// Save every LLM exchange of this run (redacted) to a JSONL cassette.
+    #[arg(
+        id = "sub_record",
+        long = "record",
+        value_name = "FILE",
+        conflicts_with = "sub_replay"
+    )]
+    pub record: Option<PathBuf>,
+    /// Serve the LLM side of this run from a cassette: no network, no key.
+    #[arg(id = "sub_replay", long = "replay", value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+}
+
+impl Cli {
+    /// The command line with a subcommand's own `--skills-dir`, `--sandbox`, `--allow-write`,
+    /// `--record` and `--replay` moved to where the rest of the program reads them, after any
+    /// given before the subcommand.
+    pub fn settled(mut self) -> Self {
+        let (roots, confinement, cassette) = match &mut self.command {
+            Some(Command::Skills { roots, action }) => {
+                let (confinement, cassette) = match action {
+                    SkillsCommand::Show { confinement, .. } => (std::mem::take(confinement), CassetteArgs::default()),
+                    SkillsCommand::Eval {
+                        confinement, cassette, ..
+                    }
+                    | SkillsCommand::Tune {
+                        confinement, cassette, ..
+                    } => (std::mem::take(confinement), std::mem::take(cassette)),
+                    _ => (SandboxArgs::default(), CassetteArgs::default()),
+                };
+                (std::mem::take(roots), confinement, cassette)
+            }
+            Some(Command::Sandbox { confinement, .. }) => (
+                RootArgs::default(),
+                std::mem::take(confinement),
+                CassetteArgs::default(),
+            ),
+            _ => return self,
+        };
+        self.skills_dirs.extend(roots.skills_dirs);
+        self.sandbox = confinement.sandbox.or(self.sandbox);
+        self.allow_write.extend(confinement.allow_write);
+        self.record = cassette.record.or(self.record.take());
+        self.replay = cassette.replay.or(self.replay.take());
+        self
+    }
+}
+
 /// Subcommands besides chatting.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Inspect the skills `agent` can see.
+    /// List, inspect, check, create, install, update and remove skills.
     Skills {
+        #[command(flatten)]
+        roots: RootArgs,
         #[command(subcommand)]
         action: SkillsCommand,
     },
@@ -137,6 +209,8 @@ pub enum Command {
     },
     /// What the sandbox can enforce on this machine.
     Sandbox {
+        #[command(flatten)]
+        confinement: SandboxArgs,
         #[command(subcommand)]
         action: SandboxCommand,
     },
@@ -215,11 +289,13 @@ pub enum SandboxCommand {
 pub enum SkillsCommand {
     /// List every discovered skill with its root and dialect.
     List,
-    /// Show one skill: metadata, diagnostics and body.
+    /// Show one skill: metadata, diagnostics, what the sandbox would let it write, and body.
     Show {
         /// Skill name (one starting with `-` works too: `skills show -21risk-automation`).
         #[arg(allow_hyphen_values = true)]
         name: String,
+        #[command(flatten)]
+        confinement: SandboxArgs,
     },
     /// Rank skills by relevance to a request (the ranking the catalog budget uses).
     Search {
@@ -256,6 +332,10 @@ pub enum SkillsCommand {
         /// How many cases --draft asks for.
         #[arg(long, default_value_t = 20, value_name = "N", requires = "draft")]
         count: usize,
+        #[command(flatten)]
+        confinement: SandboxArgs,
+        #[command(flatten)]
+        cassette: CassetteArgs,
     },
     /// Improve a skill's description against its routing cases: evaluate on the train half, ask
     /// the model for a better description from the failures, keep the best by the validation half.
@@ -281,6 +361,10 @@ pub enum SkillsCommand {
         /// Write the best description into SKILL.md (or skill.json) without asking.
         #[arg(long)]
         write: bool,
+        #[command(flatten)]
+        confinement: SandboxArgs,
+        #[command(flatten)]
+        cassette: CassetteArgs,
     },
     /// Lint skills: loader findings, missing files, shadowing, routing and portability problems.
     /// Exit 1 when there is an error (with --strict, also a warning).

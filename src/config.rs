@@ -130,6 +130,9 @@ pub struct Config {
     pub embed_model_var: Option<String>,
     /// Whether a person can be asked questions on a terminal.
     pub interactive: bool,
+    /// What a local server says about its model calling tools (`endpoint::settle` asks);
+    /// `None` when nobody asked (a remote server, `AGENT_TOOL_CHECK=0`, a replay).
+    pub tool_support: Option<crate::llm::tool_support::ToolSupport>,
     /// Storing sessions, the context window, automatic compaction.
     pub sessions: sessions::SessionSettings,
     /// What commands may write and reach (SPEC §5 "Sandbox").
@@ -209,6 +212,7 @@ impl Config {
             cache,
             embed_model_var: env.get("AGENT_EMBED_MODEL").map(|v| v.trim().to_string()),
             interactive,
+            tool_support: None,
             sessions,
             sandbox,
             env,
@@ -243,8 +247,9 @@ impl Config {
         let user_file =
             user_dotenv_path().map_or_else(|| "~/.config/agent/.env".to_string(), |p| p.display().to_string());
         Err(AppError::config(format!(
-            "no API key for {}: export AGENT_API_KEY or OPENAI_API_KEY, or put it in {user_file} \
-             (see .env.example), or set AGENT_BASE_URL to a local server that needs none",
+            "no API key for {}: export AGENT_API_KEY or OPENAI_API_KEY, or put a line AGENT_API_KEY=… in \
+             {user_file}, or set AGENT_BASE_URL to a local server that needs none (`agent --help` lists every \
+             setting)",
             self.base_url
         )))
     }

@@ -11,7 +11,7 @@ use tracing_subscriber::EnvFilter;
 )]
 fn main() -> std::process::ExitCode {
     agent::support::phases::init();
-    let cli = agent::cli::Cli::parse();
+    let cli = agent::cli::Cli::parse().settled();
     init_tracing(cli.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

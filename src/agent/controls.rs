@@ -87,6 +87,11 @@ impl Agent {
         self.conversation.user_turns()
     }
 
+    /// Both sides of the conversation so far, for `/history`.
+    pub fn history(&self) -> Vec<crate::output::chat::HistoryEntry> {
+        self.conversation.history()
+    }
+
     /// Invoke a skill by hand with arguments (`/NAME ARGS`, `--skill NAME ARGS`): activate it with
     /// its placeholders replaced, recorded as if the model had called `activate_skill`, and return
     /// the user message to send: the arguments themselves when the body has no placeholder, else
@@ -132,6 +137,7 @@ impl Agent {
     /// After a turn was cancelled: answer its open tool calls and mark the answer as interrupted
     /// (see [`super::conversation::Conversation::interrupted`]).
     pub fn interrupted(&mut self) {
+        self.count_abandoned_call();
         self.conversation.interrupted();
     }
 

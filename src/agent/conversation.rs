@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::llm::types::FunctionCall;
 use crate::llm::{ChatMessage, ToolCall};
-use crate::sessions::compact::SUMMARY_HEADING;
+use crate::output::chat::HistoryEntry;
+use crate::sessions::compact::{SUMMARY_ACK, SUMMARY_HEADING};
 use crate::sessions::{Interruption, Journal, Record};
 use crate::support::redact::Redactor;
 
@@ -16,10 +17,6 @@ mod stored;
 
 /// Prefix of a tool output that was cut to keep the conversation within budget.
 const SHORTENED: &str = "[shortened to save context]";
-/// What stands in the conversation for an answer the user cut short.
-const INTERRUPTED: &str = "[interrupted by the user]";
-/// What stands for the answer of a turn the agent did not live to finish (killed mid-turn).
-const LOST_TURN: &str = "[interrupted: the agent stopped before finishing this turn]";
 /// How much of a shortened tool output is kept.
 const SHORTENED_KEEP_CHARS: usize = 200;
 /// Bytes each message counts for besides its text (role, ids, framing).
@@ -197,6 +194,41 @@ impl Conversation {
             .collect()
     }
 
+    /// Both sides of the conversation, oldest first, for `/history`: the user's messages and the
+    /// model's answers; an answer that called tools says which (with their arguments), since
+    /// that is what the model did in reply. Tool outputs and a compaction's exchange are left out.
+    pub fn history(&self) -> Vec<HistoryEntry> {
+        let mut entries = Vec::new();
+        for m in &self.messages[1..] {
+            let text = m.content.as_deref().unwrap_or_default().trim();
+            match m.role {
+                "user" if !text.starts_with(SUMMARY_HEADING) => entries.push(HistoryEntry {
+                    role: "user",
+                    text: text.to_string(),
+                }),
+                "assistant" if text != SUMMARY_ACK => {
+                    let calls = m
+                        .tool_calls
+                        .iter()
+                        .map(|c| format!("{} {}", c.function.name, c.function.arguments));
+                    let text: Vec<String> = (!text.is_empty())
+                        .then(|| text.to_string())
+                        .into_iter()
+                        .chain(calls)
+                        .collect();
+                    if !text.is_empty() {
+                        entries.push(HistoryEntry {
+                            role: "assistant",
+                            text: text.join("\n"),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        entries
+    }
+
     /// Where the streaming answer is collected while it arrives.
     pub fn partial(&self) -> Arc<Mutex<String>> {
         self.partial.clone()
@@ -217,8 +249,8 @@ impl Conversation {
     /// (`partial`) marked as interrupted, in the model's place. Returns whether anything was open.
     fn end_unfinished(&mut self, partial: &str, by: Interruption) -> bool {
         let (reason, marker) = match by {
-            Interruption::User => ("interrupted by the user", INTERRUPTED),
-            Interruption::Lost => ("interrupted: the agent stopped before this call finished", LOST_TURN),
+            Interruption::User => ("interrupted by the user", by.marker()),
+            Interruption::Lost => ("interrupted: the agent stopped before this call finished", by.marker()),
         };
         let closed = self.close_open_tool_calls(reason);
         let unanswered = self
@@ -350,6 +382,6 @@ mod tests {
             c.messages()[3].content.as_deref(),
             Some("error: interrupted by the user")
         );
-        assert_eq!(c.messages()[4].content.as_deref(), Some(INTERRUPTED));
+        assert_eq!(c.messages()[4].content.as_deref(), Some(Interruption::User.marker()));
     }
 }

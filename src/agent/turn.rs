@@ -72,6 +72,9 @@ pub struct Agent {
     /// The relevant skills the frozen catalog leaves out, to add after this turn's message.
     pub(super) suggestion: Option<String>,
     llm_calls: u32,
+    /// Bytes of the request the model is answering right now, until its answer is counted: an
+    /// answer cut short by Ctrl-C is then still counted (estimated) in `/usage`.
+    in_flight: Option<u64>,
     usage: Option<Usage>,
     /// Commands refused by the approval policy, a person, or for want of a terminal, this turn.
     commands_denied: usize,
@@ -106,6 +109,7 @@ impl Agent {
             frozen_catalog: None,
             suggestion: None,
             llm_calls: 0,
+            in_flight: None,
             usage: None,
             commands_denied: 0,
             tokens_estimated: 0,
@@ -137,6 +141,7 @@ impl Agent {
                 self.emit(Event::Warning { message });
             }
             let sent = request_bytes(self.conversation.messages(), &tools);
+            self.in_flight = Some(sent);
             let reply = self.ask_model(&tools).await;
             self.count_call(reply.as_ref().ok(), sent);
             self.flush_journal_warning();
@@ -231,6 +236,7 @@ impl Agent {
     /// and the turn's, stored in the session: the server's count, or estimated from bytes when
     /// it sent none.
     pub(super) fn count_call(&mut self, reply: Option<&Reply>, sent: u64) {
+        self.in_flight = None;
         self.llm_calls += 1;
         let Some(reply) = reply else {
             return;
@@ -256,6 +262,24 @@ impl Agent {
         if call.estimated {
             self.tokens_estimated += call.prompt_tokens + call.completion_tokens;
         }
+        self.session.count(&call);
+        self.conversation.record(&Record::Usage(call));
+    }
+
+    /// Count the request a cancelled turn left unanswered: it was sent and (partly) answered, so
+    /// it cost tokens; the server's count never came, so they are estimated from bytes.
+    pub(super) fn count_abandoned_call(&mut self) {
+        let Some(sent) = self.in_flight.take() else {
+            return;
+        };
+        let partial = self.conversation.partial();
+        let received = partial.lock().unwrap_or_else(|p| p.into_inner()).len() as u64;
+        self.llm_calls += 1;
+        let call = CallUsage {
+            prompt_tokens: estimate_tokens(sent),
+            completion_tokens: estimate_tokens(received),
+            estimated: true,
+        };
         self.session.count(&call);
         self.conversation.record(&Record::Usage(call));
     }

@@ -6,14 +6,18 @@ use std::time::Duration;
 
 use crate::cli::Cli;
 use crate::config::Config;
-use crate::config::is_openai;
+use crate::config::{is_local_endpoint, is_openai};
 use crate::exit::{AppError, ExitCode};
 use crate::llm::models::{LOCAL_SERVERS, ModelsError, find_local_server, list_models};
+use crate::llm::tool_support::tool_support;
 
 /// Test hook (listed under "Tests" in .env.example, not in the README): a comma-separated list of ports the local
 /// probe tries instead of [`LOCAL_SERVERS`] (empty: probe nothing). Tests set it so that they
 /// never reach a real server on this machine.
 const PROBE_PORTS_VAR: &str = "AGENT_PROBE_PORTS";
+/// `0` skips asking a local server whether its model can call tools (tests set it, so that
+/// their mock servers see only the requests they count).
+const TOOL_CHECK_VAR: &str = "AGENT_TOOL_CHECK";
 /// Most model names an error message lists.
 const MAX_LISTED: usize = 20;
 
@@ -75,6 +79,14 @@ pub async fn settle(cli: &Cli, config: &mut Config) -> Result<(), AppError> {
                 )),
             })?;
         config.model = choose(&config.base_url, models)?;
+    }
+    // A local server may serve a model that cannot call tools, and then drops them silently.
+    let check = config.env.get(TOOL_CHECK_VAR).is_none_or(|v| v.trim() != "0");
+    if check && is_local_endpoint(&config.base_url) {
+        let key = config.api_key.as_ref().map(|k| k.value.as_str());
+        let http = client(&config.base_url)?;
+        config.tool_support =
+            Some(tool_support(&http, config.cache.as_ref(), &config.base_url, &config.model, key).await);
     }
     Ok(())
 }

@@ -184,21 +184,65 @@ pub fn trust_command(dirs: &[PathBuf], cwd: &Path) -> Result<Trusted, AppError> 
 }
 
 /// The folders the old `agent skills trust DIR…` meant: it took skill roots (`./skills`,
-/// `./.agents/skills`); trust now belongs to the folder holding them.
+/// `./.agents/skills`, `./.claude/skills`) or a skill folder in one; trust now belongs to the
+/// project folder holding them. A skill folder (it holds a `SKILL.md`) stands for its root.
 pub fn legacy_targets(dirs: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
     dirs.iter()
         .map(|d| {
             let abs = if d.is_absolute() { d.clone() } else { cwd.join(d) };
             let abs = std::fs::canonicalize(&abs).unwrap_or(abs);
-            if abs.ends_with(".agents/skills") {
-                abs.parent()
-                    .and_then(Path::parent)
-                    .map_or(abs.clone(), Path::to_path_buf)
-            } else if abs.ends_with("skills") {
+            let is_skill = ["SKILL.md", "skill.md"].iter().any(|f| abs.join(f).is_file());
+            let root = if is_skill {
                 abs.parent().map_or(abs.clone(), Path::to_path_buf)
             } else {
                 abs
-            }
+            };
+            project_of_root(&root)
         })
         .collect()
+}
+
+/// The hidden folders of a project that hold a `skills` root (SPEC §2: ours and the other agents').
+const ROOT_HOLDERS: [&str; 5] = [".agents", ".claude", ".codex", ".gemini", ".opencode"];
+
+/// The project folder a skill root belongs to: `P` for `P/skills`, `P/.agents/skills` and the
+/// other agents' `P/.NAME/skills`; a folder of any other name is the project itself.
+fn project_of_root(root: &Path) -> PathBuf {
+    if root.file_name().is_none_or(|n| n != "skills") {
+        return root.to_path_buf();
+    }
+    let Some(parent) = root.parent() else {
+        return root.to_path_buf();
+    };
+    let holder = parent.file_name().is_some_and(|n| ROOT_HOLDERS.iter().any(|h| n == *h));
+    match parent.parent() {
+        Some(project) if holder => project.to_path_buf(),
+        _ => parent.to_path_buf(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_old_alias_trusts_the_project_holding_a_root_or_a_skill_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let proj = std::fs::canonicalize(dir.path()).unwrap();
+        for skill in ["skills/weather", ".agents/skills/notes", ".claude/skills/pdf"] {
+            std::fs::create_dir_all(proj.join(skill)).unwrap();
+            std::fs::write(proj.join(skill).join("SKILL.md"), "# S\n\nA skill.\n").unwrap();
+        }
+        std::fs::create_dir_all(proj.join("other")).unwrap();
+        let named = [
+            "skills",
+            "skills/weather",
+            ".agents/skills",
+            ".agents/skills/notes",
+            ".claude/skills/pdf",
+        ];
+        let targets = legacy_targets(&named.map(PathBuf::from), &proj);
+        assert!(targets.iter().all(|t| t == &proj), "{targets:?}");
+        assert_eq!(legacy_targets(&[PathBuf::from("other")], &proj), [proj.join("other")]);
+    }
 }

@@ -12,6 +12,7 @@ mod endpoint;
 mod folder_trust;
 mod install;
 mod invoke;
+mod notices;
 mod once;
 mod sandbox;
 mod session;
@@ -53,6 +54,9 @@ pub async fn run(cli: Cli) -> i32 {
             return report(&Frontend::new(cli.json, true, false, Redactor::NONE), Err(err));
         }
     };
+    if let Err(err) = session::check_continue(&cli) {
+        return report(&Frontend::new(cli.json, false, false, Redactor::NONE), Err(err));
+    }
     if let Some((dirs, moved)) = trust_request(&cli, &cwd) {
         let front = Frontend::new(cli.json, true, false, Redactor::NONE);
         if moved {
@@ -138,6 +142,7 @@ fn trust_request(cli: &Cli, cwd: &Path) -> Option<(Vec<PathBuf>, bool)> {
         Some(Command::Trust { dir, skill: None }) => Some((dir.iter().cloned().collect(), false)),
         Some(Command::Skills {
             action: SkillsCommand::Trust { dirs },
+            ..
         }) => Some((folder_trust::legacy_targets(dirs, cwd), true)),
         _ => None,
     }
@@ -148,7 +153,8 @@ fn ask_mode(cli: &Cli, interactive: bool) -> Ask {
     let talks = matches!(
         &cli.command,
         None | Some(Command::Skills {
-            action: SkillsCommand::Eval { .. }
+            action: SkillsCommand::Eval { .. },
+            ..
         })
     );
     match (talks, interactive) {
@@ -161,8 +167,8 @@ fn ask_mode(cli: &Cli, interactive: bool) -> Ask {
 /// The command of this run, once configuration is settled.
 async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
     match &run.cli.command {
-        Some(Command::Skills { action }) => skills::run(action, run).await,
-        Some(Command::Sandbox { action }) => Ok(sandbox::run(action, &run)),
+        Some(Command::Skills { action, .. }) => skills::run(action, run).await,
+        Some(Command::Sandbox { action, .. }) => Ok(sandbox::run(action, &run)),
         Some(Command::Trust { skill: Some(name), .. }) => {
             let report = skills::trust_installed(name, &run)?;
             run.front.output.report(Report::SkillTrusted(report));

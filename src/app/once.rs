@@ -92,7 +92,13 @@ pub(super) fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, deta
             message: format!("skill skipped: {d}"),
         });
     }
-    for d in &discovery.warnings {
+    // Shadowing is the same every run: said when it changes (always with -v or --json).
+    let shadowing = detailed || super::notices::shadowing_is_news(&discovery.warnings);
+    for d in discovery
+        .warnings
+        .iter()
+        .filter(|d| shadowing || d.code != crate::skills::code::SHADOWED)
+    {
         sink.emit(Event::Warning { message: d.to_string() });
     }
     let with_warnings: Vec<&str> = discovery

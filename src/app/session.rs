@@ -8,6 +8,7 @@ use std::path::Path;
 use super::Run;
 use crate::agent::Agent;
 use crate::exit::{AppError, ExitCode};
+use crate::llm::tool_support::ToolSupport;
 use crate::output::session::{SessionList, SessionResumed};
 use crate::output::{Event, EventSink};
 use crate::sessions::replay::replay;
@@ -105,7 +106,17 @@ fn start(run: &Run<'_>, agent: &mut Agent, sink: &dyn EventSink) -> Result<Optio
         sandbox_mode: run.config.sandbox.mode,
         session_id: agent.session_id(),
         resumed: loaded.as_ref().map(|l| l.header.id.clone()),
+        model_calls_tools: match &run.config.tool_support {
+            Some(ToolSupport::Yes) => Some(true),
+            Some(ToolSupport::No { .. }) => Some(false),
+            Some(ToolSupport::Unknown) | None => None,
+        },
     });
+    if let Some(ToolSupport::No { said }) = &run.config.tool_support
+        && !agent.skills().all().is_empty()
+    {
+        warnings.push(no_tools_warning(agent.model(), said, agent.skills().all().len()));
+    }
     // Said once per run: what the chosen sandbox mode promises that this machine cannot keep.
     let sandbox = &run.config.sandbox;
     warnings.splice(
@@ -119,6 +130,15 @@ fn start(run: &Run<'_>, agent: &mut Agent, sink: &dyn EventSink) -> Result<Optio
         return Ok(None);
     };
     Ok(Some(take_up(agent, &loaded, run.cli.model.is_some())))
+}
+
+/// Said once at the start of a run whose model cannot call tools, while skills are there.
+fn no_tools_warning(model: &str, said: &str, skills: usize) -> String {
+    format!(
+        "model {model} cannot call tools ({said}): none of the {skills} skills can be used with it, and an \
+         answer that claims to have used one is made up. Choose a model that can call tools with --model NAME \
+         or AGENT_MODEL (for llama.cpp: one whose chat template supports tools, and llama-server --jinja)"
+    )
 }
 
 /// Take up `loaded` in `agent` (its journal already set) and say how it went.
@@ -138,19 +158,37 @@ pub(super) fn take_up(agent: &mut Agent, loaded: &Loaded, keep_model: bool) -> S
 /// The session `-c` or `--resume` names, if either was given.
 fn target(run: &Run<'_>, store: &SessionStore) -> Result<Option<SessionId>, AppError> {
     if run.cli.continue_session {
-        let cwd = cwd_text();
-        return match store.latest_in(&cwd).map_err(app_error)? {
-            Some(id) => Ok(Some(id)),
-            None => Err(AppError::usage(format!(
-                "no stored session was started in {cwd}; `agent sessions list` shows them all, `agent --resume ID` \
-                 goes on with one"
-            ))),
-        };
+        return continued(store).map(Some);
     }
     match run.cli.resume.as_deref() {
         None => Ok(None),
         Some("") => pick(run, store).map(Some),
         Some(prefix) => store.find(prefix).map(Some).map_err(app_error),
+    }
+}
+
+/// The session `-c` goes on with: the newest one started in this folder that reached the model.
+fn continued(store: &SessionStore) -> Result<SessionId, AppError> {
+    let cwd = cwd_text();
+    match store.latest_in(&cwd).map_err(app_error)? {
+        Some(id) => Ok(id),
+        None => Err(AppError::usage(format!(
+            "no stored session was started in {cwd}; `agent sessions list` shows them all, `agent --resume ID` \
+             goes on with one"
+        ))),
+    }
+}
+
+/// For `-c`, before anything else (configuration, the server): that there is a session to go
+/// on with, so a folder without one is a usage error at once, not after a key check or a probe.
+pub(super) fn check_continue(cli: &crate::cli::Cli) -> Result<(), AppError> {
+    if !cli.continue_session || cli.command.is_some() {
+        return Ok(());
+    }
+    match store() {
+        Some(store) => continued(&store).map(|_| ()),
+        // Said by `start`, with the rest of the configuration.
+        None => Ok(()),
     }
 }
 

@@ -75,7 +75,11 @@ pub(super) fn format_name(format: Format) -> &'static str {
     }
 }
 
-/// Where `/export` writes when given no file: `session-ID.md` in the working directory.
-pub(super) fn default_export_path(id: &str) -> PathBuf {
-    PathBuf::from(format!("session-{id}.md"))
+/// Where `/export` writes when given no file: `session-ID.md` in the `exports` folder beside the
+/// sessions (`~/.local/state/agent/exports/`), created when needed. Never the working folder,
+/// where it would be an untracked file in the user's checkout.
+pub(super) fn default_export_path(store: &SessionStore, id: &str) -> Result<PathBuf, AppError> {
+    let dir = store.dir().parent().unwrap_or(store.dir()).join("exports");
+    std::fs::create_dir_all(&dir).map_err(|e| AppError::config(format!("cannot create {}: {e}", dir.display())))?;
+    Ok(dir.join(format!("session-{id}.md")))
 }

@@ -98,6 +98,15 @@ impl ShellCommand {
     pub fn why(&self) -> &str {
         &self.why
     }
+
+    /// The program, when the command is one simple command of literal words (an `allowed-tools`
+    /// grant could then let it run); `None` for anything a shell must read (operators, `$(…)`).
+    pub fn program(&self) -> Option<String> {
+        cmdline::literal_words(&self.command, "")
+            .ok()
+            .and_then(|words| words.into_iter().next())
+            .filter(|p| !p.contains('/'))
+    }
 }
 
 /// How an allowed command is executed.
@@ -121,11 +130,19 @@ impl Plan {
         }
     }
 
-    /// The narrowest `--approve` setting that would have run this without asking.
-    pub fn narrowest_policy(&self) -> &'static str {
+    /// The narrowest way to let this run, as advice: `--approve auto` for what the agent would
+    /// pre-approve itself; for anything else a person's yes on a terminal, never `--yes`, which
+    /// would let every command through with it.
+    pub fn narrowest_way(&self) -> String {
         match self {
-            Plan::Argv(_) => "--approve auto",
-            Plan::Shell(_) => "--yes",
+            Plan::Argv(_) => "rerun with --approve auto".into(),
+            Plan::Shell(shell) => match shell.program() {
+                Some(program) => format!(
+                    "run it on a terminal to approve it once, or grant it in the skill's allowed-tools \
+                     (Bash({program}:*)) to let it run unasked"
+                ),
+                None => "run it on a terminal to look at it and approve it once".into(),
+            },
         }
     }
 }
@@ -163,8 +180,8 @@ pub fn evaluate(policy: ApprovalPolicy, command: &str, skill: &SkillScope) -> Ve
     match (policy, plan) {
         (ApprovalPolicy::Yes, plan) => Verdict::Run(plan),
         (ApprovalPolicy::No, plan) => Verdict::Deny(format!(
-            "denied by policy: --approve no runs nothing (rerun with {} to allow it)",
-            plan.narrowest_policy()
+            "denied by policy: --approve no runs nothing (to allow it: {})",
+            plan.narrowest_way()
         )),
         (ApprovalPolicy::Auto, plan @ Plan::Argv(_)) => Verdict::Run(plan),
         (ApprovalPolicy::Auto | ApprovalPolicy::Ask, plan) => Verdict::AskUser(Pending(plan)),

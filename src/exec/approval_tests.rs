@@ -189,11 +189,20 @@ fn yes_no_and_ask() {
     let Verdict::Deny(reason) = evaluate(ApprovalPolicy::No, "rm -rf x", &s) else {
         panic!("no must deny");
     };
-    assert!(reason.contains("--yes"), "{reason}");
+    // Never `--yes` for what the agent would not run by itself: the narrower way.
+    assert!(!reason.contains("--yes"), "{reason}");
+    assert!(reason.contains("Bash(rm:*)"), "{reason}");
+    let Verdict::Deny(reason) = evaluate(ApprovalPolicy::No, "make && rm -rf x", &s) else {
+        panic!("no must deny");
+    };
+    assert!(
+        !reason.contains("--yes") && reason.contains("on a terminal"),
+        "{reason}"
+    );
     let Verdict::AskUser(pending) = evaluate(ApprovalPolicy::Ask, "./run.sh", &s) else {
         panic!("ask must ask");
     };
-    assert_eq!(pending.plan().narrowest_policy(), "--approve auto");
+    assert_eq!(pending.plan().narrowest_way(), "rerun with --approve auto");
     assert!(matches!(pending.approve(), Plan::Argv(_)));
     let Verdict::AskUser(pending) = evaluate(ApprovalPolicy::Auto, "./run.sh | id", &s) else {
         panic!("auto must ask");

@@ -31,9 +31,29 @@ fn is_plain(c: char) -> bool {
         || (!c.is_ascii() && c.is_alphanumeric())
 }
 
+/// Operators and redirections of two characters, named whole (`&&`, not `&`).
+const PAIRS: [&str; 10] = ["&&", "||", ";;", "|&", "&>", ">>", "<<", ">&", "<&", "<>"];
+
+/// What the rejected text at the start of `rest` is: a two-character operator or redirection
+/// named whole, else its first character.
+fn describe_at(rest: &str) -> String {
+    let Some(c) = rest.chars().next() else {
+        return String::new();
+    };
+    match PAIRS.iter().find(|p| rest.starts_with(**p)) {
+        Some(pair) => format!("{} ({pair})", kind(c)),
+        None => describe(c),
+    }
+}
+
 /// What a rejected character is, in words a user and a model understand.
 fn describe(c: char) -> String {
-    let what = match c {
+    format!("{} ({})", kind(c), c.escape_default())
+}
+
+/// The kind of thing a rejected character is.
+fn kind(c: char) -> &'static str {
+    match c {
         ';' | '&' | '|' => "an operator",
         '<' | '>' => "a redirection",
         '(' | ')' | '{' | '}' => "a subshell, group or brace",
@@ -48,8 +68,7 @@ fn describe(c: char) -> String {
         c if c.is_control() => "a control character",
         c if !c.is_ascii() => "a non-ASCII symbol outside quotes",
         _ => "a shell metacharacter",
-    };
-    format!("{what} ({})", c.escape_default())
+    }
 }
 
 /// The words of `command` with quotes removed and `$SKILL_DIR` replaced by `skill_dir`, if it is
@@ -96,7 +115,7 @@ pub fn literal_words(command: &str, skill_dir: &str) -> Result<Vec<String>, NotL
                 word.get_or_insert_with(String::new).push(c);
                 after
             }
-            c => return Err(NotLiteral(format!("it contains {}", describe(c)))),
+            _ => return Err(NotLiteral(format!("it contains {}", describe_at(rest)))),
         };
     }
     words.extend(word);
@@ -265,6 +284,10 @@ mod tests {
     fn reasons_name_the_construct() {
         let reason = |c: &str| literal_words(c, "/s").unwrap_err().0;
         assert!(reason("a | b").contains("operator"));
+        assert!(reason("a && b").contains("an operator (&&)"), "{}", reason("a && b"));
+        assert!(reason("a || b").contains("an operator (||)"));
+        assert!(reason("a & b").contains("an operator (&)"));
+        assert!(reason("a >> f").contains("a redirection (>>)"));
         assert!(reason("a 2>&1").contains("redirection"));
         assert!(reason("a # b").contains("comment"));
         assert!(reason("a\nb").contains("line break"));

@@ -7,6 +7,7 @@ pub mod embeddings;
 pub mod http;
 pub mod models;
 pub mod stream;
+pub mod tool_support;
 pub mod transport;
 pub mod types;
 pub mod window;

@@ -40,8 +40,12 @@ pub enum ChatReply {
     Model { model: String, changed: bool },
     /// `/approve [POLICY]`: the approval policy in force (`changed`: just set).
     Approval { policy: ApprovalPolicy, changed: bool },
-    /// `/history`: the user's messages so far, oldest first, secrets redacted.
-    History { messages: Vec<String> },
+    /// `/history`: the conversation so far, oldest first, secrets redacted. `messages` keeps the
+    /// user's side alone, as before; `entries` holds both sides.
+    History {
+        messages: Vec<String>,
+        entries: Vec<HistoryEntry>,
+    },
     /// `/reload`: the skill folders were scanned again.
     Reloaded { skills: usize },
     /// A command that does not exist, with the closest one when there is one.
@@ -66,6 +70,15 @@ pub enum ChatReply {
     Context(ContextUse),
     /// `/compact [FOCUS]`: the history was replaced by a summary.
     Compacted(CompactReport),
+}
+
+/// One message of `/history`: who said it, and what.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HistoryEntry {
+    /// `user` or `assistant`.
+    pub role: &'static str,
+    /// The text; for an answer that only called tools, what it called (`activate_skill(weather)`).
+    pub text: String,
 }
 
 /// A skill as `/help` offers it: how to invoke it, and what arguments it takes.

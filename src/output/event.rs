@@ -27,6 +27,9 @@ pub enum Event {
         sandbox: String,
         /// The sandbox mode asked for: `on`, `strict` or `off`.
         sandbox_mode: Mode,
+        /// Whether the (local) server says the model can call tools; `None` when it did not
+        /// say or was not asked. `false` means skills cannot be used with this model.
+        model_calls_tools: Option<bool>,
     },
     SkillSelected {
         skill: String,

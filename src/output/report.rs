@@ -196,6 +196,9 @@ pub struct SkillNew {
     pub files: Vec<&'static str>,
     /// Whether `agent` searches the folder it was written in.
     pub found_by_agent: bool,
+    /// The project folder the skill was written into when that folder is not trusted with it:
+    /// the skill is listed, but runs no command until `agent trust` there.
+    pub untrusted_project: Option<PathBuf>,
     /// What each file is for, in the order of `files`.
     #[serde(skip)]
     pub purposes: Vec<&'static str>,

@@ -57,6 +57,25 @@ pub enum Interruption {
     Lost,
 }
 
+impl Record {
+    /// Whether this record shows an exchange with the model: a call it answered (in full, or
+    /// cut short by the user), counted as usage.
+    pub fn is_exchange(&self) -> bool {
+        matches!(self, Self::Usage(_))
+    }
+}
+
+impl Interruption {
+    /// What stands in the conversation, in the model's place, for the answer this cut short: the
+    /// model must know, but an export says it once, as a note of its own, and strips this.
+    pub fn marker(self) -> &'static str {
+        match self {
+            Self::User => "[interrupted by the user]",
+            Self::Lost => "[interrupted: the agent stopped before finishing this turn]",
+        }
+    }
+}
+
 /// One line of a session file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

@@ -219,13 +219,14 @@ impl SessionStore {
         }
     }
 
-    /// The newest session started in `cwd`, if any. Ids order sessions by the second they
-    /// started; of several started in the same second, the one written to last.
+    /// The newest session started in `cwd` that holds an exchange with the model, if any. Ids
+    /// order sessions by the second they started; of several started in the same second, the
+    /// one written to last.
     pub fn latest_in(&self, cwd: &str) -> Result<Option<SessionId>, SessionError> {
-        let mut matching = self
-            .ids()?
-            .into_iter()
-            .filter(|id| self.header(id).is_ok_and(|h| h.cwd == cwd));
+        let mut matching = self.ids()?.into_iter().filter(|id| {
+            self.header(id).is_ok_and(|h| h.cwd == cwd)
+                && self.load(id).is_ok_and(|l| l.records.iter().any(Record::is_exchange))
+        });
         let Some(newest) = matching.next() else {
             return Ok(None);
         };

@@ -73,13 +73,28 @@ fn prefixes_name_one_session_or_list_the_candidates() {
 }
 
 #[test]
-fn the_newest_session_of_a_folder_is_found_by_its_header() {
+fn the_newest_session_of_a_folder_with_an_exchange_is_found() {
     let (_tmp, store) = store();
-    let a = store.create(start("/a"), Redactor::NONE).unwrap().id().clone();
-    let b = store.create(start("/b"), Redactor::NONE).unwrap().id().clone();
+    let session = |cwd: &str, records: &[Record]| {
+        let mut writer = store.create(start(cwd), Redactor::NONE).unwrap();
+        writer.append_all(records).unwrap();
+        writer.id().clone()
+    };
+    let a = session("/a", &[used()]);
+    let b = session("/b", &[used()]);
+    // Newer, but it never reached the model.
+    session("/a", &[Record::Message(ChatMessage::user("no key"))]);
     assert_eq!(store.latest_in("/a").unwrap(), Some(a));
     assert_eq!(store.latest_in("/b").unwrap(), Some(b));
     assert_eq!(store.latest_in("/c").unwrap(), None);
+}
+
+fn used() -> Record {
+    Record::Usage(crate::sessions::CallUsage {
+        prompt_tokens: 5,
+        completion_tokens: 1,
+        estimated: false,
+    })
 }
 
 #[test]
@@ -95,7 +110,8 @@ fn of_sessions_started_in_the_same_second_the_last_written_is_the_newest() {
         let header = crate::sessions::record::test_header(id, "/w");
         let id = SessionId::parse(id).unwrap();
         let path = store.path_of(&id);
-        std::fs::write(&path, serde_json::to_string(&Record::Session(header)).unwrap() + "\n").unwrap();
+        let lines = [Record::Session(header), used()].map(|r| serde_json::to_string(&r).unwrap() + "\n");
+        std::fs::write(&path, lines.concat()).unwrap();
         let file = File::options().write(true).open(&path).unwrap();
         file.set_modified(now - std::time::Duration::from_secs(age)).unwrap();
     }

@@ -20,6 +20,9 @@ pub struct SessionWriter {
     /// Bytes of whole lines written so far: a failed write is cut back to this.
     len: u64,
     redactor: Redactor,
+    /// Whether the file holds an exchange with the model (a counted call): a session without one
+    /// (the key was missing, the server down) is not worth keeping or continuing.
+    exchanged: bool,
 }
 
 impl SessionWriter {
@@ -31,7 +34,14 @@ impl SessionWriter {
             file,
             len,
             redactor,
+            // A file that already held lines is a stored session opened to go on with.
+            exchanged: len > 0,
         }
+    }
+
+    /// Whether the session holds an exchange with the model.
+    pub fn has_exchange(&self) -> bool {
+        self.exchanged
     }
 
     pub fn id(&self) -> &SessionId {
@@ -45,7 +55,9 @@ impl SessionWriter {
     /// Write one record as one line. On failure nothing of it stays in the file.
     pub fn append(&mut self, record: &Record) -> Result<(), SessionError> {
         let line = self.line(record)?;
-        self.write_lines(&line)
+        self.write_lines(&line)?;
+        self.exchanged |= record.is_exchange();
+        Ok(())
     }
 
     /// Write several records at once (copying a session into a fork).
@@ -54,7 +66,9 @@ impl SessionWriter {
         for record in records {
             text.push_str(&self.line(record)?);
         }
-        self.write_lines(&text)
+        self.write_lines(&text)?;
+        self.exchanged |= records.iter().any(Record::is_exchange);
+        Ok(())
     }
 
     /// The JSON line for `record`, secrets redacted. Redaction matches a secret's JSON-escaped
@@ -92,7 +106,9 @@ impl SessionWriter {
 /// A run's session log that never fails the run: the first write that fails turns it off and
 /// leaves one warning to show ([`Journal::take_warning`]); later records are dropped. Off from the
 /// start when sessions are not stored (`AGENT_SESSIONS=0`, `--no-session`, `--replay`) or could
-/// not be opened.
+/// not be opened. A new session that ends without any exchange with the model (no key, the
+/// server down, only slash commands) is removed when its journal is dropped: `-c` must never
+/// take up a run that never reached the model.
 #[derive(Debug, Default)]
 pub struct Journal {
     writer: Option<SessionWriter>,
@@ -137,6 +153,17 @@ impl Journal {
     }
 }
 
+impl Drop for Journal {
+    fn drop(&mut self) {
+        if let Some(writer) = self.writer.take().filter(|w| !w.has_exchange()) {
+            // Removed while still locked, so no other agent opens it in between.
+            if let Err(e) = std::fs::remove_file(writer.path()) {
+                tracing::debug!("empty session {} not removed: {e}", writer.path().display());
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +190,27 @@ mod tests {
             text,
             "{\"type\":\"message\",\"role\":\"user\",\"content\":\"token is [REDACTED:GITHUB_TOKEN]\"}\n"
         );
+    }
+
+    #[test]
+    fn a_new_session_without_an_exchange_is_removed_with_its_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, records: &[Record]| {
+            let path = dir.path().join(name);
+            let mut journal = Journal::new(writer_on(File::create(&path).unwrap(), &path, Redactor::NONE));
+            for r in records {
+                journal.record(r);
+            }
+            drop(journal);
+            path.exists()
+        };
+        let usage = Record::Usage(crate::sessions::CallUsage {
+            prompt_tokens: 10,
+            completion_tokens: 2,
+            estimated: false,
+        });
+        assert!(!write("none.jsonl", &[Record::Message(ChatMessage::user("hi"))]));
+        assert!(write("one.jsonl", &[Record::Message(ChatMessage::user("hi")), usage]));
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub enum Treatment {
     Silent,
 }
 
-/// Other tools' frontmatter keys and what `agent` does with each (README "Skills from other tools").
+/// Other tools' frontmatter keys and what `agent` does with each (docs/skills.md, "Skills from other tools").
 pub const OTHER_TOOL_KEYS: [(&str, Treatment); 12] = [
     ("argument-hint", Treatment::Honoured),
     ("disable-model-invocation", Treatment::Honoured),

@@ -4,32 +4,76 @@
 use super::report_text::one;
 use super::session_text;
 use super::skill_list::table_lines;
+use super::table::{Table, cut_at_word};
 use crate::output::ChatReply;
+use crate::output::chat::HistoryEntry;
 use crate::support::terminal_text::{for_terminal, visible};
 
 /// The skills of `/help`: each as its command with its argument hint, and a note when one is
-/// reached only through `/skill NAME` because a built-in command has its name.
-fn skill_help(skills: &[crate::output::chat::SkillCommand]) -> Vec<String> {
+/// reached only through `/skill NAME` because a built-in command has its name. Descriptions are
+/// cut at a word to fit `width`, as `skills list` does.
+fn skill_help(skills: &[crate::output::chat::SkillCommand], width: usize) -> Vec<String> {
     if skills.is_empty() {
         return Vec::new();
     }
-    let mut lines = vec![
-        "  Skills (/NAME ARGS invokes one by hand; $ARGUMENTS, $0, $1 … in its SKILL.md take the arguments):"
-            .to_string(),
-    ];
-    for s in skills {
-        let call = match &s.hint {
-            Some(hint) => format!("{} {}", one(&s.command), one(hint)),
-            None => one(&s.command),
-        };
-        let desc: String = s.description.chars().take(60).collect();
-        lines.push(format!("  {call:<24} {}", one(&desc)));
-    }
+    let mut lines = vec![fit(
+        "Skills (/NAME ARGS invokes one by hand; $ARGUMENTS, $0, $1 … in its SKILL.md take the arguments):",
+        width,
+    )];
+    let rows = skills
+        .iter()
+        .map(|s| {
+            let call = match &s.hint {
+                Some(hint) => format!("{} {}", one(&s.command), one(hint)),
+                None => one(&s.command),
+            };
+            vec![call, one(&s.description)]
+        })
+        .collect();
+    let table = Table {
+        headers: &["", ""],
+        rows,
+        droppable: None,
+    };
+    // The table's first line is its (empty) header.
+    lines.extend(
+        table
+            .render(width.saturating_sub(2))
+            .into_iter()
+            .skip(1)
+            .map(|l| format!("  {l}")),
+    );
     if skills.iter().any(|s| s.command.starts_with("/skill ")) {
-        lines
-            .push("  A built-in command wins over a skill of the same name: reach that skill with /skill NAME.".into());
+        lines.push(fit(
+            "A built-in command wins over a skill of the same name: reach that skill with /skill NAME.",
+            width,
+        ));
     }
     lines
+}
+
+/// The built-in commands of `/help`: name, then help cut at a word to fit `width`.
+fn command_help(commands: &[crate::output::chat::CommandHelp], width: usize) -> Vec<String> {
+    let rows = commands
+        .iter()
+        .map(|c| vec![c.name.to_string(), c.help.to_string()])
+        .collect();
+    let table = Table {
+        headers: &["", ""],
+        rows,
+        droppable: None,
+    };
+    table
+        .render(width.saturating_sub(2))
+        .into_iter()
+        .skip(1)
+        .map(|l| format!("  {l}"))
+        .collect()
+}
+
+/// A line of `/help` prose, indented, cut at a word to fit `width`.
+fn fit(text: &str, width: usize) -> String {
+    format!("  {}", cut_at_word(text, width.saturating_sub(2)))
 }
 
 /// A chat command's answer, as lines on stderr.
@@ -60,22 +104,22 @@ pub(super) fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
     match reply {
         started @ ChatReply::ChatStarted { .. } => banner(started),
         ChatReply::Help { commands, skills } => {
-            let mut lines: Vec<String> = commands
-                .iter()
-                .map(|c| format!("  {:<10} {}", c.name, c.help))
-                .collect();
-            lines.extend(skill_help(skills));
-            lines.push(
-                "  Multi-line: end a line with \\ to continue, or wrap text in \"\"\" … \"\"\"; pastes arrive whole."
-                    .into(),
-            );
-            lines.push("  Ctrl-C cancels a running turn or clears the line; Ctrl-D leaves.".into());
+            let mut lines = command_help(commands, width);
+            lines.extend(skill_help(skills, width));
+            lines.push(fit(
+                "Multi-line: end a line with \\ to continue, or wrap text in \"\"\" … \"\"\"; pastes arrive whole.",
+                width,
+            ));
+            lines.push(fit(
+                "Ctrl-C cancels a running turn or clears the line; Ctrl-D leaves.",
+                width,
+            ));
             lines
         }
         ChatReply::Skills { skills, shadowed } => {
             let mut lines = Vec::new();
             if skills.is_empty() {
-                lines.push("no skills found; see the README, \"Where skills come from\"".into());
+                lines.push("no skills found; see docs/skills.md, \"Where skills come from\"".into());
             } else {
                 lines.extend(table_lines(skills, width, None).into_iter().map(|l| format!("  {l}")));
             }
@@ -92,8 +136,8 @@ pub(super) fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
             vec![format!("approval policy is now {}", policy.as_str())]
         }
         ChatReply::Approval { policy, changed: false } => vec![format!("approval policy: {}", policy.as_str())],
-        ChatReply::History { messages } if messages.is_empty() => vec!["no messages yet".into()],
-        ChatReply::History { messages } => messages.iter().enumerate().map(|(i, m)| numbered(i + 1, m)).collect(),
+        ChatReply::History { entries, .. } if entries.is_empty() => vec!["no messages yet".into()],
+        ChatReply::History { entries, .. } => entries.iter().map(history_line).collect(),
         ChatReply::Reloaded { skills } => vec![format!("{skills} skills loaded")],
         ChatReply::UnknownCommand {
             command,
@@ -129,12 +173,14 @@ pub(super) fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
 
 /// A message as `/history` shows it: numbered, every line of it, continuation lines indented
 /// under the first, control characters shown escaped.
-fn numbered(n: usize, message: &str) -> String {
-    let text = for_terminal(message);
+/// One `/history` message: who said it, then the text, later lines indented under it.
+fn history_line(entry: &HistoryEntry) -> String {
+    let who = if entry.role == "user" { "you:  " } else { "agent:" };
+    let text = for_terminal(&entry.text);
     let mut lines = text.lines();
-    let mut out = format!("{n:>3}. {}", lines.next().unwrap_or_default());
+    let mut out = format!("{who} {}", lines.next().unwrap_or_default());
     for line in lines {
-        out.push_str("\n     ");
+        out.push_str("\n       ");
         out.push_str(line);
     }
     out
@@ -145,11 +191,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn history_shows_whole_messages() {
-        assert_eq!(numbered(1, "one line"), "  1. one line");
+    fn history_shows_whole_messages_of_both_sides() {
+        let entry = |role, text: &str| HistoryEntry {
+            role,
+            text: text.to_string(),
+        };
+        assert_eq!(history_line(&entry("user", "one line")), "you:   one line");
         assert_eq!(
-            numbered(12, "first\nsecond\n\x1b[2Jthird"),
-            " 12. first\n     second\n     \\x1b[2Jthird"
+            history_line(&entry("assistant", "first\nsecond\n\x1b[2Jthird")),
+            "agent: first\n       second\n       \\x1b[2Jthird"
         );
     }
 }

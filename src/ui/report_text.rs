@@ -15,8 +15,8 @@ use crate::support::terminal_text::{MAX_NAMED, for_terminal, short_list, visible
 
 /// Bundled files `skills show` lists.
 const MAX_SHOWN_FILES: usize = 50;
-/// Characters of a description in a search result line.
-const SEARCH_DESCRIPTION_CHARS: usize = 90;
+/// The columns of `skills search` on a terminal.
+const SEARCH_HEADERS: [&str; 4] = ["#", "SKILL", "SCORE", "DESCRIPTION"];
 
 /// The shape of the terminal a report is drawn on.
 #[derive(Debug, Clone, Copy)]
@@ -41,7 +41,7 @@ pub fn render(report: &Report, screen: Screen) -> Text {
     match report {
         Report::SkillList(r) => skill_list(r, screen),
         Report::SkillShow(r) => out_only(skill_show(r)),
-        Report::SkillSearch(r) => skill_search(r),
+        Report::SkillSearch(r) => skill_search(r, screen),
         Report::SkillCheck(r) => out_only(skill_check(r)),
         Report::SkillNew(r) => out_only(skill_new(r)),
         Report::EvalCase(c) => out_only(vec![super::eval_text::case(c)]),
@@ -120,7 +120,7 @@ fn skill_list(r: &SkillList, screen: Screen) -> Text {
         err.push("warnings: `agent skills show NAME` lists them with file, line and fix".into());
     }
     if r.skills.is_empty() {
-        err.push("no skills found; see README \"Where skills come from\"".into());
+        err.push("no skills found; see docs/skills.md, \"Where skills come from\"".into());
     }
     Text { out, err }
 }
@@ -206,22 +206,32 @@ fn invocation_line(name: &str, inv: &crate::skills::invocation::Invocation) -> S
     }
 }
 
-fn skill_search(r: &SkillSearch) -> Text {
+/// `skills search`: on a terminal a table whose descriptions are cut at a word to fit its width,
+/// as `skills list` is; piped, one tab-separated line per hit with the whole description.
+fn skill_search(r: &SkillSearch, screen: Screen) -> Text {
     if r.results.is_empty() {
         return Text {
             out: Vec::new(),
             err: vec![format!("no skill matches {:?}", r.query)],
         };
     }
-    let out = r
-        .results
-        .iter()
-        .map(|h| {
-            let desc: String = h.description.chars().take(SEARCH_DESCRIPTION_CHARS).collect();
-            format!("{:>2}. {:<20} {:>6.2}  {}", h.rank, one(&h.name), h.score, one(&desc))
-        })
-        .collect();
-    out_only(out)
+    let cells = |h: &crate::output::report::SearchHit| {
+        vec![
+            h.rank.to_string(),
+            visible(&h.name).into_owned(),
+            format!("{:.2}", h.score),
+            visible(&h.description).into_owned(),
+        ]
+    };
+    if !screen.stdout_tty {
+        return out_only(r.results.iter().map(|h| cells(h).join("\t")).collect());
+    }
+    let table = super::table::Table {
+        headers: &SEARCH_HEADERS,
+        rows: r.results.iter().map(cells).collect(),
+        droppable: None,
+    };
+    out_only(table.render(screen.stdout_width))
 }
 
 fn severity_word(s: Severity) -> &'static str {
@@ -295,6 +305,13 @@ fn skill_new(r: &SkillNew) -> Vec<String> {
             "note: agent does not search {root} for skills; pass --skills-dir {root} or add it to AGENT_SKILLS_PATH"
         ));
     }
+    if let Some(project) = &r.untrusted_project {
+        let project = project.display();
+        out.push(format!(
+            "note: {project} is not trusted with this skill, so it cannot run commands until you run `agent trust \
+             {project}`"
+        ));
+    }
     out
 }
 
@@ -360,7 +377,10 @@ mod tests {
             ["unknown command /skils; did you mean /skills? /help lists them"]
         );
         assert_eq!(
-            chat_lines(ChatReply::History { messages: Vec::new() }),
+            chat_lines(ChatReply::History {
+                messages: Vec::new(),
+                entries: Vec::new()
+            }),
             ["no messages yet"]
         );
     }

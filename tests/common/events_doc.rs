@@ -22,8 +22,9 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 22] = [
+const NESTED: [((&str, &str), &str); 23] = [
     (("help", "commands"), "command"),
+    (("history", "entries"), "history entry"),
     (("help", "skills"), "skill command"),
     (("skills", "skills"), "summary"),
     (("skills list", "skills"), "summary"),

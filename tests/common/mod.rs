@@ -251,6 +251,8 @@ impl Workspace {
             // local server: tests never reach a real one on this machine.
             .env("AGENT_MODEL", "gpt-4.1-mini")
             .env("AGENT_PROBE_PORTS", "")
+            // The mock servers see only the requests tests count: no question about tools.
+            .env("AGENT_TOOL_CHECK", "0")
             // The skills shipped in the binary stay out of every catalog a test did not ask
             // for (tests/suite/real_skills.rs turns them on).
             .env("AGENT_BUNDLED_SKILLS", "0")

@@ -18,6 +18,7 @@ pub fn pty_agent(ws: &Workspace) -> Command {
         .env("TERM", "xterm-256color")
         .env("NO_COLOR", "1")
         .env("COLUMNS", "100")
+        .env("AGENT_TOOL_CHECK", "0")
         .arg("--skills-dir")
         .arg(ws.skills())
         .current_dir(ws.work());

@@ -200,3 +200,19 @@ async fn a_person_approved_command_runs_with_sh_under_yes() {
     assert!(results[0].contains("[A]"), "{}", results[0]);
     assert!(results[1].contains("[b c]"), "{}", results[1]);
 }
+
+#[tokio::test]
+async fn a_denial_names_the_operator_exactly_and_suggests_the_narrow_way_never_yes() {
+    let ws = Workspace::new();
+    ws.skill("plain", &skill_md("plain", ""), Some(ECHO_ARGS));
+    let commands = ["make && rm -rf build".to_string(), "rm -rf build".to_string()];
+    let (code, stderr, results) = propose(&ws, "plain", &commands, &[]).await;
+    assert_eq!(code, 6, "{stderr}");
+    assert!(results[0].contains("an operator (&&)"), "{}", results[0]);
+    assert!(results[0].contains("on a terminal"), "{}", results[0]);
+    // One literal command: a grant of its program is the narrow way to let it run unasked.
+    assert!(results[1].contains("Bash(rm:*)"), "{}", results[1]);
+    for text in [&results[0], &results[1], &stderr] {
+        assert!(!text.contains("--yes") && !text.contains("approve yes"), "{text}");
+    }
+}

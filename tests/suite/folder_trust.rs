@@ -358,3 +358,22 @@ fn listings_keep_trust_warnings_off_their_json() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_old_skills_trust_naming_a_skill_folder_trusts_the_project_holding_it() {
+    let ws = Workspace::new();
+    project_skill(&ws, "weather", &ws.work().join("canary"));
+    let out = ws
+        .bare_agent()
+        .args(["skills", "trust", "skills/weather"])
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let work = std::fs::canonicalize(ws.work()).unwrap();
+    assert!(printed.contains(&format!("trusted {}\n", work.display())), "{printed}");
+    assert!(
+        printed.contains("skills that may run commands: skills/weather"),
+        "{printed}"
+    );
+}

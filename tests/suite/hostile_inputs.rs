@@ -104,6 +104,7 @@ async fn ctrl_c_ends_every_process_of_the_running_command() {
         .env("AGENT_BASE_URL", mock.base_url())
         .env("AGENT_MODEL", "gpt-4.1-mini")
         .env("AGENT_PROBE_PORTS", "")
+        .env("AGENT_TOOL_CHECK", "0")
         .env("AGENT_API_KEY", "sk-test-key-0123456789")
         .current_dir(ws.work())
         .arg("--skills-dir")

@@ -68,10 +68,23 @@ fn the_man_page_is_valid_roff_describing_the_commands() {
         ".SH SYNOPSIS",
         ".SH OPTIONS",
         ".SH SUBCOMMANDS",
-        "Exit status",
+        ".SH ENVIRONMENT",
+        ".SH \"EXIT STATUS\"",
+        // The synopsis names what each option takes.
+        "[\\-\\-model NAME]",
+        "[\\-\\-resume [ID]]",
+        "[\\-\\-skills\\-dir DIR]...",
     ] {
         assert!(page.contains(want), "the page lacks {want:?}");
     }
+    assert!(!page.contains(".SH EXTRA"), "{page}");
+    let environment = &page[page.find(".SH ENVIRONMENT").unwrap()..];
+    assert!(
+        environment.contains("\\fBAGENT_API_KEY, OPENAI_API_KEY\\fR"),
+        "{environment}"
+    );
+    let exit = &page[page.find("EXIT STATUS").unwrap()..];
+    assert!(exit.contains(".TP\n\\fB130\\fR\ninterrupted"), "{exit}");
     assert!(page.contains("skills") && page.contains("completions"));
     let path = ws.dir.path().join("agent.1");
     std::fs::write(&path, &page).unwrap();
@@ -120,4 +133,52 @@ fn man_dir_writes_a_page_per_command() {
     }
     let new_page = std::fs::read_to_string(dir.join("agent-skills-new.1")).unwrap();
     assert!(new_page.contains("\\-\\-scp"), "{new_page}");
+}
+
+#[test]
+fn each_command_lists_only_the_flags_that_mean_something_to_it() {
+    let ws = Workspace::new();
+    let help = |args: &[&str]| {
+        let (code, out, err) = agent(&ws, args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        out
+    };
+    let run_only = ["--sandbox", "--allow-write", "--record", "--replay", "--skills-dir"];
+    for args in [
+        &["completions", "--help"][..],
+        &["man", "--help"],
+        &["sessions", "list", "--help"],
+        &["trust", "--help"],
+    ] {
+        let text = help(args);
+        for flag in run_only {
+            assert!(!text.contains(flag), "{args:?} lists {flag}:\n{text}");
+        }
+        assert!(text.contains("--json"), "--json is on every command: {text}");
+    }
+    let list = help(&["skills", "list", "--help"]);
+    assert!(
+        list.contains("--skills-dir") && !list.contains("--sandbox") && !list.contains("--replay"),
+        "{list}"
+    );
+    let show = help(&["skills", "show", "--help"]);
+    assert!(show.contains("--sandbox") && show.contains("--allow-write"), "{show}");
+    let eval = help(&["skills", "eval", "--help"]);
+    assert!(eval.contains("--replay") && eval.contains("--record"), "{eval}");
+    let top = help(&["--help"]);
+    assert!(top.contains("--sandbox") && top.contains("on, strict or off"), "{top}");
+    let skills = help(&["skills", "--help"]);
+    assert!(
+        !skills.contains("Inspect the skills") && skills.contains("install"),
+        "{skills}"
+    );
+    // A subcommand's own flag is used, after the subcommand or before it.
+    let root = repo_path("skills");
+    let root = root.to_str().unwrap();
+    for args in [
+        &["skills", "list", "--skills-dir", root][..],
+        &["--skills-dir", root, "skills", "list"],
+    ] {
+        assert!(help(args).contains("weather"), "{args:?}");
+    }
 }

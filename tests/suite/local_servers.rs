@@ -181,3 +181,144 @@ fn closed_port() -> u16 {
         .unwrap()
         .port()
 }
+
+/// `agent --once hi --json` against `mock` with `model`, asking the server about tools (the
+/// harness turns that off): (exit code, events, stderr).
+async fn asked_about_tools(ws: &Workspace, mock: &MockLlm, model: &str) -> (i32, Vec<Value>, String) {
+    let mut cmd = ws.agent(mock);
+    cmd.env_remove("AGENT_TOOL_CHECK")
+        .env("AGENT_MODEL", model)
+        .args(["--once", "weather in Oslo?", "--json"]);
+    let (code, stdout, stderr) = run_outcome(cmd).await;
+    (code, events(&stdout), stderr)
+}
+
+fn session_and_warnings(events: &[Value]) -> (Value, Vec<String>) {
+    let session = events.iter().find(|e| e["type"] == "session").unwrap().clone();
+    let warnings = events
+        .iter()
+        .filter(|e| e["type"] == "warning")
+        .map(|e| e["message"].as_str().unwrap().to_string())
+        .collect();
+    (session, warnings)
+}
+
+/// Requests the mock got for `path`.
+async fn asked(mock: &MockLlm, path: &str) -> usize {
+    mock.raw_requests()
+        .await
+        .iter()
+        .filter(|r| r.url.path() == path)
+        .count()
+}
+
+fn weather(ws: &Workspace) {
+    ws.skill(
+        "weather",
+        "---\nname: weather\ndescription: Current weather for a city.\n---\nRun ./run.sh CITY\n",
+        None,
+    );
+}
+
+#[tokio::test]
+async fn a_llama_cpp_model_without_tools_is_warned_about_once_and_asked_about_once() {
+    let ws = Workspace::new();
+    weather(&ws);
+    let mock = MockLlm::start(vec![text("It is sunny."), text("Still sunny.")]).await;
+    Mock::given(method("GET"))
+        .and(path("/props"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "chat_template": "{{ messages }}",
+            "chat_template_caps": {"supports_tools": false, "supports_tool_calls": false},
+            "default_generation_settings": {"n_ctx": 4096}
+        })))
+        .mount(&mock.server)
+        .await;
+    for run in 0..2 {
+        let (code, events, stderr) = asked_about_tools(&ws, &mock, "smollm-360m").await;
+        assert_eq!(code, 0, "{stderr}");
+        let (session, warnings) = session_and_warnings(&events);
+        assert_eq!(session["model_calls_tools"], false, "run {run}: {session}");
+        let warned: Vec<&String> = warnings.iter().filter(|w| w.contains("cannot call tools")).collect();
+        assert_eq!(warned.len(), 1, "run {run}: once per run: {warnings:?}");
+        assert!(
+            warned[0].contains("smollm-360m") && warned[0].contains("llama.cpp") && warned[0].contains("--model"),
+            "{}",
+            warned[0]
+        );
+    }
+    // The second run took the answer from the cache: no round trip.
+    assert_eq!(asked(&mock, "/props").await, 1);
+    assert_eq!(asked(&mock, "/v1/chat/completions").await, 2);
+}
+
+#[tokio::test]
+async fn ollama_says_it_in_api_show_per_model() {
+    let ws = Workspace::new();
+    weather(&ws);
+    let mock = MockLlm::start(vec![text("one"), text("two")]).await;
+    for (model, capabilities) in [
+        ("gemma3:1b", json!(["completion"])),
+        ("qwen3:4b", json!(["completion", "tools", "thinking"])),
+    ] {
+        Mock::given(method("POST"))
+            .and(path("/api/show"))
+            .and(wiremock::matchers::body_json(json!({"model": model})))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "details": {"family": "gemma3"}, "capabilities": capabilities
+            })))
+            .mount(&mock.server)
+            .await;
+    }
+    let (code, events, stderr) = asked_about_tools(&ws, &mock, "gemma3:1b").await;
+    assert_eq!(code, 0, "{stderr}");
+    let (session, warnings) = session_and_warnings(&events);
+    assert_eq!(session["model_calls_tools"], false);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("cannot call tools") && w.contains("Ollama")),
+        "{warnings:?}"
+    );
+    let (_, events, _) = asked_about_tools(&ws, &mock, "qwen3:4b").await;
+    let (session, warnings) = session_and_warnings(&events);
+    assert_eq!(session["model_calls_tools"], true);
+    assert!(
+        !warnings.iter().any(|w| w.contains("cannot call tools")),
+        "{warnings:?}"
+    );
+    assert_eq!(asked(&mock, "/api/show").await, 2, "one question per model");
+}
+
+#[tokio::test]
+async fn lm_studio_says_it_in_its_model_list_and_without_skills_nothing_is_said() {
+    let ws = Workspace::new();
+    let mock = MockLlm::start(vec![text("one"), text("two")]).await;
+    Mock::given(method("GET"))
+        .and(path("/api/v1/models"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"models": [{
+            "type": "llm", "key": "gemma-3-270m-it-qat", "max_context_length": 32768,
+            "capabilities": {"vision": false, "trained_for_tool_use": false}
+        }]})))
+        .mount(&mock.server)
+        .await;
+    // No skills: nothing to warn about, but the session event still says it.
+    let (code, events, stderr) = asked_about_tools(&ws, &mock, "gemma-3-270m-it-qat").await;
+    assert_eq!(code, 0, "{stderr}");
+    let (session, warnings) = session_and_warnings(&events);
+    assert_eq!(session["model_calls_tools"], false);
+    assert!(
+        !warnings.iter().any(|w| w.contains("cannot call tools")),
+        "{warnings:?}"
+    );
+    weather(&ws);
+    let (_, events, _) = asked_about_tools(&ws, &mock, "gemma-3-270m-it-qat").await;
+    let (_, warnings) = session_and_warnings(&events);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("cannot call tools") && w.contains("LM Studio")),
+        "{warnings:?}"
+    );
+    assert_eq!(asked(&mock, "/api/v1/models").await, 1);
+}

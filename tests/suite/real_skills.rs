@@ -344,6 +344,7 @@ async fn the_installed_binary_answers_the_weather_request_from_any_folder() {
         .env("AGENT_API_KEY", "sk-test-key-0123456789")
         .env("AGENT_MODEL", "gpt-4.1-mini")
         .env("AGENT_PROBE_PORTS", "")
+        .env("AGENT_TOOL_CHECK", "0")
         .env("WEATHER_BASE_URL", weather.uri())
         .current_dir(&elsewhere)
         .timeout(std::time::Duration::from_secs(60))

@@ -291,7 +291,8 @@ async fn history_shows_whole_multi_line_messages() {
         type_line(&mut p, "\"\"\"");
         p.exp_string("got both lines").unwrap();
         type_line(&mut p, "/history");
-        p.exp_string("  1. line one\r\n     line two").unwrap();
+        p.exp_string("you:   line one\r\n       line two").unwrap();
+        p.exp_string("agent: got both lines").unwrap();
         ctrl_d_exits_zero(p);
     })
     .await;
@@ -429,10 +430,11 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
         .map(|l| doc.validate_typed(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
     let chat_types = doc.sections(crate::common::events_doc::Part::Chat);
-    // `command` and `skill command` are items of `help`, not types of their own.
+    // `command`, `skill command` and `history entry` are items of `help` and `history`, not
+    // types of their own.
     for kind in chat_types
         .iter()
-        .filter(|k| !matches!(**k, "command" | "skill command"))
+        .filter(|k| !matches!(**k, "command" | "skill command" | "history entry"))
     {
         assert!(kinds.iter().any(|k| k == kind), "no {kind} line in {kinds:?}");
     }
@@ -455,4 +457,151 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
         all_text(&asked[0]).contains("earlier answer"),
         "it summarized the resumed session"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lines_typed_while_the_agent_is_busy_all_run_in_order() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let slow = Reply::Raw(
+        wiremock::ResponseTemplate::new(200)
+            .set_delay(Duration::from_millis(800))
+            .set_body_raw(sse_body(&text("slow answer")), "text/event-stream"),
+    );
+    let mock = std::sync::Arc::new(MockLlm::start(vec![slow]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &[]);
+        type_line(&mut p, "take your time");
+        // Three lines at once while the turn runs, as a fast typist or a paste without brackets.
+        p.send("/model\r/approve\r/usage\r").unwrap();
+        p.flush().unwrap();
+        p.exp_string("slow answer").unwrap();
+        p.exp_string("model: gpt-4.1-mini").unwrap();
+        p.exp_string("approval policy: ask").unwrap();
+        p.exp_string("session: ").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupted_turn_counts_in_usage_shows_in_history_and_is_exported_once() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let slow = Reply::Raw(
+        wiremock::ResponseTemplate::new(200)
+            .set_delay(Duration::from_secs(30))
+            .set_body_raw(sse_body(&text("too late")), "text/event-stream"),
+    );
+    let mock = std::sync::Arc::new(MockLlm::start(vec![slow, text("fresh answer")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    let export = ws.work().join("out.md");
+    let path = export.clone();
+    blocking(move || {
+        let mut p = chat(&w, &m, &[]);
+        type_line(&mut p, "take your time");
+        std::thread::sleep(Duration::from_millis(500));
+        p.send_control('c').unwrap();
+        p.exp_string("interrupted").unwrap();
+        type_line(&mut p, "/usage");
+        // The request was sent: it counts as one call, its tokens estimated from its bytes.
+        let usage = p.exp_string("session: ").unwrap();
+        let line = usage.lines().find(|l| l.contains("take your time")).unwrap_or_default();
+        let prompt: Vec<&str> = line.split_whitespace().take(3).collect();
+        assert!(
+            prompt.len() == 3 && prompt[1].starts_with('~') && prompt[1] != "~0" && prompt[2] == "in",
+            "{usage}"
+        );
+        assert!(!line.contains("calls)"), "one call: {usage}");
+        type_line(&mut p, "are you there?");
+        p.exp_string("fresh answer").unwrap();
+        type_line(&mut p, "/history");
+        p.exp_string("you:   take your time").unwrap();
+        p.exp_string("agent: [interrupted by the user]").unwrap();
+        p.exp_string("you:   are you there?").unwrap();
+        p.exp_string("agent: fresh answer").unwrap();
+        type_line(&mut p, &format!("/export {}", path.display()));
+        p.exp_string("out.md").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let md = std::fs::read_to_string(&export).unwrap();
+    assert_eq!(md.matches("nterrupted by the user").count(), 1, "{md}");
+    assert!(md.contains("*Interrupted by the user.*"), "{md}");
+}
+
+/// A skill whose description is longer than any terminal line.
+const LONG: &str = "Look up GitHub repositories, open issues, pull requests and users through the GitHub API, \
+                    with rate limits handled and pagination followed. Use for anything about GitHub.";
+
+/// Lines of `out` that say something.
+fn said(out: &str) -> Vec<String> {
+    out.lines()
+        .map(|l| l.trim_end_matches('\r').to_string())
+        .filter(|l| !l.trim().is_empty())
+        .collect()
+}
+
+/// The line showing `name` fits `width` and ends in a description cut after a whole word.
+fn cut_at_a_word(lines: &[String], name: &str, width: usize) {
+    for line in lines {
+        assert!(line.chars().count() <= width, "{width} columns, yet: {line:?}");
+    }
+    let line = lines.iter().find(|l| l.contains(name)).unwrap();
+    assert!(line.ends_with('…'), "{line}");
+    let shown = line.rsplit("  ").next().unwrap().trim_end_matches('…');
+    assert!(LONG.starts_with(shown), "{shown:?}");
+    let next = LONG[shown.len()..].chars().next().unwrap();
+    assert!(next == ' ' || next == ',', "cut mid-word: {shown:?}");
+}
+
+#[test]
+fn skills_search_fits_the_terminal_and_cuts_at_a_word() {
+    let ws = Workspace::new();
+    ws.skill(
+        "github-lookup",
+        &format!("---\nname: github-lookup\ndescription: {LONG}\n---\n"),
+        None,
+    );
+    let mut cmd = pty_agent(&ws);
+    cmd.env("COLUMNS", "60").args(["skills", "search", "github issues"]);
+    let mut p = spawn_command(cmd, Some(10_000)).unwrap();
+    let out = from_pty(&p.exp_eof().unwrap());
+    assert!(matches!(p.process().wait().unwrap(), WaitStatus::Exited(_, 0)));
+    let lines = said(&out);
+    assert!(
+        lines[0].starts_with("#  SKILL") && lines[0].ends_with("DESCRIPTION"),
+        "{out}"
+    );
+    cut_at_a_word(&lines, "github-lookup", 60);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn help_fits_the_terminal_and_cuts_descriptions_at_a_word() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    ws.skill(
+        "github-lookup",
+        &format!("---\nname: github-lookup\ndescription: {LONG}\n---\n"),
+        None,
+    );
+    let mock = std::sync::Arc::new(MockLlm::start(vec![]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut cmd = pty_agent(&w);
+        cmd.env("COLUMNS", "70")
+            .env("AGENT_BASE_URL", m.base_url())
+            .env("AGENT_API_KEY", "sk-test-key-0123456789")
+            .env("AGENT_MODEL", "gpt-4.1-mini");
+        let mut p = spawn_command(cmd, Some(10_000)).unwrap();
+        p.exp_string("/help for commands").unwrap();
+        type_line(&mut p, "/help");
+        let out = from_pty(&p.exp_string("Ctrl-D leaves").unwrap());
+        let lines: Vec<String> = said(&out).into_iter().skip_while(|l| !l.contains("/help ")).collect();
+        cut_at_a_word(&lines, "/github-lookup", 70);
+        assert!(
+            lines.iter().any(|l| l.starts_with("  /export") && l.ends_with('…')),
+            "{out}"
+        );
+        ctrl_d_exits_zero(p);
+    })
+    .await;
 }

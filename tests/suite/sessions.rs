@@ -408,3 +408,84 @@ async fn resume_without_an_id_picks_from_a_numbered_list_on_a_terminal() {
     .unwrap();
     assert_eq!(users(&mock.requests().await[0]), ["older question", "go on"]);
 }
+
+#[tokio::test]
+async fn runs_that_never_reached_the_model_are_not_kept_and_continue_skips_them() {
+    let ws = Workspace::new();
+    let mock = MockLlm::start(vec![
+        text("Kept."),
+        status(500, r#"{"error":{"message":"upstream exploded"}}"#),
+        text("Continued."),
+    ])
+    .await;
+    // Nothing to continue yet: said at once (exit 2), before the server is asked anything, not
+    // even for its models.
+    let mut cmd = ws.agent(&mock);
+    cmd.env_remove("AGENT_MODEL").args(["-c", "--once", "go on"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no stored session was started in"), "{err}");
+    assert!(mock.requests().await.is_empty(), "the server was reached");
+
+    assert_eq!(once(&ws, &mock, "first question", &[]).await.0, 0);
+    assert_eq!(ws.session_files().len(), 1);
+    // A server error (exit 4) and a missing key (exit 3) leave no session behind.
+    let (code, _, err) = once(&ws, &mock, "fails", &[]).await;
+    assert_eq!(code, 4, "{err}");
+    let mut cmd = ws.bare_agent();
+    cmd.args(["--once", "no key"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 3, "{err}");
+    // It names what to do with what an installed binary has, not a file of the source tree.
+    assert!(
+        err.contains("AGENT_API_KEY=") && err.contains(".config/agent/.env") && !err.contains(".env.example"),
+        "{err}"
+    );
+    assert_eq!(ws.session_files().len(), 1, "only the run that got an answer is kept");
+
+    let (code, out, err) = once(&ws, &mock, "go on", &["-c"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Continued."), "{out}");
+    let requests = mock.requests().await;
+    let last = history(requests.last().unwrap());
+    assert_eq!(
+        last,
+        [
+            ("user".to_string(), "first question".to_string()),
+            ("assistant".to_string(), "Kept.".to_string()),
+            ("user".to_string(), "go on".to_string()),
+        ],
+        "the failed run is not what was continued, and nothing says a turn was interrupted"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn export_without_a_file_writes_beside_the_sessions_not_into_the_working_folder() {
+    let ws = Arc::new(Workspace::new());
+    let mock = Arc::new(MockLlm::start(vec![text("An answer.")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    crate::common::pty::blocking(move || {
+        let mut p = pty_chat(&w, &m, &[]);
+        say(&mut p, "a question");
+        p.exp_string("An answer.").unwrap();
+        say(&mut p, "/export");
+        p.exp_string("as md to ").unwrap();
+        p.exp_string(".local/state/agent/exports/session-").unwrap();
+        crate::common::pty::ctrl_d_exits_zero(p);
+    })
+    .await;
+    let exports: Vec<_> = std::fs::read_dir(ws.home().join(".local/state/agent/exports"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(exports.len(), 1);
+    assert!(std::fs::read_to_string(&exports[0]).unwrap().contains("a question"));
+    let work: Vec<_> = std::fs::read_dir(ws.work())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        !work.iter().any(|n| n.to_string_lossy().starts_with("session-")),
+        "{work:?}"
+    );
+}

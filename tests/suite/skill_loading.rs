@@ -210,3 +210,42 @@ fn piped_skills_list_is_one_tab_separated_line_per_skill() {
     assert_eq!(rows[1], ["long-one", "agent-skills", "ok", root.as_str(), long]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("agent skills show NAME"));
 }
+
+#[tokio::test]
+async fn a_shadowed_skill_is_said_once_per_change_not_every_run() {
+    let ws = Workspace::new();
+    let skill = |root: &Path, name: &str| {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: The {name} skill.\n---\n"),
+        )
+        .unwrap();
+    };
+    skill(&ws.skills(), "twin");
+    skill(&ws.skills(), "other");
+    let more = ws.work().join("more");
+    skill(&more, "twin");
+    let mock = MockLlm::start(vec![text("one"), text("two"), text("three")]).await;
+    let run = || {
+        let mut cmd = ws.agent(&mock);
+        cmd.arg("--skills-dir").arg(&more).args(["--once", "hi"]);
+        run_outcome(cmd)
+    };
+    let (code, _, first) = run().await;
+    assert_eq!(code, 0, "{first}");
+    assert!(first.contains("skill `twin` is shadowed"), "{first}");
+    let (_, _, second) = run().await;
+    assert!(!second.contains("shadowed"), "said again unchanged: {second}");
+    // A new shadowing is news: all of it is said again.
+    skill(&more, "other");
+    let (_, _, third) = run().await;
+    assert!(
+        third.contains("skill `twin` is shadowed") && third.contains("skill `other` is shadowed"),
+        "{third}"
+    );
+    // `skills list` shows it whenever asked.
+    let listed = list(&ws, &[&ws.skills(), &more]);
+    assert!(listed["problems"].to_string().contains("shadowed"), "{listed}");
+}

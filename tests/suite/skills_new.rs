@@ -151,3 +151,42 @@ fn without_a_named_root_it_goes_to_the_users_own_skills() {
     assert!(elsewhere.join("other/run.sh").is_file());
     assert!(stdout.contains("--skills-dir"), "{stdout}");
 }
+
+#[test]
+fn a_new_skill_in_an_untrusted_project_says_so_with_a_clean_path() {
+    let ws = Workspace::new();
+    std::fs::create_dir_all(ws.work().join("skills")).unwrap();
+    let out = ws
+        .bare_agent()
+        .args(["skills", "new", "hello-world", "--dir", "./skills"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = ws.work().join("skills/hello-world");
+    assert!(stdout.contains(&format!("created {} (", dir.display())), "{stdout}");
+    assert!(!stdout.contains("/./"), "{stdout}");
+    assert!(
+        stdout.contains("cannot run commands until you run `agent trust"),
+        "{stdout}"
+    );
+    // Trust covers the content a folder had when it was given: a skill added later is new.
+    let trusted = ws.bare_agent().arg("trust").output().unwrap();
+    assert_eq!(trusted.status.code(), Some(0));
+    let out = ws
+        .bare_agent()
+        .args(["skills", "new", "hello-again", "--dir", "skills", "--json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["created"],
+        ws.work().join("skills/hello-again").display().to_string()
+    );
+    assert!(report["untrusted_project"].is_string(), "{report}");
+    // A skill in the user's own folder needs no trust.
+    let (code, stdout, _) = agent(&ws, &["skills", "new", "mine", "--json"]);
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(report["untrusted_project"].is_null(), "{report}");
+}

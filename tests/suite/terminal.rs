@@ -25,6 +25,7 @@ fn pty(ws: &Workspace, mock: &MockLlm, args: &[&str], color: bool) -> PtySession
         .env("AGENT_BASE_URL", mock.base_url())
         .env("AGENT_API_KEY", "sk-test-key-0123456789")
         .env("AGENT_PROBE_PORTS", "")
+        .env("AGENT_TOOL_CHECK", "0")
         .args(args)
         .current_dir(ws.work());
     if !color {

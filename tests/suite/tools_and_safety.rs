@@ -74,13 +74,17 @@ async fn without_terminal_unapproved_commands_are_denied_with_a_hint() {
         Some(6),
         "answered, but a command was denied: {stderr}"
     );
+    // Never `--yes` for a command the agent would not run by itself: a yes on a terminal.
     assert!(
-        stderr.contains("--yes") && !stderr.contains("--approve auto"),
+        stderr.contains("on a terminal") && !stderr.contains("--yes") && !stderr.contains("--approve auto"),
         "{stderr}"
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("could not run it"));
     let result = last_tool_result(&mock.requests().await[2]);
-    assert!(result.starts_with("denied:") && result.contains("--yes"), "{result}");
+    assert!(
+        result.starts_with("denied:") && result.contains("on a terminal"),
+        "{result}"
+    );
     assert!(result.contains("operator"), "the model is told why: {result}");
     assert!(!canary.exists());
 }
@@ -141,7 +145,7 @@ async fn approve_no_runs_nothing() {
     assert!(!marker.exists());
     let result = last_tool_result(&mock.requests().await[2]);
     assert!(
-        result.contains("denied by policy") && result.contains("--yes"),
+        result.contains("denied by policy") && result.contains("on a terminal") && !result.contains("--yes"),
         "{result}"
     );
 }

@@ -144,6 +144,12 @@ mod tests {
         c.set_journal(crate::sessions::Journal::new(writer));
         c.remember(ChatMessage::user("one"));
         c.remember(ChatMessage::assistant(Some("1".into()), Vec::new()));
+        // The first answer was a real exchange, so the session is kept when `c` goes away.
+        c.record(&Record::Usage(crate::sessions::CallUsage {
+            prompt_tokens: 3,
+            completion_tokens: 1,
+            estimated: false,
+        }));
         c.remember(ChatMessage::user("two"));
         let loaded = store.load(&id).unwrap();
         let mut resumed = Conversation::new("system".into(), 1 << 20, Redactor::NONE);
@@ -155,7 +161,10 @@ mod tests {
         assert!(resumed.close_lost_turn());
         assert!(!resumed.close_lost_turn(), "closed once");
         let last = resumed.messages().last().unwrap();
-        assert_eq!(last.content.as_deref(), Some(super::super::LOST_TURN));
+        assert_eq!(
+            last.content.as_deref(),
+            Some(crate::sessions::Interruption::Lost.marker())
+        );
         let records = store.load(&id).unwrap().records;
         assert!(
             matches!(records.last(), Some(Record::Interrupted { .. })),

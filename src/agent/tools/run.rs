@@ -273,17 +273,18 @@ fn scope_of(skill: &Skill) -> SkillScope {
     }
 }
 
-/// Why a command that needs a yes was denied without a terminal, naming the narrowest setting that
-/// would have let it run (`--approve auto` for the skill's own literal script, else `--yes`).
+/// Why a command that needs a yes was denied without a terminal, with the narrowest way that
+/// would have let it run: `--approve auto` for the skill's own literal script; for anything else
+/// a yes on a terminal or a grant, never `--yes` (it would let every command through).
 fn no_terminal(plan: &Plan) -> String {
     match plan {
         Plan::Argv(_) => "needs approval but there is no terminal to ask on; rerun with --approve auto to let \
                           the skill's own scripts run"
             .to_string(),
         Plan::Shell(shell) => format!(
-            "needs approval ({}) but there is no terminal to ask on; rerun with --yes (or --approve yes) to allow \
-             every command",
-            shell.why()
+            "needs approval ({}) but there is no terminal to ask on; {}",
+            shell.why(),
+            plan.narrowest_way()
         ),
     }
 }

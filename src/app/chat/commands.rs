@@ -67,7 +67,7 @@ pub(super) const COMMANDS: [SlashCommand; 17] = [
     },
     SlashCommand {
         name: "/history",
-        help: "this session's messages",
+        help: "this session's messages, yours and the model's answers",
         run: history,
     },
     SlashCommand {
@@ -102,7 +102,7 @@ pub(super) const COMMANDS: [SlashCommand; 17] = [
     },
     SlashCommand {
         name: "/export",
-        help: "[FILE] — write this session as Markdown, or .html/.json by FILE's extension",
+        help: "[FILE] — write this session as Markdown to the exports folder beside the sessions, or to FILE (.html/.json by its extension)",
         run: sessions::export,
     },
     SlashCommand {
@@ -271,7 +271,8 @@ fn approve(chat: &mut Chat<'_>, arg: &str) -> Flow {
 
 fn history(chat: &mut Chat<'_>, _arg: &str) -> Flow {
     let messages = chat.agent.user_turns().into_iter().map(str::to_string).collect();
-    chat.say(ChatReply::History { messages });
+    let entries = chat.agent.history();
+    chat.say(ChatReply::History { messages, entries });
     Flow::Done
 }
 

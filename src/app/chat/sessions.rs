@@ -136,7 +136,10 @@ pub(super) fn export(chat: &mut Chat<'_>, arg: &str) -> Flow {
         return Flow::Done;
     };
     let path = if arg.is_empty() {
-        default_export_path(id.as_str())
+        match default_export_path(&store, id.as_str()) {
+            Ok(path) => path,
+            Err(e) => return refuse(chat, "export", &e.message),
+        }
     } else {
         PathBuf::from(arg)
     };

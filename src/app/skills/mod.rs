@@ -47,7 +47,7 @@ pub(super) async fn run(action: &SkillsCommand, run: Run<'_>) -> Result<ExitCode
     let discovery = discover_with(&run.config.skill_roots, &scan);
     let report = match action {
         SkillsCommand::List => Report::SkillList(list(discovery, &run.trust, run.config.catalog_budget)),
-        SkillsCommand::Show { name } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
+        SkillsCommand::Show { name, .. } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
         SkillsCommand::Search { query, limit } => {
             Report::SkillSearch(search(&discovery, &run.config, &*output, &query.join(" "), *limit).await)
         }
@@ -68,7 +68,9 @@ pub(super) async fn run(action: &SkillsCommand, run: Run<'_>) -> Result<ExitCode
             // 1 is the documented "check failed" code.
             return Ok(if failed { ExitCode::Internal } else { ExitCode::Answered });
         }
-        SkillsCommand::New { name, scp, dir } => Report::SkillNew(new::new(name, *scp, dir.as_deref(), &run.config)?),
+        SkillsCommand::New { name, scp, dir } => {
+            Report::SkillNew(new::new(name, *scp, dir.as_deref(), &run.config, &run.trust)?)
+        }
         SkillsCommand::Eval { .. } | SkillsCommand::Tune { .. } => {
             return routing::run(action, run, discovery, &*output).await;
         }

@@ -52,6 +52,7 @@ pub(super) async fn run(
             jobs,
             budget,
             write,
+            ..
         } => {
             let options = tune::TuneOptions {
                 skill: skill.clone(),

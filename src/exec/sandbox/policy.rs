@@ -2,7 +2,7 @@
 //! built once) combined with what the skill declares (`requires.write`, `requires.network`) into a
 //! [`Policy`], which the approval prompt and `skills show` display and [`super::confine`] enforces.
 //!
-//! Decisions, documented in the README's Safety section:
+//! Decisions, documented in docs/sandbox.md and docs/safety.md:
 //! - `requires.write` entries expand a leading `~` to `$HOME`; relative ones are relative to the
 //!   skill's folder (as paths in a skill's body are). `--allow-write` paths are relative to the
 //!   working directory, as any path on a command line.

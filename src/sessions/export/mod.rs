@@ -109,6 +109,7 @@ pub fn items(records: &[Record]) -> Vec<Item> {
                     if let Some(text) = m
                         .content
                         .as_deref()
+                        .map(without_marker)
                         .filter(|t| !t.trim().is_empty() && *t != SUMMARY_ACK)
                     {
                         items.push(Item::Answer(text.to_string()));
@@ -134,6 +135,15 @@ pub fn items(records: &[Record]) -> Vec<Item> {
         }
     }
     items
+}
+
+/// An answer without the marker an interruption left at its end for the model: the export says
+/// the interruption once, from its own record.
+fn without_marker(text: &str) -> &str {
+    [Interruption::User, Interruption::Lost]
+        .iter()
+        .find_map(|by| text.trim_end().strip_suffix(by.marker()))
+        .map_or(text, str::trim_end)
 }
 
 fn call_item(name: &str, arguments: &str, result: Option<String>) -> Item {

@@ -1,0 +1,124 @@
+//! The settings without a flag and the exit codes, as one table each: the end of `--help` and the
+//! ENVIRONMENT and EXIT STATUS sections of the manual page are both made from them.
+
+/// Where a setting without a flag comes from, first match wins.
+pub const SETTINGS_SOURCES: &str = "Settings without a flag come from the environment, then a trusted folder's .env, then \
+~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
+
+/// Every variable a person sets, with what it does.
+pub const ENVIRONMENT: [(&str, &str); 22] = [
+    (
+        "AGENT_API_KEY, OPENAI_API_KEY",
+        "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
+    ),
+    (
+        "AGENT_BASE_URL, OPENAI_BASE_URL",
+        "the OpenAI-compatible endpoint; default https://api.openai.com/v1, or with nothing set and no key a \
+         server answering on 127.0.0.1 (Ollama 11434, llama.cpp 8080, LM Studio 1234, vLLM 8000)",
+    ),
+    (
+        "AGENT_MODEL",
+        "the model; default gpt-4.1-mini at OpenAI, else the one model the server lists",
+    ),
+    ("AGENT_APPROVE", "ask, auto, yes or no (as --approve)"),
+    ("AGENT_TIMEOUT", "seconds before a command is killed (60)"),
+    ("AGENT_MAX_STEPS", "tool steps in one turn (10)"),
+    ("AGENT_SANDBOX", "on, strict or off (as --sandbox)"),
+    (
+        "AGENT_ALLOW_WRITE",
+        "extra writable paths, ':'-separated (as --allow-write)",
+    ),
+    (
+        "AGENT_SKILLS_PATH",
+        "extra skill roots, ':'-separated, searched after --skills-dir",
+    ),
+    (
+        "AGENT_OTHER_AGENTS",
+        "other agents' skill folders read: claude,codex,gemini,opencode (default) or none",
+    ),
+    ("AGENT_STREAM", "0 asks for whole responses (as --no-stream)"),
+    (
+        "AGENT_TOOL_CHECK",
+        "0 does not ask a local server whether its model can call tools",
+    ),
+    ("AGENT_RETRIES", "retries of a failed request (2)"),
+    (
+        "AGENT_CONNECT_TIMEOUT, AGENT_IDLE_TIMEOUT",
+        "seconds to connect (10), and of silence (120)",
+    ),
+    ("AGENT_SESSIONS", "0 stores no sessions (as --no-session)"),
+    (
+        "AGENT_CONTEXT_WINDOW, AGENT_COMPACT_AT",
+        "the model's window in tokens, and when history is compacted (80%)",
+    ),
+    (
+        "AGENT_HISTORY_BUDGET",
+        "bytes of conversation before old outputs are shortened",
+    ),
+    ("AGENT_CATALOG_BUDGET", "bytes of skill catalog per request (8192)"),
+    (
+        "AGENT_EMBED_MODEL",
+        "embeddings model for ranking skills by meaning, or off",
+    ),
+    (
+        "AGENT_PREACTIVATE, AGENT_CACHE",
+        "1 activates a clear winner first; 0 keeps no skill cache",
+    ),
+    ("AGENT_EDIT_MODE", "emacs or vi key bindings in the chat"),
+    (
+        "NO_COLOR, COLUMNS, RUST_LOG, XDG_*",
+        "no colours; table width; log filter (as -v); where state, config and cache live",
+    ),
+];
+
+/// Every exit code and what it means (SPEC §7).
+pub const EXIT_STATUS: [(&str, &str); 8] = [
+    ("0", "answered"),
+    (
+        "1",
+        "internal error, or a failed `skills check`, `skills eval` or `sandbox status`, or an outdated skill \
+         (`skills outdated`)",
+    ),
+    ("2", "usage error"),
+    ("3", "configuration error (no key, bad URL, unreadable skill folder)"),
+    ("4", "LLM error after retries"),
+    ("5", "stopped at the tool-step limit"),
+    ("6", "answered, but a proposed command was denied"),
+    ("130", "interrupted"),
+];
+
+/// The end of `--help`: the settings without a flag, and the exit codes.
+pub fn after_long_help() -> String {
+    let mut text = format!("{SETTINGS_SOURCES}\n");
+    for (name, meaning) in ENVIRONMENT {
+        text.push_str(&format!("  {name}: {meaning}\n"));
+    }
+    text.push_str("\nExit status:\n");
+    for (code, meaning) in EXIT_STATUS {
+        text.push_str(&format!("  {code:>3}  {meaning}\n"));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_exit_code_of_the_program_is_listed() {
+        use crate::exit::ExitCode;
+        for code in [
+            ExitCode::Answered,
+            ExitCode::Internal,
+            ExitCode::Usage,
+            ExitCode::Config,
+            ExitCode::Llm,
+            ExitCode::StepLimit,
+            ExitCode::Denied,
+            ExitCode::Interrupted,
+        ] {
+            let code = code.code().to_string();
+            assert!(EXIT_STATUS.iter().any(|(c, _)| *c == code), "{code}");
+        }
+    }
+}

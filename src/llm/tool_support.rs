@@ -1,0 +1,234 @@
+//! Whether a local server says its model can call tools. A server that cannot drops the `tools`
+//! of a request without a word (llama.cpp with a chat template that has no tools), so every skill
+//! request is answered with made-up text; the servers say so elsewhere: llama.cpp's `GET /props`
+//! (`chat_template_caps.supports_tools`), Ollama's `POST /api/show` (`capabilities` lists
+//! `tools`), LM Studio's model list (`GET /api/v1/models`: `capabilities.trained_for_tool_use`;
+//! `GET /api/v0/models`: `capabilities` lists `tool_use`). The answer is cached per server and
+//! model, so only the first run with a model pays the round trips.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use reqwest::header::AUTHORIZATION;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::support::cache_file::{self, CacheDir, Kind};
+
+/// Bump `version` whenever [`Known`] changes.
+const KIND: Kind = Kind {
+    magic: *b"AGTTOOLS",
+    version: 1,
+};
+/// How long one question may take: a local server answers in milliseconds.
+const ASK_TIMEOUT: Duration = Duration::from_secs(3);
+/// Answers kept; the oldest go first.
+const KEEP: usize = 64;
+
+/// What the server said about its model and tools.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ToolSupport {
+    Yes,
+    /// It cannot; `said` names where the server said so (`llama.cpp /props`).
+    No {
+        said: String,
+    },
+    /// The server did not say (another kind of server, an older version).
+    Unknown,
+}
+
+/// The cached answers: `base_url model` → answer.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Known {
+    answers: BTreeMap<String, ToolSupport>,
+}
+
+/// What the server at `base_url` says about `model`: from the cache when it was asked before,
+/// else asked now and remembered (unless no question got an HTTP answer at all: a server that
+/// is down is asked again next time).
+pub async fn tool_support(
+    http: &reqwest::Client,
+    cache: Option<&CacheDir>,
+    base_url: &str,
+    model: &str,
+    key: Option<&str>,
+) -> ToolSupport {
+    let file = cache.map(|c| c.file("models", "tool-support.bin"));
+    let mut known: Known = file
+        .as_ref()
+        .and_then(|f| cache_file::read(f, KIND).ok())
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    let entry = format!("{} {model}", base_url.trim_end_matches('/'));
+    if let Some(answer) = known.answers.get(&entry) {
+        return answer.clone();
+    }
+    let Some(answer) = ask(http, base_url, model, key).await else {
+        return ToolSupport::Unknown;
+    };
+    if let Some(file) = file {
+        while known.answers.len() >= KEEP {
+            known.answers.pop_first();
+        }
+        known.answers.insert(entry, answer.clone());
+        if let Ok(bytes) = serde_json::to_vec(&known)
+            && let Err(e) = cache_file::write(&file, KIND, &bytes)
+        {
+            tracing::debug!("{} not written: {e}", file.display());
+        }
+    }
+    answer
+}
+
+/// Ask the places each kind of server answers in, in turn, until one says; `None` when none
+/// answered over HTTP at all.
+async fn ask(http: &reqwest::Client, base_url: &str, model: &str, key: Option<&str>) -> Option<ToolSupport> {
+    let root = server_root(base_url);
+    let get = |path: &str| send(http.get(format!("{root}{path}")), key);
+    let mut answered = false;
+    if let Some(body) = get("/props").await.inspect(|_| answered = true).flatten()
+        && let Some(found) = from_llama_props(&body)
+    {
+        return Some(found);
+    }
+    let show = http.post(format!("{root}/api/show")).json(&json!({ "model": model }));
+    if let Some(body) = send(show, key).await.inspect(|_| answered = true).flatten()
+        && let Some(found) = from_ollama_show(&body)
+    {
+        return Some(found);
+    }
+    for (path, read) in [
+        (
+            "/api/v1/models",
+            from_lm_studio_v1 as fn(&Value, &str) -> Option<ToolSupport>,
+        ),
+        ("/api/v0/models", from_lm_studio_v0),
+    ] {
+        if let Some(body) = get(path).await.inspect(|_| answered = true).flatten()
+            && let Some(found) = read(&body, model)
+        {
+            return Some(found);
+        }
+    }
+    answered.then_some(ToolSupport::Unknown)
+}
+
+/// `None`: no HTTP answer; `Some(None)`: an answer that is not JSON or not a success.
+async fn send(request: reqwest::RequestBuilder, key: Option<&str>) -> Option<Option<Value>> {
+    let request = match key.filter(|k| !k.is_empty()) {
+        Some(key) => request.header(AUTHORIZATION, format!("Bearer {key}")),
+        None => request,
+    };
+    let response = tokio::time::timeout(ASK_TIMEOUT, request.send()).await.ok()?.ok()?;
+    if !response.status().is_success() {
+        return Some(None);
+    }
+    Some(response.json::<Value>().await.ok())
+}
+
+/// `http://127.0.0.1:8080/v1` → `http://127.0.0.1:8080`: where the servers' own APIs live.
+fn server_root(base_url: &str) -> &str {
+    let trimmed = base_url.trim_end_matches('/');
+    trimmed.strip_suffix("/v1").unwrap_or(trimmed)
+}
+
+/// llama.cpp: `{"chat_template_caps": {"supports_tools": false, …}}`.
+fn from_llama_props(body: &Value) -> Option<ToolSupport> {
+    let supports = body.pointer("/chat_template_caps/supports_tools")?.as_bool()?;
+    Some(if supports {
+        ToolSupport::Yes
+    } else {
+        ToolSupport::No {
+            said: "llama.cpp's /props: chat_template_caps.supports_tools is false".into(),
+        }
+    })
+}
+
+/// Ollama: `{"capabilities": ["completion", "tools", …]}`.
+fn from_ollama_show(body: &Value) -> Option<ToolSupport> {
+    let capabilities = body.get("capabilities")?.as_array()?;
+    Some(if capabilities.iter().any(|c| c == "tools") {
+        ToolSupport::Yes
+    } else {
+        ToolSupport::No {
+            said: "Ollama's /api/show: its capabilities do not include tools".into(),
+        }
+    })
+}
+
+/// LM Studio's v1 list: `{"models": [{"key": …, "capabilities": {"trained_for_tool_use": …}}]}`.
+fn from_lm_studio_v1(body: &Value, model: &str) -> Option<ToolSupport> {
+    let entry = body
+        .get("models")?
+        .as_array()?
+        .iter()
+        .find(|m| m.get("key").and_then(Value::as_str) == Some(model))?;
+    let trained = entry.pointer("/capabilities/trained_for_tool_use")?.as_bool()?;
+    Some(if trained {
+        ToolSupport::Yes
+    } else {
+        ToolSupport::No {
+            said: "LM Studio's model list: trained_for_tool_use is false".into(),
+        }
+    })
+}
+
+/// LM Studio's v0 list: `{"data": [{"id": …, "capabilities": ["tool_use"]}]}`.
+fn from_lm_studio_v0(body: &Value, model: &str) -> Option<ToolSupport> {
+    let entry = body
+        .get("data")?
+        .as_array()?
+        .iter()
+        .find(|m| m.get("id").and_then(Value::as_str) == Some(model))?;
+    let capabilities = entry.get("capabilities")?.as_array()?;
+    Some(if capabilities.iter().any(|c| c == "tool_use") {
+        ToolSupport::Yes
+    } else {
+        ToolSupport::No {
+            said: "LM Studio's model list: its capabilities do not include tool_use".into(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_server_says_it_its_own_way() {
+        let no = |s: Option<ToolSupport>| matches!(s, Some(ToolSupport::No { .. }));
+        assert!(no(from_llama_props(
+            &json!({"chat_template_caps": {"supports_tools": false}})
+        )));
+        assert_eq!(
+            from_llama_props(&json!({"chat_template_caps": {"supports_tools": true}})),
+            Some(ToolSupport::Yes)
+        );
+        assert_eq!(
+            from_llama_props(&json!({"chat_template": "…"})),
+            None,
+            "an older llama.cpp"
+        );
+        assert!(no(from_ollama_show(&json!({"capabilities": ["completion"]}))));
+        assert_eq!(
+            from_ollama_show(&json!({"capabilities": ["completion", "tools"]})),
+            Some(ToolSupport::Yes)
+        );
+        let v1 = json!({"models": [
+            {"key": "gemma-3-270m-it-qat", "capabilities": {"vision": false, "trained_for_tool_use": false}},
+            {"key": "qwen3-4b", "capabilities": {"vision": false, "trained_for_tool_use": true}}
+        ]});
+        assert!(no(from_lm_studio_v1(&v1, "gemma-3-270m-it-qat")));
+        assert_eq!(from_lm_studio_v1(&v1, "qwen3-4b"), Some(ToolSupport::Yes));
+        assert_eq!(from_lm_studio_v1(&v1, "other"), None);
+        let v0 = json!({"data": [{"id": "a", "capabilities": []}, {"id": "b", "capabilities": ["tool_use"]}]});
+        assert!(no(from_lm_studio_v0(&v0, "a")));
+        assert_eq!(from_lm_studio_v0(&v0, "b"), Some(ToolSupport::Yes));
+    }
+
+    #[test]
+    fn the_root_is_the_base_url_without_v1() {
+        assert_eq!(server_root("http://127.0.0.1:8080/v1/"), "http://127.0.0.1:8080");
+        assert_eq!(server_root("http://h:1234"), "http://h:1234");
+    }
+}
