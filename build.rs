@@ -17,8 +17,14 @@ fn main() {
     let mut out =
         String::from("/// Every bundled skill file: path below `skills/`, contents, whether it is executable.\n");
     out.push_str("pub(super) static FILES: &[(&str, &[u8], bool)] = &[\n");
-    for (rel, abs, exec) in &files {
-        let _ = writeln!(out, "    ({rel:?}, include_bytes!({abs:?}), {exec}),");
+    // Paths relative to the manifest folder as the compiler sees it: one target folder may serve
+    // several copies of the checkout (CI tests a fresh copy with the same target), and a path
+    // written here would point into whichever copy ran this script last.
+    for (rel, _, exec) in &files {
+        let _ = writeln!(
+            out,
+            "    ({rel:?}, include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/skills/\", {rel:?})), {exec}),"
+        );
     }
     out.push_str("];\n");
     let dest = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("bundled_skills.rs");

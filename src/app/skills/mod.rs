@@ -138,7 +138,11 @@ fn summary_known(skill: Skill, trust: &FolderTrust, locks: &mut Locks) -> SkillS
 /// not trusted with its current content.
 fn blocked_reason(skill: &Skill, trust: &FolderTrust, locks: &mut Locks) -> Option<String> {
     if let Some(installed) = locks.installed(&skill.dir) {
-        let comparison = ManifestStore::load().compare(&skill.dir, &installed.entry.hash);
+        // A listing of a thousand installed skills must not read every byte of each: files whose
+        // stamps are those of the last listing keep their digests (kept in the cache folder).
+        let stamps = crate::support::cache_file::CacheDir::from_env(|k| std::env::var(k).ok())
+            .map(|c| c.path().join("verified"));
+        let comparison = ManifestStore::load().compare_listed(&skill.dir, &installed.entry.hash, stamps.as_deref());
         if comparison != Comparison::Same {
             return Some(format!(
                 "{} changed since it was installed or last trusted ({}): check it, then run `agent trust --skill {}`",

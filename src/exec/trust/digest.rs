@@ -146,13 +146,68 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The state of one walk: what was found, and how much of the limits it used.
-#[derive(Default)]
-struct Walk {
-    files: BTreeMap<String, String>,
-    bytes: u64,
+/// What a walk saw of one file without reading it: enough to tell that it was not written since
+/// (a write always moves `ctime`, which no unprivileged program can set back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileStamp {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+    pub ino: u64,
+    pub dev: u64,
+    pub mode: u32,
 }
 
-impl Walk {
+impl FileStamp {
+    fn of(meta: &Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            size: meta.len(),
+            mtime_ns: meta
+                .mtime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(meta.mtime_nsec()),
+            ctime_ns: meta
+                .ctime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(meta.ctime_nsec()),
+            ino: meta.ino(),
+            dev: meta.dev(),
+            mode: meta.mode(),
+        }
+    }
+}
+
+/// Each file's stamp and its recorded digest line, from an earlier walk of the same folder.
+pub type Stamps = BTreeMap<String, (FileStamp, String)>;
+
+impl Manifest {
+    /// Like [`Manifest::of`], but a file whose stamp is the one `known` recorded keeps its
+    /// recorded digest instead of being read again; returns the stamps of this walk too. For
+    /// listings of many installed skills, where reading every byte of every skill each time is
+    /// what costs; running a skill's command still hashes it in full.
+    pub fn of_stamped(dir: &Path, known: &Stamps) -> Result<(Self, Stamps), Unverifiable> {
+        let mut walk = Walk {
+            known: Some(known),
+            ..Walk::default()
+        };
+        let top = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        walk.folder(dir, Path::new(""), &mut vec![top])?;
+        Ok((Self { files: walk.files }, walk.stamps))
+    }
+}
+
+#[derive(Default)]
+struct Walk<'a> {
+    files: BTreeMap<String, String>,
+    bytes: u64,
+    /// Stamps of an earlier walk: files unchanged since are not read.
+    known: Option<&'a Stamps>,
+    /// Stamps of this walk's files (kept only when `known` is given).
+    stamps: Stamps,
+}
+
+impl Walk<'_> {
     /// Record every entry below `dir` (shown as `rel`); `ancestors` are the real folders being
     /// walked, so a link back to one of them is recorded as a loop instead of entered.
     fn folder(&mut self, dir: &Path, rel: &Path, ancestors: &mut Vec<PathBuf>) -> Result<(), Unverifiable> {
@@ -183,7 +238,7 @@ impl Walk {
                     walked?;
                 }
                 Ok(meta) if meta.is_file() => {
-                    let what = self.file(&path, &meta)?;
+                    let what = self.file_stamped(&path, &rel, &meta)?;
                     self.note(&rel, what)?;
                 }
                 Ok(_) => self.note(&rel, "special".into())?,
@@ -206,6 +261,24 @@ impl Walk {
     }
 
     /// `file <sha256>` or `exec <sha256>` of a regular file, every byte of it.
+    /// The digest line of a file: the recorded one when its stamp is unchanged, else read.
+    fn file_stamped(&mut self, path: &Path, rel: &Path, meta: &Metadata) -> Result<String, Unverifiable> {
+        let Some(known) = self.known else {
+            return self.file(path, meta);
+        };
+        let key = rel.to_string_lossy().into_owned();
+        let stamp = FileStamp::of(meta);
+        let what = match known.get(&key) {
+            Some((old, what)) if *old == stamp => {
+                self.bytes = self.bytes.saturating_add(meta.len());
+                what.clone()
+            }
+            _ => self.file(path, meta)?,
+        };
+        self.stamps.insert(key, (stamp, what.clone()));
+        Ok(what)
+    }
+
     fn file(&mut self, path: &Path, meta: &Metadata) -> Result<String, Unverifiable> {
         self.bytes = self.bytes.saturating_add(meta.len());
         if self.bytes > MAX_BYTES {

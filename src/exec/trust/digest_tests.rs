@@ -149,3 +149,27 @@ fn a_comparison_names_the_changed_files() {
     let unknown = format!("{HASH_PREFIX}{}", "1".repeat(64));
     assert_eq!(store.compare(dir.path(), &unknown), Comparison::Changed(None));
 }
+
+#[test]
+fn a_stamped_walk_reuses_digests_of_untouched_files_and_reads_changed_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "two").unwrap();
+    let (first, stamps) = Manifest::of_stamped(dir.path(), &Stamps::default()).unwrap();
+    assert_eq!(first, Manifest::of(dir.path()).unwrap());
+    assert_eq!(stamps.len(), 2);
+    // A recorded digest is trusted only while the stamp matches: forge one to see it used.
+    let mut forged = stamps.clone();
+    forged.get_mut("a.txt").unwrap().1 = "file forged".into();
+    let (again, _) = Manifest::of_stamped(dir.path(), &forged).unwrap();
+    assert_eq!(
+        again.files["a.txt"], "file forged",
+        "an untouched file is not read again"
+    );
+    // A same-size rewrite moves the change time: read again, the forged digest is gone.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(dir.path().join("a.txt"), "uno").unwrap();
+    let (after, _) = Manifest::of_stamped(dir.path(), &forged).unwrap();
+    assert_eq!(after, Manifest::of(dir.path()).unwrap());
+    assert_ne!(after.hash(), first.hash());
+}

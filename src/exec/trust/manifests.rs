@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::digest::{FileChanges, HASH_PREFIX, Manifest, UNVERIFIABLE, Unverifiable};
+use super::digest::{FileChanges, HASH_PREFIX, Manifest, Stamps, UNVERIFIABLE, Unverifiable};
 use crate::support::fs::read_regular;
 
 /// Most bytes of one stored manifest read.
@@ -133,6 +133,38 @@ impl ManifestStore {
     }
 
     /// Drop the oldest half when more than [`MAX_KEPT`] are kept.
+    /// [`Self::compare`] for listings: files whose stamps (size, times, inode, mode) are those of
+    /// the last listing keep the digest it recorded instead of being read again; the stamps live
+    /// in `stamps_dir` (the cache folder; `None`: read everything).
+    pub fn compare_listed(&self, dir: &Path, recorded: &str, stamps_dir: Option<&Path>) -> Comparison {
+        let Some(stamps_dir) = stamps_dir else {
+            return self.compare(dir, recorded);
+        };
+        let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let file = stamps_dir.join(format!(
+            "{:016x}.json",
+            xxhash_rust::xxh3::xxh3_64(real.as_os_str().as_encoded_bytes())
+        ));
+        let known: Stamps = read_regular(&file, MAX_MANIFEST_BYTES)
+            .ok()
+            .and_then(|read| serde_json::from_slice(&read.bytes).ok())
+            .unwrap_or_default();
+        let (now, stamps) = match Manifest::of_stamped(dir, &known) {
+            Ok(walked) => walked,
+            Err(why) => return Comparison::Unverifiable(why),
+        };
+        if stamps != known {
+            save_stamps(&file, &stamps);
+        }
+        if now.hash() == recorded {
+            return Comparison::Same;
+        }
+        if !recorded.starts_with(HASH_PREFIX) {
+            return Comparison::OldRecord;
+        }
+        Comparison::Changed(self.recall(recorded).map(|before| now.changes_since(&before)))
+    }
+
     fn prune(&self, dir: &Path) -> std::io::Result<()> {
         let mut kept: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)?
             .filter_map(Result::ok)
@@ -146,5 +178,20 @@ impl ManifestStore {
             let _ = std::fs::remove_file(path);
         }
         Ok(())
+    }
+}
+
+/// Keep a listing's stamps (best effort: a failure only means reading the files next time).
+fn save_stamps(file: &Path, stamps: &Stamps) {
+    let saved = (|| -> std::io::Result<()> {
+        let dir = file.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let text = serde_json::to_vec(stamps).map_err(std::io::Error::other)?;
+        let tmp = file.with_extension(format!("{}.tmp", std::process::id()));
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, file)
+    })();
+    if let Err(e) = saved {
+        tracing::debug!("could not keep the stamps of a listed skill: {e}");
     }
 }
