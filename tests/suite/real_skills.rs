@@ -361,3 +361,36 @@ async fn the_installed_binary_answers_the_weather_request_from_any_folder() {
     let copy = ws.home().join(".local/share/agent/bundled");
     assert!(copy.is_dir(), "written to the user's data folder");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_person_asked_sees_the_shell_command_as_it_will_run() {
+    use crate::common::pty::*;
+    let ws = std::sync::Arc::new(Workspace::new());
+    let dir = ws.skill(
+        "shout",
+        "---\nname: shout\ndescription: Repeats words loudly.\n---\nRun `./run.sh WORDS | tr a-z A-Z`.\n",
+        Some("#!/bin/sh\necho \"$@\"\n"),
+    );
+    let mock =
+        std::sync::Arc::new(MockLlm::start(activate_run_answer("shout", "./run.sh hi | tr a-z A-Z", "Shouted.")).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    let script = format!("{}/run.sh hi | tr a-z A-Z", dir.display());
+    blocking(move || {
+        let mut p = chat(&w, &m, &[]);
+        type_line(&mut p, "shout hi");
+        p.exp_string(&script).unwrap();
+        p.exp_string("[y]es").unwrap();
+        type_line(&mut p, "y");
+        p.exp_string("Shouted.").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let requests = mock.requests().await;
+    let ran = requests
+        .iter()
+        .filter(|r| r.get("messages").is_some())
+        .last()
+        .map(last_tool_result)
+        .unwrap();
+    assert!(ran.contains("HI"), "{ran}");
+}

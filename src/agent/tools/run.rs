@@ -176,9 +176,15 @@ impl ToolRunner {
             Verdict::AskUser(pending) if !self.approver.can_ask() => Err(no_terminal(pending.plan())),
             Verdict::AskUser(pending) => {
                 let approver = self.approver.clone();
+                // The person sees exactly what would run: a shell command with its leading skill
+                // script made absolute, as approval rewrote it.
+                let shown = match pending.plan() {
+                    Plan::Shell(shell) => shell.command(),
+                    Plan::Argv(_) => command,
+                };
                 let request = ApprovalRequest {
                     skill: skill.name.clone(),
-                    command: self.settings.redactor.redact(command).into_owned(),
+                    command: self.settings.redactor.redact(shown).into_owned(),
                     cwd: self.settings.workdir.display().to_string(),
                     sandbox: policy.clone(),
                 };
