@@ -111,6 +111,8 @@ pub struct Config {
     pub model_given: bool,
     pub approve: ApprovalPolicy,
     pub command_timeout: Duration,
+    /// `AGENT_MCP_TIMEOUT`: the longest wait for an MCP server to start or answer one call.
+    pub mcp_timeout: Duration,
     pub max_steps: u32,
     pub stream: bool,
     pub retries: u32,
@@ -196,6 +198,7 @@ impl Config {
             model_given,
             approve,
             command_timeout: Duration::from_secs(timeout_secs),
+            mcp_timeout: Duration::from_secs(pick_number(None, &env, "AGENT_MCP_TIMEOUT", 60)?.max(1)),
             max_steps,
             stream,
             retries,

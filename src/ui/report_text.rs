@@ -77,6 +77,9 @@ pub fn render(report: &Report, screen: Screen) -> Text {
             out: Vec::new(),
             err: vec![format!("removed session {} ({})", r.removed, path(&r.path))],
         },
+        Report::McpServers(r) => super::mcp_text::servers(r),
+        Report::McpTools(r) => super::mcp_text::tools(r),
+        Report::McpChanged(r) => super::mcp_text::changed(r),
     }
 }
 
