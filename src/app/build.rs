@@ -60,6 +60,7 @@ pub(super) fn agent(
             trust: run.trust.clone(),
             sandbox: config.sandbox.clone(),
             retriever: Arc::new(retriever(config)),
+            mcp: super::mcp::hub(run),
         },
         max_steps: config.max_steps,
         history_budget: config.history_budget,

@@ -51,9 +51,13 @@ fn servers(run: &Run<'_>) -> (Vec<ServerConfig>, Vec<String>, Option<PathBuf>) {
     (servers, problems, project.filter(|_| !trusted))
 }
 
+/// The names of the servers this run may use (for a skill's `requires.mcp`).
+pub(super) fn configured_names(run: &Run<'_>) -> Vec<String> {
+    servers(run).0.into_iter().map(|s| s.name).collect()
+}
+
 /// The hub of a chat or one-shot run (`None` without servers), after warning about files that
 /// could not be used.
-#[allow(dead_code)] // used by the chat and one-shot runs in the next step
 pub(super) fn hub(run: &Run<'_>) -> Option<Arc<McpHub>> {
     let (servers, problems, untrusted) = servers(run);
     for message in problems {
@@ -88,6 +92,7 @@ fn settings(run: &Run<'_>) -> HubSettings {
         timeout: run.config.mcp_timeout,
         head_bytes: RESULT_HEAD_BYTES,
         tail_bytes: RESULT_TAIL_BYTES,
+        redactor: run.redactor.clone(),
     }
 }
 

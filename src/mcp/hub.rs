@@ -38,6 +38,8 @@ pub struct HubSettings {
     /// Bytes of a result kept from its start and from its end.
     pub head_bytes: usize,
     pub tail_bytes: usize,
+    /// Secrets taken out of results before they are capped.
+    pub redactor: crate::support::redact::Redactor,
 }
 
 /// A tool offered to the model.
@@ -57,6 +59,12 @@ pub struct McpHub {
     settings: HubSettings,
     live: Mutex<BTreeMap<String, Slot>>,
     offered: Mutex<Vec<OfferedTool>>,
+}
+
+impl std::fmt::Debug for McpHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHub").field("servers", &self.names()).finish()
+    }
 }
 
 impl McpHub {
@@ -212,7 +220,12 @@ impl McpHub {
         let connection = self.connection(config).await?;
         let outcome = tokio::time::timeout(self.settings.timeout, connection.call(tool, arguments)).await;
         match outcome {
-            Ok(Ok(value)) => Ok(result::read(&value, self.settings.head_bytes, self.settings.tail_bytes)),
+            Ok(Ok(value)) => Ok(result::read(
+                &value,
+                self.settings.head_bytes,
+                self.settings.tail_bytes,
+                &self.settings.redactor,
+            )),
             Ok(Err(e)) => {
                 self.forget(server);
                 Err(format!("MCP server {server}: {tool}: {e}"))

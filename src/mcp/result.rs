@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use crate::support::redact::Redactor;
+
 /// What a call came to, for the model and the events.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallResult {
@@ -19,7 +21,7 @@ pub struct CallResult {
 
 /// Read a `tools/call` result (the protocol's JSON) into text, keeping at most `head` bytes from
 /// the start and `tail` from the end.
-pub fn read(result: &Value, head: usize, tail: usize) -> CallResult {
+pub fn read(result: &Value, head: usize, tail: usize, redactor: &Redactor) -> CallResult {
     let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
     let mut parts: Vec<String> = result
         .get("content")
@@ -36,6 +38,8 @@ pub fn read(result: &Value, head: usize, tail: usize) -> CallResult {
     } else {
         parts.join("\n")
     };
+    // Secrets go before the cap, so a cut never leaves half of one.
+    let text = redactor.redact(&text).into_owned();
     let bytes = text.len() as u64;
     let (text, truncated) = cap(&text, head, tail);
     CallResult {
@@ -116,6 +120,7 @@ mod tests {
             ]}),
             100,
             100,
+            &Redactor::NONE,
         );
         assert_eq!(
             r.text,
@@ -126,10 +131,14 @@ mod tests {
             &json!({"content": [{"type": "text", "text": "no"}], "isError": true}),
             10,
             10,
+            &Redactor::NONE,
         );
         assert!(failed.is_error);
-        assert_eq!(read(&json!({"structuredContent": {"a": 1}}), 10, 10).text, r#"{"a":1}"#);
-        assert_eq!(read(&json!({}), 10, 10).text, "(no content)");
+        assert_eq!(
+            read(&json!({"structuredContent": {"a": 1}}), 10, 10, &Redactor::NONE).text,
+            r#"{"a":1}"#
+        );
+        assert_eq!(read(&json!({}), 10, 10, &Redactor::NONE).text, "(no content)");
     }
 
     #[test]

@@ -179,7 +179,7 @@ fn need_line(need: &crate::skills::needs::Need) -> String {
         (NeedKind::Bin, false) => format!("{mark} program {} (not found on PATH)", one(&need.name)),
         (NeedKind::Mcp, true) => format!("{mark} MCP server {}", one(&need.name)),
         (NeedKind::Mcp, false) => format!(
-            "{mark} MCP server {} (not available: {MCP_UNAVAILABLE})",
+            "{mark} MCP server {} (not configured: {MCP_UNAVAILABLE})",
             one(&need.name)
         ),
     }

@@ -22,7 +22,7 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 22] = [
+const NESTED: [((&str, &str), &str); 24] = [
     (("help", "commands"), "command"),
     (("help", "skills"), "skill command"),
     (("skills", "skills"), "summary"),
@@ -45,6 +45,8 @@ const NESTED: [((&str, &str), &str); 22] = [
     (("installed skill", "unfixed"), "script problem"),
     (("skills outdated", "skills"), "outdated skill"),
     (("skills update", "skills"), "skill update"),
+    (("mcp list", "servers"), "mcp_server"),
+    (("mcp tools", "tools"), "mcp_tool"),
 ];
 
 /// `docs/events.md` as tables.

@@ -14,6 +14,7 @@ mod install;
 mod json_events;
 mod llm_faults;
 mod local_servers;
+mod mcp;
 mod parser_props;
 mod phases;
 mod real_skills;

@@ -254,7 +254,7 @@ async fn a_skill_needing_an_mcp_server_says_so_to_the_model_and_in_one_line() {
     let requests = mock.requests().await;
     let activation = last_tool_result(&requests[1]);
     assert!(
-        activation.contains("needs the MCP server rube, which is not available"),
+        activation.contains("needs the MCP server rube, which is not configured"),
         "{activation}"
     );
     assert!(last_tool_result(&requests[2]).contains("MCP server rube"));

@@ -8,6 +8,7 @@
 mod activate;
 mod decode;
 mod installed;
+mod mcp;
 mod needs;
 pub use needs::declared_needs;
 mod read;
@@ -43,6 +44,8 @@ pub struct ToolRunner {
     settings: RunnerSettings,
     approver: Arc<dyn Approver>,
     sink: Arc<dyn EventSink>,
+    /// The MCP tools' schemas, once the servers' tool lists were read this session.
+    mcp_schemas: Option<Vec<serde_json::Value>>,
 }
 
 /// What a [`ToolRunner`] needs besides the skills and the front end.
@@ -65,6 +68,8 @@ pub struct RunnerSettings {
     pub sandbox: crate::exec::sandbox::Settings,
     /// How skills are ranked for a request (the catalog over budget, `search_skills`).
     pub retriever: Arc<Retriever>,
+    /// The configured MCP servers, if any.
+    pub mcp: Option<Arc<crate::mcp::McpHub>>,
 }
 
 impl ToolRunner {
@@ -80,6 +85,7 @@ impl ToolRunner {
             settings,
             approver,
             sink,
+            mcp_schemas: None,
         }
     }
 
@@ -110,6 +116,9 @@ impl ToolRunner {
 
     /// Carry out one tool call in `conversation`'s state (which skill is active, which are held).
     pub async fn dispatch(&mut self, conversation: &Conversation, name: &str, raw_args: &str) -> ToolOutcome {
+        if mcp::is_mcp_tool(name) {
+            return self.call_mcp(conversation.current(), name, raw_args).await;
+        }
         match decode_call(name, raw_args) {
             Ok(ToolRequest::Activate { name }) => self.activate_off_thread(conversation, &name).await,
             Ok(ToolRequest::Run { command }) => self.run_command(conversation.current(), &command).await,
