@@ -326,3 +326,32 @@ async fn an_untrusted_projects_mcp_json_starts_nothing_until_trusted() {
     assert_eq!(lines(&out)[0]["servers"][0]["state"], "ready", "{out}");
     assert!(canary.exists(), "once trusted, it starts");
 }
+
+#[tokio::test]
+async fn a_cached_tool_list_offers_the_tools_without_starting_the_server() {
+    let ws = Workspace::new();
+    let canary = ws.dir.path().join("started");
+    let mut server = stdio(&fault_server(), &[]);
+    server["env"] = json!({"FAULT_CANARY": canary});
+    configure(&ws, json!({"fault": server.clone()}));
+    let mock = MockLlm::repeating(vec![text("hello")]).await;
+    let run = || {
+        let mut cmd = ws.agent(&mock);
+        cmd.args(["--once", "hi"]);
+        run_outcome(cmd)
+    };
+    assert_eq!(run().await.0, 0);
+    assert!(canary.exists(), "the first run lists the tools: the server starts");
+    std::fs::remove_file(&canary).unwrap();
+    let (code, _, err) = run().await;
+    assert_eq!(code, 0, "{err}");
+    assert!(!canary.exists(), "a plain turn with a cached list starts no server");
+    let requests = mock.requests().await;
+    assert!(tool_names(&requests[1]).contains(&"mcp__fault__ok".to_string()));
+
+    // A changed configuration is a new key: the list is asked for again.
+    server["env"]["EXTRA"] = json!("1");
+    configure(&ws, json!({"fault": server}));
+    assert_eq!(run().await.0, 0);
+    assert!(canary.exists(), "a changed configuration is listed anew");
+}
