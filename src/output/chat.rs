@@ -66,6 +66,8 @@ pub enum ChatReply {
     Context(ContextUse),
     /// `/compact [FOCUS]`: the history was replaced by a summary.
     Compacted(CompactReport),
+    /// `/mcp`: the configured MCP servers, as `agent mcp list` shows them.
+    Mcp(super::mcp::McpServerList),
 }
 
 /// A skill as `/help` offers it: how to invoke it, and what arguments it takes.

@@ -22,7 +22,7 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 24] = [
+const NESTED: [((&str, &str), &str); 25] = [
     (("help", "commands"), "command"),
     (("help", "skills"), "skill command"),
     (("skills", "skills"), "summary"),
@@ -46,6 +46,7 @@ const NESTED: [((&str, &str), &str); 24] = [
     (("skills outdated", "skills"), "outdated skill"),
     (("skills update", "skills"), "skill update"),
     (("mcp list", "servers"), "mcp_server"),
+    (("mcp", "servers"), "mcp_server"),
     (("mcp tools", "tools"), "mcp_tool"),
 ];
 

@@ -27,7 +27,10 @@ fn real_server(which: &str) -> Option<PathBuf> {
     if path.is_file() {
         Some(path)
     } else if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("the MCP server {which} is missing at {}: .ci/run installs it", path.display());
+        panic!(
+            "the MCP server {which} is missing at {}: .ci/run installs it",
+            path.display()
+        );
     } else {
         eprintln!(
             "skipped: the MCP server {which} is not installed at {} (.ci/run installs it)",
