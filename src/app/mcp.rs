@@ -11,6 +11,7 @@ use crate::exec::env::AGENT_KEY_VARS;
 use crate::exec::trust::Standing;
 use crate::exit::{AppError, ExitCode};
 use crate::mcp::config::{self, ConfigFile, PROJECT_FILE, RawServer};
+use crate::mcp::tape::McpTape;
 use crate::mcp::{HubSettings, McpHub, Origin, ServerConfig, Transport};
 use crate::output::Report;
 use crate::output::mcp::{McpChanged, McpServerList, McpServerState, McpToolEntry, McpToolList};
@@ -58,7 +59,7 @@ pub(super) fn configured_names(run: &Run<'_>) -> Vec<String> {
 
 /// The hub of a chat or one-shot run (`None` without servers), after warning about files that
 /// could not be used.
-pub(super) fn hub(run: &Run<'_>) -> Option<Arc<McpHub>> {
+pub(super) fn hub(run: &Run<'_>, tape: McpTape) -> Option<Arc<McpHub>> {
     let (servers, problems, untrusted) = servers(run);
     for message in problems {
         run.front.output.emit(crate::output::Event::Warning { message });
@@ -71,7 +72,12 @@ pub(super) fn hub(run: &Run<'_>) -> Option<Arc<McpHub>> {
             ),
         });
     }
-    (!servers.is_empty()).then(|| Arc::new(McpHub::new(servers, settings(run))))
+    (!servers.is_empty()).then(|| Arc::new(McpHub::new(servers, settings(run)).with_tape(tape)))
+}
+
+/// The hub of a `--replay` run: the cassette's tools and results, no configured server.
+pub(super) fn replaying(run: &Run<'_>, tape: McpTape) -> Arc<McpHub> {
+    Arc::new(McpHub::new(Vec::new(), settings(run)).with_tape(tape))
 }
 
 /// How this run starts servers: the settled environment without the agent's own LLM key, the

@@ -15,6 +15,7 @@ use super::cache::ToolCache;
 use super::client::{self, Connection, Launch, ToolInfo};
 use super::config::ServerConfig;
 use super::result::{self, CallResult};
+use super::tape::{self, McpTape};
 
 /// Prefix of every MCP tool's name as the model sees it: `mcp__SERVER__TOOL`.
 pub const PREFIX: &str = "mcp__";
@@ -59,6 +60,7 @@ pub struct McpHub {
     settings: HubSettings,
     live: Mutex<BTreeMap<String, Slot>>,
     offered: Mutex<Vec<OfferedTool>>,
+    tape: McpTape,
 }
 
 impl std::fmt::Debug for McpHub {
@@ -75,7 +77,15 @@ impl McpHub {
             settings,
             live: Mutex::new(BTreeMap::new()),
             offered: Mutex::new(Vec::new()),
+            tape: McpTape::Off,
         }
+    }
+
+    /// This hub recording its tool lists and results to a cassette, or replaying them from one
+    /// (then no server starts).
+    pub fn with_tape(mut self, tape: McpTape) -> Self {
+        self.tape = tape;
+        self
     }
 
     /// The configured servers.
@@ -160,9 +170,33 @@ impl McpHub {
         super::cache::key(&server.name, &serde_json::to_string(&expanded).unwrap_or_default())
     }
 
-    /// Every tool of every server, for the model: cached lists as they are, the others asked of
-    /// their servers, all at once. Servers that cannot be listed come back as warnings.
+    /// Every tool of every server, for the model (from the cassette when replaying); servers that
+    /// cannot be listed come back as warnings.
     pub async fn offered(&self) -> (Vec<OfferedTool>, Vec<String>) {
+        let (lists, warnings) = match &self.tape {
+            McpTape::Replay(replay) => (replay.tools.clone(), Vec::new()),
+            _ => self.list_all().await,
+        };
+        if let McpTape::Record(write) = &self.tape {
+            write(&tape::tools_line(&lists));
+        }
+        let offered: Vec<OfferedTool> = lists
+            .into_iter()
+            .flat_map(|(server, tools)| {
+                tools.into_iter().map(move |tool| OfferedTool {
+                    qualified: qualified_name(&server, &tool.name),
+                    server: server.clone(),
+                    tool,
+                })
+            })
+            .collect();
+        *self.offered.lock().unwrap_or_else(|p| p.into_inner()) = offered.clone();
+        (offered, warnings)
+    }
+
+    /// Every server's tools: cached lists as they are, the others asked of their servers, all at
+    /// once; servers that cannot be listed come back as warnings.
+    async fn list_all(&self) -> (Vec<(String, Vec<ToolInfo>)>, Vec<String>) {
         let cached = self
             .settings
             .cache_file
@@ -179,20 +213,15 @@ impl McpHub {
             }
         }))
         .await;
-        let mut offered = Vec::new();
+        let mut found = Vec::new();
         let mut warnings = Vec::new();
         for (server, list) in lists {
             match list {
-                Ok(tools) => offered.extend(tools.into_iter().map(|tool| OfferedTool {
-                    qualified: qualified_name(&server.name, &tool.name),
-                    server: server.name.clone(),
-                    tool,
-                })),
+                Ok(tools) => found.push((server.name.clone(), tools)),
                 Err(e) => warnings.push(format!("{e}; its tools are not offered this turn")),
             }
         }
-        *self.offered.lock().unwrap_or_else(|p| p.into_inner()) = offered.clone();
-        (offered, warnings)
+        (found, warnings)
     }
 
     /// The server and tool a model's `mcp__SERVER__TOOL` name means, if it is one.
@@ -214,18 +243,37 @@ impl McpHub {
         tool: &str,
         arguments: serde_json::Map<String, Value>,
     ) -> Result<CallResult, String> {
+        let outcome = match &self.tape {
+            McpTape::Replay(replay) => replay.next_call(server, tool),
+            _ => self.call_live(server, tool, arguments).await,
+        };
+        if let McpTape::Record(write) = &self.tape {
+            write(&tape::call_line(server, tool, &outcome));
+        }
+        outcome.map(|value| {
+            result::read(
+                &value,
+                self.settings.head_bytes,
+                self.settings.tail_bytes,
+                &self.settings.redactor,
+            )
+        })
+    }
+
+    /// The call made of the server itself: the protocol's result, or why there is none.
+    async fn call_live(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<Value, String> {
         let Some(config) = self.server(server) else {
             return Err(format!("there is no MCP server named {server:?}"));
         };
         let connection = self.connection(config).await?;
         let outcome = tokio::time::timeout(self.settings.timeout, connection.call(tool, arguments)).await;
         match outcome {
-            Ok(Ok(value)) => Ok(result::read(
-                &value,
-                self.settings.head_bytes,
-                self.settings.tail_bytes,
-                &self.settings.redactor,
-            )),
+            Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => {
                 self.forget(server);
                 Err(format!("MCP server {server}: {tool}: {e}"))

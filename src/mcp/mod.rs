@@ -8,6 +8,7 @@ pub mod client;
 pub mod config;
 pub mod hub;
 pub mod result;
+pub mod tape;
 
 pub use client::ToolInfo;
 pub use config::{Origin, ServerConfig, Transport};

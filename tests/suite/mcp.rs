@@ -358,3 +358,39 @@ async fn a_cached_tool_list_offers_the_tools_without_starting_the_server() {
     assert_eq!(run().await.0, 0);
     assert!(canary.exists(), "a changed configuration is listed anew");
 }
+
+#[tokio::test]
+async fn a_recorded_run_replays_its_mcp_results_with_no_server() {
+    let ws = Workspace::new();
+    let canary = ws.dir.path().join("started");
+    let mut server = stdio(&fault_server(), &[]);
+    server["env"] = json!({"FAULT_CANARY": canary});
+    configure(&ws, json!({"fault": server}));
+    let mock = MockLlm::start(vec![
+        tool("mcp__fault__ok", json!({})),
+        tool("mcp__fault__fail", json!({})),
+        text("recorded answer"),
+    ])
+    .await;
+    let cassette = ws.dir.path().join("run.jsonl");
+    let mut cmd = ws.agent(&mock);
+    cmd.arg("--record")
+        .arg(&cassette)
+        .args(["--yes", "--once", "use the fault server"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(canary.exists());
+    std::fs::remove_file(&canary).unwrap();
+    std::fs::remove_file(ws.home().join(".config/agent/mcp.json")).unwrap();
+
+    let mut replay = ws.bare_agent();
+    replay
+        .arg("--replay")
+        .arg(&cassette)
+        .args(["--yes", "--once", "use the fault server"]);
+    let (code, out, err) = run_outcome(replay).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("recorded answer"), "{out}");
+    assert!(!canary.exists(), "no server starts in a replay");
+    assert!(err.contains("✗ mcp [fault] fail failed"), "the recorded error comes back: {err}");
+}
