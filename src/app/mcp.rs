@@ -8,7 +8,6 @@ use std::sync::Arc;
 use super::Run;
 use crate::cli::McpCommand;
 use crate::exec::env::AGENT_KEY_VARS;
-use crate::exec::trust::Standing;
 use crate::exit::{AppError, ExitCode};
 use crate::mcp::config::{self, ConfigFile, PROJECT_FILE, RawServer};
 use crate::mcp::tape::McpTape;
@@ -32,14 +31,10 @@ pub(super) async fn run(action: &McpCommand, run: &Run<'_>) -> Result<ExitCode, 
     Ok(ExitCode::Answered)
 }
 
-/// The project's `.mcp.json`: in the working folder, else at the root of the trusted folder.
+/// The project's `.mcp.json`, at the root of the folder trust covers (the repository root, else
+/// the working folder), where its hash is recorded.
 fn project_file(run: &Run<'_>) -> Option<PathBuf> {
-    [
-        run.config.sandbox.cwd.join(PROJECT_FILE),
-        run.trust.folder().join(PROJECT_FILE),
-    ]
-    .into_iter()
-    .find(|p| p.is_file())
+    Some(run.trust.laid_out().join(PROJECT_FILE)).filter(|p| p.is_file())
 }
 
 /// The run's servers, with what is wrong in the files, and the project file left out because its
@@ -47,7 +42,7 @@ fn project_file(run: &Run<'_>) -> Option<PathBuf> {
 fn servers(run: &Run<'_>) -> (Vec<ServerConfig>, Vec<String>, Option<PathBuf>) {
     let user = config::user_file();
     let project = project_file(run);
-    let trusted = project.is_some() && run.trust.standing() == Standing::Trusted;
+    let trusted = project.is_some() && run.trust.mcp_config_trusted();
     let (servers, problems) = config::load(user.as_deref(), project.as_deref().filter(|_| trusted));
     (servers, problems, project.filter(|_| !trusted))
 }

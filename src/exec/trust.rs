@@ -13,7 +13,9 @@ use std::sync::Mutex;
 
 use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;
 
-pub use content::{hash_bytes, hash_skill_dir, project_skills, relative_key, skills_in_roots};
+pub use content::{
+    MCP_CONFIG_KEY, hash_bytes, hash_skill_dir, mcp_config, project_skills, relative_key, skills_in_roots,
+};
 pub use store::{DotenvRecord, Record, TrustStore};
 
 /// A folder's `.env` as the decision sees it: keys (never values) and a content hash.
@@ -30,8 +32,11 @@ pub struct Snapshot {
     pub dotenv: Option<DotenvState>,
     /// Where that `.env`'s folder is, relative to the trusted folder (`""`: the folder itself).
     pub dotenv_key: String,
-    /// Project skills by key relative to the folder (`skills/weather`), with content hashes.
+    /// Project skills by key relative to the folder (`skills/weather`), with content hashes; the
+    /// folder's `.mcp.json` too, under [`MCP_CONFIG_KEY`].
     pub skills: BTreeMap<String, String>,
+    /// What the servers of its `.mcp.json` would start (`name: command args…`), for the question.
+    pub mcp_servers: Vec<String>,
 }
 
 impl Snapshot {
@@ -42,10 +47,15 @@ impl Snapshot {
             Some(roots) => skills_in_roots(folder, roots),
             None => project_skills(folder),
         };
-        let skills = found
+        let mut skills: BTreeMap<String, String> = found
             .into_iter()
             .map(|(key, dir)| (key, hash_skill_dir(&dir)))
             .collect();
+        let mut mcp_servers = Vec::new();
+        if let Some((hash, servers)) = mcp_config(folder) {
+            skills.insert(MCP_CONFIG_KEY.to_string(), hash);
+            mcp_servers = servers;
+        }
         let dotenv_key = dotenv
             .as_ref()
             .and_then(|d| d.path.parent())
@@ -55,6 +65,7 @@ impl Snapshot {
             dotenv,
             dotenv_key,
             skills,
+            mcp_servers,
         }
     }
 
@@ -334,6 +345,21 @@ impl FolderTrust {
             return false;
         };
         hash_skill_dir(dir) == trusted_hash
+    }
+
+    /// Whether the folder's `.mcp.json` may start its servers: it was trusted with exactly the
+    /// content it has now.
+    pub fn mcp_config_trusted(&self) -> bool {
+        let Some(trusted_hash) = self.lock().skills.get(MCP_CONFIG_KEY).cloned() else {
+            return false;
+        };
+        mcp_config(&self.laid_out).is_some_and(|(hash, _)| hash == trusted_hash)
+    }
+
+    /// The folder the record's keys are relative to (the repository root): where a project's
+    /// `.mcp.json` is read.
+    pub fn laid_out(&self) -> &Path {
+        &self.laid_out
     }
 
     /// The key a skill folder has in this folder's record (`skills/weather`).

@@ -13,6 +13,7 @@ fn snapshot(env: Option<DotenvState>, skills: &[(&str, &str)]) -> Snapshot {
         dotenv: env,
         dotenv_key: String::new(),
         skills: skills.iter().map(|(k, h)| (k.to_string(), h.to_string())).collect(),
+        mcp_servers: Vec::new(),
     }
 }
 

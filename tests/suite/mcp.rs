@@ -328,6 +328,17 @@ async fn an_untrusted_projects_mcp_json_starts_nothing_until_trusted() {
     let (_, out, _) = run_outcome(list).await;
     assert_eq!(lines(&out)[0]["servers"][0]["state"], "ready", "{out}");
     assert!(canary.exists(), "once trusted, it starts");
+
+    // A changed .mcp.json is not trusted until trusted again.
+    std::fs::remove_file(&canary).unwrap();
+    let mut changed = server.clone();
+    changed["mcpServers"]["proj"]["args"] = json!(["--changed"]);
+    std::fs::write(ws.work().join(".mcp.json"), changed.to_string()).unwrap();
+    let mut list = ws.bare_agent();
+    list.args(["--json", "mcp", "list"]);
+    let (_, out, _) = run_outcome(list).await;
+    assert_eq!(lines(&out)[0]["servers"][0]["state"], "not_trusted", "{out}");
+    assert!(!canary.exists(), "a changed .mcp.json starts nothing");
 }
 
 #[tokio::test]
@@ -392,5 +403,8 @@ async fn a_recorded_run_replays_its_mcp_results_with_no_server() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("recorded answer"), "{out}");
     assert!(!canary.exists(), "no server starts in a replay");
-    assert!(err.contains("✗ mcp [fault] fail failed"), "the recorded error comes back: {err}");
+    assert!(
+        err.contains("✗ mcp [fault] fail failed"),
+        "the recorded error comes back: {err}"
+    );
 }
