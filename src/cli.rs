@@ -17,7 +17,7 @@ pub enum SpecArg {
 /// The end of `--help` and of the manual page: the settings that have no flag, and exit codes.
 const AFTER_LONG_HELP: &str = "Settings without a flag come from the environment or a .env file (.env.example lists \
 every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), AGENT_BASE_URL, AGENT_MODEL, \
-AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MCP_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_OTHER_AGENTS, AGENT_STREAM, AGENT_RETRIES, \
+AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MCP_TIMEOUT, AGENT_MCP_TOOLS_BUDGET, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_OTHER_AGENTS, AGENT_STREAM, AGENT_RETRIES, \
 AGENT_SANDBOX, AGENT_ALLOW_WRITE, AGENT_SESSIONS, AGENT_CONTEXT_WINDOW, AGENT_COMPACT_AT.
 
 Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`; 2 usage error; \

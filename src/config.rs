@@ -122,6 +122,8 @@ pub struct Config {
     pub history_budget: usize,
     /// Bytes of skill catalog per request.
     pub catalog_budget: usize,
+    /// `AGENT_MCP_TOOLS_BUDGET`: bytes of MCP tool schemas per request.
+    pub mcp_tools_budget: usize,
     /// Activate a clear winner before the first request.
     pub preactivate: bool,
     pub skill_roots: Vec<SkillRoot>,
@@ -206,6 +208,8 @@ impl Config {
             idle_timeout,
             history_budget,
             catalog_budget,
+            mcp_tools_budget: usize::try_from(pick_number(None, &env, "AGENT_MCP_TOOLS_BUDGET", 32 * 1024)?)
+                .map_err(|_| AppError::config("AGENT_MCP_TOOLS_BUDGET is too large"))?,
             preactivate,
             skill_roots,
             cache,

@@ -62,6 +62,7 @@ pub(super) fn agent(
             sandbox: config.sandbox.clone(),
             retriever: Arc::new(retriever(config)),
             mcp,
+            mcp_budget: config.mcp_tools_budget,
         },
         max_steps: config.max_steps,
         history_budget: config.history_budget,

@@ -408,3 +408,30 @@ async fn a_recorded_run_replays_its_mcp_results_with_no_server() {
         "the recorded error comes back: {err}"
     );
 }
+
+#[tokio::test]
+async fn over_their_budget_mcp_tools_are_ranked_and_the_rest_found_by_search() {
+    let ws = Workspace::new();
+    configure(&ws, json!({"fault": stdio(&fault_server(), &[])}));
+    let mock = MockLlm::start(vec![
+        tool("search_skills", json!({"query": "huge"})),
+        tool("mcp__fault__fail", json!({})),
+        text("done"),
+    ])
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.env("AGENT_MCP_TOOLS_BUDGET", "200")
+        .args(["--yes", "--once", "use the fault server's ok tool"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("6 MCP tools do not fit AGENT_MCP_TOOLS_BUDGET"), "{err}");
+    let requests = mock.requests().await;
+    let offered = tool_names(&requests[0]);
+    assert_eq!(offered, ["mcp__fault__ok", "search_skills"], "the most relevant within the budget");
+    let found = last_tool_result(&requests[1]);
+    assert!(found.contains("MCP tool mcp__fault__huge (call it by this name)"), "{found}");
+    assert!(
+        last_tool_result(&requests[2]).contains("mcp__fault__fail reported an error"),
+        "a tool left out is still called by its name"
+    );
+}

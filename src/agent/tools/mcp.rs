@@ -8,6 +8,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::ToolRunner;
+use super::mcp_budget::{McpSchema, within_budget};
 use crate::agent::outcome::ToolOutcome;
 use crate::exec::approval::ApprovalPolicy;
 use crate::mcp::hub::{PREFIX, grant_covers};
@@ -22,10 +23,11 @@ pub fn is_mcp_tool(name: &str) -> bool {
 }
 
 impl ToolRunner {
-    /// `tools` (the skill tools' schemas, or null) with every MCP tool added, as function
-    /// schemas. Servers are asked once a session (cached lists need no server at all); those
-    /// that fail are warned about once.
-    pub async fn with_mcp_tools(&mut self, tools: Value) -> Value {
+    /// `tools` (the skill tools' schemas, or null) with the MCP tools added as function schemas:
+    /// all of them, or within `AGENT_MCP_TOOLS_BUDGET` the ones most relevant to `query`, with
+    /// `search_skills` to find the rest. Servers are asked once a session (cached lists need no
+    /// server at all); those that fail are warned about once.
+    pub async fn with_mcp_tools(&mut self, tools: Value, query: &str) -> Value {
         let Some(hub) = self.settings.mcp.clone() else {
             return tools;
         };
@@ -37,19 +39,45 @@ impl ToolRunner {
             self.mcp_schemas = Some(
                 offered
                     .iter()
-                    .map(|t| schema(&t.qualified, &t.server, &t.tool))
+                    .map(|t| {
+                        McpSchema::new(
+                            &t.qualified,
+                            &t.tool.description,
+                            schema(&t.qualified, &t.server, &t.tool),
+                        )
+                    })
                     .collect(),
             );
         }
-        let mcp = self.mcp_schemas.clone().unwrap_or_default();
-        if mcp.is_empty() {
+        let all = self.mcp_schemas.clone().unwrap_or_default();
+        if all.is_empty() {
             return tools;
         }
+        let (offered, left) = within_budget(&all, query, self.settings.mcp_budget);
         let mut list = match tools {
             Value::Array(list) => list,
             _ => Vec::new(),
         };
-        list.extend(mcp);
+        list.extend(offered.iter().map(|s| s.schema.clone()));
+        if !left.is_empty() {
+            if !self.mcp_noticed {
+                self.mcp_noticed = true;
+                self.emit(Event::Warning {
+                    message: format!(
+                        "{} MCP tools do not fit AGENT_MCP_TOOLS_BUDGET ({} bytes of schemas): each request offers the {} \
+                         most relevant to the conversation, and the model can search_skills for the other {}",
+                        all.len(),
+                        self.settings.mcp_budget,
+                        offered.len(),
+                        left.len()
+                    ),
+                });
+            }
+            if !list.iter().any(|t| t["function"]["name"] == "search_skills") {
+                list.push(crate::agent::prompt::search_tool());
+            }
+        }
+        self.mcp_left = left.into_iter().cloned().collect();
         Value::Array(list)
     }
 

@@ -9,6 +9,7 @@ mod activate;
 mod decode;
 mod installed;
 mod mcp;
+mod mcp_budget;
 mod needs;
 pub use needs::declared_needs;
 mod read;
@@ -45,7 +46,11 @@ pub struct ToolRunner {
     approver: Arc<dyn Approver>,
     sink: Arc<dyn EventSink>,
     /// The MCP tools' schemas, once the servers' tool lists were read this session.
-    mcp_schemas: Option<Vec<serde_json::Value>>,
+    mcp_schemas: Option<Vec<mcp_budget::McpSchema>>,
+    /// Those the last request left out for want of room (`search_skills` finds them).
+    mcp_left: Vec<mcp_budget::McpSchema>,
+    /// Whether the user was told the MCP tools are over their budget.
+    mcp_noticed: bool,
 }
 
 /// What a [`ToolRunner`] needs besides the skills and the front end.
@@ -70,6 +75,8 @@ pub struct RunnerSettings {
     pub retriever: Arc<Retriever>,
     /// The configured MCP servers, if any.
     pub mcp: Option<Arc<crate::mcp::McpHub>>,
+    /// Bytes of MCP tool schemas per request (`AGENT_MCP_TOOLS_BUDGET`).
+    pub mcp_budget: usize,
 }
 
 impl ToolRunner {
@@ -86,6 +93,8 @@ impl ToolRunner {
             approver,
             sink,
             mcp_schemas: None,
+            mcp_left: Vec::new(),
+            mcp_noticed: false,
         }
     }
 
@@ -172,7 +181,8 @@ impl ToolRunner {
             .iter()
             .filter_map(|r| all.get(r.index).map(|s| (s, r.score)))
             .collect();
-        if hits.is_empty() {
+        let tools = mcp_budget::search_lines(&self.mcp_left, query, MAX_SEARCH_RESULTS);
+        if hits.is_empty() && tools.is_empty() {
             return ToolOutcome::ok(format!("no skill matches {query:?}; try other keywords"));
         }
         ToolOutcome::ok(
@@ -184,7 +194,8 @@ impl ToolRunner {
                         .collect();
                     format!("- {}: {desc}\n", model_line(&s.name))
                 })
-                .collect::<String>(),
+                .collect::<String>()
+                + &tools,
         )
     }
 }
