@@ -164,6 +164,16 @@ async fn a_scripted_model_calls_a_real_mcp_tool_and_answers_with_its_result() {
     assert!(started < finished);
     assert_eq!(events[finished]["is_error"], false);
     assert_eq!(events[started]["arguments"], r#"{"timezone":"Asia/Tokyo"}"#);
+    // The session stores the call and its result like any tool call.
+    let stored: String = ws
+        .session_files()
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    assert!(
+        stored.contains("mcp__time__get_current_time") && stored.contains("Asia/Tokyo"),
+        "{stored}"
+    );
 }
 
 #[tokio::test]
@@ -427,9 +437,16 @@ async fn over_their_budget_mcp_tools_are_ranked_and_the_rest_found_by_search() {
     assert!(err.contains("6 MCP tools do not fit AGENT_MCP_TOOLS_BUDGET"), "{err}");
     let requests = mock.requests().await;
     let offered = tool_names(&requests[0]);
-    assert_eq!(offered, ["mcp__fault__ok", "search_skills"], "the most relevant within the budget");
+    assert_eq!(
+        offered,
+        ["mcp__fault__ok", "search_skills"],
+        "the most relevant within the budget"
+    );
     let found = last_tool_result(&requests[1]);
-    assert!(found.contains("MCP tool mcp__fault__huge (call it by this name)"), "{found}");
+    assert!(
+        found.contains("MCP tool mcp__fault__huge (call it by this name)"),
+        "{found}"
+    );
     assert!(
         last_tool_result(&requests[2]).contains("mcp__fault__fail reported an error"),
         "a tool left out is still called by its name"
