@@ -244,7 +244,9 @@ async fn a_skill_grants_its_own_mcp_tools_and_its_requires_mcp_is_met() {
 #[tokio::test]
 async fn every_fault_is_a_tool_error_and_the_turn_goes_on() {
     let ws = Workspace::new();
-    configure(&ws, json!({"fault": stdio(&fault_server(), &[])}));
+    // Marks this test's server processes, to find any left behind.
+    let tag = marker(26);
+    configure(&ws, json!({"fault": stdio(&fault_server(), &[&tag])}));
     let calls = ["fail", "crash", "hang", "garbage", "huge", "ok"];
     let mut replies: Vec<_> = calls
         .iter()
@@ -284,6 +286,11 @@ async fn every_fault_is_a_tool_error_and_the_turn_goes_on() {
             "one line for {tool}: {err}"
         );
     }
+    assert_eq!(
+        processes_with(&tag),
+        Vec::<String>::new(),
+        "no server process outlives the agent, the hung one included"
+    );
 }
 
 #[tokio::test]
@@ -349,6 +356,60 @@ async fn an_untrusted_projects_mcp_json_starts_nothing_until_trusted() {
     let (_, out, _) = run_outcome(list).await;
     assert_eq!(lines(&out)[0]["servers"][0]["state"], "not_trusted", "{out}");
     assert!(!canary.exists(), "a changed .mcp.json starts nothing");
+}
+
+/// A port nothing listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_is_reached_with_expanded_headers() {
+    let Some(everything) = real_server("everything") else {
+        return;
+    };
+    let port = free_port();
+    let mut server = std::process::Command::new(&everything)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until it listens (readiness, not a timing assertion).
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let ws = Workspace::new();
+    let mut add = ws.bare_agent();
+    add.args(["mcp", "add", "web", "--url"])
+        .arg(format!("http://127.0.0.1:{port}/mcp"))
+        .args(["--header", "Authorization: Bearer ${WEB_TOKEN}"]);
+    assert_eq!(run_outcome(add).await.0, 0);
+    let mut list = ws.bare_agent();
+    list.env("WEB_TOKEN", "tok-0123456789").args(["--json", "mcp", "list"]);
+    let (_, out, err) = run_outcome(list).await;
+    let mut unset = ws.bare_agent();
+    unset.args(["--json", "mcp", "list"]);
+    let (_, unset_out, _) = run_outcome(unset).await;
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let state = &lines(&out)[0]["servers"][0];
+    assert_eq!(state["state"], "ready", "{out}{err}");
+    assert_eq!(state["transport"], "http");
+    assert!(state["tools"].as_u64().unwrap() > 0);
+    let failed = &lines(&unset_out)[0]["servers"][0];
+    assert!(
+        failed["error"].as_str().unwrap().contains("${WEB_TOKEN} is not set"),
+        "{unset_out}"
+    );
 }
 
 #[tokio::test]
