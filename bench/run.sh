@@ -84,6 +84,8 @@ if [ -z "${BENCH_EMBED_URL:-}" ] && { [ ! -f "$embed_cache" ] ||
 fi
 cargo bench --locked -q --bench retrieval >"$tmp/retrieval.md" 2>/dev/null
 if [ -n "$embed_pid" ]; then kill "$embed_pid" 2>/dev/null; wait "$embed_pid" 2>/dev/null || true; embed_pid=; fi
+echo "== MCP: first byte of a plain turn with three stdio servers configured"
+python3 bench/mcp_first_token.py target/release/agent 20 >"$tmp/mcp.md"
 echo "== session storage"
 cargo bench --locked -q --bench sessions >"$tmp/sessions.md" 2>/dev/null
 
@@ -169,6 +171,11 @@ w("What storing a session costs (`benches/sessions.rs`, library level): the byte
   "adds to its JSONL file, and the time `--continue` takes to lock, read, parse and rebuild a session "
   "of 200 such turns before its first request.\n")
 w(open(os.path.join(tmp, "sessions.md")).read().strip() + "\n")
+w("## MCP servers\n")
+w("Time to the first answer byte of a plain one-shot turn (`bench/mcp_first_token.py`, release binary, a Python "
+  "mock answering at once, 20 runs): no MCP server configured, and three stdio servers configured that each take "
+  "1 s to start, after one run cached their tool lists. A turn that calls none of their tools starts none of them.\n")
+w(open(os.path.join(tmp, "mcp.md")).read().strip() + "\n")
 open("BENCHMARKS.md", "w").write("\n".join(lines))
 print("wrote BENCHMARKS.md")
 PY

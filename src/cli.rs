@@ -226,6 +226,11 @@ pub enum Command {
         #[arg(long, value_name = "NAME")]
         skill: Option<String>,
     },
+    /// MCP servers, a second source of tools beside skills: add, list, their tools, remove.
+    Mcp {
+        #[command(subcommand)]
+        action: McpCommand,
+    },
     /// Browse, export and remove stored sessions (`agent -c` and `agent --resume ID` go on with one).
     Sessions {
         #[command(subcommand)]
@@ -273,6 +278,52 @@ pub enum SessionsCommand {
     Rm {
         /// Session id, or an unambiguous prefix of one.
         id: String,
+    },
+}
+
+/// `agent mcp ...`
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Add a server to your mcp.json (or ./.mcp.json with --project): a stdio server's command
+    /// after `--`, or --url for streamable HTTP. `${VAR}` in the command, --env, --url and
+    /// --header is expanded from the environment when the server starts.
+    Add {
+        /// The server's name: tools reach the model as mcp__NAME__TOOL.
+        name: String,
+        /// A streamable HTTP server's URL instead of a command.
+        #[arg(long, value_name = "URL", conflicts_with = "command")]
+        url: Option<String>,
+        /// An HTTP header, `Name: value` (repeatable).
+        #[arg(long = "header", value_name = "HEADER", requires = "url")]
+        headers: Vec<String>,
+        /// A variable for a stdio server, `KEY=VALUE` (repeatable).
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// A tool `--approve auto` may run without asking (repeatable; `*` for all of this server's).
+        #[arg(long = "auto-approve", value_name = "TOOL", conflicts_with = "project")]
+        auto_approve: Vec<String>,
+        /// Write ./.mcp.json (this project, shared with Claude Code) instead of your mcp.json.
+        #[arg(long)]
+        project: bool,
+        /// The stdio server's command and arguments, after `--`.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// The configured servers: where each is configured, what it starts, whether it answers, how
+    /// many tools it has, and what confines it.
+    List,
+    /// Each tool of every server (or of SERVER): its name for the model, description and schema.
+    Tools {
+        /// Only this server.
+        server: Option<String>,
+    },
+    /// Remove a server from your mcp.json (or ./.mcp.json with --project).
+    Remove {
+        /// The server's name.
+        name: String,
+        /// Remove it from ./.mcp.json instead.
+        #[arg(long)]
+        project: bool,
     },
 }
 

@@ -111,6 +111,8 @@ pub struct Config {
     pub model_given: bool,
     pub approve: ApprovalPolicy,
     pub command_timeout: Duration,
+    /// `AGENT_MCP_TIMEOUT`: the longest wait for an MCP server to start or answer one call.
+    pub mcp_timeout: Duration,
     pub max_steps: u32,
     pub stream: bool,
     pub retries: u32,
@@ -120,6 +122,8 @@ pub struct Config {
     pub history_budget: usize,
     /// Bytes of skill catalog per request.
     pub catalog_budget: usize,
+    /// `AGENT_MCP_TOOLS_BUDGET`: bytes of MCP tool schemas per request.
+    pub mcp_tools_budget: usize,
     /// Activate a clear winner before the first request.
     pub preactivate: bool,
     pub skill_roots: Vec<SkillRoot>,
@@ -200,6 +204,7 @@ impl Config {
             model_given,
             approve,
             command_timeout: Duration::from_secs(timeout_secs),
+            mcp_timeout: Duration::from_secs(pick_number(None, &env, "AGENT_MCP_TIMEOUT", 60)?.max(1)),
             max_steps,
             stream,
             retries,
@@ -207,6 +212,8 @@ impl Config {
             idle_timeout,
             history_budget,
             catalog_budget,
+            mcp_tools_budget: usize::try_from(pick_number(None, &env, "AGENT_MCP_TOOLS_BUDGET", 32 * 1024)?)
+                .map_err(|_| AppError::config("AGENT_MCP_TOOLS_BUDGET is too large"))?,
             preactivate,
             skill_roots,
             cache,

@@ -9,7 +9,7 @@
 //!           │              ├──▶ output ──▶ sessions, llm, skills, exec ──▶ support
 //!           └────▶ agent ──┘   (agent also uses sessions, llm, skills, exec, support; ui skills, exec, support)
 //!   app also uses cli, config and exit; config uses cli, exec, sessions, skills, support; cli uses exec;
-//!   sessions uses llm
+//!   sessions uses llm; mcp (beside llm, over support) is used by agent and app
 //! ```
 //!
 //! - [`app`]: builds the pieces from configuration and runs one command — the chat, a one-shot
@@ -20,6 +20,7 @@
 //!   outcomes; the catalog and prompts; routing for `skills eval`.
 //! - [`output`]: the vocabulary between them: the turn's `Event`s, the `Report`s of commands and
 //!   chat replies, the `Output`/`EventSink` traits and the `Approver` questions.
+//! - [`mcp`]: MCP servers through `rmcp`: configuration, connections, the tool-list cache.
 //! - [`llm`]: the OpenAI-compatible client, stream folding, retries, cassettes, model discovery.
 //! - [`skills`]: discovery, lenient parsing of both dialects, diagnostics with stable codes, lint,
 //!   search, the catalog, skeletons; invoking by hand (arguments), declared needs, script
@@ -47,6 +48,7 @@ pub mod config;
 pub mod exec;
 pub mod exit;
 pub mod llm;
+pub mod mcp;
 pub mod output;
 pub mod sessions;
 pub mod skills;

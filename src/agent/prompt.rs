@@ -70,6 +70,11 @@ pub fn activation(name: &str, dir: &str, workdir: &str, files: &str, body: &str)
         .replace("{{body}}", &body)
 }
 
+/// The `search_skills` schema, for a request whose MCP tools are over their budget.
+pub fn search_tool() -> Value {
+    serde_json::from_str(SEARCH_TOOL_JSON).unwrap_or(Value::Null)
+}
+
 /// The tool schemas. When every skill is listed, `activate_skill.name` is an enum of their names;
 /// when the catalog is budgeted, names are free text (the enum would defeat the budget) and
 /// `search_skills` is added. With no skills there is nothing to activate or run: no tools.

@@ -126,6 +126,7 @@ impl Agent {
         self.commands_denied = 0;
         let budgeted = self.refresh_catalog(user_message).await;
         let tools = prompt::tools(self.skills(), budgeted);
+        let tools = self.tools.with_mcp_tools(tools, user_message).await;
         self.session.tools_bytes = tools_bytes(&tools);
         self.compact_if_due(user_message).await;
         if self.preactivate {

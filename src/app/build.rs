@@ -31,6 +31,7 @@ pub(super) fn agent(
     if !matches!(tape, Tape::Replay(_)) {
         config.require_key()?;
     }
+    let mcp = mcp_hub(run, &tape);
     let notice_sink = sink.clone();
     let llm = LlmClient::new(
         LlmSettings {
@@ -60,6 +61,8 @@ pub(super) fn agent(
             trust: run.trust.clone(),
             sandbox: config.sandbox.clone(),
             retriever: Arc::new(retriever(config)),
+            mcp,
+            mcp_budget: config.mcp_tools_budget,
         },
         max_steps: config.max_steps,
         history_budget: config.history_budget,
@@ -69,6 +72,23 @@ pub(super) fn agent(
         compact_at: config.sessions.compact_at,
     };
     Ok(Agent::new(llm, skills, options, sink, approver))
+}
+
+/// The run's MCP servers: recorded into the cassette with `--record`; with `--replay`, only what
+/// the cassette holds of them (no server starts, none need be configured).
+fn mcp_hub(run: &Run<'_>, tape: &Tape) -> Option<Arc<crate::mcp::McpHub>> {
+    use crate::mcp::tape::{McpTape, Replay};
+    match tape {
+        Tape::Record(recorder) => {
+            let recorder = recorder.clone();
+            super::mcp::hub(run, McpTape::Record(Arc::new(move |line| recorder.write_record(line))))
+        }
+        Tape::Replay(player) => {
+            let replay = Replay::from_lines(player.others())?;
+            Some(super::mcp::replaying(run, McpTape::Replay(Arc::new(replay))))
+        }
+        Tape::Off => super::mcp::hub(run, McpTape::Off),
+    }
 }
 
 /// The cassette this run records to or replays from, if any.

@@ -130,7 +130,7 @@ fn untrusted_notes(a: &Assessment, ask: Ask) -> Vec<String> {
         .snapshot
         .skills
         .keys()
-        .filter(|k| !a.trusted_skills.contains_key(*k))
+        .filter(|k| !a.trusted_skills.contains_key(*k) && *k != crate::exec::trust::MCP_CONFIG_KEY)
         .cloned()
         .collect();
     if ask != Ask::WarnDotenv && !untrusted.is_empty() {

@@ -12,6 +12,7 @@ mod endpoint;
 mod folder_trust;
 mod install;
 mod invoke;
+mod mcp;
 mod notices;
 mod once;
 mod sandbox;
@@ -178,6 +179,7 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
             "completions, man pages and trust are handled before configuration",
         )),
         Some(Command::Sessions { action }) => session_commands::run(action, &run),
+        Some(Command::Mcp { action }) => mcp::run(action, &run).await,
         None => once::chat_or_once(run).await,
     }
 }

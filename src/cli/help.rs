@@ -6,7 +6,7 @@ pub const SETTINGS_SOURCES: &str = "Settings without a flag come from the enviro
 ~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
 
 /// Every variable a person sets, with what it does.
-pub const ENVIRONMENT: [(&str, &str); 22] = [
+pub const ENVIRONMENT: [(&str, &str); 24] = [
     (
         "AGENT_API_KEY, OPENAI_API_KEY",
         "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
@@ -23,6 +23,11 @@ pub const ENVIRONMENT: [(&str, &str); 22] = [
     ("AGENT_APPROVE", "ask, auto, yes or no (as --approve)"),
     ("AGENT_TIMEOUT", "seconds before a command is killed (60)"),
     ("AGENT_MAX_STEPS", "tool steps in one turn (10)"),
+    (
+        "AGENT_MCP_TIMEOUT, AGENT_MCP_TOOLS_BUDGET",
+        "seconds an MCP tool call may take, and bytes of MCP tool schemas per request",
+    ),
+    ("AGENT_BUNDLED_SKILLS", "0 leaves out the skills built into the binary"),
     ("AGENT_SANDBOX", "on, strict or off (as --sandbox)"),
     (
         "AGENT_ALLOW_WRITE",

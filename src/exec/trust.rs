@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;
 
-pub use content::{project_skills, relative_key, skills_in_roots};
+pub use content::{MCP_CONFIG_KEY, mcp_config, project_skills, relative_key, skills_in_roots};
 pub use digest::{Manifest, UNVERIFIABLE, Unverifiable, hash_bytes, hash_skill_dir, is_unchanged};
 pub use manifests::{Comparison, ManifestStore};
 pub use store::{DotenvRecord, Record, TrustStore};
@@ -34,11 +34,14 @@ pub struct Snapshot {
     pub dotenv: Option<DotenvState>,
     /// Where that `.env`'s folder is, relative to the trusted folder (`""`: the folder itself).
     pub dotenv_key: String,
-    /// Project skills by key relative to the folder (`skills/weather`), with content hashes; a
-    /// skill too large to verify has `unverifiable: why`, which never counts as trusted.
+    /// Project skills by key relative to the folder (`skills/weather`), with content hashes (a
+    /// skill too large to verify has `unverifiable: why`, which never counts as trusted); the
+    /// folder's `.mcp.json` too, under [`MCP_CONFIG_KEY`].
     pub skills: BTreeMap<String, String>,
     /// The file lists behind those hashes, kept when a decision is recorded.
     pub manifests: BTreeMap<String, Manifest>,
+    /// What the servers of its `.mcp.json` would start (`name: command args…`), for the question.
+    pub mcp_servers: Vec<String>,
 }
 
 impl Snapshot {
@@ -69,6 +72,10 @@ impl Snapshot {
                     snapshot.skills.insert(key, format!("{UNVERIFIABLE}{why}"));
                 }
             }
+        }
+        if let Some((hash, servers)) = mcp_config(folder) {
+            snapshot.skills.insert(MCP_CONFIG_KEY.to_string(), hash);
+            snapshot.mcp_servers = servers;
         }
         snapshot
     }
@@ -371,6 +378,21 @@ impl FolderTrust {
             record.skills.get(&key).cloned()
         })?;
         Some(self.manifest_store().compare(dir, &trusted_hash))
+    }
+
+    /// Whether the folder's `.mcp.json` may start its servers: it was trusted with exactly the
+    /// content it has now.
+    pub fn mcp_config_trusted(&self) -> bool {
+        let Some(trusted_hash) = self.lock().skills.get(MCP_CONFIG_KEY).cloned() else {
+            return false;
+        };
+        mcp_config(&self.laid_out).is_some_and(|(hash, _)| hash == trusted_hash)
+    }
+
+    /// The folder the record's keys are relative to (the repository root): where a project's
+    /// `.mcp.json` is read.
+    pub fn laid_out(&self) -> &Path {
+        &self.laid_out
     }
 
     /// The key a skill folder has in this folder's record (`skills/weather`).

@@ -84,6 +84,16 @@ impl Recorder {
         })
     }
 
+    /// Write one line that is not an LLM call (an MCP result: it has an `"mcp"` key), scrubbed
+    /// like the calls, in order with them.
+    pub fn write_record(&self, record: &Value) {
+        let line = self.scrubber.scrub(&record.to_string());
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
+            tracing::warn!("cannot write to the cassette {}: {e}", self.path.display());
+        }
+    }
+
     /// Write one exchange; a write failure is reported once through tracing and not fatal.
     pub fn write(&self, request: &[u8], status: u16, response: &[u8]) {
         let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
@@ -147,6 +157,8 @@ const MAX_CASSETTE_BYTES: u64 = 256 * 1024 * 1024;
 pub struct Player {
     path: PathBuf,
     exchanges: Vec<Exchange>,
+    /// Recorded lines that are not LLM calls (MCP results), in order.
+    others: Vec<Value>,
     next: AtomicUsize,
     scrubber: Scrubber,
 }
@@ -157,7 +169,15 @@ impl Player {
             .map(|read| read.text())
             .map_err(|e| format!("cannot read the cassette {}: {e}", path.display()))?;
         let mut exchanges = Vec::new();
+        let mut others = Vec::new();
         for (idx, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            // Lines of other sources (MCP results, `"mcp"`) are kept for their owners.
+            if let Ok(value) = serde_json::from_str::<Value>(line)
+                && value.get("mcp").is_some()
+            {
+                others.push(value);
+                continue;
+            }
             let exchange: Exchange = serde_json::from_str(line).map_err(|e| {
                 format!(
                     "{}:{}: not a cassette entry ({e}); record it again with --record",
@@ -173,12 +193,18 @@ impl Player {
         Ok(Self {
             path: path.to_path_buf(),
             exchanges,
+            others,
             next: AtomicUsize::new(0),
             scrubber,
         })
     }
 
     /// The recorded response for the next call, or why this request does not match the recording.
+    /// The recorded lines that are not LLM calls (MCP results), in order.
+    pub fn others(&self) -> &[Value] {
+        &self.others
+    }
+
     pub fn serve(&self, request: &[u8]) -> Result<(u16, String), LlmError> {
         let idx = self.next.fetch_add(1, Ordering::SeqCst);
         let Some(recorded) = self.exchanges.get(idx) else {

@@ -70,6 +70,8 @@ pub enum ChatReply {
     Context(ContextUse),
     /// `/compact [FOCUS]`: the history was replaced by a summary.
     Compacted(CompactReport),
+    /// `/mcp`: the configured MCP servers, as `agent mcp list` shows them.
+    Mcp(super::mcp::McpServerList),
 }
 
 /// One message of `/history`: who said it, and what.

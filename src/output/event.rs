@@ -68,6 +68,34 @@ pub enum Event {
         command: String,
         reason: String,
     },
+    /// An MCP tool call was approved and was sent to its server.
+    McpCallStarted {
+        server: String,
+        tool: String,
+        /// The arguments as JSON text, secrets redacted.
+        arguments: String,
+    },
+    /// An MCP tool call came back (or failed: `error`).
+    McpCallFinished {
+        server: String,
+        tool: String,
+        duration_ms: u64,
+        /// The server said the tool failed (`isError`), or the call itself failed.
+        is_error: bool,
+        /// Bytes of the result's text before the cap.
+        result_bytes: u64,
+        /// The result was cut to its head and tail.
+        truncated: bool,
+        /// Why the call failed (a crash, a timeout, a malformed answer), secrets redacted.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// An MCP tool call the model made was not sent: the policy, a person, no terminal to ask on.
+    McpCallDenied {
+        server: String,
+        tool: String,
+        reason: String,
+    },
     MessageDelta {
         text: String,
     },

@@ -10,6 +10,7 @@ pub mod ask;
 pub mod chat;
 pub mod event;
 pub mod library;
+pub mod mcp;
 pub mod report;
 pub mod session;
 

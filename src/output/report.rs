@@ -61,6 +61,12 @@ pub enum Report {
     SessionExported(SessionExported),
     /// `agent sessions rm ID`.
     SessionRemoved(SessionRemoved),
+    /// `agent mcp list` (and `/mcp`).
+    McpServers(super::mcp::McpServerList),
+    /// `agent mcp tools [SERVER]`.
+    McpTools(super::mcp::McpToolList),
+    /// `agent mcp add|remove`.
+    McpChanged(super::mcp::McpChanged),
 }
 
 /// What a listing says about one skill.

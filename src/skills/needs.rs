@@ -34,7 +34,7 @@ pub enum NeedKind {
 }
 
 /// Why an MCP server a skill needs is missing, for messages.
-pub const MCP_UNAVAILABLE: &str = "agent cannot connect to MCP servers yet, so the tools the skill's instructions name      do not exist here; use a skill that works through commands instead";
+pub const MCP_UNAVAILABLE: &str = "add it with `agent mcp add NAME -- COMMAND` or `agent mcp add NAME --url URL`; until then the tools the skill's instructions name do not exist here";
 
 /// Every declared need of a skill, checked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -117,7 +117,7 @@ impl Needs {
         }
         if !servers.is_empty() {
             parts.push(format!(
-                "the MCP server{} {}, which {} not available ({MCP_UNAVAILABLE})",
+                "the MCP server{} {}, which {} not configured ({MCP_UNAVAILABLE})",
                 plural(servers.len()),
                 servers.join(", "),
                 if servers.len() == 1 { "is" } else { "are" },
@@ -198,7 +198,7 @@ mod tests {
         assert_eq!(needs.needs.len(), 1);
         let text = needs.explain("stripe-automation").unwrap();
         assert!(
-            text.starts_with("skill stripe-automation needs the MCP server rube, which is not available"),
+            text.starts_with("skill stripe-automation needs the MCP server rube, which is not configured"),
             "{text}"
         );
         let met = Needs::check(&[], &[], &env(&[]), dir.path()).with_mcp(&strings(&["rube"]), &strings(&["rube"]));

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::sync::{Arc, Mutex};
 
 use super::human::HumanRenderer;
-use crate::exec::trust::{Assessment, Standing};
+use crate::exec::trust::{Assessment, MCP_CONFIG_KEY, Standing};
 use crate::output::{ApprovalRequest, Approver};
 use crate::support::terminal_text::{for_terminal, visible};
 
@@ -96,22 +96,41 @@ pub fn folder_question(a: &Assessment) -> String {
         };
         q.push_str(&format!("  {what}: {keys}\n"));
     }
-    if !a.changes.new_skills.is_empty() {
+    let (new_mcp, new_skills): (Vec<String>, Vec<String>) =
+        a.changes.new_skills.iter().cloned().partition(|k| k == MCP_CONFIG_KEY);
+    let (changed_mcp, changed_skills): (Vec<String>, Vec<String>) = a
+        .changes
+        .changed_skills
+        .iter()
+        .cloned()
+        .partition(|k| k == MCP_CONFIG_KEY);
+    if !new_mcp.is_empty() || !changed_mcp.is_empty() {
+        let what = if changed_mcp.is_empty() { "its" } else { "its changed" };
+        let servers: Vec<String> = a
+            .snapshot
+            .mcp_servers
+            .iter()
+            .map(|s| for_terminal(s).into_owned())
+            .collect();
+        q.push_str(&format!(
+            "  {what} .mcp.json would start these MCP servers: {}\n",
+            if servers.is_empty() {
+                "none".to_string()
+            } else {
+                servers.join("; ")
+            }
+        ));
+    }
+    if !new_skills.is_empty() {
         let label = if a.standing == Standing::New {
             "skills it adds"
         } else {
             "new skills"
         };
-        q.push_str(&format!(
-            "  {label} (they can run commands): {}\n",
-            list(&a.changes.new_skills)
-        ));
+        q.push_str(&format!("  {label} (they can run commands): {}\n", list(&new_skills)));
     }
-    if !a.changes.changed_skills.is_empty() {
-        q.push_str(&format!(
-            "  skills changed since: {}\n",
-            list(&a.changes.changed_skills)
-        ));
+    if !changed_skills.is_empty() {
+        q.push_str(&format!("  skills changed since: {}\n", list(&changed_skills)));
     }
     q.push_str(
         "Trust this folder? Its .env settings are used and its skills may run commands; a change asks again. [y/N] ",
@@ -234,5 +253,20 @@ mod tests {
             q.contains("skills it adds (they can run commands): skills/weather"),
             "{q}"
         );
+    }
+
+    #[test]
+    fn the_question_lists_the_mcp_servers_a_project_would_start() {
+        let snapshot = Snapshot {
+            skills: [(MCP_CONFIG_KEY.to_string(), "h".to_string())].into(),
+            mcp_servers: vec!["db: npx -y evil-server\x1b[2J".into()],
+            ..Snapshot::default()
+        };
+        let q = folder_question(&assess(Path::new("/r"), snapshot, None));
+        assert!(
+            q.contains("its .mcp.json would start these MCP servers: db: npx -y evil-server\\x1b[2J"),
+            "{q}"
+        );
+        assert!(!q.contains("skills it adds"), "the file is not a skill: {q}");
     }
 }

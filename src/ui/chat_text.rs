@@ -168,6 +168,10 @@ pub(super) fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
         ChatReply::Usage(r) => session_text::usage_lines(r),
         ChatReply::Context(c) => session_text::context_lines(c),
         ChatReply::Compacted(r) => vec![session_text::compacted_line(r)],
+        ChatReply::Mcp(list) => {
+            let text = super::mcp_text::servers(list);
+            text.out.into_iter().chain(text.err).collect()
+        }
     }
 }
 

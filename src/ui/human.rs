@@ -247,6 +247,9 @@ impl EventSink for HumanRenderer {
                 ));
                 self.wait("thinking");
             }
+            mcp @ (Event::McpCallStarted { .. } | Event::McpCallFinished { .. } | Event::McpCallDenied { .. }) => {
+                self.mcp_event(mcp);
+            }
             Event::MessageDelta { text } => self.delta(&text),
             Event::Message { .. } | Event::Done { .. } => {
                 self.stop_waiting();
@@ -260,6 +263,50 @@ impl EventSink for HumanRenderer {
                 self.progress(&format!("error: {}", self.lines(&message)));
                 Self::end_stdout_line(&mut self.lock());
             }
+        }
+    }
+}
+
+impl HumanRenderer {
+    /// An MCP tool call's progress: what is called, and one line when it fails or is refused.
+    fn mcp_event(&self, event: Event) {
+        match event {
+            Event::McpCallStarted {
+                server,
+                tool,
+                arguments,
+            } => {
+                let args: String = self.one_line(&arguments).chars().take(200).collect();
+                self.progress(&format!(
+                    "▸ mcp [{}] {} {args}",
+                    self.one_line(&server),
+                    self.one_line(&tool)
+                ));
+                self.wait(&format!("waiting for {}", self.one_line(&server)));
+            }
+            Event::McpCallFinished {
+                server, tool, error, ..
+            } => {
+                if let Some(error) = error {
+                    self.progress(&format!(
+                        "✗ mcp [{}] {} failed: {}",
+                        self.one_line(&server),
+                        self.one_line(&tool),
+                        self.one_line(&error)
+                    ));
+                }
+                self.wait("thinking");
+            }
+            Event::McpCallDenied { server, tool, reason } => {
+                self.progress(&format!(
+                    "✗ not run: mcp [{}] {} — {}",
+                    self.one_line(&server),
+                    self.one_line(&tool),
+                    self.lines(&reason)
+                ));
+                self.wait("thinking");
+            }
+            _ => {}
         }
     }
 }

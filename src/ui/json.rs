@@ -110,6 +110,9 @@ pub fn report_lines(report: &Report) -> Vec<String> {
         Report::SessionList(r) => vec![versioned(r)],
         Report::SessionExported(r) => vec![versioned(r)],
         Report::SessionRemoved(r) => vec![versioned(r)],
+        Report::McpServers(r) => vec![versioned(r)],
+        Report::McpTools(r) => vec![versioned(r)],
+        Report::McpChanged(r) => vec![versioned(r)],
         Report::EvalCase(_) | Report::Text(_) | Report::Note(_) => Vec::new(),
     }
 }

@@ -10,6 +10,7 @@ pub mod json;
 pub mod library_text;
 pub mod line_editor;
 pub mod markdown;
+pub mod mcp_text;
 pub mod pick;
 pub mod report_text;
 pub mod sandbox_text;

@@ -77,6 +77,9 @@ pub fn render(report: &Report, screen: Screen) -> Text {
             out: Vec::new(),
             err: vec![format!("removed session {} ({})", r.removed, path(&r.path))],
         },
+        Report::McpServers(r) => super::mcp_text::servers(r),
+        Report::McpTools(r) => super::mcp_text::tools(r),
+        Report::McpChanged(r) => super::mcp_text::changed(r),
     }
 }
 
@@ -176,7 +179,7 @@ fn need_line(need: &crate::skills::needs::Need) -> String {
         (NeedKind::Bin, false) => format!("{mark} program {} (not found on PATH)", one(&need.name)),
         (NeedKind::Mcp, true) => format!("{mark} MCP server {}", one(&need.name)),
         (NeedKind::Mcp, false) => format!(
-            "{mark} MCP server {} (not available: {MCP_UNAVAILABLE})",
+            "{mark} MCP server {} (not configured: {MCP_UNAVAILABLE})",
             one(&need.name)
         ),
     }

@@ -22,7 +22,7 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 23] = [
+const NESTED: [((&str, &str), &str); 26] = [
     (("help", "commands"), "command"),
     (("history", "entries"), "history entry"),
     (("help", "skills"), "skill command"),
@@ -46,6 +46,9 @@ const NESTED: [((&str, &str), &str); 23] = [
     (("installed skill", "unfixed"), "script problem"),
     (("skills outdated", "skills"), "outdated skill"),
     (("skills update", "skills"), "skill update"),
+    (("mcp list", "servers"), "mcp_server"),
+    (("mcp", "servers"), "mcp_server"),
+    (("mcp tools", "tools"), "mcp_tool"),
 ];
 
 /// `docs/events.md` as tables.

@@ -1,5 +1,6 @@
 //! The house rules that hold the crate's shape, checked on its source: imports between top-level
 //! modules flow one way (`main → app → {ui, agent} → output → {llm, skills, exec, sessions} → support`,
+//! mcp beside llm under agent and app,
 //! sessions over llm,
 //! with `cli`, `config` and `exit` beside `app`), and only `ui/` (and `main.rs`) write to stdout,
 //! stderr or the terminal. `cargo test --test all architecture -- --nocapture` prints the import graph.
@@ -8,22 +9,26 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Which top-level modules each one may import from.
-const ALLOWED: [(&str, &[&str]); 12] = [
+const ALLOWED: [(&str, &[&str]); 13] = [
     ("support", &[]),
     ("exit", &[]),
     ("skills", &["support"]),
     ("exec", &["support"]),
     ("llm", &["support"]),
+    ("mcp", &["support"]),
     ("sessions", &["llm", "support"]),
     ("output", &["exec", "llm", "sessions", "skills", "support"]),
-    ("agent", &["output", "exec", "llm", "sessions", "skills", "support"]),
+    (
+        "agent",
+        &["output", "exec", "llm", "mcp", "sessions", "skills", "support"],
+    ),
     ("ui", &["output", "exec", "skills", "support"]),
     ("cli", &["exec"]),
     ("config", &["cli", "exec", "exit", "sessions", "skills", "support"]),
     (
         "app",
         &[
-            "agent", "cli", "config", "exec", "exit", "llm", "output", "sessions", "skills", "support", "ui",
+            "agent", "cli", "config", "exec", "exit", "llm", "mcp", "output", "sessions", "skills", "support", "ui",
         ],
     ),
 ];

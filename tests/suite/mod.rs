@@ -15,6 +15,7 @@ mod json_events;
 mod library_git;
 mod llm_faults;
 mod local_servers;
+mod mcp;
 mod parser_props;
 mod phases;
 mod public_layouts;

@@ -273,7 +273,7 @@ async fn a_skill_needing_an_mcp_server_says_so_to_the_model_and_in_one_line() {
     let requests = mock.requests().await;
     let activation = last_tool_result(&requests[1]);
     assert!(
-        activation.contains("needs the MCP server rube, which is not available"),
+        activation.contains("needs the MCP server rube, which is not configured"),
         "{activation}"
     );
     assert!(last_tool_result(&requests[2]).contains("MCP server rube"));
@@ -388,8 +388,7 @@ async fn the_person_asked_sees_the_shell_command_as_it_will_run() {
     let requests = mock.requests().await;
     let ran = requests
         .iter()
-        .filter(|r| r.get("messages").is_some())
-        .last()
+        .rfind(|r| r.get("messages").is_some())
         .map(last_tool_result)
         .unwrap();
     assert!(ran.contains("HI"), "{ran}");

@@ -404,6 +404,7 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
             ("/approve", "approval"),
             ("/history", "history"),
             ("/reload", "reloaded"),
+            ("/mcp", "mcp"),
             ("/usage", "usage"),
             ("/context", "context"),
             ("/sessions", "sessions"),

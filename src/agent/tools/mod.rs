@@ -8,6 +8,8 @@
 mod activate;
 mod decode;
 mod installed;
+mod mcp;
+mod mcp_budget;
 mod needs;
 pub use needs::declared_needs;
 mod read;
@@ -43,6 +45,12 @@ pub struct ToolRunner {
     settings: RunnerSettings,
     approver: Arc<dyn Approver>,
     sink: Arc<dyn EventSink>,
+    /// The MCP tools' schemas, once the servers' tool lists were read this session.
+    mcp_schemas: Option<Vec<mcp_budget::McpSchema>>,
+    /// Those the last request left out for want of room (`search_skills` finds them).
+    mcp_left: Vec<mcp_budget::McpSchema>,
+    /// Whether the user was told the MCP tools are over their budget.
+    mcp_noticed: bool,
 }
 
 /// What a [`ToolRunner`] needs besides the skills and the front end.
@@ -65,6 +73,10 @@ pub struct RunnerSettings {
     pub sandbox: crate::exec::sandbox::Settings,
     /// How skills are ranked for a request (the catalog over budget, `search_skills`).
     pub retriever: Arc<Retriever>,
+    /// The configured MCP servers, if any.
+    pub mcp: Option<Arc<crate::mcp::McpHub>>,
+    /// Bytes of MCP tool schemas per request (`AGENT_MCP_TOOLS_BUDGET`).
+    pub mcp_budget: usize,
 }
 
 impl ToolRunner {
@@ -80,6 +92,9 @@ impl ToolRunner {
             settings,
             approver,
             sink,
+            mcp_schemas: None,
+            mcp_left: Vec::new(),
+            mcp_noticed: false,
         }
     }
 
@@ -110,6 +125,9 @@ impl ToolRunner {
 
     /// Carry out one tool call in `conversation`'s state (which skill is active, which are held).
     pub async fn dispatch(&mut self, conversation: &Conversation, name: &str, raw_args: &str) -> ToolOutcome {
+        if mcp::is_mcp_tool(name) {
+            return self.call_mcp(conversation.current(), name, raw_args).await;
+        }
         match decode_call(name, raw_args) {
             Ok(ToolRequest::Activate { name }) => self.activate_off_thread(conversation, &name).await,
             Ok(ToolRequest::Run { command }) => self.run_command(conversation.current(), &command).await,
@@ -163,7 +181,8 @@ impl ToolRunner {
             .iter()
             .filter_map(|r| all.get(r.index).map(|s| (s, r.score)))
             .collect();
-        if hits.is_empty() {
+        let tools = mcp_budget::search_lines(&self.mcp_left, query, MAX_SEARCH_RESULTS);
+        if hits.is_empty() && tools.is_empty() {
             return ToolOutcome::ok(format!("no skill matches {query:?}; try other keywords"));
         }
         ToolOutcome::ok(
@@ -175,7 +194,8 @@ impl ToolRunner {
                         .collect();
                     format!("- {}: {desc}\n", model_line(&s.name))
                 })
-                .collect::<String>(),
+                .collect::<String>()
+                + &tools,
         )
     }
 }

@@ -12,17 +12,23 @@ use crate::skills::needs::Needs;
 
 /// Every declared need of `skill`, checked against the environment its commands get from
 /// `base_env` (also what `skills show` and `skills check` report).
-pub fn declared_needs(skill: &Skill, base_env: &BTreeMap<String, String>, skill_roots: &[PathBuf]) -> Needs {
+/// `mcp_servers` are the configured MCP servers' names.
+pub fn declared_needs(
+    skill: &Skill,
+    base_env: &BTreeMap<String, String>,
+    skill_roots: &[PathBuf],
+    mcp_servers: &[String],
+) -> Needs {
     // Which folder commands run in changes no variable or program a need names.
     let env = child_env(base_env, &skill.name, &skill.dir, &skill.dir, skill_roots);
-    // No MCP server is available until agent can connect to them.
-    Needs::check(&skill.requires.env, &skill.requires.bins, &env, &skill.dir).with_mcp(&skill.requires.mcp, &[])
+    Needs::check(&skill.requires.env, &skill.requires.bins, &env, &skill.dir).with_mcp(&skill.requires.mcp, mcp_servers)
 }
 
 impl ToolRunner {
     /// Every declared need of `skill`, checked against the environment its commands would get.
     pub(super) fn needs(&self, skill: &Skill) -> Needs {
-        declared_needs(skill, &self.settings.base_env, &self.settings.skill_roots)
+        let servers = self.settings.mcp.as_ref().map(|h| h.names()).unwrap_or_default();
+        declared_needs(skill, &self.settings.base_env, &self.settings.skill_roots, &servers)
     }
 
     /// Why `skill` cannot run a command for want of what it declares, if it cannot.

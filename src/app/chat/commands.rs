@@ -34,7 +34,7 @@ pub(super) struct SlashCommand {
 }
 
 /// Every command, in `/help` order.
-pub(super) const COMMANDS: [SlashCommand; 17] = [
+pub(super) const COMMANDS: [SlashCommand; 18] = [
     SlashCommand {
         name: "/help",
         help: "list these commands",
@@ -104,6 +104,11 @@ pub(super) const COMMANDS: [SlashCommand; 17] = [
         name: "/export",
         help: "[FILE] — write this session as Markdown to the exports folder beside the sessions, or to FILE (.html/.json by its extension)",
         run: sessions::export,
+    },
+    SlashCommand {
+        name: "/mcp",
+        help: "the MCP servers: state, tool counts, where each is configured",
+        run: mcp,
     },
     SlashCommand {
         name: "/reload",
@@ -280,6 +285,10 @@ fn reload(chat: &mut Chat<'_>, _arg: &str) -> Flow {
     let skills = chat.rescan();
     chat.say(ChatReply::Reloaded { skills });
     Flow::Done
+}
+
+fn mcp(_chat: &mut Chat<'_>, _arg: &str) -> Flow {
+    Flow::Later(Deferred::Mcp)
 }
 
 fn exit(_chat: &mut Chat<'_>, _arg: &str) -> Flow {

@@ -20,6 +20,7 @@ pub(in crate::app) enum Deferred {
     Usage,
     Context,
     Compact(Option<String>),
+    Mcp,
 }
 
 /// The session store, or a refusal naming `command`.
@@ -185,6 +186,11 @@ pub(super) async fn run_deferred(chat: &mut Chat<'_>, command: Deferred) {
                 context_tokens: context.tokens,
                 window: context.window,
             }));
+        }
+        Deferred::Mcp => {
+            chat.run.front.output.waiting("asking the MCP servers");
+            let list = crate::app::mcp::list(&chat.run).await;
+            chat.say(ChatReply::Mcp(list));
         }
         Deferred::Context => {
             let context = chat.agent.context().await;

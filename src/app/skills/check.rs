@@ -130,7 +130,7 @@ fn unmet(skill: &Skill, needs: &Needs) -> Vec<Diagnostic> {
                 NeedKind::Env => format!("needs the environment variable {} ({WHERE_TO_SET})", n.name),
                 NeedKind::Bin => format!("needs the program {}, not found on PATH here", n.name),
                 NeedKind::Mcp => format!(
-                    "needs the MCP server {}, which is not available ({MCP_UNAVAILABLE})",
+                    "needs the MCP server {}, which is not configured ({MCP_UNAVAILABLE})",
                     n.name
                 ),
             };

@@ -245,7 +245,8 @@ fn show(discovery: &Discovery, run: &Run<'_>, name: &str) -> Result<SkillShow, A
 /// `skill`'s declared needs, checked against the environment its commands would get.
 pub(super) fn needs_of(skill: &Skill, run: &Run<'_>) -> Needs {
     let roots: Vec<std::path::PathBuf> = run.config.skill_roots.iter().map(|r| r.path.clone()).collect();
-    crate::agent::tools::declared_needs(skill, &run.config.env.merged(), &roots)
+    let servers = super::mcp::configured_names(run);
+    crate::agent::tools::declared_needs(skill, &run.config.env.merged(), &roots, &servers)
 }
 
 /// `skills search QUERY`: the ranking an over-budget catalog uses (fused with embeddings when a

@@ -3,7 +3,48 @@
 
 use std::path::{Path, PathBuf};
 
+use super::digest::hash_bytes;
+use crate::support::fs::read_regular;
 use crate::support::skill_dirs::{PROJECT_SKILL_ROOTS, find_skill_file, is_ignored};
+
+/// The key of a project's MCP configuration in a trust record, beside its skills' keys: its
+/// servers are commands from the repository, trusted (and re-asked on change) like a skill.
+pub const MCP_CONFIG_KEY: &str = ".mcp.json";
+
+/// Largest `.mcp.json` hashed and read.
+const MAX_MCP_CONFIG_BYTES: u64 = 1 << 20;
+
+/// The content hash of `folder`'s `.mcp.json`, and what each server in it would start
+/// (`name: command args…` or `name: URL`), when there is one.
+pub fn mcp_config(folder: &Path) -> Option<(String, Vec<String>)> {
+    let read = read_regular(&folder.join(MCP_CONFIG_KEY), MAX_MCP_CONFIG_BYTES).ok()?;
+    let parsed: serde_json::Value = serde_json::from_slice(&read.bytes).unwrap_or_default();
+    let servers = parsed
+        .get("mcpServers")
+        .and_then(serde_json::Value::as_object)
+        .map(|servers| {
+            servers
+                .iter()
+                .map(|(name, s)| {
+                    let words: Vec<&str> = s
+                        .get("command")
+                        .or_else(|| s.get("url"))
+                        .into_iter()
+                        .chain(
+                            s.get("args")
+                                .and_then(serde_json::Value::as_array)
+                                .into_iter()
+                                .flatten(),
+                        )
+                        .filter_map(serde_json::Value::as_str)
+                        .collect();
+                    format!("{name}: {}", words.join(" "))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some((hash_bytes(&read.bytes), servers))
+}
 
 /// The skill folders a folder's own project roots (`./.agents/skills`, `./skills`) hold; see
 /// [`skills_in_roots`].

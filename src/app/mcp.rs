@@ -1,0 +1,282 @@
+//! `agent mcp add|list|tools|remove`, and the MCP servers of a run: the user's `mcp.json` and,
+//! once the folder is trusted, the project's `.mcp.json` (SPEC §3, §11).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::Run;
+use crate::cli::McpCommand;
+use crate::exec::env::AGENT_KEY_VARS;
+use crate::exit::{AppError, ExitCode};
+use crate::mcp::config::{self, ConfigFile, PROJECT_FILE, RawServer};
+use crate::mcp::tape::McpTape;
+use crate::mcp::{HubSettings, McpHub, Origin, ServerConfig, Transport};
+use crate::output::Report;
+use crate::output::mcp::{McpChanged, McpServerList, McpServerState, McpToolEntry, McpToolList};
+
+/// Bytes of an MCP result kept from its start and from its end (as for command output).
+const RESULT_HEAD_BYTES: usize = 8 * 1024;
+const RESULT_TAIL_BYTES: usize = 8 * 1024;
+
+/// `agent mcp ACTION`.
+pub(super) async fn run(action: &McpCommand, run: &Run<'_>) -> Result<ExitCode, AppError> {
+    let report = match action {
+        McpCommand::Add { .. } => Report::McpChanged(add(action, run)?),
+        McpCommand::Remove { name, project } => Report::McpChanged(remove(name, *project, run)?),
+        McpCommand::List => Report::McpServers(list(run).await),
+        McpCommand::Tools { server } => Report::McpTools(tools(run, server.as_deref()).await?),
+    };
+    run.front.output.report(report);
+    Ok(ExitCode::Answered)
+}
+
+/// The project's `.mcp.json`, at the root of the folder trust covers (the repository root, else
+/// the working folder), where its hash is recorded.
+fn project_file(run: &Run<'_>) -> Option<PathBuf> {
+    Some(run.trust.laid_out().join(PROJECT_FILE)).filter(|p| p.is_file())
+}
+
+/// The run's servers, with what is wrong in the files, and the project file left out because its
+/// folder is not trusted.
+fn servers(run: &Run<'_>) -> (Vec<ServerConfig>, Vec<String>, Option<PathBuf>) {
+    let user = config::user_file();
+    let project = project_file(run);
+    let trusted = project.is_some() && run.trust.mcp_config_trusted();
+    let (servers, problems) = config::load(user.as_deref(), project.as_deref().filter(|_| trusted));
+    (servers, problems, project.filter(|_| !trusted))
+}
+
+/// The names of the servers this run may use (for a skill's `requires.mcp`).
+pub(super) fn configured_names(run: &Run<'_>) -> Vec<String> {
+    servers(run).0.into_iter().map(|s| s.name).collect()
+}
+
+/// The hub of a chat or one-shot run (`None` without servers), after warning about files that
+/// could not be used.
+pub(super) fn hub(run: &Run<'_>, tape: McpTape) -> Option<Arc<McpHub>> {
+    let (servers, problems, untrusted) = servers(run);
+    for message in problems {
+        run.front.output.emit(crate::output::Event::Warning { message });
+    }
+    if let Some(file) = untrusted {
+        run.front.output.emit(crate::output::Event::Warning {
+            message: format!(
+                "{} is not used: this folder is not trusted; run `agent trust` to start its MCP servers",
+                file.display()
+            ),
+        });
+    }
+    (!servers.is_empty()).then(|| Arc::new(McpHub::new(servers, settings(run)).with_tape(tape)))
+}
+
+/// The hub of a `--replay` run: the cassette's tools and results, no configured server.
+pub(super) fn replaying(run: &Run<'_>, tape: McpTape) -> Arc<McpHub> {
+    Arc::new(McpHub::new(Vec::new(), settings(run)).with_tape(tape))
+}
+
+/// How this run starts servers: the settled environment without the agent's own LLM key, the
+/// working folder, logs in the state folder, the tool cache in the cache folder.
+fn settings(run: &Run<'_>) -> HubSettings {
+    let mut env: BTreeMap<String, String> = run.config.env.merged();
+    for var in AGENT_KEY_VARS {
+        env.remove(var);
+    }
+    let dirs = directories::ProjectDirs::from("", "", "agent");
+    HubSettings {
+        env,
+        cwd: run.config.sandbox.cwd.clone(),
+        log_dir: dirs
+            .as_ref()
+            .map(|d| d.state_dir().unwrap_or(d.cache_dir()).join("mcp-logs")),
+        cache_file: run.config.cache.as_ref().map(|c| c.path().join("mcp-tools.json")),
+        timeout: run.config.mcp_timeout,
+        head_bytes: RESULT_HEAD_BYTES,
+        tail_bytes: RESULT_TAIL_BYTES,
+        redactor: run.redactor.clone(),
+    }
+}
+
+/// `mcp list`: every server, each asked for its tools (all at once).
+pub(super) async fn list(run: &Run<'_>) -> McpServerList {
+    let (configured, problems, untrusted) = servers(run);
+    let hub = McpHub::new(configured, settings(run));
+    let answers = futures::future::join_all(hub.servers().iter().map(|s| hub.tools_of(s))).await;
+    let mut servers: Vec<McpServerState> = hub
+        .servers()
+        .iter()
+        .zip(answers)
+        .map(|(s, answer)| {
+            let (state, tools, error) = match answer {
+                Ok(tools) => ("ready", Some(tools.len()), None),
+                Err(e) => ("failed", None, Some(e)),
+            };
+            state_of(s, state, tools, error)
+        })
+        .collect();
+    hub.shutdown();
+    if let Some(file) = untrusted {
+        let read = config::read_file(&file).unwrap_or_default();
+        let (found, _) = config::servers_of(&read, &file, Origin::Project);
+        servers.extend(found.iter().map(|s| state_of(s, "not_trusted", None, None)));
+    }
+    for message in problems {
+        run.front.output.emit(crate::output::Event::Warning { message });
+    }
+    McpServerList { servers }
+}
+
+fn state_of(s: &ServerConfig, state: &str, tools: Option<usize>, error: Option<String>) -> McpServerState {
+    let (transport, confinement) = match s.transport {
+        Transport::Stdio { .. } => ("stdio", "unconfined process (docs/sandbox.md)"),
+        Transport::Http { .. } => ("http", "remote"),
+    };
+    McpServerState {
+        name: s.name.clone(),
+        origin: match s.origin {
+            Origin::User => "user",
+            Origin::Project => "project",
+        }
+        .into(),
+        file: s.file.clone(),
+        transport: transport.into(),
+        target: s.transport.describe(),
+        state: state.into(),
+        tools,
+        error,
+        confinement: confinement.into(),
+    }
+}
+
+/// `mcp tools [SERVER]`: asked of the servers themselves.
+async fn tools(run: &Run<'_>, only: Option<&str>) -> Result<McpToolList, AppError> {
+    let (configured, _, _) = servers(run);
+    if let Some(name) = only
+        && !configured.iter().any(|s| s.name == name)
+    {
+        return Err(unknown(name, &configured));
+    }
+    let hub = McpHub::new(configured, settings(run));
+    let chosen: Vec<&ServerConfig> = hub
+        .servers()
+        .iter()
+        .filter(|s| only.is_none_or(|n| s.name == n))
+        .collect();
+    let answers = futures::future::join_all(chosen.iter().map(|s| hub.tools_of(s))).await;
+    let mut list = McpToolList {
+        tools: Vec::new(),
+        errors: Vec::new(),
+    };
+    for (server, answer) in chosen.iter().zip(answers) {
+        match answer {
+            Ok(found) => list.tools.extend(found.into_iter().map(|t| McpToolEntry {
+                server: server.name.clone(),
+                name: crate::mcp::hub::qualified_name(&server.name, &t.name),
+                tool: t.name,
+                description: t.description,
+                input_schema: t.input_schema,
+            })),
+            Err(e) => list.errors.push(e),
+        }
+    }
+    hub.shutdown();
+    Ok(list)
+}
+
+fn unknown(name: &str, configured: &[ServerConfig]) -> AppError {
+    let names: Vec<&str> = configured.iter().map(|s| s.name.as_str()).collect();
+    AppError::config(format!(
+        "there is no MCP server named {name:?} (configured: {}); `agent mcp list` shows them",
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    ))
+}
+
+/// The file `add` and `remove` write: the user's, or the working folder's `.mcp.json`.
+fn target_file(project: bool, run: &Run<'_>) -> Result<PathBuf, AppError> {
+    if project {
+        return Ok(run.config.sandbox.cwd.join(PROJECT_FILE));
+    }
+    config::user_file().ok_or_else(|| AppError::config("cannot find your configuration folder (is HOME set?)"))
+}
+
+/// `mcp add NAME (--url URL | -- COMMAND…)`.
+fn add(action: &McpCommand, run: &Run<'_>) -> Result<McpChanged, AppError> {
+    let McpCommand::Add {
+        name,
+        url,
+        headers,
+        env,
+        auto_approve,
+        project,
+        command,
+    } = action
+    else {
+        return Err(AppError::internal("mcp add called for another command"));
+    };
+    config::valid_name(name).map_err(AppError::usage)?;
+    let mut raw = RawServer {
+        auto_approve: auto_approve.clone(),
+        ..RawServer::default()
+    };
+    match (url, command.split_first()) {
+        (Some(url), _) => {
+            raw.kind = Some("http".into());
+            raw.url = Some(url.clone());
+            raw.headers = pairs(headers, ':', "--header", "Name: value")?;
+        }
+        (None, Some((program, args))) => {
+            raw.command = Some(program.clone());
+            raw.args = args.to_vec();
+        }
+        (None, None) => {
+            return Err(AppError::usage(
+                "say how to reach the server: `agent mcp add NAME -- COMMAND [ARGS…]` or `agent mcp add NAME --url URL`",
+            ));
+        }
+    }
+    raw.env = pairs(env, '=', "--env", "KEY=VALUE")?;
+    let file = target_file(*project, run)?;
+    let mut written: ConfigFile = config::read_file(&file).map_err(AppError::config)?;
+    let replaced = written.servers.insert(name.clone(), raw).is_some();
+    config::write_file(&file, &written).map_err(AppError::config)?;
+    Ok(McpChanged {
+        action: if replaced { "replaced" } else { "added" }.into(),
+        name: name.clone(),
+        file,
+        project: *project,
+    })
+}
+
+/// `KEY=VALUE` (or `Name: value`) arguments as a map; a malformed one is a usage error.
+fn pairs(items: &[String], sep: char, flag: &str, shape: &str) -> Result<BTreeMap<String, String>, AppError> {
+    items
+        .iter()
+        .map(|item| match item.split_once(sep) {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+            _ => Err(AppError::usage(format!("{flag} {item:?} is not of the form {shape}"))),
+        })
+        .collect()
+}
+
+/// `mcp remove NAME`.
+fn remove(name: &str, project: bool, run: &Run<'_>) -> Result<McpChanged, AppError> {
+    let file = target_file(project, run)?;
+    let mut written = config::read_file(&file).map_err(AppError::config)?;
+    if written.servers.remove(name).is_none() {
+        return Err(AppError::config(format!(
+            "{} has no MCP server named {name:?}; `agent mcp list` shows where each is configured",
+            file.display()
+        )));
+    }
+    config::write_file(&file, &written).map_err(AppError::config)?;
+    Ok(McpChanged {
+        action: "removed".into(),
+        name: name.to_string(),
+        file,
+        project,
+    })
+}

@@ -1,0 +1,135 @@
+//! One live connection to an MCP server through the official SDK (`rmcp`): a stdio child process
+//! or streamable HTTP. The protocol is the SDK's; this file only starts, lists, calls and stops.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Stdio;
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::config::Transport;
+
+/// A tool as its server lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub description: String,
+    /// Its JSON Schema for the arguments (an object schema).
+    pub input_schema: Value,
+}
+
+/// What a stdio server is started with besides its own configuration.
+pub struct Launch<'a> {
+    /// The environment it starts from (the agent's own LLM key already taken out).
+    pub env: &'a BTreeMap<String, String>,
+    /// Its working folder: the user's.
+    pub cwd: &'a Path,
+    /// Where its stderr goes (appended), so it never reaches the terminal.
+    pub log: Option<&'a Path>,
+}
+
+/// A connected server. Dropping it ends a stdio server's whole process group.
+pub struct Connection {
+    service: RunningService<RoleClient, ()>,
+    /// A stdio server's process group, killed on drop.
+    group: Option<u32>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(pid) = self.group.and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
+            // The server's helpers (npx → node, uvx → python) share its group: end them all.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+/// Connect to a server whose `${VAR}`s are already expanded; the error says what failed.
+pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Connection, String> {
+    match transport {
+        Transport::Stdio { command, args, env } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args)
+                .env_clear()
+                .envs(launch.env)
+                .envs(env)
+                .current_dir(launch.cwd)
+                .process_group(0)
+                .kill_on_drop(true);
+            let stderr = match launch.log.map(open_log) {
+                Some(Ok(file)) => Stdio::from(file),
+                _ => Stdio::null(),
+            };
+            let (child, _) = TokioChildProcess::builder(cmd)
+                .stderr(stderr)
+                .spawn()
+                .map_err(|e| format!("cannot start {command}: {e}"))?;
+            let group = child.id();
+            let service = ().serve(child).await.map_err(|e| handshake_failed(&e))?;
+            Ok(Connection { service, group })
+        }
+        Transport::Http { url, headers } => {
+            let mut map = std::collections::HashMap::new();
+            for (name, value) in headers {
+                let name = http::HeaderName::try_from(name.as_str())
+                    .map_err(|e| format!("header {name:?} is not a valid header name: {e}"))?;
+                let value = http::HeaderValue::try_from(value.as_str())
+                    .map_err(|_| format!("the value of header {name} is not valid in a header"))?;
+                map.insert(name, value);
+            }
+            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let service = ().serve(transport).await.map_err(|e| handshake_failed(&e))?;
+            Ok(Connection { service, group: None })
+        }
+    }
+}
+
+fn handshake_failed(e: &dyn std::fmt::Display) -> String {
+    format!("it did not complete the MCP handshake: {e}")
+}
+
+fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::OpenOptions::new().create(true).append(true).open(path)
+}
+
+impl Connection {
+    /// Every tool the server offers (all pages).
+    pub async fn tools(&self) -> Result<Vec<ToolInfo>, String> {
+        let tools = self
+            .service
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        Ok(tools
+            .into_iter()
+            .map(|t| ToolInfo {
+                name: t.name.to_string(),
+                description: t.description.as_deref().unwrap_or_default().to_string(),
+                input_schema: Value::Object((*t.input_schema).clone()),
+            })
+            .collect())
+    }
+
+    /// Call `tool` with `arguments`; the result as the protocol's JSON (`content`, `isError` …).
+    /// Dropping the future (a timeout, Ctrl-C) sends the protocol's cancellation.
+    pub async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>) -> Result<Value, String> {
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        let result = self
+            .service
+            .call_tool(params)
+            .await
+            .map_err(|e| format!("the call failed: {e}"))?;
+        serde_json::to_value(&result).map_err(|e| format!("the result cannot be read: {e}"))
+    }
+}

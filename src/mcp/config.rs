@@ -1,0 +1,283 @@
+//! Which MCP servers a run may use: the user's `$XDG_CONFIG_HOME/agent/mcp.json` and a trusted
+//! project's `.mcp.json`, both in the `{"mcpServers": {NAME: …}}` shape Claude Code reads so one
+//! file serves both tools. `${VAR}` (and `${VAR:-default}`) in a server's command, arguments,
+//! `env`, `url` and `headers` is expanded from the run's environment when the server is used.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The project file (Claude Code's name, so one file serves both).
+pub const PROJECT_FILE: &str = ".mcp.json";
+
+/// Largest configuration file read; a bigger one is refused, never read whole.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// How the agent reaches a server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "transport", rename_all = "snake_case")]
+pub enum Transport {
+    /// A child process speaking JSON-RPC on its stdin and stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+    },
+    /// Streamable HTTP at `url`, with extra request headers.
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// Whose file configured a server: a project's servers are code from the repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    User,
+    Project,
+}
+
+/// One configured server, before `${VAR}` expansion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerConfig {
+    pub name: String,
+    #[serde(flatten)]
+    pub transport: Transport,
+    /// Tool names (or `*`) that `--approve auto` may run without asking; honoured only in the
+    /// user's own file, never a project's.
+    pub auto_approve: Vec<String>,
+    pub origin: Origin,
+    /// The file it came from.
+    pub file: PathBuf,
+}
+
+/// A configuration file as written: unknown keys are kept when `agent mcp add|remove` rewrites it.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct ConfigFile {
+    #[serde(rename = "mcpServers", default)]
+    pub servers: BTreeMap<String, RawServer>,
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// One server entry as written.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct RawServer {
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    #[serde(rename = "autoApprove", default, skip_serializing_if = "Vec::is_empty")]
+    pub auto_approve: Vec<String>,
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// The user's file: `$XDG_CONFIG_HOME/agent/mcp.json` (default `~/.config/agent/mcp.json`).
+pub fn user_file() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "agent").map(|d| d.config_dir().join("mcp.json"))
+}
+
+/// Read a configuration file; a missing file is an empty one. The error names the file and what
+/// is wrong with it.
+pub fn read_file(path: &Path) -> Result<ConfigFile, String> {
+    let text = match crate::support::fs::read_whole(path, MAX_CONFIG_BYTES) {
+        Ok(read) => read.text(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ConfigFile::default()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    if text.trim().is_empty() {
+        return Ok(ConfigFile::default());
+    }
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} is not a valid MCP configuration ({e}); it should hold {{\"mcpServers\": {{NAME: {{\"command\": …}}}}}}",
+            path.display()
+        )
+    })
+}
+
+/// Write `file` to `path` (creating its folder), pretty-printed, replacing it atomically.
+pub fn write_file(path: &Path, file: &ConfigFile) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(file).map_err(|e| e.to_string())?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+    std::fs::write(tmp.path(), format!("{text}\n")).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    tmp.persist(path)
+        .map(|_| ())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Whether `name` can be a server name: letters, digits, `-` and `_`, no `__` (the separator of
+/// `mcp__SERVER__TOOL`), at most 32 characters.
+pub fn valid_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 32
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !name.contains("__");
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name:?} is not a usable MCP server name: use up to 32 letters, digits, '-' or '_' (no \"__\")"
+        ))
+    }
+}
+
+/// The servers of one file, each checked; problems come back beside them, naming file and server.
+pub fn servers_of(file: &ConfigFile, path: &Path, origin: Origin) -> (Vec<ServerConfig>, Vec<String>) {
+    let mut servers = Vec::new();
+    let mut problems = Vec::new();
+    for (name, raw) in &file.servers {
+        match server_of(name, raw) {
+            Ok(transport) => servers.push(ServerConfig {
+                name: name.clone(),
+                transport,
+                auto_approve: match origin {
+                    Origin::User => raw.auto_approve.clone(),
+                    Origin::Project => Vec::new(),
+                },
+                origin,
+                file: path.to_path_buf(),
+            }),
+            Err(why) => problems.push(format!("{}: MCP server {name:?} skipped: {why}", path.display())),
+        }
+    }
+    (servers, problems)
+}
+
+fn server_of(name: &str, raw: &RawServer) -> Result<Transport, String> {
+    valid_name(name)?;
+    let kind = raw
+        .kind
+        .as_deref()
+        .unwrap_or(if raw.url.is_some() { "http" } else { "stdio" });
+    match (kind, &raw.command, &raw.url) {
+        ("stdio", Some(command), _) if !command.trim().is_empty() => Ok(Transport::Stdio {
+            command: command.clone(),
+            args: raw.args.clone(),
+            env: raw.env.clone(),
+        }),
+        ("http" | "streamable-http" | "streamableHttp", _, Some(url)) => Ok(Transport::Http {
+            url: url.clone(),
+            headers: raw.headers.clone(),
+        }),
+        ("sse", _, _) => Err("the old SSE transport is not supported; use the server's streamable HTTP URL".into()),
+        ("stdio", _, _) => Err("a stdio server needs \"command\"".into()),
+        ("http" | "streamable-http" | "streamableHttp", _, None) => Err("an http server needs \"url\"".into()),
+        (other, _, _) => Err(format!("unknown \"type\" {other:?} (use \"stdio\" or \"http\")")),
+    }
+}
+
+/// Every server this run may use: the user's, then a trusted project's (`project`: its
+/// `.mcp.json`, `None` when the folder is not trusted). A project server named like a user's is
+/// skipped: it must not take over a name (and its auto-approvals) the user chose.
+pub fn load(user: Option<&Path>, project: Option<&Path>) -> (Vec<ServerConfig>, Vec<String>) {
+    let mut servers = Vec::new();
+    let mut problems = Vec::new();
+    for (path, origin) in [(user, Origin::User), (project, Origin::Project)] {
+        let Some(path) = path else { continue };
+        match read_file(path) {
+            Ok(file) => {
+                let (found, bad) = servers_of(&file, path, origin);
+                problems.extend(bad);
+                for server in found {
+                    if servers.iter().any(|s: &ServerConfig| s.name == server.name) {
+                        problems.push(format!(
+                            "{}: MCP server {:?} skipped: the user's configuration already has one of that name",
+                            path.display(),
+                            server.name
+                        ));
+                    } else {
+                        servers.push(server);
+                    }
+                }
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    (servers, problems)
+}
+
+/// `text` with `${VAR}` and `${VAR:-default}` replaced from `env`; an unset variable without a
+/// default is an error naming it. `$` not followed by `{` stays as it is.
+pub fn expand(text: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("unclosed ${{ in {text:?}"));
+        };
+        let inner = &after[..end];
+        let (var, default) = match inner.split_once(":-") {
+            Some((var, default)) => (var, Some(default)),
+            None => (inner, None),
+        };
+        match (env.get(var).filter(|v| !v.is_empty()), default) {
+            (Some(value), _) => out.push_str(value),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => {
+                return Err(format!(
+                    "${{{var}}} is not set (set it in the environment or a .env file)"
+                ));
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+impl Transport {
+    /// This transport with every `${VAR}` expanded from `env`.
+    pub fn expanded(&self, env: &BTreeMap<String, String>) -> Result<Transport, String> {
+        let map = |m: &BTreeMap<String, String>| -> Result<BTreeMap<String, String>, String> {
+            m.iter().map(|(k, v)| Ok((k.clone(), expand(v, env)?))).collect()
+        };
+        Ok(match self {
+            Transport::Stdio {
+                command,
+                args,
+                env: vars,
+            } => Transport::Stdio {
+                command: expand(command, env)?,
+                args: args.iter().map(|a| expand(a, env)).collect::<Result<_, _>>()?,
+                env: map(vars)?,
+            },
+            Transport::Http { url, headers } => Transport::Http {
+                url: expand(url, env)?,
+                headers: map(headers)?,
+            },
+        })
+    }
+
+    /// One line saying what the server is: the command it starts, or its URL (unexpanded, so no
+    /// secret from the environment shows).
+    pub fn describe(&self) -> String {
+        match self {
+            Transport::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Transport::Http { url, .. } => url.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

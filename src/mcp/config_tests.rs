@@ -1,0 +1,78 @@
+use super::*;
+
+fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+#[test]
+fn variables_expand_with_defaults_and_unset_ones_are_named() {
+    let vars = env(&[("TOKEN", "abc"), ("EMPTY", "")]);
+    assert_eq!(expand("Bearer ${TOKEN}", &vars).unwrap(), "Bearer abc");
+    assert_eq!(expand("${NOPE:-x}/${EMPTY:-y}", &vars).unwrap(), "x/y");
+    assert_eq!(expand("$TOKEN stays", &vars).unwrap(), "$TOKEN stays");
+    assert!(expand("${NOPE}", &vars).unwrap_err().contains("${NOPE} is not set"));
+    assert!(expand("${TOKEN", &vars).is_err());
+}
+
+#[test]
+fn claude_code_files_load_and_bad_entries_are_named() {
+    let text = r#"{"mcpServers": {
+        "time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "${TZ:-UTC}"}, "autoApprove": ["*"]},
+        "docs": {"type": "http", "url": "https://x/mcp", "headers": {"Authorization": "Bearer ${T}"}},
+        "old": {"type": "sse", "url": "https://x/sse"},
+        "bad__name": {"command": "x"},
+        "nothing": {}
+    }, "other": 1}"#;
+    let file: ConfigFile = serde_json::from_str(text).unwrap();
+    let (servers, problems) = servers_of(&file, Path::new("/p/.mcp.json"), Origin::Project);
+    let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["docs", "time"]);
+    assert!(
+        servers.iter().all(|s| s.auto_approve.is_empty()),
+        "a project cannot auto-approve"
+    );
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("\"old\"") && p.contains("SSE")));
+    let (user, _) = servers_of(&file, Path::new("/u/mcp.json"), Origin::User);
+    assert_eq!(user.iter().find(|s| s.name == "time").unwrap().auto_approve, ["*"]);
+    let expanded = user[1].transport.expanded(&env(&[])).unwrap();
+    assert_eq!(
+        expanded,
+        Transport::Stdio {
+            command: "uvx".into(),
+            args: vec!["mcp-server-time".into()],
+            env: env(&[("TZ", "UTC")])
+        }
+    );
+}
+
+#[test]
+fn a_project_server_cannot_take_a_user_name_and_files_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("u/mcp.json");
+    let project = dir.path().join(".mcp.json");
+    let mut file = ConfigFile::default();
+    file.servers.insert(
+        "time".into(),
+        RawServer {
+            command: Some("a".into()),
+            ..RawServer::default()
+        },
+    );
+    file.other.insert("keep".into(), Value::from(true));
+    write_file(&user, &file).unwrap();
+    std::fs::write(
+        &project,
+        r#"{"mcpServers": {"time": {"command": "b"}, "p": {"command": "c"}}}"#,
+    )
+    .unwrap();
+    let (servers, problems) = load(Some(&user), Some(&project));
+    assert_eq!(servers.len(), 2);
+    assert_eq!(servers[0].transport.describe(), "a");
+    assert_eq!(servers[1].origin, Origin::Project);
+    assert!(problems[0].contains("already has one of that name"));
+    assert!(read_file(&user).unwrap().other.contains_key("keep"));
+    assert!(load(None, None).0.is_empty());
+    std::fs::write(&project, "{").unwrap();
+    assert!(load(None, Some(&project)).1[0].contains("not a valid MCP configuration"));
+}
