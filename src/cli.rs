@@ -229,6 +229,15 @@ pub enum SkillsCommand {
         #[arg(long, default_value_t = 10)]
         limit: usize,
     },
+    /// Audit skills for malicious patterns before they run: download-and-execute lures, payloads,
+    /// credential access, exfiltration, reverse shells, persistence, obfuscation, hidden text,
+    /// prompt injection, broad grants, imitated names. Nothing is run. Exit 0 clean, 7 findings
+    /// (medium or high), 8 critical.
+    Audit {
+        /// A skill folder, a folder holding skills, or a source as `skills add` takes it
+        /// (fetched into a temporary folder); default: every skill of the configured roots.
+        target: Option<String>,
+    },
     /// Check routing: run each case's prompt through the model (or a --replay cassette) and
     /// compare the skill it activates with the expected one. Exit 1 under the threshold.
     Eval {
@@ -282,6 +291,10 @@ pub enum SkillsCommand {
         /// Fix scripts with CRLF line endings or no executable bit in the installed copy without asking.
         #[arg(long)]
         fix: bool,
+        /// Install even when the audit finds something of high or critical severity, without
+        /// asking (a terminal otherwise shows the findings and asks; without one they refuse).
+        #[arg(long)]
+        force: bool,
     },
     /// Compare each skill installed with `skills add` with its source (git ls-remote).
     Outdated,
@@ -292,6 +305,10 @@ pub enum SkillsCommand {
         /// Replace without asking (needed without a terminal).
         #[arg(long, short = 'y')]
         yes: bool,
+        /// Replace even when the audit of the new version finds something of high or critical
+        /// severity, without asking.
+        #[arg(long)]
+        force: bool,
     },
     /// Delete a skill installed with `skills add` and its skills-lock.json entry.
     Remove {

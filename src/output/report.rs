@@ -23,6 +23,8 @@ pub enum Report {
     SkillSearch(SkillSearch),
     /// `skills check`.
     SkillCheck(SkillCheck),
+    /// `skills audit [PATH|SOURCE]`.
+    SkillAudit(super::audit::SkillAudit),
     /// `skills new NAME`.
     SkillNew(SkillNew),
     /// One case of `skills eval`, as soon as it is decided (progress: the summary holds every case).

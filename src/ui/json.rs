@@ -94,6 +94,7 @@ pub fn report_lines(report: &Report) -> Vec<String> {
         Report::SkillShow(r) => vec![versioned(r)],
         Report::SkillSearch(r) => vec![versioned(r)],
         Report::SkillCheck(r) => vec![versioned(r)],
+        Report::SkillAudit(r) => vec![versioned(r)],
         Report::SkillNew(r) => vec![versioned(r)],
         Report::Eval(r) => vec![versioned(r)],
         Report::Trusted(r) => r.folders.iter().map(versioned).collect(),

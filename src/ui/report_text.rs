@@ -45,6 +45,7 @@ pub fn render(report: &Report, screen: Screen) -> Text {
         Report::SkillShow(r) => out_only(skill_show(r)),
         Report::SkillSearch(r) => skill_search(r),
         Report::SkillCheck(r) => out_only(skill_check(r)),
+        Report::SkillAudit(r) => super::audit_text::audit(r),
         Report::SkillNew(r) => out_only(skill_new(r)),
         Report::EvalCase(c) => out_only(vec![eval_case(c)]),
         Report::Eval(r) => out_only(vec![eval_summary(r)]),

@@ -22,7 +22,7 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 22] = [
+const NESTED: [((&str, &str), &str); 26] = [
     (("help", "commands"), "command"),
     (("help", "skills"), "skill command"),
     (("skills", "skills"), "summary"),
@@ -45,6 +45,10 @@ const NESTED: [((&str, &str), &str); 22] = [
     (("installed skill", "unfixed"), "script problem"),
     (("skills outdated", "skills"), "outdated skill"),
     (("skills update", "skills"), "skill update"),
+    (("skills audit", "skills"), "audited skill"),
+    (("audited skill", "findings"), "finding"),
+    (("skills audit", "counts"), "counts"),
+    (("audited skill", "counts"), "counts"),
 ];
 
 /// `docs/events.md` as tables.

@@ -32,7 +32,7 @@ fn the_documented_examples_match_the_tables() {
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 17, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 18, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -164,7 +164,7 @@ async fn every_subcommand_prints_one_documented_document() {
         &[json!({"type":"message","role":"user","content":"weather in Tokyo"})],
     );
     let export = ws.dir.path().join("tokyo.html");
-    let runs: [(&str, Vec<&str>); 17] = [
+    let runs: [(&str, Vec<&str>); 18] = [
         ("sessions list", vec!["sessions", "list"]),
         (
             "sessions export",
@@ -175,6 +175,7 @@ async fn every_subcommand_prints_one_documented_document() {
         ("skills show", vec!["skills", "show", "Odd"]),
         ("skills search", vec!["skills", "search", "weather", "city"]),
         ("skills check", vec!["skills", "check"]),
+        ("skills audit", vec!["skills", "audit"]),
         (
             "skills new",
             vec!["skills", "new", "my-tool", "--dir", new_dir.to_str().unwrap()],

@@ -23,6 +23,8 @@ pub struct AddRequest {
     pub skills: Vec<String>,
     /// `--fix`: fix script problems in the installed copy without asking.
     pub fix: bool,
+    /// `--force`: install over audit findings of high or critical severity without asking.
+    pub force: bool,
 }
 
 /// A fetched source: the tree to install from, and the commit (git sources). The temporary folder
@@ -82,7 +84,7 @@ pub async fn add(
     let mut installed = Vec::new();
     for candidate in chosen {
         let name = folder_name(candidate);
-        let skill = install_one(candidate, &name, root, false, request.fix, asker)?;
+        let skill = install_one(candidate, &name, root, false, (request.fix, request.force), asker)?;
         let subdir = join_subdirs(source.subdir.as_deref(), candidate.subdir.as_deref());
         let entry = LockEntry {
             source: source.location_text(),
@@ -91,6 +93,8 @@ pub async fn add(
             subdir: subdir.clone(),
             installed_at: now_rfc3339(),
             hash: skill.hash.clone(),
+            audit: skill.audit.clone(),
+            digest: skill.digest.clone(),
         };
         lock.skills.insert(name.clone(), entry);
         // Written after each skill, so a failure later leaves every installed one recorded.
@@ -199,13 +203,14 @@ fn choose<'a>(
     Ok(picked)
 }
 
-/// Stage, fix scripts if allowed, and put one skill in place as `root/name`.
+/// Stage, audit the staged copy (the gate: `super::gate`), fix scripts if allowed, and put one
+/// skill in place as `root/name`. `(fix, force)` are `--fix` and `--force`.
 pub fn install_one(
     candidate: &Candidate,
     name: &str,
     root: &Path,
     replace: bool,
-    fix: bool,
+    (fix, force): (bool, bool),
     asker: &dyn LibraryAsker,
 ) -> Result<InstalledSkill, AppError> {
     let failed = |e: InstallError| match e {
@@ -216,7 +221,14 @@ pub fn install_one(
         return Err(failed(InstallError::Exists(root.join(name))));
     }
     let staged = install::stage(&candidate.dir, root, name).map_err(failed)?;
-    let result = fix_and_commit(&staged, name, root, replace, fix, asker).map_err(failed);
+    let result = super::gate::check(&staged, name, force, asker).and_then(|verdict| {
+        let skill = fix_and_commit(&staged, name, root, replace, fix, asker).map_err(failed)?;
+        Ok(InstalledSkill {
+            audit: Some(verdict),
+            digest: crate::skills::audit::digest::digest_dir(&skill.dir).ok(),
+            ..skill
+        })
+    });
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&staged);
     }
@@ -270,6 +282,8 @@ fn fix_and_commit(
         subdir: None,
         fixed,
         unfixed,
+        audit: None,
+        digest: None,
     })
 }
 

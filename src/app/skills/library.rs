@@ -25,11 +25,13 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
             skills,
             project,
             fix,
+            force,
         } => {
             let request = add::AddRequest {
                 source: source.clone(),
                 skills: skills.clone(),
                 fix: *fix,
+                force: *force,
             };
             match (cwd(), root(run, *project)) {
                 (Ok(cwd), Ok(root)) => add::add(&request, &cwd, &root, *project, &asker)
@@ -42,8 +44,8 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
             Ok(roots) => update::outdated(&refs(&roots)).await.map(Report::SkillsOutdated),
             Err(e) => Err(e),
         },
-        SkillsCommand::Update { name, yes } => match roots(run) {
-            Ok(roots) => update::update(&refs(&roots), name.as_deref(), *yes, &asker)
+        SkillsCommand::Update { name, yes, force } => match roots(run) {
+            Ok(roots) => update::update(&refs(&roots), name.as_deref(), (*yes, *force), &asker)
                 .await
                 .map(Report::SkillsUpdated),
             Err(e) => Err(e),

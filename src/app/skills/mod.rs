@@ -2,8 +2,10 @@
 //! routed, each returned as a report for the front end to show.
 
 mod add;
+pub(super) mod audit;
 mod check;
 mod eval;
+mod gate;
 mod library;
 mod new;
 mod update;
@@ -67,6 +69,13 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
             // Results are reported per case, not per event.
             let agent = build::agent(&run, discovery, std::sync::Arc::new(crate::output::Quiet), approver)?;
             return eval::run(agent, cases, *threshold, &*output).await;
+        }
+        SkillsCommand::Audit { target } => {
+            let cwd = std::env::current_dir()
+                .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))?;
+            let (report, code) = audit::run(target.as_deref(), &discovery, &cwd).await?;
+            output.report(Report::SkillAudit(report));
+            return Ok(code);
         }
         SkillsCommand::Trust { .. } => return Err(AppError::internal("trust runs before configuration, not here")),
         SkillsCommand::Add { .. }
