@@ -151,6 +151,10 @@ pub enum Command {
         /// its new content hash is recorded in skills-lock.json.
         #[arg(long, value_name = "NAME")]
         skill: Option<String>,
+        /// Trust the folder even when the audit finds something of high or critical severity in
+        /// its skills (without it, `agent trust` refuses and names the findings).
+        #[arg(long, conflicts_with = "skill")]
+        force: bool,
     },
     /// Browse, export and remove stored sessions (`agent -c` and `agent --resume ID` go on with one).
     Sessions {

@@ -222,3 +222,29 @@ fn a_clean_install_records_its_verdict_and_an_old_lock_still_reads() {
         "the old entry is kept as it was"
     );
 }
+
+#[test]
+fn agent_trust_refuses_a_folder_with_a_critical_skill_unless_forced() {
+    let ws = Workspace::new();
+    let (_, name, files) = lures().into_iter().nth(4).unwrap();
+    make(&ws.work().join("skills"), name, &files);
+    let out = ws.bare_agent().arg("trust").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(8), "{stderr}");
+    assert!(
+        stderr.contains("reverse-shell")
+            && stderr.contains("skills/debug-tool/scripts/debug.sh:2")
+            && stderr.contains("--force"),
+        "{stderr}"
+    );
+    // Not trusted: its skills still cannot run commands.
+    let listing = ws.bare_agent().args(["--json", "skills", "list"]).output().unwrap();
+    let list: Value = serde_json::from_slice(&listing.stdout).unwrap();
+    assert_eq!(list["skills"][0]["trusted"], false, "{list}");
+
+    let out = ws.bare_agent().args(["trust", "--force"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let listing = ws.bare_agent().args(["--json", "skills", "list"]).output().unwrap();
+    let list: Value = serde_json::from_slice(&listing.stdout).unwrap();
+    assert_eq!(list["skills"][0]["trusted"], true, "{list}");
+}

@@ -273,6 +273,22 @@ pub fn audit_dir(dir: &Path) -> Audit {
     }
 }
 
+/// The findings of medium severity or worse in the skill folders `keys` of `folder` (project
+/// skills, keyed as folder trust keys them: `skills/weather`), leaving out skills without any.
+/// What the folder-trust question shows and `agent trust` checks.
+pub fn audit_keys<'a>(folder: &Path, keys: impl Iterator<Item = &'a String>) -> Vec<(String, Vec<Finding>)> {
+    keys.map(|k| {
+        let findings: Vec<Finding> = audit_dir(&folder.join(k))
+            .findings
+            .into_iter()
+            .filter(|f| f.severity >= Level::Medium)
+            .collect();
+        (k.clone(), findings)
+    })
+    .filter(|(_, f)| !f.is_empty())
+    .collect()
+}
+
 /// Most findings one file contributes: a generated file can match thousands of times, and the
 /// first ones say all there is to say.
 const MAX_FINDINGS_PER_FILE: usize = 50;
