@@ -214,6 +214,24 @@ pub enum SandboxCommand {
     Status,
 }
 
+/// `agent skills keys ...`
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Trust a publisher's minisign public key (the `RW…` line of its .pub file) for checking the
+    /// SKILL.sig signatures of skills; kept in ~/.config/agent/skill-keys.json.
+    Add {
+        /// The public key, base64.
+        key: String,
+        /// A note saying whose key it is.
+        #[arg(long, value_name = "TEXT")]
+        comment: Option<String>,
+        /// Require a valid signature by this key for every skill installed or updated from a
+        /// source starting with SOURCE (e.g. https://github.com/acme/).
+        #[arg(long = "require-for", value_name = "SOURCE")]
+        require_for: Option<String>,
+    },
+}
+
 /// `agent skills ...`
 #[derive(Debug, Subcommand)]
 pub enum SkillsCommand {
@@ -313,6 +331,18 @@ pub enum SkillsCommand {
         /// severity, without asking.
         #[arg(long)]
         force: bool,
+    },
+    /// Recompute the directory digest of each skill installed with `skills add` and compare it
+    /// with the one skills-lock.json recorded; check publisher signatures (SKILL.sig) against
+    /// your keys. Exit 1 when a digest changed or a signature is invalid.
+    Verify {
+        /// Only this skill (default: every one in skills-lock.json).
+        name: Option<String>,
+    },
+    /// The publisher keys signatures are checked against.
+    Keys {
+        #[command(subcommand)]
+        action: KeysCommand,
     },
     /// Delete a skill installed with `skills add` and its skills-lock.json entry.
     Remove {

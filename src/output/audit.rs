@@ -39,3 +39,34 @@ pub struct SkillAudit {
     /// Findings of all skills per severity.
     pub counts: Counts,
 }
+
+/// One installed skill as `skills verify` found it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VerifiedSkill {
+    pub name: String,
+    pub dir: PathBuf,
+    /// The digest `skills-lock.json` recorded at install; `null` in lock files from before digests.
+    pub recorded: Option<String>,
+    /// The digest computed now; `null` when the folder cannot be read.
+    pub digest: Option<String>,
+    /// `recorded` equals `digest`.
+    pub matches: bool,
+    /// `SKILL.sig` against the user's keys.
+    pub signature: crate::skills::audit::signature::Status,
+}
+
+/// `skills verify [NAME]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillsVerified {
+    pub skills: Vec<VerifiedSkill>,
+}
+
+/// `skills keys add KEY`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeyAdded {
+    /// The keys file written.
+    pub path: PathBuf,
+    pub key: String,
+    /// Source prefixes that now require a signature by this key.
+    pub require_for: Vec<String>,
+}

@@ -1,7 +1,7 @@
 //! `skills audit` for a person, and the findings the install gate and the trust question show.
 //! Evidence was escaped by the audit; names and paths come from the skill and are escaped here.
 
-use crate::output::audit::{AuditedSkill, SkillAudit};
+use crate::output::audit::{AuditedSkill, KeyAdded, SkillAudit, SkillsVerified};
 use crate::skills::audit::{Counts, Finding, Level};
 use crate::support::terminal_text::visible;
 
@@ -102,4 +102,40 @@ pub fn gate_question(name: &str, findings: &[Finding], worst: Level) -> String {
         "Install it anyway? [y/N] "
     });
     q
+}
+
+/// `skills verify`: per installed skill, whether its digest still matches and its signature.
+pub fn verified(r: &SkillsVerified) -> Text {
+    let out = r
+        .skills
+        .iter()
+        .map(|s| {
+            let digest = match (&s.recorded, s.matches) {
+                (None, _) => "no digest recorded (installed before digests; `skills update` records one)",
+                (Some(_), true) => "digest matches",
+                (Some(_), false) => "CHANGED since install: the digest differs",
+            };
+            format!(
+                "{}  {}  {digest}, {}",
+                visible(&s.name),
+                visible(&s.dir.display().to_string()),
+                s.signature.name()
+            )
+        })
+        .collect();
+    let err = if r.skills.is_empty() {
+        vec!["no skill installed with `agent skills add` to verify".to_string()]
+    } else {
+        Vec::new()
+    };
+    Text { out, err }
+}
+
+/// `skills keys add`: where the key went.
+pub fn key_added(r: &KeyAdded) -> Text {
+    let mut out = vec![format!("added key {} to {}", visible(&r.key), r.path.display())];
+    for prefix in &r.require_for {
+        out.push(format!("  skills from {} must now be signed by it", visible(prefix)));
+    }
+    Text { out, err: Vec::new() }
 }

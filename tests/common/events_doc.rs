@@ -22,7 +22,7 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 26] = [
+const NESTED: [((&str, &str), &str); 27] = [
     (("help", "commands"), "command"),
     (("help", "skills"), "skill command"),
     (("skills", "skills"), "summary"),
@@ -49,6 +49,7 @@ const NESTED: [((&str, &str), &str); 26] = [
     (("audited skill", "findings"), "finding"),
     (("skills audit", "counts"), "counts"),
     (("audited skill", "counts"), "counts"),
+    (("skills verify", "skills"), "verified skill"),
 ];
 
 /// `docs/events.md` as tables.

@@ -32,7 +32,7 @@ fn the_documented_examples_match_the_tables() {
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 18, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 20, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -164,7 +164,7 @@ async fn every_subcommand_prints_one_documented_document() {
         &[json!({"type":"message","role":"user","content":"weather in Tokyo"})],
     );
     let export = ws.dir.path().join("tokyo.html");
-    let runs: [(&str, Vec<&str>); 18] = [
+    let runs: [(&str, Vec<&str>); 20] = [
         ("sessions list", vec!["sessions", "list"]),
         (
             "sessions export",
@@ -186,6 +186,16 @@ async fn every_subcommand_prints_one_documented_document() {
         ("skills add", vec!["skills", "add", source.to_str().unwrap()]),
         ("skills outdated", vec!["skills", "outdated"]),
         ("skills update", vec!["skills", "update"]),
+        ("skills verify", vec!["skills", "verify"]),
+        (
+            "skills keys add",
+            vec![
+                "skills",
+                "keys",
+                "add",
+                "RWQBAgMEBQYHCAOhB7/zzhC+HXDdGOdLwJln5NYwm6UNXx3chmQSVTG4",
+            ],
+        ),
         ("trust --skill", vec!["trust", "--skill", "notes"]),
         ("skills remove", vec!["skills", "remove", "notes"]),
         // Last: trusting the folder silences the warning the others check for.

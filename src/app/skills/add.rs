@@ -84,6 +84,7 @@ pub async fn add(
     let mut installed = Vec::new();
     for candidate in chosen {
         let name = folder_name(candidate);
+        super::verify::require_signature(&candidate.dir, &source.location_text())?;
         let skill = install_one(candidate, &name, root, false, (request.fix, request.force), asker)?;
         let subdir = join_subdirs(source.subdir.as_deref(), candidate.subdir.as_deref());
         let entry = LockEntry {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::Run;
 use super::{add, update};
-use crate::cli::SkillsCommand;
+use crate::cli::{KeysCommand, SkillsCommand};
 use crate::exec::trust::Standing;
 use crate::exit::{AppError, ExitCode};
 use crate::output::library::UpdateOutcome;
@@ -50,6 +50,21 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
                 .map(Report::SkillsUpdated),
             Err(e) => Err(e),
         },
+        SkillsCommand::Verify { name } => match roots(run) {
+            Ok(roots) => match super::verify::verify(&refs(&roots), name.as_deref()) {
+                Ok((report, code)) => return Some(Ok((Report::SkillsVerified(report), code))),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        },
+        SkillsCommand::Keys {
+            action:
+                KeysCommand::Add {
+                    key,
+                    comment,
+                    require_for,
+                },
+        } => super::verify::add_key(key, comment.as_deref(), require_for.as_deref()).map(Report::KeyAdded),
         SkillsCommand::Remove { name, project } => {
             root(run, *project).and_then(|root| add::remove(name, &root).map(Report::SkillRemoved))
         }

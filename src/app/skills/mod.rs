@@ -9,6 +9,7 @@ mod gate;
 mod library;
 mod new;
 mod update;
+mod verify;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,7 @@ use crate::output::Report;
 use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
 use crate::output::{Event, Output};
+use crate::skills::audit::signature::Status as SignatureStatus;
 use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
 use crate::skills::library::lock::{Installed, LockFile};
 use crate::skills::lint::Rules;
@@ -81,7 +83,9 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
         SkillsCommand::Add { .. }
         | SkillsCommand::Outdated
         | SkillsCommand::Update { .. }
-        | SkillsCommand::Remove { .. } => {
+        | SkillsCommand::Remove { .. }
+        | SkillsCommand::Verify { .. }
+        | SkillsCommand::Keys { .. } => {
             return Err(AppError::internal("library commands are dispatched above"));
         }
     };
@@ -132,7 +136,10 @@ fn summary_known(skill: Skill, trust: &FolderTrust, may_be_installed: bool) -> S
         .map(|d| d.code)
         .collect();
     let catalog_bytes = crate::skills::catalog::line_len(&skill);
+    let (accepted_findings, signature) = provenance(&skill.dir, may_be_installed);
     SkillSummary {
+        accepted_findings,
+        signature,
         name: skill.name,
         description: skill.description,
         dir: skill.dir,
@@ -148,6 +155,31 @@ fn summary_known(skill: Skill, trust: &FolderTrust, may_be_installed: bool) -> S
         blocked,
         catalog_bytes,
     }
+}
+
+/// What a listing says of a skill's provenance: the audit findings it was installed over, and
+/// its signature. Only installed skills and skills shipping `SKILL.sig` pay for a digest.
+fn provenance(dir: &Path, may_be_installed: bool) -> (Option<usize>, Option<SignatureStatus>) {
+    let installed = may_be_installed.then(|| Installed::of(dir)).flatten();
+    let accepted = installed
+        .as_ref()
+        .and_then(|i| i.entry.audit.as_ref())
+        .filter(|v| v.installed_over_findings())
+        .map(|v| v.accepted.len());
+    let signed = dir.join(crate::skills::audit::digest::SIGNATURE_FILE).is_file();
+    let signature = (installed.is_some() || signed).then(|| {
+        if !signed {
+            return SignatureStatus::Unsigned;
+        }
+        let keys = crate::skills::audit::signature::Keys::path()
+            .and_then(|p| crate::skills::audit::signature::Keys::read(&p).ok())
+            .unwrap_or_default();
+        let all: Vec<_> = keys.keys.iter().collect();
+        crate::skills::audit::digest::digest_dir(dir).map_or(SignatureStatus::Invalid, |d| {
+            crate::skills::audit::signature::check(dir, &d, &all)
+        })
+    });
+    (accepted, signature)
 }
 
 /// Why a skill cannot run commands at all, if it can't: a project skill whose folder the user has

@@ -138,6 +138,9 @@ pub async fn update(
         }
         update.outcome = decide(&update, yes, asker);
         if update.outcome == UpdateOutcome::Updated {
+            super::verify::require_signature(&fetched.tree, &entry.source)?;
+        }
+        if update.outcome == UpdateOutcome::Updated {
             let candidate = Candidate {
                 name: name.clone(),
                 description: String::new(),

@@ -16,6 +16,7 @@ mod hidden;
 pub mod indicators;
 mod meta;
 mod rules;
+pub mod signature;
 mod walk;
 
 use std::path::{Path, PathBuf};
