@@ -2,7 +2,8 @@
 # Regenerate BENCHMARKS.md on this machine: discovery scaling, catalog build/search/budget, per-turn
 # overhead and peak RSS against a zero-latency mock, request bytes, plain chat beside the peers
 # aichat (crates.io) and llm (PyPI) against the same mock, retrieval recall@K (lexical,
-# embeddings from a local all-MiniLM-L6-v2 server, fused), and session storage.
+# embeddings from a local all-MiniLM-L6-v2 server, fused), session storage, and the skill audit on a
+# labelled set (bench/audit/labelled.json).
 # Takes ~10 minutes the first time (it builds aichat and installs torch, ~6 GB); later runs reuse
 # bench/.tools, and the benchmark's embeddings are cached in target/retrieval-embeddings/.
 set -euo pipefail
@@ -83,6 +84,8 @@ cargo bench --locked -q --bench retrieval >"$tmp/retrieval.md" 2>/dev/null
 if [ -n "$embed_pid" ]; then kill "$embed_pid" 2>/dev/null; wait "$embed_pid" 2>/dev/null || true; embed_pid=; fi
 echo "== session storage"
 cargo bench --locked -q --bench sessions >"$tmp/sessions.md" 2>/dev/null
+echo "== skill audit: the labelled set (fetched at recorded commits, never run) and 1,000 skills"
+python3 bench/audit_labelled.py target/release/agent "$root/target/audit-bench" >"$tmp/audit.md"
 
 python3 - "$tmp" "$e2e" <<'PY'
 import json, os, platform, subprocess, sys, datetime
@@ -159,6 +162,12 @@ w("What storing a session costs (`benches/sessions.rs`, library level): the byte
   "adds to its JSONL file, and the time `--continue` takes to lock, read, parse and rebuild a session "
   "of 200 such turns before its first request.\n")
 w(open(os.path.join(tmp, "sessions.md")).read().strip() + "\n")
+w("## Skill audit\n")
+w("`agent skills audit` (`src/skills/audit/`) against the labelled set of `bench/audit/labelled.json` "
+  "(`bench/audit_labelled.py`): malicious skills from the openclaw/skills archive named by the public "
+  "ClawHavoc reports, benign skills of four curated repositories, at the recorded commits. Goals: at least "
+  "0.95 of malicious skills flagged critical or high, at most 0.02 of benign ones; 1,000 skills in 1 s.\n")
+w(open(os.path.join(tmp, "audit.md")).read().strip() + "\n")
 open("BENCHMARKS.md", "w").write("\n".join(lines))
 print("wrote BENCHMARKS.md")
 PY

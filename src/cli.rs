@@ -20,9 +20,10 @@ every one): AGENT_API_KEY or OPENAI_API_KEY (sent to whatever base URL is set), 
 AGENT_APPROVE, AGENT_TIMEOUT, AGENT_MAX_STEPS, AGENT_SKILLS_PATH, AGENT_OTHER_AGENTS, AGENT_STREAM, AGENT_RETRIES, \
 AGENT_SANDBOX, AGENT_ALLOW_WRITE, AGENT_SESSIONS, AGENT_CONTEXT_WINDOW, AGENT_COMPACT_AT.
 
-Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval` or `sandbox status`; 2 usage error; \
-3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, but a \
-proposed command was denied; 130 interrupted.";
+Exit status: 0 answered; 1 internal error, or a failed `skills check`, `skills eval`, `skills verify` or `sandbox \
+status`; 2 usage error; 3 configuration error; 4 LLM error after retries; 5 stopped at the tool-step limit; 6 answered, \
+but a proposed command was denied; 7 audit findings (or an install or trust refused over high ones); 8 a critical \
+audit finding (or an install or trust refused over one, or over a required signature); 130 interrupted.";
 
 /// `agent`: a terminal agent that turns plain skill folders into capabilities of an LLM.
 #[derive(Debug, Parser)]
