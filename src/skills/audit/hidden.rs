@@ -27,13 +27,13 @@ pub fn scan(rel: &Path, text: &str, findings: &mut Vec<Finding>) {
 
 /// Zero-width and bidi characters; a byte-order mark at the very start is only an encoding mark.
 fn invisible(rel: &Path, text: &str, findings: &mut Vec<Finding>) {
-    // Every character looked for is encoded starting with 0xE2 or 0xEF: most files hold neither.
-    if memchr::memchr2(0xE2, 0xEF, text.as_bytes()).is_none() {
-        return;
-    }
     let mut lines_seen = 0;
     let mut last_line = 0;
-    for (offset, c) in text.char_indices() {
+    // Every character looked for is encoded starting with 0xE2 or 0xEF: look only there.
+    for offset in memchr::memchr2_iter(0xE2, 0xEF, text.as_bytes()) {
+        let Some(c) = text.get(offset..).and_then(|rest| rest.chars().next()) else {
+            continue;
+        };
         if !is_sneaky(c) || (offset == 0 && c == '\u{FEFF}') {
             continue;
         }

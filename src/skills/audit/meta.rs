@@ -105,7 +105,8 @@ fn imitation(name: &str, data: &Indicators) -> Option<Finding> {
     let parts = std::iter::once(lower.as_str()).chain(lower.split(['-', '_', ' ']));
     for part in parts {
         for known in &data.known_names {
-            if part == known || known.len() < 5 || part.len() < 4 {
+            // An edit distance of 1 or 2 needs lengths within 2 of each other: skip the rest cheaply.
+            if part == known || known.len() < 5 || part.len() < 4 || part.len().abs_diff(known.len()) > 2 {
                 continue;
             }
             let distance = strsim::osa_distance(part, known);

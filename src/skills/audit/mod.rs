@@ -16,6 +16,7 @@ mod hidden;
 pub mod indicators;
 mod meta;
 mod rules;
+mod scan;
 pub mod signature;
 mod walk;
 
@@ -252,7 +253,7 @@ pub fn audit_dir(dir: &Path) -> Audit {
             files::check_binary(&file.rel, &read.bytes, kind, data, &mut findings);
         } else {
             let text = String::from_utf8_lossy(&read.bytes);
-            rules::scan(&file.rel, &text, data, &mut findings);
+            scan::scan(&file.rel, &text, data, &mut findings);
             hidden::scan(&file.rel, &text, &mut findings);
             if walk::is_skill_file(&file.rel) {
                 meta::scan(dir, &text, data, &mut findings);

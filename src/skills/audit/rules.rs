@@ -1,35 +1,27 @@
 //! The text rules: one table of (id, class, severity, pattern, why, advice), matched against every
 //! text file of a skill — scripts and prose alike, because the lures of the 2026 campaigns were
-//! written as "Prerequisites" for a person or the model to paste, not as code. One keyword
-//! automaton pass over a file picks the few lines each rule's pattern is then tried on, so the
-//! audit stays fast on large files.
+//! written as "Prerequisites" for a person or the model to paste, not as code. Each rule names
+//! keywords; [`super::scan`] tries a rule's pattern only on lines holding one of them.
 
-use std::path::Path;
-use std::sync::LazyLock;
-
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
-use regex::Regex;
-
-use super::evidence;
 use super::indicators::{HostKind, Indicators};
-use super::{Class, Finding, Level};
+use super::{Class, Level};
 
 /// A refinement of a match: the severity it really has, or `None` to drop it.
-type Refine = fn(matched: &str, line: &str, data: &Indicators, level: Level) -> Option<Level>;
+pub(super) type Refine = fn(matched: &str, line: &str, data: &Indicators, level: Level) -> Option<Level>;
 
 /// One text rule.
-struct Rule {
-    id: &'static str,
-    class: Class,
-    level: Level,
+pub(super) struct Rule {
+    pub(super) id: &'static str,
+    pub(super) class: Class,
+    pub(super) level: Level,
     /// Words one of which a line must hold (any letter case) for the pattern to be tried on it:
     /// one pass of a keyword automaton over the file leaves the patterns only a few lines.
     /// Empty: the rule looks at long lines instead (encoded blobs have no keyword).
-    keys: &'static [&'static str],
-    pattern: &'static str,
-    why: &'static str,
-    advice: &'static str,
-    refine: Option<Refine>,
+    pub(super) keys: &'static [&'static str],
+    pub(super) pattern: &'static str,
+    pub(super) why: &'static str,
+    pub(super) advice: &'static str,
+    pub(super) refine: Option<Refine>,
 }
 
 const RUN_IT_YOURSELF: &str =
@@ -43,10 +35,10 @@ macro_rules! interp {
     };
 }
 
-const RULES: &[Rule] = &[
+pub(super) const RULES: &[Rule] = &[
     Rule {
         id: "download-pipe-shell",
-        keys: &["curl", "wget", "fetch"],
+        keys: &["curl", "wget"],
         class: Class::DownloadExecute,
         level: Level::Critical,
         pattern: concat!(r"(?i)\b(?:curl|wget|fetch)\b[^\n|]{0,300}\|\s*(?:", interp!(), r")\b"),
@@ -120,7 +112,7 @@ const RULES: &[Rule] = &[
     },
     Rule {
         id: "password-archive",
-        keys: &["zip", "rar", "7z"],
+        keys: &[".zip", ".rar", ".7z", "unzip", "unrar", "7z ", "7za"],
         class: Class::Payload,
         level: Level::Critical,
         pattern: r"(?i)(?-i:\bunzip\b[^\n]{0,120}\s-P\s*\S+)|\b(?:7z|7za|unrar)\b[^\n]{0,120}\s-p\S+|\.(?:zip|rar|7z)\b[^\n]{0,120}\b(?:password|passphrase|pass|pwd|(?:extract|unpack|unzip|open)\w*\s+(?:it\s+)?(?:using|with)\s*:)|\b(?:password|passphrase)\b[^\n]{0,120}\.(?:zip|rar|7z)\b",
@@ -153,7 +145,9 @@ const RULES: &[Rule] = &[
     },
     Rule {
         id: "raw-ip-url",
-        keys: &["://"],
+        keys: &[
+            "://0", "://1", "://2", "://3", "://4", "://5", "://6", "://7", "://8", "://9",
+        ],
         class: Class::Payload,
         level: Level::High,
         pattern: r"(?i)\b(?:https?|ftp|wss?|tcp)://(?:\d{1,3}\.){3}\d{1,3}\b",
@@ -192,7 +186,17 @@ const RULES: &[Rule] = &[
     },
     Rule {
         id: "browser-profile",
-        keys: &["login data", "key3.db", "key4.db", "logins.json", "cookies"],
+        keys: &[
+            "login data",
+            "key3.db",
+            "key4.db",
+            "logins.json",
+            "cookies.sqlite",
+            "chrome/",
+            "chromium/",
+            "brave",
+            "microsoft/edge/",
+        ],
         class: Class::Credentials,
         level: Level::High,
         pattern: r"(?i)\blogin data\b|\bkey[34]\.db\b|\blogins\.json\b|\bcookies\.sqlite\b|(?:google/chrome|chromium|brave-browser|bravesoftware|microsoft/edge)/[^\n]{0,60}\b(?:cookies|local state|web data)\b",
@@ -212,7 +216,7 @@ const RULES: &[Rule] = &[
     },
     Rule {
         id: "keychain-dump",
-        keys: &["security", "keychain"],
+        keys: &["security dump", "security find", "keychain"],
         class: Class::Credentials,
         level: Level::High,
         pattern: r"(?i)\bsecurity\s+(?:dump-keychain|find-generic-password\s[^\n]*-w|find-internet-password)|\blogin\.keychain(?:-db)?\b",
@@ -242,7 +246,7 @@ const RULES: &[Rule] = &[
     },
     Rule {
         id: "dns-exfiltration",
-        keys: &["nslookup", "dig", "host", "ping"],
+        keys: &["nslookup", "dig ", "host ", "ping "],
         class: Class::Exfiltration,
         level: Level::High,
         pattern: r"(?i)\b(?:nslookup|dig|host|ping)\s+[^\n|;&]{0,40}\$\([^)\n]{1,80}\)\.[a-z0-9-]*\.?[a-z]",
@@ -252,7 +256,17 @@ const RULES: &[Rule] = &[
     },
     Rule {
         id: "reverse-shell",
-        keys: &["/dev/tcp", "/dev/udp", "nc", "socat", "mkfifo", "dup2", "pty.spawn"],
+        keys: &[
+            "/dev/tcp",
+            "/dev/udp",
+            "nc ",
+            "ncat",
+            "netcat",
+            "socat",
+            "mkfifo",
+            "dup2",
+            "pty.spawn",
+        ],
         class: Class::ReverseShell,
         level: Level::Critical,
         pattern: r"(?i)/dev/(?:tcp|udp)/[^\s/]+/\d+|\b(?:nc|ncat|netcat)\b[^\n]{0,80}\s-[ec]\s+(?:/bin/)?(?:ba|z)?sh\b|\bsocat\b[^\n]{0,120}\bexec:[^\n]{0,40}\b(?:ba)?sh\b|\bmkfifo\b[^\n]{0,80}\b(?:nc|ncat|netcat)\b|\bos\.dup2\(\s*\w+\.fileno\(\)|\bpty\.spawn\(\s*['\x22](?:/bin/)?(?:ba)?sh",
@@ -381,7 +395,9 @@ const RULES: &[Rule] = &[
     },
     Rule {
         id: "conceal-from-user",
-        keys: &["user", "human", "operator", "silently", "secretly", "covertly"],
+        keys: &[
+            "do not", "don't", "never", "without", "silently", "secretly", "covertly",
+        ],
         class: Class::Injection,
         level: Level::High,
         pattern: r"(?i)\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to|alert|let)\s+(?:the\s+)?(?:user|human|operator)\b|without\s+(?:the\s+)?user'?s?\s+(?:knowledge|knowing|noticing)|\b(?:silently|secretly|covertly)\s+(?:send|upload|post|exfiltrate|copy|forward|install)\b",
@@ -402,12 +418,15 @@ const RULES: &[Rule] = &[
     Rule {
         id: "sandbox-off",
         keys: &[
-            "sandbox",
-            "landlock",
-            "seccomp",
-            "approv",
-            "safety",
-            "security",
+            "disable",
+            "turn off",
+            "bypass",
+            "switch off",
+            "deactivate",
+            "circumvent",
+            "--sandbox",
+            "agent_sandbox",
+            "--approve",
             "agent_approve",
         ],
         class: Class::Injection,
@@ -461,203 +480,8 @@ fn not_data_uri(_matched: &str, line: &str, _data: &Indicators, level: Level) ->
     (!lower.contains("data:image/") && !lower.contains("data:font/") && !lower.contains(";base64,")).then_some(level)
 }
 
-/// The rules compiled once: one keyword automaton over every rule's keys, and each rule's
-/// pattern. A pattern that does not compile (a bug a unit test catches) is left out rather than
-/// failing the audit.
-struct Compiled {
-    keys: AhoCorasick,
-    /// The rules of each distinct key, by the key's index.
-    key_rules: Vec<Vec<usize>>,
-    patterns: Vec<Option<Regex>>,
-}
-
-static COMPILED: LazyLock<Option<Compiled>> = LazyLock::new(|| {
-    let mut words: Vec<&str> = Vec::new();
-    let mut key_rules: Vec<Vec<usize>> = Vec::new();
-    for (index, rule) in RULES.iter().enumerate() {
-        for key in rule.keys {
-            match words.iter().position(|w| w == key) {
-                Some(at) => key_rules[at].push(index),
-                None => {
-                    words.push(key);
-                    key_rules.push(vec![index]);
-                }
-            }
-        }
-    }
-    let keys = AhoCorasickBuilder::new()
-        .ascii_case_insensitive(true)
-        .build(&words)
-        .ok()?;
-    let patterns = RULES
-        .iter()
-        .map(|r| Regex::new(&format!("(?m){}", r.pattern)).ok())
-        .collect();
-    Some(Compiled {
-        keys,
-        key_rules,
-        patterns,
-    })
-});
-
-/// Most matches of one rule reported per file.
-const MAX_PER_RULE: usize = 3;
-/// Lines at least this long are where keyword-less rules (encoded blobs) look.
-const LONG_LINE: usize = 400;
-/// Bytes either side of a keyword a pattern is tried on, when its line is longer (minified code):
-/// every pattern's reach is bounded well below this.
-const REACH: usize = 1024;
-
-/// Run the text rules over `text`, the content of `rel`, plus the host indicators.
-pub fn scan(rel: &Path, text: &str, data: &Indicators, findings: &mut Vec<Finding>) {
-    hosts(rel, text, data, findings);
-    let Some(compiled) = COMPILED.as_ref() else {
-        return;
-    };
-    for (rule_index, start, end) in candidates(compiled, text) {
-        let (Some(rule), Some(Some(re))) = (RULES.get(rule_index), compiled.patterns.get(rule_index)) else {
-            continue;
-        };
-        let Some(region) = text.get(start..end) else { continue };
-        for m in re.find_iter(region) {
-            let (at, to) = (start + m.start(), start + m.end());
-            let line = line_text(text, at);
-            let level = match rule.refine {
-                Some(refine) => refine(m.as_str(), line, data, rule.level),
-                None => Some(rule.level),
-            };
-            let Some(level) = level else { continue };
-            let line_no = evidence::line_of(text, at);
-            let same = |f: &Finding| f.rule == rule.id && f.file == rel;
-            let reported = findings.iter().filter(|f| same(f)).count();
-            if reported >= MAX_PER_RULE {
-                break;
-            }
-            if findings.iter().any(|f| same(f) && f.line == line_no) {
-                continue;
-            }
-            findings.push(Finding {
-                rule: rule.id.to_string(),
-                class: rule.class,
-                severity: level,
-                file: rel.to_path_buf(),
-                line: line_no,
-                evidence: evidence::around(text, at, to),
-                why: rule.why.to_string(),
-                advice: rule.advice.to_string(),
-            });
-        }
-    }
-}
-
-/// (rule, region start, region end) to try, in rule order then text order, each once: the line
-/// of every keyword hit (or a window around it in a very long line), and long lines for rules
-/// without keywords.
-fn candidates(compiled: &Compiled, text: &str) -> Vec<(usize, usize, usize)> {
-    let mut found = std::collections::BTreeSet::new();
-    // Overlapping, so a short key inside a longer one (`nc` in `launchagents`) hides neither.
-    for m in compiled.keys.find_overlapping_iter(text) {
-        let Some(rules) = compiled.key_rules.get(m.pattern().as_usize()) else {
-            continue;
-        };
-        let (start, end) = region(text, m.start());
-        for rule in rules {
-            found.insert((*rule, start, end));
-        }
-    }
-    let blob_rules: Vec<usize> = RULES
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.keys.is_empty())
-        .map(|(i, _)| i)
-        .collect();
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        if line.len() >= LONG_LINE {
-            for rule in &blob_rules {
-                found.insert((*rule, offset, offset + line.len()));
-            }
-        }
-        offset += line.len();
-    }
-    found.into_iter().collect()
-}
-
-/// The line around byte `at`, cut to [`REACH`] bytes either side (on character boundaries).
-fn region(text: &str, at: usize) -> (usize, usize) {
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-    let mut start = line_start.max(at.saturating_sub(REACH));
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    let mut end = line_end.min(at + REACH);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (start, end)
-}
-
-/// The line of `text` that holds byte `offset`.
-fn line_text(text: &str, offset: usize) -> &str {
-    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    &text[start..end]
-}
-
-/// Campaign hosts, paste sites and exfiltration endpoints named anywhere in the text.
-fn hosts(rel: &Path, text: &str, data: &Indicators, findings: &mut Vec<Finding>) {
-    let mut seen = std::collections::HashSet::new();
-    for hit in data.hosts_in(text) {
-        let (rule, class, level, why, advice) = match hit.kind {
-            HostKind::Campaign => (
-                "ioc-host",
-                Class::Indicator,
-                Level::Critical,
-                "names an address or host of a known malicious campaign",
-                "do not install the skill",
-            ),
-            HostKind::Paste => (
-                "paste-host",
-                Class::Payload,
-                Level::High,
-                "points at a paste site or file drop, where lures keep their real payload",
-                "do not fetch or run anything from there",
-            ),
-            HostKind::Exfil => (
-                "exfil-endpoint",
-                Class::Exfiltration,
-                Level::High,
-                "names a webhook catcher, tunnel or bot API: a place data is sent to",
-                "make sure nothing of yours is sent there; do not install unless you know why",
-            ),
-            HostKind::Installer => continue,
-        };
-        let line = evidence::line_of(text, hit.start);
-        if !seen.insert((rule, line)) {
-            continue;
-        }
-        findings.push(Finding {
-            rule: rule.to_string(),
-            class,
-            severity: level,
-            file: rel.to_path_buf(),
-            line,
-            evidence: evidence::around(text, hit.start, hit.start + hit.entry.len()),
-            why: why.to_string(),
-            advice: advice.to_string(),
-        });
-    }
-}
-
 /// The ids of every text rule, for tests.
 #[cfg(test)]
 pub fn ids() -> Vec<&'static str> {
     RULES.iter().map(|r| r.id).collect()
-}
-
-/// How many text rules compiled (a unit test holds this to all of them).
-#[cfg(test)]
-pub fn compiled_count() -> usize {
-    COMPILED.as_ref().map_or(0, |c| c.patterns.iter().flatten().count())
 }

@@ -37,7 +37,7 @@ const HONEST: &str = "---\nname: weather\ndescription: Current weather for a cit
 
 #[test]
 fn every_text_rule_compiles() {
-    assert_eq!(rules::compiled_count(), rules::ids().len());
+    assert_eq!(scan::compiled_count(), rules::ids().len());
 }
 
 #[test]
@@ -339,7 +339,7 @@ fn binaries_and_archives_are_reported() {
 fn campaign_indicators_come_from_the_data() {
     let data = Indicators::parse("version 9\n[ip]\n198.51.100.23 # test\n[domain]\ncampaign.example.invalid\n");
     let mut findings = Vec::new();
-    rules::scan(
+    scan::scan(
         Path::new("SKILL.md"),
         "see http://campaign.example.invalid/x and 198.51.100.23\n",
         &data,
