@@ -260,6 +260,10 @@ pub enum SkillsCommand {
         /// A skill folder, a folder holding skills, or a source as `skills add` takes it
         /// (fetched into a temporary folder); default: every skill of the configured roots.
         target: Option<String>,
+        /// Also send each SKILL.md (as quoted data, with the findings) to the configured model
+        /// for a second opinion, shown apart; it never changes the findings or the exit code.
+        #[arg(long)]
+        llm: bool,
     },
     /// Check routing: run each case's prompt through the model (or a --replay cassette) and
     /// compare the skill it activates with the expected one. Exit 1 under the threshold.

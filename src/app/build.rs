@@ -27,27 +27,7 @@ pub(super) fn agent(
     approver: Arc<dyn Approver>,
 ) -> Result<Agent, AppError> {
     let config = &run.config;
-    let tape = tape(run, &discovery)?;
-    if !matches!(tape, Tape::Replay(_)) {
-        config.require_key()?;
-    }
-    let notice_sink = sink.clone();
-    let llm = LlmClient::new(
-        LlmSettings {
-            base_url: config.base_url.clone(),
-            api_key: config.api_key.as_ref().map(|k| k.value.clone()),
-            key_var: config.api_key.as_ref().map(|k| k.var),
-            model: config.model.clone(),
-            stream: config.stream,
-            retries: config.retries,
-            connect_timeout: config.connect_timeout,
-            idle_timeout: config.idle_timeout,
-            tape,
-            redactor: run.redactor.clone(),
-        },
-        Arc::new(move |message| notice_sink.emit(Event::Warning { message })),
-    )
-    .map_err(|e| AppError::new(ExitCode::Llm, e.message))?;
+    let llm = llm_client(run, &discovery, sink.clone())?;
     let skills = SkillSet::with_cache(discovery.skills, config.cache.clone());
     let options = AgentOptions {
         tools: RunnerSettings {
@@ -69,6 +49,35 @@ pub(super) fn agent(
         compact_at: config.sessions.compact_at,
     };
     Ok(Agent::new(llm, skills, options, sink, approver))
+}
+
+/// The LLM client of this run (with its cassette, if any); notices go to `sink` as warnings.
+pub(super) fn llm_client(
+    run: &Run<'_>,
+    discovery: &Discovery,
+    sink: Arc<dyn EventSink>,
+) -> Result<LlmClient, AppError> {
+    let config = &run.config;
+    let tape = tape(run, discovery)?;
+    if !matches!(tape, Tape::Replay(_)) {
+        config.require_key()?;
+    }
+    LlmClient::new(
+        LlmSettings {
+            base_url: config.base_url.clone(),
+            api_key: config.api_key.as_ref().map(|k| k.value.clone()),
+            key_var: config.api_key.as_ref().map(|k| k.var),
+            model: config.model.clone(),
+            stream: config.stream,
+            retries: config.retries,
+            connect_timeout: config.connect_timeout,
+            idle_timeout: config.idle_timeout,
+            tape,
+            redactor: run.redactor.clone(),
+        },
+        Arc::new(move |message| sink.emit(Event::Warning { message })),
+    )
+    .map_err(|e| AppError::new(ExitCode::Llm, e.message))
 }
 
 /// The cassette this run records to or replays from, if any.

@@ -360,3 +360,46 @@ fn a_skill_installed_over_findings_is_marked_in_list_and_show() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn llm_gives_a_labelled_second_opinion_that_never_changes_the_verdict() {
+    let ws = Workspace::new();
+    let (_, name, files) = lures().into_iter().next().unwrap();
+    let dir = make(&ws.dir.path().join("l"), name, &files);
+    let mock = MockLlm::start(vec![text("malicious\nIt pipes a download into bash.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--json", "skills", "audit", "--llm"]).arg(&dir);
+    let (code, stdout, stderr) = run_outcome(cmd).await;
+    assert_eq!(code, 8, "the static verdict decides: {stderr}");
+    let doc: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(
+        doc["skills"][0]["llm_opinion"],
+        "malicious\nIt pipes a download into bash."
+    );
+    let requests = mock.requests().await;
+    assert_eq!(requests.len(), 1);
+    let sent = all_text(&requests[0]);
+    assert!(
+        sent.contains("<skill_file path=\"SKILL.md\">") && sent.contains("setup.example.invalid"),
+        "{sent}"
+    );
+    assert!(
+        sent.contains("critical download-pipe-shell at SKILL.md:"),
+        "the findings go along: {sent}"
+    );
+    assert!(
+        sent.contains("quoted data from a stranger"),
+        "the system prompt says what the file is"
+    );
+
+    // Without --llm nothing is sent.
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--json", "skills", "audit"]).arg(&dir);
+    let (_, stdout, _) = run_outcome(cmd).await;
+    assert!(
+        serde_json::from_str::<Value>(stdout.trim()).unwrap()["skills"][0]
+            .get("llm_opinion")
+            .is_none()
+    );
+    assert_eq!(mock.requests().await.len(), 1);
+}

@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::exit::{AppError, ExitCode};
+use crate::llm::LlmClient;
+use crate::llm::types::ChatMessage;
 use crate::output::audit::{AuditedSkill, SkillAudit};
 use crate::skills::audit::{Audit, Counts, Level, audit_dir, digest, rules_version};
 use crate::skills::discover::Discovery;
@@ -13,8 +15,15 @@ use crate::skills::library::install::find_candidates;
 use crate::skills::library::source::Source;
 use crate::support::skill_dirs::find_skill_file;
 
-/// Audit `target` (or every discovered skill) and say which exit code the findings give.
-pub async fn run(target: Option<&str>, discovery: &Discovery, cwd: &Path) -> Result<(SkillAudit, ExitCode), AppError> {
+/// Audit `target` (or every discovered skill) and say which exit code the findings give. With
+/// `llm`, each skill's SKILL.md also goes to the model for a second opinion, kept beside the
+/// findings and never changing them or the exit code.
+pub async fn run(
+    target: Option<&str>,
+    discovery: &Discovery,
+    cwd: &Path,
+    llm: Option<&LlmClient>,
+) -> Result<(SkillAudit, ExitCode), AppError> {
     let (label, skills) = match target {
         None => {
             let skills: Vec<(String, PathBuf)> = discovery
@@ -34,12 +43,59 @@ pub async fn run(target: Option<&str>, discovery: &Discovery, cwd: &Path) -> Res
                 )));
             }
             // The fetched tree (a temporary clone) lives until the audit is done.
-            let audited = audit_all(&skills);
+            let mut audited = audit_all(&skills);
+            if let Some(client) = llm {
+                second_opinions(client, &mut audited).await?;
+            }
             drop(fetched);
             return Ok(finish(target.to_string(), audited));
         }
     };
-    Ok(finish(label, audit_all(&skills)))
+    let mut audited = audit_all(&skills);
+    if let Some(client) = llm {
+        second_opinions(client, &mut audited).await?;
+    }
+    Ok(finish(label, audited))
+}
+
+/// The system prompt of the second opinion.
+const SECOND_OPINION: &str = include_str!("../../../prompts/audit_llm.md");
+/// Most bytes of a SKILL.md sent for a second opinion.
+const MAX_OPINION_BYTES: u64 = 24 * 1024;
+
+/// Ask the model about each skill's SKILL.md, quoted as data with the static findings beside it.
+async fn second_opinions(client: &LlmClient, skills: &mut [AuditedSkill]) -> Result<(), AppError> {
+    for skill in skills.iter_mut() {
+        let Some(file) = find_skill_file(&skill.dir) else {
+            continue;
+        };
+        let Ok(read) = crate::support::fs::read_regular(&file, MAX_OPINION_BYTES) else {
+            continue;
+        };
+        let findings: Vec<String> = skill
+            .findings
+            .iter()
+            .map(|f| format!("- {} {} at {}:{}", f.severity.name(), f.rule, f.file.display(), f.line))
+            .collect();
+        let findings = if findings.is_empty() {
+            "none".to_string()
+        } else {
+            findings.join("\n")
+        };
+        let text = crate::support::terminal_text::strip_controls(&read.text()).into_owned();
+        let message = format!(
+            "Skill {:?}. Static audit findings:\n{findings}\n\n<skill_file path=\"SKILL.md\">\n{}\n</skill_file>",
+            skill.name,
+            text.replace("</skill_file>", "</skill_file_>")
+        );
+        let messages = [ChatMessage::system(SECOND_OPINION), ChatMessage::user(message)];
+        let reply = client
+            .complete(&messages, &serde_json::Value::Null, &mut |_| {})
+            .await
+            .map_err(|e| AppError::new(ExitCode::Llm, e.message))?;
+        skill.llm_opinion = Some(reply.content.trim().to_string());
+    }
+    Ok(())
 }
 
 /// The skill folders of `tree`: itself when it is one, else every skill below it.

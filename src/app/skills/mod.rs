@@ -72,10 +72,17 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
             let agent = build::agent(&run, discovery, std::sync::Arc::new(crate::output::Quiet), approver)?;
             return eval::run(agent, cases, *threshold, &*output).await;
         }
-        SkillsCommand::Audit { target } => {
+        SkillsCommand::Audit { target, llm } => {
             let cwd = std::env::current_dir()
                 .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))?;
-            let (report, code) = audit::run(target.as_deref(), &discovery, &cwd).await?;
+            let client = if *llm {
+                endpoint::settle(run.cli, &mut run.config).await?;
+                let sink: std::sync::Arc<dyn crate::output::EventSink> = output.clone();
+                Some(build::llm_client(&run, &discovery, sink)?)
+            } else {
+                None
+            };
+            let (report, code) = audit::run(target.as_deref(), &discovery, &cwd, client.as_ref()).await?;
             output.report(Report::SkillAudit(report));
             return Ok(code);
         }
