@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind};
 use regex::Regex;
 
 use super::evidence;
@@ -37,8 +37,11 @@ static COMPILED: LazyLock<Option<Compiled>> = LazyLock::new(|| {
             }
         }
     }
+    // A DFA: overlapping search (below) runs faster on it than on the default NFA, and a few
+    // hundred short keys make a small one.
     let keys = AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
+        .kind(Some(AhoCorasickKind::DFA))
         .build(&words)
         .ok()?;
     let patterns = RULES
