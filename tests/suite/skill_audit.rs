@@ -403,3 +403,50 @@ async fn llm_gives_a_labelled_second_opinion_that_never_changes_the_verdict() {
     );
     assert_eq!(mock.requests().await.len(), 1);
 }
+
+/// `skills add SOURCE` in a pseudo-terminal, answering the gate's question with `reply`; what the
+/// terminal showed.
+fn add_on_terminal(ws: &Workspace, source: &Path, expect: &str, reply: &str) -> String {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_agent"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", ws.home())
+        .env("TERM", "xterm-256color")
+        .env("NO_COLOR", "1")
+        .args(["skills", "add"])
+        .arg(source)
+        .current_dir(ws.work());
+    let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).unwrap();
+    let mut seen = p.exp_string(expect).unwrap();
+    p.send(reply).unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    seen.push_str(&p.exp_eof().unwrap());
+    seen
+}
+
+#[test]
+fn on_a_terminal_the_gate_shows_findings_and_asks() {
+    let ws = Workspace::new();
+    let all = lures();
+    let (_, critical, files) = &all[0];
+    let critical_src = make(&ws.dir.path().join("src"), critical, files);
+    let (_, high, files) = &all[8];
+    let high_src = make(&ws.dir.path().join("src"), high, files);
+    let lock = ws.home().join(".agents/skills/skills-lock.json");
+
+    let seen = add_on_terminal(&ws, &critical_src, "Type `install` to confirm", "install");
+    assert!(
+        seen.contains("download-pipe-shell") && seen.contains("SKILL.md:6"),
+        "{seen}"
+    );
+    let entry: Value = serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
+    assert_eq!(entry["skills"][*critical]["audit"]["accepted_by"], "confirmed");
+
+    let seen = add_on_terminal(&ws, &high_src, "Install it anyway? [y/N]", "n");
+    assert!(
+        seen.contains("override-instructions") && seen.contains("nothing was installed"),
+        "{seen}"
+    );
+    assert!(!ws.home().join(".agents/skills").join(high).exists());
+}
