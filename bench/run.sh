@@ -2,8 +2,9 @@
 # Regenerate BENCHMARKS.md on this machine: discovery scaling, catalog build/search/budget, per-turn
 # overhead and peak RSS against a zero-latency mock, request bytes, plain chat beside the peers
 # aichat (crates.io) and llm (PyPI) against the same mock, an installed library of 1,000 skills
-# (bench/library.sh), retrieval recall@K (lexical,
-# embeddings from a local all-MiniLM-L6-v2 server, fused), and session storage.
+# (bench/library.sh), retrieval recall@K (lexical, embeddings from a local all-MiniLM-L6-v2 server,
+# fused), session storage, MCP servers' cost to a plain turn, and the skill audit on a labelled set
+# (bench/audit/labelled.json).
 # Takes ~10 minutes the first time (it builds aichat and installs torch, ~6 GB); later runs reuse
 # bench/.tools, and the benchmark's embeddings are cached in target/retrieval-embeddings/.
 set -euo pipefail
@@ -88,6 +89,8 @@ echo "== MCP: first byte of a plain turn with three stdio servers configured"
 python3 bench/mcp_first_token.py target/release/agent 20 >"$tmp/mcp.md"
 echo "== session storage"
 cargo bench --locked -q --bench sessions >"$tmp/sessions.md" 2>/dev/null
+echo "== skill audit: the labelled set (fetched at recorded commits, never run) and 1,000 skills"
+python3 bench/audit_labelled.py target/release/agent "$root/target/audit-bench" >"$tmp/audit.md"
 
 python3 - "$tmp" "$e2e" <<'PY'
 import json, os, platform, subprocess, sys, datetime
@@ -176,6 +179,12 @@ w("Time to the first answer byte of a plain one-shot turn (`bench/mcp_first_toke
   "mock answering at once, 20 runs): no MCP server configured, and three stdio servers configured that each take "
   "1 s to start, after one run cached their tool lists. A turn that calls none of their tools starts none of them.\n")
 w(open(os.path.join(tmp, "mcp.md")).read().strip() + "\n")
+w("## Skill audit\n")
+w("`agent skills audit` (`src/skills/audit/`) against the labelled set of `bench/audit/labelled.json` "
+  "(`bench/audit_labelled.py`): malicious skills from the openclaw/skills archive named by the public "
+  "ClawHavoc reports, benign skills of four curated repositories, at the recorded commits. Goals: at least "
+  "0.95 of malicious skills flagged critical or high, at most 0.02 of benign ones; 1,000 skills in 1 s.\n")
+w(open(os.path.join(tmp, "audit.md")).read().strip() + "\n")
 open("BENCHMARKS.md", "w").write("\n".join(lines))
 print("wrote BENCHMARKS.md")
 PY

@@ -225,6 +225,10 @@ pub enum Command {
         /// its new content hash is recorded in skills-lock.json.
         #[arg(long, value_name = "NAME")]
         skill: Option<String>,
+        /// Trust the folder even when the audit finds something of high or critical severity in
+        /// its skills (without it, `agent trust` refuses and names the findings).
+        #[arg(long, conflicts_with = "skill")]
+        force: bool,
     },
     /// MCP servers, a second source of tools beside skills: add, list, their tools, remove.
     Mcp {
@@ -335,6 +339,24 @@ pub enum SandboxCommand {
     Status,
 }
 
+/// `agent skills keys ...`
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Trust a publisher's minisign public key (the `RW…` line of its .pub file) for checking the
+    /// SKILL.sig signatures of skills; kept in ~/.config/agent/skill-keys.json.
+    Add {
+        /// The public key, base64.
+        key: String,
+        /// A note saying whose key it is.
+        #[arg(long, value_name = "TEXT")]
+        comment: Option<String>,
+        /// Require a valid signature by this key for every skill installed or updated from a
+        /// source starting with SOURCE (e.g. https://github.com/acme/).
+        #[arg(long = "require-for", value_name = "SOURCE")]
+        require_for: Option<String>,
+    },
+}
+
 /// `agent skills ...`
 #[derive(Debug, Subcommand)]
 pub enum SkillsCommand {
@@ -356,6 +378,19 @@ pub enum SkillsCommand {
         /// How many results to show.
         #[arg(long, default_value_t = 10)]
         limit: usize,
+    },
+    /// Audit skills for malicious patterns before they run: download-and-execute lures, payloads,
+    /// credential access, exfiltration, reverse shells, persistence, obfuscation, hidden text,
+    /// prompt injection, broad grants, imitated names. Nothing is run. Exit 0 clean, 7 findings
+    /// (medium or high), 8 critical.
+    Audit {
+        /// A skill folder, a folder holding skills, or a source as `skills add` takes it
+        /// (fetched into a temporary folder); default: every skill of the configured roots.
+        target: Option<String>,
+        /// Also send each SKILL.md (as quoted data, with the findings) to the configured model
+        /// for a second opinion, shown apart; it never changes the findings or the exit code.
+        #[arg(long)]
+        llm: bool,
     },
     /// Check routing: run each case's prompt through the model (or a --replay cassette) and
     /// compare the skill it activates with the expected one. Exit 1 under the threshold.
@@ -464,6 +499,10 @@ pub enum SkillsCommand {
         /// it are left as they are).
         #[arg(long, conflicts_with = "skills")]
         all: bool,
+        /// Install even when the audit finds something of high or critical severity, without
+        /// asking (a terminal otherwise shows the findings and asks; without one they refuse).
+        #[arg(long)]
+        force: bool,
     },
     /// Compare each skill installed with `skills add` with its source (git ls-remote, once per
     /// source); exit 1 when one is outdated.
@@ -476,6 +515,22 @@ pub enum SkillsCommand {
         /// Replace without asking (needed without a terminal).
         #[arg(long, short = 'y')]
         yes: bool,
+        /// Replace even when the audit of the new version finds something of high or critical
+        /// severity, without asking.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Recompute the directory digest of each skill installed with `skills add` and compare it
+    /// with the one skills-lock.json recorded; check publisher signatures (SKILL.sig) against
+    /// your keys. Exit 1 when a digest changed or a signature is invalid.
+    Verify {
+        /// Only this skill (default: every one in skills-lock.json).
+        name: Option<String>,
+    },
+    /// The publisher keys signatures are checked against.
+    Keys {
+        #[command(subcommand)]
+        action: KeysCommand,
     },
     /// Delete a skill installed with `skills add` and its skills-lock.json entry.
     Remove {

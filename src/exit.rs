@@ -13,6 +13,10 @@ pub enum ExitCode {
     StepLimit = 5,
     /// Answered, but a command the model proposed was denied or could not be approved.
     Denied = 6,
+    /// `skills audit` found something of medium or high severity.
+    AuditFindings = 7,
+    /// `skills audit` found something critical.
+    AuditCritical = 8,
     Interrupted = 130,
 }
 

@@ -27,28 +27,9 @@ pub(super) fn agent(
     approver: Arc<dyn Approver>,
 ) -> Result<Agent, AppError> {
     let config = &run.config;
-    let tape = tape(run, &discovery)?;
-    if !matches!(tape, Tape::Replay(_)) {
-        config.require_key()?;
-    }
+    let tape = checked_tape(run, &discovery)?;
     let mcp = mcp_hub(run, &tape);
-    let notice_sink = sink.clone();
-    let llm = LlmClient::new(
-        LlmSettings {
-            base_url: config.base_url.clone(),
-            api_key: config.api_key.as_ref().map(|k| k.value.clone()),
-            key_var: config.api_key.as_ref().map(|k| k.var),
-            model: config.model.clone(),
-            stream: config.stream,
-            retries: config.retries,
-            connect_timeout: config.connect_timeout,
-            idle_timeout: config.idle_timeout,
-            tape,
-            redactor: run.redactor.clone(),
-        },
-        Arc::new(move |message| notice_sink.emit(Event::Warning { message })),
-    )
-    .map_err(|e| AppError::new(ExitCode::Llm, e.message))?;
+    let llm = llm_with(run, tape, sink.clone())?;
     let skills = SkillSet::with_cache(discovery.skills, config.cache.clone());
     let options = AgentOptions {
         tools: RunnerSettings {
@@ -89,6 +70,46 @@ fn mcp_hub(run: &Run<'_>, tape: &Tape) -> Option<Arc<crate::mcp::McpHub>> {
         }
         Tape::Off => super::mcp::hub(run, McpTape::Off),
     }
+}
+
+/// The LLM client of this run (with its cassette, if any); notices go to `sink` as warnings.
+pub(super) fn llm_client(
+    run: &Run<'_>,
+    discovery: &Discovery,
+    sink: Arc<dyn EventSink>,
+) -> Result<LlmClient, AppError> {
+    let tape = checked_tape(run, discovery)?;
+    llm_with(run, tape, sink)
+}
+
+/// The run's cassette, once a key is known to be there when the run talks to a real server.
+fn checked_tape(run: &Run<'_>, discovery: &Discovery) -> Result<Tape, AppError> {
+    let tape = tape(run, discovery)?;
+    if !matches!(tape, Tape::Replay(_)) {
+        run.config.require_key()?;
+    }
+    Ok(tape)
+}
+
+/// The LLM client over `tape`; notices go to `sink` as warnings.
+fn llm_with(run: &Run<'_>, tape: Tape, sink: Arc<dyn EventSink>) -> Result<LlmClient, AppError> {
+    let config = &run.config;
+    LlmClient::new(
+        LlmSettings {
+            base_url: config.base_url.clone(),
+            api_key: config.api_key.as_ref().map(|k| k.value.clone()),
+            key_var: config.api_key.as_ref().map(|k| k.var),
+            model: config.model.clone(),
+            stream: config.stream,
+            retries: config.retries,
+            connect_timeout: config.connect_timeout,
+            idle_timeout: config.idle_timeout,
+            tape,
+            redactor: run.redactor.clone(),
+        },
+        Arc::new(move |message| sink.emit(Event::Warning { message })),
+    )
+    .map_err(|e| AppError::new(ExitCode::Llm, e.message))
 }
 
 /// The cassette this run records to or replays from, if any.

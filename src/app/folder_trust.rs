@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use crate::config::{Dotenv, Environment, user_dotenv_path};
 use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustStore};
-use crate::exit::AppError;
+use crate::exit::{AppError, ExitCode};
 use crate::output::report::{Trusted, TrustedFolder};
+use crate::skills::audit::{Finding, Level, audit_keys};
 use crate::support::skill_roots::{OTHER_AGENTS, other_agents, project_folders, project_roots};
 use crate::support::terminal_text::{MAX_NAMED, short_list, visible};
 use crate::ui::approve::ask_folder_trust;
@@ -64,7 +65,7 @@ pub fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
     trust.adopt(&assessment);
     let mut notes = Vec::new();
     if assessment.needs_decision() && ask == Ask::Person {
-        let yes = ask_folder_trust(&assessment);
+        let yes = ask_folder_trust(&assessment, &audit_skills(&assessment, false));
         if let Err(e) = trust.decide(&assessment, yes) {
             notes.push(format!("your answer holds for this session only: {e}"));
         }
@@ -142,6 +143,59 @@ fn untrusted_notes(a: &Assessment, ask: Ask) -> Vec<String> {
     notes
 }
 
+/// The audit's findings in the project skills of `a` (only those not yet trusted as they are,
+/// unless `all`), by skill key.
+fn audit_skills(a: &Assessment, all: bool) -> Vec<(String, Vec<Finding>)> {
+    let keys = a
+        .snapshot
+        .skills
+        .keys()
+        .filter(|k| all || !a.trusted_skills.contains_key(*k));
+    audit_keys(&a.folder, keys)
+}
+
+/// `agent trust` without `--force` refuses a folder whose skills have findings of high or
+/// critical severity: nobody was shown them before the decision.
+fn refuse_serious(folder: &Path, audit: &[(String, Vec<Finding>)]) -> Result<(), AppError> {
+    let serious: Vec<(&String, &Finding)> = audit
+        .iter()
+        .flat_map(|(k, fs)| fs.iter().map(move |f| (k, f)))
+        .filter(|(_, f)| f.severity >= Level::High)
+        .collect();
+    let Some(worst) = serious.iter().map(|(_, f)| f.severity).max() else {
+        return Ok(());
+    };
+    let shown: Vec<String> = serious
+        .iter()
+        .take(3)
+        .map(|(k, f)| {
+            format!(
+                "{} {} in {}/{}:{}",
+                f.severity.name(),
+                f.rule,
+                visible(k),
+                f.file.display(),
+                f.line
+            )
+        })
+        .collect();
+    let code = if worst == Level::Critical {
+        ExitCode::AuditCritical
+    } else {
+        ExitCode::AuditFindings
+    };
+    Err(AppError::new(
+        code,
+        format!(
+            "{} was not trusted: the audit found {} finding(s) of high or critical severity in its skills ({}); read \
+             them with `agent skills audit DIR`, and trust it anyway only if you know why they are there, with --force",
+            visible(&folder.display().to_string()),
+            serious.len(),
+            shown.join("; ")
+        ),
+    ))
+}
+
 /// Names for a one-line warning; "none readable" when a `.env` sets no key that could be read.
 fn named(names: &[String]) -> String {
     if names.is_empty() {
@@ -150,9 +204,10 @@ fn named(names: &[String]) -> String {
     short_list(names, MAX_NAMED)
 }
 
-/// `agent trust [DIR]` (and the old `agent skills trust [DIR…]`): trust each folder as it is now.
-/// Every folder is checked before any is trusted.
-pub fn trust_command(dirs: &[PathBuf], cwd: &Path) -> Result<Trusted, AppError> {
+/// `agent trust [DIR]` (and the old `agent skills trust [DIR…]`): trust each folder as it is now,
+/// unless the audit finds something of high or critical severity in its skills and `force` is
+/// not set. Every folder is checked before any is trusted.
+pub fn trust_command(dirs: &[PathBuf], cwd: &Path, force: bool) -> Result<Trusted, AppError> {
     let folders: Vec<PathBuf> = if dirs.is_empty() {
         vec![cwd.to_path_buf()]
     } else {
@@ -173,6 +228,9 @@ pub fn trust_command(dirs: &[PathBuf], cwd: &Path) -> Result<Trusted, AppError> 
         let trust = FolderTrust::open(&trusted_folder(&folder), state_of(dotenv.as_ref()), TrustStore::load())
             .covering(covered_roots(&folder, user.as_ref()));
         let assessment = trust.assess();
+        if !force {
+            refuse_serious(&folder, &audit_skills(&assessment, true))?;
+        }
         trust.decide(&assessment, true).map_err(AppError::config)?;
         trusted.folders.push(TrustedFolder {
             trusted: trust.folder().to_path_buf(),

@@ -58,7 +58,7 @@ pub async fn run(cli: Cli) -> i32 {
     if let Err(err) = session::check_continue(&cli) {
         return report(&Frontend::new(cli.json, false, false, Redactor::NONE), Err(err));
     }
-    if let Some((dirs, moved)) = trust_request(&cli, &cwd) {
+    if let Some((dirs, moved, force)) = trust_request(&cli, &cwd) {
         let front = Frontend::new(cli.json, true, false, Redactor::NONE);
         if moved {
             front.output.report(Report::Note(
@@ -66,7 +66,7 @@ pub async fn run(cli: Cli) -> i32 {
                     .into(),
             ));
         }
-        let result = folder_trust::trust_command(&dirs, &cwd).map(|trusted| {
+        let result = folder_trust::trust_command(&dirs, &cwd, force).map(|trusted| {
             front.output.report(Report::Trusted(trusted));
             ExitCode::Answered
         });
@@ -136,15 +136,19 @@ fn report(front: &Frontend, result: Result<ExitCode, AppError>) -> i32 {
     }
 }
 
-/// The folders `agent trust` (or the old `agent skills trust`, then `true`) names, if that is
-/// this run.
-fn trust_request(cli: &Cli, cwd: &Path) -> Option<(Vec<PathBuf>, bool)> {
+/// The folders `agent trust` (or the old `agent skills trust`, then `true`) names, and `--force`,
+/// if that is this run.
+fn trust_request(cli: &Cli, cwd: &Path) -> Option<(Vec<PathBuf>, bool, bool)> {
     match &cli.command {
-        Some(Command::Trust { dir, skill: None }) => Some((dir.iter().cloned().collect(), false)),
+        Some(Command::Trust {
+            dir,
+            skill: None,
+            force,
+        }) => Some((dir.iter().cloned().collect(), false, *force)),
         Some(Command::Skills {
             action: SkillsCommand::Trust { dirs },
             ..
-        }) => Some((folder_trust::legacy_targets(dirs, cwd), true)),
+        }) => Some((folder_trust::legacy_targets(dirs, cwd), true, false)),
         _ => None,
     }
 }

@@ -77,18 +77,23 @@ pub const ENVIRONMENT: [(&str, &str); 24] = [
 ];
 
 /// Every exit code and what it means (SPEC §7).
-pub const EXIT_STATUS: [(&str, &str); 8] = [
+pub const EXIT_STATUS: [(&str, &str); 10] = [
     ("0", "answered"),
     (
         "1",
-        "internal error, or a failed `skills check`, `skills eval` or `sandbox status`, or an outdated skill \
-         (`skills outdated`)",
+        "internal error, or a failed `skills check`, `skills eval`, `skills verify` or `sandbox status`, or an \
+         outdated skill (`skills outdated`)",
     ),
     ("2", "usage error"),
     ("3", "configuration error (no key, bad URL, unreadable skill folder)"),
     ("4", "LLM error after retries"),
     ("5", "stopped at the tool-step limit"),
     ("6", "answered, but a proposed command was denied"),
+    ("7", "audit findings (or an install or trust refused over high ones)"),
+    (
+        "8",
+        "a critical audit finding (or an install or trust refused over one, or over a required signature)",
+    ),
     ("130", "interrupted"),
 ];
 

@@ -27,6 +27,10 @@ pub struct InstalledSkill {
     pub fixed: Vec<ScriptProblem>,
     /// Script problems left as they are, each with its fix command.
     pub unfixed: Vec<ScriptProblem>,
+    /// The audit's verdict on the staged copy (also recorded in skills-lock.json).
+    pub audit: Option<crate::skills::audit::Verdict>,
+    /// The deterministic directory digest of the installed folder.
+    pub digest: Option<String>,
 }
 
 /// `skills add SOURCE`.
@@ -154,4 +158,14 @@ pub trait LibraryAsker {
     fn confirm(&self, question: &str) -> bool;
     /// Show what an update would change and ask whether to replace the installed copy.
     fn confirm_update(&self, update: &SkillUpdate) -> bool;
+    /// Show the audit's findings of high or critical severity (`worst` the worst of them) in the
+    /// skill `name` about to be installed, and ask whether to install it anyway. Default: no.
+    fn confirm_findings(
+        &self,
+        _name: &str,
+        _findings: &[crate::skills::audit::Finding],
+        _worst: crate::skills::audit::Level,
+    ) -> bool {
+        false
+    }
 }

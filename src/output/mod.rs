@@ -7,6 +7,7 @@
 //! they are shown.
 
 pub mod ask;
+pub mod audit;
 pub mod chat;
 pub mod event;
 pub mod library;

@@ -23,6 +23,12 @@ pub enum Report {
     SkillSearch(SkillSearch),
     /// `skills check`.
     SkillCheck(SkillCheck),
+    /// `skills audit [PATH|SOURCE]`.
+    SkillAudit(super::audit::SkillAudit),
+    /// `skills verify [NAME]`.
+    SkillsVerified(super::audit::SkillsVerified),
+    /// `skills keys add KEY`.
+    KeyAdded(super::audit::KeyAdded),
     /// `skills new NAME`.
     SkillNew(SkillNew),
     /// One case of `skills eval`, as soon as it is decided (progress: the summary holds every case).
@@ -92,6 +98,14 @@ pub struct SkillSummary {
     pub blocked: Option<String>,
     /// Bytes its line adds to every request's catalog (what listing it costs).
     pub catalog_bytes: usize,
+    /// Installed (`skills add`/`update`) over audit findings of high or critical severity: how
+    /// many were accepted (skills-lock.json has them). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accepted_findings: Option<usize>,
+    /// Its publisher signature (SKILL.sig) against your keys: present for installed skills and
+    /// for skills that ship a signature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<crate::skills::audit::signature::Status>,
 }
 
 /// `skills list`: every skill found, and the problems that belong to no single skill.

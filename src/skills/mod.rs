@@ -1,5 +1,6 @@
 //! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
 
+pub mod audit;
 pub mod bundled;
 pub mod cache;
 mod cache_record;

@@ -2,6 +2,7 @@
 //! comes from outside (the model's command, skill names, folder paths, `.env` keys), so it is
 //! shown with anything invisible made visible: what the user reads is what runs.
 
+use crate::skills::audit::{Counts, Finding, Level};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
 use std::sync::{Arc, Mutex};
@@ -56,8 +57,38 @@ pub fn ask_tty(question: &str) -> String {
 }
 
 /// Ask whether a folder may be trusted, showing what it would change; `true` means yes.
-pub fn ask_folder_trust(assessment: &Assessment) -> bool {
-    matches!(ask_tty(&folder_question(assessment)).as_str(), "y" | "yes")
+pub fn ask_folder_trust(assessment: &Assessment, audit: &[(String, Vec<Finding>)]) -> bool {
+    matches!(
+        ask_tty(&with_audit(folder_question(assessment), audit)).as_str(),
+        "y" | "yes"
+    )
+}
+
+/// The trust question with the audit's findings in the skills it would let run, before the
+/// question itself (SPEC §12): a person decides having seen them.
+pub fn with_audit(question: String, audit: &[(String, Vec<Finding>)]) -> String {
+    if audit.is_empty() {
+        return question;
+    }
+    let at = question.rfind("Trust this folder?").unwrap_or(question.len());
+    let (head, tail) = question.split_at(at);
+    let mut q = head.to_string();
+    for (key, findings) in audit {
+        q.push_str(&format!(
+            "  the audit found in {}: {}\n",
+            visible(key),
+            super::audit_text::tally(&Counts::of(findings))
+        ));
+        for line in super::audit_text::finding_lines(findings, 6) {
+            q.push_str(&line);
+            q.push('\n');
+        }
+    }
+    if audit.iter().flat_map(|(_, f)| f).any(|f| f.severity == Level::Critical) {
+        q.push_str("  A critical finding is what malicious skills do: say no unless you know why it is there.\n");
+    }
+    q.push_str(tail);
+    q
 }
 
 /// The trust question: the folder, the `.env` keys it would set (never values), the skills it
@@ -200,7 +231,12 @@ impl Approver for TerminalApprover {
         if let Some(r) = &self.renderer {
             r.stop_waiting();
         }
-        ask_folder_trust(assessment)
+        let keys = assessment
+            .snapshot
+            .skills
+            .keys()
+            .filter(|k| !assessment.trusted_skills.contains_key(*k));
+        ask_folder_trust(assessment, &crate::skills::audit::audit_keys(&assessment.folder, keys))
     }
 
     fn ask_yes_no(&self, question: &str) -> bool {
@@ -225,6 +261,31 @@ mod tests {
     use super::*;
     use crate::exec::trust::{DotenvState, Snapshot, assess};
     use std::path::{Path, PathBuf};
+
+    #[test]
+    fn the_trust_question_shows_audit_findings_before_asking() {
+        let finding = Finding {
+            rule: "reverse-shell".into(),
+            class: crate::skills::audit::Class::ReverseShell,
+            severity: Level::Critical,
+            file: "scripts/x.sh".into(),
+            line: 2,
+            evidence: "bash -i …".into(),
+            why: "gives a remote host a shell".into(),
+            advice: "do not install the skill".into(),
+        };
+        let q = with_audit(
+            "This folder is not trusted yet: /r\nTrust this folder? [y/N] ".into(),
+            &[("skills/x".into(), vec![finding])],
+        );
+        let found = q.find("the audit found in skills/x: 1 critical").unwrap();
+        assert!(found < q.find("Trust this folder?").unwrap(), "{q}");
+        assert!(
+            q.contains("reverse-shell  scripts/x.sh:2") && q.contains("malicious"),
+            "{q}"
+        );
+        assert_eq!(with_audit("Trust this folder? ".into(), &[]), "Trust this folder? ");
+    }
 
     #[test]
     fn the_question_names_keys_and_skills_but_never_values() {

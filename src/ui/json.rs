@@ -94,6 +94,9 @@ pub fn report_lines(report: &Report) -> Vec<String> {
         Report::SkillShow(r) => vec![versioned(r)],
         Report::SkillSearch(r) => vec![versioned(r)],
         Report::SkillCheck(r) => vec![versioned(r)],
+        Report::SkillAudit(r) => vec![versioned(r)],
+        Report::SkillsVerified(r) => vec![versioned(r)],
+        Report::KeyAdded(r) => vec![versioned(r)],
         Report::SkillNew(r) => vec![versioned(r)],
         Report::Eval(r) => vec![versioned(r)],
         Report::EvalDraft(r) => vec![versioned(r)],
@@ -264,6 +267,8 @@ mod tests {
             trusted: !i.is_multiple_of(5),
             blocked: None,
             catalog_bytes: i,
+            accepted_findings: None,
+            signature: None,
         };
         for n in [0, 3, SPLIT_LISTING_AT, SPLIT_LISTING_AT + 1, 1500] {
             let list = SkillList {

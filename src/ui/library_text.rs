@@ -7,6 +7,7 @@ use crate::output::library::{
     Choice, InstalledSkill, LibraryAsker, SkillRemoved, SkillTrusted, SkillUpdate, SkillsAdded, SkillsOutdated,
     SkillsUpdated, Standing, UpdateOutcome,
 };
+use crate::skills::audit::{Finding, Level};
 use crate::skills::library::diff::{Change, FolderDiff};
 use crate::support::terminal_text::visible;
 
@@ -261,6 +262,15 @@ impl LibraryAsker for TerminalLibraryAsker {
         }
         q.push_str("Replace the installed copy with this version? [y/N] ");
         matches!(ask_tty(&q).as_str(), "y" | "yes")
+    }
+
+    fn confirm_findings(&self, name: &str, findings: &[Finding], worst: Level) -> bool {
+        let answer = ask_tty(&super::audit_text::gate_question(name, findings, worst));
+        if worst == Level::Critical {
+            answer == "install"
+        } else {
+            matches!(answer.as_str(), "y" | "yes")
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! modules that write to stdout, stderr or the terminal.
 
 pub mod approve;
+pub mod audit_text;
 mod chat_text;
 mod eval_text;
 pub mod human;

@@ -43,6 +43,9 @@ pub fn render(report: &Report, screen: Screen) -> Text {
         Report::SkillShow(r) => out_only(skill_show(r)),
         Report::SkillSearch(r) => skill_search(r, screen),
         Report::SkillCheck(r) => out_only(skill_check(r)),
+        Report::SkillAudit(r) => super::audit_text::audit(r),
+        Report::SkillsVerified(r) => super::audit_text::verified(r),
+        Report::KeyAdded(r) => super::audit_text::key_added(r),
         Report::SkillNew(r) => out_only(skill_new(r)),
         Report::EvalCase(c) => out_only(vec![super::eval_text::case(c)]),
         Report::Eval(r) => out_only(super::eval_text::summary(r)),
@@ -150,6 +153,15 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
     }
     if let Some(reason) = &s.blocked {
         out.push(format!("blocked:     {}", one(reason)));
+    }
+    if let Some(n) = s.accepted_findings {
+        out.push(format!(
+            "audit:       installed over {n} finding(s) of high or critical severity (skills-lock.json lists them; `agent skills audit {}` shows them)",
+            one(&s.dir.display().to_string())
+        ));
+    }
+    if let Some(sig) = s.signature {
+        out.push(format!("signature:   {}", sig.name()));
     }
     out.extend(super::sandbox_text::policy_lines(&r.sandbox));
     out.push(format!("invoked:     {}", invocation_line(&s.name, &r.invocation)));

@@ -12,7 +12,8 @@ const HEADERS: [&str; 5] = ["NAME", "DIALECT", "STATUS", "ROOT", "DESCRIPTION"];
 /// The ROOT column, left out first on a narrow terminal.
 const ROOT_COLUMN: usize = 3;
 
-/// `ok`, or what stands in a skill's way: `warnings` (see `skills show`), `untrusted`.
+/// `ok`, or what stands in a skill's way: `warnings` (see `skills show`), `untrusted`,
+/// `over-findings` (installed over audit findings), and a signature's standing (`signed`, `invalid`).
 pub fn status(skill: &SkillSummary) -> String {
     let mut marks = Vec::new();
     if skill.warnings > 0 {
@@ -20,6 +21,15 @@ pub fn status(skill: &SkillSummary) -> String {
     }
     if !skill.trusted {
         marks.push("untrusted");
+    }
+    if skill.accepted_findings.is_some() {
+        marks.push("over-findings");
+    }
+    if let Some(sig) = skill
+        .signature
+        .filter(|s| *s != crate::skills::audit::signature::Status::Unsigned)
+    {
+        marks.push(sig.name());
     }
     if marks.is_empty() { "ok".into() } else { marks.join(",") }
 }
@@ -141,6 +151,8 @@ mod tests {
             trusted: true,
             blocked: None,
             catalog_bytes: 0,
+            accepted_findings: None,
+            signature: None,
         };
         assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills (claude)");
         s.tool = Tool::Agent;
@@ -164,6 +176,8 @@ mod tests {
             trusted: true,
             blocked: None,
             catalog_bytes: bytes,
+            accepted_findings: None,
+            signature: None,
         };
         let many: Vec<SkillSummary> = (0..1000).map(|i| skill(&format!("s{i}"), 170)).collect();
         let footer = catalog_footer(&many, Some(8192)).unwrap();

@@ -22,7 +22,7 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 26] = [
+const NESTED: [((&str, &str), &str); 31] = [
     (("help", "commands"), "command"),
     (("history", "entries"), "history entry"),
     (("help", "skills"), "skill command"),
@@ -49,6 +49,11 @@ const NESTED: [((&str, &str), &str); 26] = [
     (("mcp list", "servers"), "mcp_server"),
     (("mcp", "servers"), "mcp_server"),
     (("mcp tools", "tools"), "mcp_tool"),
+    (("skills audit", "skills"), "audited skill"),
+    (("audited skill", "findings"), "finding"),
+    (("skills audit", "counts"), "counts"),
+    (("audited skill", "counts"), "counts"),
+    (("skills verify", "skills"), "verified skill"),
 ];
 
 /// `docs/events.md` as tables.

@@ -33,7 +33,7 @@ fn the_documented_examples_match_the_tables() {
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 23, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 26, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -165,7 +165,7 @@ async fn every_subcommand_prints_one_documented_document() {
         &[json!({"type":"message","role":"user","content":"weather in Tokyo"})],
     );
     let export = ws.dir.path().join("tokyo.html");
-    let runs: [(&str, Vec<&str>); 21] = [
+    let runs: [(&str, Vec<&str>); 24] = [
         ("sessions list", vec!["sessions", "list"]),
         (
             "sessions export",
@@ -176,6 +176,7 @@ async fn every_subcommand_prints_one_documented_document() {
         ("skills show", vec!["skills", "show", "Odd"]),
         ("skills search", vec!["skills", "search", "weather", "city"]),
         ("skills check", vec!["skills", "check"]),
+        ("skills audit", vec!["skills", "audit"]),
         (
             "skills new",
             vec!["skills", "new", "my-tool", "--dir", new_dir.to_str().unwrap()],
@@ -189,6 +190,16 @@ async fn every_subcommand_prints_one_documented_document() {
         ("skills add", vec!["skills", "add", source.to_str().unwrap()]),
         ("skills outdated", vec!["skills", "outdated"]),
         ("skills update", vec!["skills", "update"]),
+        ("skills verify", vec!["skills", "verify"]),
+        (
+            "skills keys add",
+            vec![
+                "skills",
+                "keys",
+                "add",
+                "RWQBAgMEBQYHCAOhB7/zzhC+HXDdGOdLwJln5NYwm6UNXx3chmQSVTG4",
+            ],
+        ),
         ("trust --skill", vec!["trust", "--skill", "notes"]),
         ("skills remove", vec!["skills", "remove", "notes"]),
         // A server that is never started: listing it fails, and says so in the document.

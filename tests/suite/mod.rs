@@ -30,6 +30,7 @@ mod sandbox_walls;
 mod secrets;
 mod session_export;
 mod sessions;
+mod skill_audit;
 mod skill_cache;
 mod skill_eval;
 mod skill_fixtures;

@@ -27,6 +27,8 @@ pub struct AddRequest {
     pub fix: bool,
     /// `--all`: every skill of the source, without asking.
     pub all: bool,
+    /// `--force`: install over audit findings of high or critical severity without asking.
+    pub force: bool,
 }
 
 /// A fetched source: the tree to install from, and the commit (git sources). The temporary folder
@@ -103,6 +105,7 @@ pub async fn add(
     let mut already = Vec::new();
     for candidate in chosen {
         let name = folder_name(candidate, &source, at_git_root && candidate.subdir.is_none());
+        super::verify::require_signature(&candidate.dir, &source.location_text())?;
         let subdir = join_subdirs(source.subdir.as_deref(), candidate.subdir.as_deref());
         let present = std::fs::symlink_metadata(root.join(&name)).is_ok();
         let ours = lock
@@ -119,7 +122,7 @@ pub async fn add(
     let fix = fix_decision(request.fix, &problems, todo.len(), asker);
     let mut installed = Vec::new();
     for (candidate, name, subdir) in todo {
-        let skill = install_one(candidate, &name, root, false, fix)?;
+        let skill = install_one(candidate, &name, root, false, (fix, request.force), asker)?;
         let entry = LockEntry {
             source: source.location_text(),
             reference: source.reference.clone(),
@@ -127,6 +130,8 @@ pub async fn add(
             subdir: subdir.clone(),
             installed_at: now_rfc3339(),
             hash: skill.hash.clone(),
+            audit: skill.audit.clone(),
+            digest: skill.digest.clone(),
         };
         lock.skills.insert(name.clone(), entry);
         // Written after each skill, so a failure later leaves every installed one recorded.
@@ -196,13 +201,15 @@ pub fn fix_decision(fix: bool, problems: &[ScriptProblem], skills: usize, asker:
     ))
 }
 
-/// Stage, fix scripts when `fix` says so, and put one skill in place as `root/name`.
+/// Stage, audit the staged copy (the gate: `super::gate`), fix scripts if allowed, and put one
+/// skill in place as `root/name`. `(fix, force)` are `--fix` and `--force`.
 pub fn install_one(
     candidate: &Candidate,
     name: &str,
     root: &Path,
     replace: bool,
-    fix: bool,
+    (fix, force): (bool, bool),
+    asker: &dyn LibraryAsker,
 ) -> Result<InstalledSkill, AppError> {
     let failed = |e: InstallError| match e {
         InstallError::Exists(_) | InstallError::BadName(_) => AppError::usage(e.to_string()),
@@ -212,7 +219,14 @@ pub fn install_one(
         return Err(failed(InstallError::Exists(root.join(name))));
     }
     let staged = install::stage(&candidate.dir, root, name).map_err(failed)?;
-    let result = fix_and_commit(&staged, name, &candidate.name, root, replace, fix).map_err(failed);
+    let result = super::gate::check(&staged, name, force, asker).and_then(|verdict| {
+        let skill = fix_and_commit(&staged, name, &candidate.name, root, replace, fix).map_err(failed)?;
+        Ok(InstalledSkill {
+            audit: Some(verdict),
+            digest: crate::skills::audit::digest::digest_dir(&skill.dir).ok(),
+            ..skill
+        })
+    });
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&staged);
     }
@@ -256,6 +270,8 @@ fn fix_and_commit(
         subdir: None,
         fixed,
         unfixed,
+        audit: None,
+        digest: None,
     })
 }
 

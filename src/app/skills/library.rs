@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::Run;
 use super::{add, outdated, update};
-use crate::cli::SkillsCommand;
+use crate::cli::{KeysCommand, SkillsCommand};
 use crate::exec::trust::Standing;
 use crate::exit::{AppError, ExitCode};
 use crate::output::library::{self as library_report, UpdateOutcome};
@@ -26,12 +26,14 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
             project,
             fix,
             all,
+            force,
         } => {
             let request = add::AddRequest {
                 source: source.clone(),
                 skills: skills.clone(),
                 fix: *fix,
                 all: *all,
+                force: *force,
             };
             match (cwd(), root(run, *project)) {
                 (Ok(cwd), Ok(root)) => add::add(&request, &cwd, &root, *project, &asker)
@@ -44,12 +46,27 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
             Ok(roots) => outdated::outdated(&refs(&roots)).await.map(Report::SkillsOutdated),
             Err(e) => Err(e),
         },
-        SkillsCommand::Update { name, yes } => match roots(run) {
-            Ok(roots) => update::update(&refs(&roots), name.as_deref(), *yes, &asker)
+        SkillsCommand::Update { name, yes, force } => match roots(run) {
+            Ok(roots) => update::update(&refs(&roots), name.as_deref(), (*yes, *force), &asker)
                 .await
                 .map(Report::SkillsUpdated),
             Err(e) => Err(e),
         },
+        SkillsCommand::Verify { name } => match roots(run) {
+            Ok(roots) => match super::verify::verify(&refs(&roots), name.as_deref()) {
+                Ok((report, code)) => return Some(Ok((Report::SkillsVerified(report), code))),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        },
+        SkillsCommand::Keys {
+            action:
+                KeysCommand::Add {
+                    key,
+                    comment,
+                    require_for,
+                },
+        } => super::verify::add_key(key, comment.as_deref(), require_for.as_deref()).map(Report::KeyAdded),
         SkillsCommand::Remove { name, project } => {
             root(run, *project).and_then(|root| add::remove(name, &root).map(Report::SkillRemoved))
         }

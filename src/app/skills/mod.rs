@@ -2,9 +2,11 @@
 //! routed, each returned as a report for the front end to show.
 
 mod add;
+pub(super) mod audit;
 mod check;
 mod choose;
 mod eval;
+mod gate;
 mod library;
 mod new;
 mod outdated;
@@ -12,8 +14,9 @@ mod routing;
 mod tune;
 mod tune_write;
 mod update;
+mod verify;
 
-use super::Run;
+use super::{Run, build, endpoint};
 use crate::agent::retrieve::Method;
 use crate::cli::SkillsCommand;
 use crate::exec::trust::{Comparison, FolderTrust, ManifestStore};
@@ -22,6 +25,7 @@ use crate::output::Report;
 use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
 use crate::output::{Event, Output};
+use crate::skills::audit::signature::Status as SignatureStatus;
 use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
 use crate::skills::library::lock::{Installed, Locks};
 use crate::skills::lint::Rules;
@@ -32,7 +36,7 @@ use crate::skills::{Severity, Skill, SkillSet};
 const MAX_BUNDLED_FILES: usize = 1000;
 
 /// Run one `skills` subcommand.
-pub(super) async fn run(action: &SkillsCommand, run: Run<'_>) -> Result<ExitCode, AppError> {
+pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<ExitCode, AppError> {
     let output = run.front.output.clone();
     if let Some(done) = library::run(action, &run).await {
         let (report, code) = done?;
@@ -74,11 +78,27 @@ pub(super) async fn run(action: &SkillsCommand, run: Run<'_>) -> Result<ExitCode
         SkillsCommand::Eval { .. } | SkillsCommand::Tune { .. } => {
             return routing::run(action, run, discovery, &*output).await;
         }
+        SkillsCommand::Audit { target, llm } => {
+            let cwd = std::env::current_dir()
+                .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))?;
+            let client = if *llm {
+                endpoint::settle(run.cli, &mut run.config).await?;
+                let sink: std::sync::Arc<dyn crate::output::EventSink> = output.clone();
+                Some(build::llm_client(&run, &discovery, sink)?)
+            } else {
+                None
+            };
+            let (report, code) = audit::run(target.as_deref(), &discovery, &cwd, client.as_ref()).await?;
+            output.report(Report::SkillAudit(report));
+            return Ok(code);
+        }
         SkillsCommand::Trust { .. } => return Err(AppError::internal("trust runs before configuration, not here")),
         SkillsCommand::Add { .. }
         | SkillsCommand::Outdated
         | SkillsCommand::Update { .. }
-        | SkillsCommand::Remove { .. } => {
+        | SkillsCommand::Remove { .. }
+        | SkillsCommand::Verify { .. }
+        | SkillsCommand::Keys { .. } => {
             return Err(AppError::internal("library commands are dispatched above"));
         }
     };
@@ -116,7 +136,10 @@ fn summary_known(skill: Skill, trust: &FolderTrust, locks: &mut Locks) -> SkillS
         .map(|d| d.code)
         .collect();
     let catalog_bytes = crate::skills::catalog::line_len(&skill);
+    let (accepted_findings, signature) = provenance(&skill.dir, locks);
     SkillSummary {
+        accepted_findings,
+        signature,
         name: skill.name,
         description: skill.description,
         dir: skill.dir,
@@ -132,6 +155,31 @@ fn summary_known(skill: Skill, trust: &FolderTrust, locks: &mut Locks) -> SkillS
         blocked,
         catalog_bytes,
     }
+}
+
+/// What a listing says of a skill's provenance: the audit findings it was installed over, and
+/// its signature. Only installed skills and skills shipping `SKILL.sig` pay for a digest.
+fn provenance(dir: &std::path::Path, locks: &mut Locks) -> (Option<usize>, Option<SignatureStatus>) {
+    let installed = locks.installed(dir);
+    let accepted = installed
+        .as_ref()
+        .and_then(|i| i.entry.audit.as_ref())
+        .filter(|v| v.installed_over_findings())
+        .map(|v| v.accepted.len());
+    let signed = dir.join(crate::skills::audit::digest::SIGNATURE_FILE).is_file();
+    let signature = (installed.is_some() || signed).then(|| {
+        if !signed {
+            return SignatureStatus::Unsigned;
+        }
+        let keys = crate::skills::audit::signature::Keys::path()
+            .and_then(|p| crate::skills::audit::signature::Keys::read(&p).ok())
+            .unwrap_or_default();
+        let all: Vec<_> = keys.keys.iter().collect();
+        crate::skills::audit::digest::digest_dir(dir).map_or(SignatureStatus::Invalid, |d| {
+            crate::skills::audit::signature::check(dir, &d, &all)
+        })
+    });
+    (accepted, signature)
 }
 
 /// Why a skill cannot run commands at all, if it can't: a project skill whose folder the user has

@@ -56,7 +56,7 @@ pub(super) fn entries(
 pub async fn update(
     roots: &[&Path],
     only: Option<&str>,
-    yes: bool,
+    (yes, force): (bool, bool),
     asker: &dyn LibraryAsker,
 ) -> Result<SkillsUpdated, AppError> {
     let mut skills = Vec::new();
@@ -77,18 +77,20 @@ pub async fn update(
         };
         if update.diff.is_empty() {
             if fetched.commit != entry.commit {
-                record(
-                    &root,
-                    &name,
-                    &entry,
-                    fetched.commit.clone(),
+                let kept = (
                     ManifestStore::load().record(&dir),
-                )?;
+                    entry.audit.clone(),
+                    entry.digest.clone(),
+                );
+                record(&root, &name, &entry, fetched.commit.clone(), kept)?;
             }
             skills.push(update);
             continue;
         }
         update.outcome = decide(&update, yes, asker);
+        if update.outcome == UpdateOutcome::Updated {
+            super::verify::require_signature(&fetched.tree, &entry.source)?;
+        }
         if update.outcome == UpdateOutcome::Updated {
             let candidate = Candidate {
                 name: name.clone(),
@@ -97,8 +99,9 @@ pub async fn update(
                 subdir: None,
             };
             let fix = fix_decision(false, &problems_of(&fetched.tree), 1, asker);
-            let installed = install_one(&candidate, &name, &root, true, fix)?;
-            record(&root, &name, &entry, fetched.commit.clone(), installed.hash)?;
+            let installed = install_one(&candidate, &name, &root, true, (fix, force), asker)?;
+            let new = (installed.hash, installed.audit, installed.digest);
+            record(&root, &name, &entry, fetched.commit.clone(), new)?;
         }
         skills.push(update);
     }
@@ -118,14 +121,25 @@ fn decide(update: &SkillUpdate, yes: bool, asker: &dyn LibraryAsker) -> UpdateOu
     }
 }
 
-/// Write the new commit, time and hash of `name` into the lock of `root`.
-fn record(root: &Path, name: &str, old: &LockEntry, commit: Option<String>, hash: String) -> Result<(), AppError> {
+/// The content hash, audit verdict and digest a lock entry records.
+type Recorded = (String, Option<crate::skills::audit::Verdict>, Option<String>);
+
+/// Write the new commit, time, hash, verdict and digest of `name` into the lock of `root`.
+fn record(
+    root: &Path,
+    name: &str,
+    old: &LockEntry,
+    commit: Option<String>,
+    (hash, audit, digest): Recorded,
+) -> Result<(), AppError> {
     let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
     lock.skills.insert(
         name.to_string(),
         LockEntry {
             commit,
             hash,
+            audit,
+            digest,
             installed_at: now_rfc3339(),
             ..old.clone()
         },

@@ -37,6 +37,14 @@ pub struct LockEntry {
     /// The SHA-256 content hash of the installed folder, as folder trust computes it. The skill
     /// may run commands only while its content still has this hash.
     pub hash: String,
+    /// The skill audit's verdict at install or update; absent in lock files written before
+    /// audits existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<crate::skills::audit::Verdict>,
+    /// The deterministic directory digest (docs/skills-lock.md, "Digest") `skills verify`
+    /// recomputes; absent in older lock files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 /// A whole lock file: skills by the name of their folder in the root.
@@ -199,6 +207,8 @@ mod tests {
             subdir: Some("skills/deploy".into()),
             installed_at: now_rfc3339(),
             hash: "ff".into(),
+            audit: None,
+            digest: None,
         }
     }
 

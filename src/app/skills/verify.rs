@@ -1,0 +1,109 @@
+//! `agent skills verify [NAME]` and `agent skills keys add KEY` (SPEC §12): recompute the
+//! deterministic directory digest of each installed skill against the one `skills-lock.json`
+//! recorded, check publisher signatures (`SKILL.sig`) against the user's keys, and list keys.
+
+use std::path::Path;
+
+use crate::exit::{AppError, ExitCode};
+use crate::output::audit::{KeyAdded, SkillsVerified, VerifiedSkill};
+use crate::skills::audit::digest::digest_dir;
+use crate::skills::audit::signature::{self, Keys, Status};
+use crate::skills::library::lock::LockFile;
+
+/// The user's keys, or a configuration error naming the file.
+fn user_keys() -> Result<Keys, AppError> {
+    match Keys::path() {
+        Some(path) => Keys::read(&path).map_err(AppError::config),
+        None => Ok(Keys::default()),
+    }
+}
+
+/// Verify every skill the lock files of `roots` list (or only `only`). Exit 1 when a digest
+/// changed or a signature is invalid.
+pub fn verify(roots: &[&Path], only: Option<&str>) -> Result<(SkillsVerified, ExitCode), AppError> {
+    let keys = user_keys()?;
+    let all: Vec<&signature::Key> = keys.keys.iter().collect();
+    let mut skills = Vec::new();
+    for root in roots {
+        let lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+        for (name, entry) in lock.skills {
+            if only.is_some_and(|o| o != name) {
+                continue;
+            }
+            let dir = root.join(&name);
+            let digest = digest_dir(&dir).ok();
+            let signature = digest
+                .as_deref()
+                .map_or(Status::Unsigned, |d| signature::check(&dir, d, &all));
+            skills.push(VerifiedSkill {
+                matches: entry.digest.is_some() && entry.digest == digest,
+                recorded: entry.digest,
+                digest,
+                signature,
+                dir,
+                name,
+            });
+        }
+    }
+    if let Some(name) = only.filter(|_| skills.is_empty()) {
+        return Err(AppError::usage(format!(
+            "{name} is not in any skills-lock.json; `agent skills verify` checks skills installed with `agent skills add`"
+        )));
+    }
+    let failed = skills
+        .iter()
+        .any(|s| (s.recorded.is_some() && !s.matches) || s.signature == Status::Invalid);
+    Ok((
+        SkillsVerified { skills },
+        if failed { ExitCode::Internal } else { ExitCode::Answered },
+    ))
+}
+
+/// `skills keys add KEY [--comment TEXT] [--require-for SOURCE]`.
+pub fn add_key(key: &str, comment: Option<&str>, require_for: Option<&str>) -> Result<KeyAdded, AppError> {
+    let path =
+        Keys::path().ok_or_else(|| AppError::config("no configuration folder (HOME is unset) to keep keys in"))?;
+    let mut keys = Keys::read(&path).map_err(AppError::config)?;
+    keys.add(key, comment.unwrap_or(""), require_for)
+        .map_err(AppError::usage)?;
+    keys.write(&path).map_err(AppError::config)?;
+    let added = keys
+        .keys
+        .iter()
+        .find(|k| key.contains(k.key.as_str()))
+        .cloned()
+        .ok_or_else(|| AppError::internal("the key just added is not in the file"))?;
+    Ok(KeyAdded {
+        path,
+        key: added.key,
+        require_for: added.require_for,
+    })
+}
+
+/// Before installing from `source`: when the user requires signatures for it, the skill at
+/// `dir` must carry a valid one by a required key.
+pub fn require_signature(dir: &Path, source: &str) -> Result<(), AppError> {
+    let keys = user_keys()?;
+    let required = keys.required_for(source);
+    if required.is_empty() {
+        return Ok(());
+    }
+    let digest = digest_dir(dir).map_err(|e| AppError::config(e.to_string()))?;
+    match signature::check(dir, &digest, &required) {
+        Status::Signed => Ok(()),
+        status => Err(AppError::new(
+            ExitCode::AuditCritical,
+            format!(
+                "{}: skills from {source} must be signed by a key you listed (`agent skills keys add --require-for`), \
+                 but its {} is {}; nothing was installed",
+                dir.display(),
+                crate::skills::audit::digest::SIGNATURE_FILE,
+                if status == Status::Unsigned {
+                    "missing"
+                } else {
+                    "not valid for its content and your keys"
+                }
+            ),
+        )),
+    }
+}
