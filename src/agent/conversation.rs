@@ -128,32 +128,30 @@ impl Conversation {
     /// Record a skill activated on the user's say-so as if the model had called
     /// `activate_skill`, so it is never injected twice.
     pub fn activated_by_hand(&mut self, skill: &str, outcome: &ToolOutcome) {
-        let id = format!("manual_{}", self.messages.len());
+        let id = self.call_for_the_model("manual", "activate_skill", serde_json::json!({ "name": skill }));
+        self.answer(id, outcome, true);
+    }
+
+    /// Record a call of `tool` with `arguments` the agent made on the model's behalf (its id begins
+    /// with `prefix`); returns the id its result answers.
+    fn call_for_the_model(&mut self, prefix: &str, tool: &str, arguments: serde_json::Value) -> String {
+        let id = format!("{prefix}_{}", self.messages.len());
         let call = ToolCall {
             id: id.clone(),
             kind: "function",
             function: FunctionCall {
-                name: "activate_skill".into(),
-                arguments: serde_json::json!({ "name": skill }).to_string(),
+                name: tool.into(),
+                arguments: arguments.to_string(),
             },
         };
         self.remember(ChatMessage::assistant(None, vec![call]));
-        self.answer(id, outcome, true);
+        id
     }
 
     /// Record a `search_skills` call made for the model after the user's message (the skills a
     /// kept catalog leaves out that fit the request), with `found` as its result.
     pub fn searched_for_the_model(&mut self, query: &str, found: String) {
-        let id = format!("agent_search_{}", self.messages.len());
-        let call = ToolCall {
-            id: id.clone(),
-            kind: "function",
-            function: FunctionCall {
-                name: "search_skills".into(),
-                arguments: serde_json::json!({ "query": query }).to_string(),
-            },
-        };
-        self.remember(ChatMessage::assistant(None, vec![call]));
+        let id = self.call_for_the_model("agent_search", "search_skills", serde_json::json!({ "query": query }));
         self.remember(ChatMessage::tool(id, found));
     }
 

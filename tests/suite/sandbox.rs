@@ -21,19 +21,6 @@ const STRICT_WRITER: &str = "#!/bin/sh\nfor t in \"$@\"; do echo x > \"$t\" || e
 /// Opens a socket to 127.0.0.1:$2 with bash's /dev/$1 (`tcp` or `udp`) and says whether it could.
 const CONNECTOR: &str = "#!/bin/bash\necho \"AGENT_SANDBOX=$AGENT_SANDBOX\"\nif exec 3<>\"/dev/$1/127.0.0.1/$2\"; then echo connected; else echo refused; exit 1; fi\n";
 
-/// Whether this kernel offers Landlock at `abi` or newer; the tests that need it say so when it
-/// does not (CI runs on a kernel with ABI 7, so there they always run).
-fn landlock(abi: u32) -> bool {
-    let k = Kernel::detect();
-    if k.abi < abi {
-        eprintln!(
-            "skipped: this kernel offers Landlock ABI {} (the test needs {abi})",
-            k.abi
-        );
-    }
-    k.abi >= abi
-}
-
 /// What a refused write says: "Read-only file system" in the command's own mount namespace,
 /// Landlock's "Permission denied" where the machine gives it none (docs/sandbox.md).
 fn refusal() -> &'static str {

@@ -5,24 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use agent::exec::sandbox::Kernel;
 use serde_json::Value;
 
 use crate::common::*;
 
 /// Appends `x` to every path given and says, per path, whether it could.
 const APPENDER: &str = "#!/bin/sh\nfor t in \"$@\"; do\n  if (echo x >> \"$t\") 2>/dev/null; then echo \"wrote $t\"; else echo \"refused $t\"; fi\ndone\n";
-
-fn landlock(abi: u32) -> bool {
-    let k = Kernel::detect();
-    if k.abi < abi {
-        eprintln!(
-            "skipped: this kernel offers Landlock ABI {} (the test needs {abi})",
-            k.abi
-        );
-    }
-    k.abi >= abi
-}
 
 async fn turn(ws: &Workspace, skill: &str, command: &str, args: &[&str]) -> (i32, String, String) {
     let mock = MockLlm::start(activate_run_answer(skill, command, "done")).await;
