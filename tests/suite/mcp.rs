@@ -513,3 +513,42 @@ async fn over_their_budget_mcp_tools_are_ranked_and_the_rest_found_by_search() {
         "a tool left out is still called by its name"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_cancels_an_mcp_call_with_the_protocols_cancellation_and_the_turn() {
+    use crate::common::pty::*;
+    let ws = std::sync::Arc::new(Workspace::new());
+    let log = ws.dir.path().join("cancelled.log");
+    let mut server = stdio(&fault_server(), &[]);
+    server["env"] = json!({"FAULT_LOG": log.display().to_string()});
+    configure(&ws, json!({ "fault": server }));
+    let mock =
+        std::sync::Arc::new(MockLlm::start(vec![tool("mcp__fault__hang", json!({})), text("after the stop")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &["--yes"]);
+        type_line(&mut p, "wait on the slow tool");
+        p.exp_string("mcp [fault] hang").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        p.send_control('c').unwrap();
+        p.exp_string("interrupted").unwrap();
+        type_line(&mut p, "still there?");
+        p.exp_string("after the stop").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let said = (0..50)
+        .find_map(|_| {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if text.contains("cancelled") {
+                return Some(text);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            None
+        })
+        .unwrap_or_default();
+    assert!(
+        said.starts_with("cancelled "),
+        "the server was told the call is cancelled: {said:?}"
+    );
+}
