@@ -9,6 +9,7 @@
 
 /// A client builder for `base_url`.
 pub fn builder(base_url: &str) -> reqwest::ClientBuilder {
+    crate::support::tls::install();
     let builder = reqwest::Client::builder();
     if is_plain_http(base_url) {
         builder.tls_certs_only(Vec::new())

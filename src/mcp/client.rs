@@ -83,6 +83,8 @@ pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Conne
                     .map_err(|_| format!("the value of header {name} is not valid in a header"))?;
                 map.insert(name, value);
             }
+            // rmcp builds its own HTTP client: TLS needs the process's provider first.
+            crate::support::tls::install();
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
             let transport = StreamableHttpClientTransport::from_config(config);
             let service = ().serve(transport).await.map_err(|e| handshake_failed(&e))?;

@@ -8,4 +8,5 @@ pub mod redact;
 pub mod skill_dirs;
 pub mod skill_roots;
 pub mod terminal_text;
+pub mod tls;
 pub mod yaml;

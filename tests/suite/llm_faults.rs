@@ -388,3 +388,16 @@ async fn json_that_is_not_a_completion_says_what_it_got() {
     assert_eq!(code, 4, "{err}");
     assert!(err.contains("none of its 1 event(s) has `choices`"), "{err}");
 }
+
+#[tokio::test]
+async fn an_https_endpoint_that_refuses_is_an_llm_error_not_a_crash() {
+    // TLS is set up (rustls with the ring provider) before the connection fails: exit 4, a reason.
+    let ws = Workspace::new();
+    let mut cmd = ws.bare_agent();
+    cmd.env("AGENT_BASE_URL", "https://127.0.0.1:9/v1")
+        .env("AGENT_API_KEY", "sk-test-key-0123456789")
+        .args(["--once", "hello"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 4, "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
