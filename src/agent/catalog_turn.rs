@@ -47,14 +47,7 @@ impl Agent {
             .skills()
             .render_ranked(self.catalog_budget, ranking.ranked.iter().map(|r| r.index));
         self.notice_budget(catalog.listed, catalog.omitted);
-        self.frozen_catalog = Some(
-            catalog
-                .text
-                .lines()
-                .filter_map(|l| l.strip_prefix("- ").and_then(|l| l.split_once(':')))
-                .map(|(name, _)| name.to_string())
-                .collect(),
-        );
+        self.frozen_catalog = Some(super::route::listed_names(&catalog.text));
         self.session.catalog_bytes = catalog.text.len() as u64;
         self.conversation
             .set_system(prompt::system_prompt_with(self.skills(), &catalog));

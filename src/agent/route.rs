@@ -61,7 +61,11 @@ impl Agent {
     pub async fn route_shown(&self, request: &str) -> Result<Routed, LlmError> {
         let budgeted = !self.skills().fits(self.catalog_budget);
         let catalog = if budgeted {
-            let ranking = self.tools.retriever().rank(self.skills(), request, 200).await;
+            let ranking = self
+                .tools
+                .retriever()
+                .rank(self.skills(), request, super::turn::CATALOG_RANKED)
+                .await;
             self.skills()
                 .render_ranked(self.catalog_budget, ranking.ranked.iter().map(|r| r.index))
         } else {
@@ -126,7 +130,7 @@ impl Agent {
 }
 
 /// The skill names of `- name: description` lines, in order.
-fn listed_names(text: &str) -> Vec<String> {
+pub(super) fn listed_names(text: &str) -> Vec<String> {
     text.lines()
         .filter_map(|l| l.strip_prefix("- "))
         .filter_map(|l| l.split_once(':').map(|(name, _)| name.to_string()))

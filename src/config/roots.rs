@@ -60,10 +60,10 @@ pub(super) fn skill_roots(flags: &[PathBuf], env: &Environment, cwd: &Path) -> R
 /// The folder of the bundled skills, written out on first use; `None` when `AGENT_BUNDLED_SKILLS`
 /// is `0` (or `off`, `false`, `no`), without a data folder, or when it cannot be written.
 fn bundled_root(env: &Environment, home: Option<&Path>) -> Option<PathBuf> {
-    let off = env
+    if env
         .get("AGENT_BUNDLED_SKILLS")
-        .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no"));
-    if off {
+        .is_some_and(crate::support::cache_file::is_off)
+    {
         return None;
     }
     let data_home = env

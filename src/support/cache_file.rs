@@ -42,6 +42,11 @@ pub enum Miss {
 }
 
 /// The cache folder of this user, or `None` when caching is off or no folder is known.
+/// Whether a setting's value turns something off: `0`, `off`, `false` or `no`, any case.
+pub fn is_off(value: &str) -> bool {
+    matches!(value.trim().to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no")
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheDir {
     root: PathBuf,
@@ -56,8 +61,7 @@ impl CacheDir {
     /// `$XDG_CACHE_HOME/agent`, else `$HOME/.cache/agent`; `None` when `AGENT_CACHE` is `0`
     /// (or `off`, `false`, `no`) or neither variable is set. `var` looks a variable up.
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Option<Self> {
-        let off = var("AGENT_CACHE")
-            .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no"));
+        let off = var("AGENT_CACHE").is_some_and(|v| is_off(&v));
         if off {
             return None;
         }

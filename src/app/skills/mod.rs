@@ -106,9 +106,29 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
     Ok(ExitCode::Answered)
 }
 
+/// What a listing reads once however many skills it shows: each root's lock file (as asked), the
+/// store of recorded file lists, and where a listing's file stamps are kept (files whose stamps
+/// match the last listing keep their digests, so a thousand installed skills are not read whole).
+struct Listing {
+    locks: Locks,
+    manifests: ManifestStore,
+    stamps: Option<std::path::PathBuf>,
+}
+
+impl Listing {
+    fn new() -> Self {
+        Self {
+            locks: Locks::default(),
+            manifests: ManifestStore::load(),
+            stamps: crate::support::cache_file::CacheDir::from_env(|k| std::env::var(k).ok())
+                .map(|c| c.path().join("verified")),
+        }
+    }
+}
+
 /// What a listing says about `skill`: the one place that decides whether it is blocked.
 pub(super) fn summary(skill: &Skill, trust: &FolderTrust) -> SkillSummary {
-    summary_known(skill.clone(), trust, &mut Locks::default())
+    summary_known(skill.clone(), trust, &mut Listing::new())
 }
 
 /// The summaries of `skills`, reading each root's lock file once rather than once per skill (a
@@ -119,16 +139,16 @@ pub(super) fn summaries(skills: &[Skill], trust: &FolderTrust) -> Vec<SkillSumma
 
 /// [`summaries`] of skills that are not needed afterwards: their text moves into the summaries.
 fn summaries_of(skills: Vec<Skill>, trust: &FolderTrust) -> Vec<SkillSummary> {
-    let mut locks = Locks::default();
+    let mut listing = Listing::new();
     skills
         .into_iter()
-        .map(|skill| summary_known(skill, trust, &mut locks))
+        .map(|skill| summary_known(skill, trust, &mut listing))
         .collect()
 }
 
 /// [`summary`], with the lock files read so far (`locks`).
-fn summary_known(skill: Skill, trust: &FolderTrust, locks: &mut Locks) -> SkillSummary {
-    let blocked = blocked_reason(&skill, trust, locks);
+fn summary_known(skill: Skill, trust: &FolderTrust, listing: &mut Listing) -> SkillSummary {
+    let blocked = blocked_reason(&skill, trust, listing);
     let codes: Vec<&'static str> = skill
         .diagnostics
         .iter()
@@ -136,7 +156,7 @@ fn summary_known(skill: Skill, trust: &FolderTrust, locks: &mut Locks) -> SkillS
         .map(|d| d.code)
         .collect();
     let catalog_bytes = crate::skills::catalog::line_len(&skill);
-    let (accepted_findings, signature) = provenance(&skill.dir, locks);
+    let (accepted_findings, signature) = provenance(&skill.dir, &mut listing.locks);
     SkillSummary {
         accepted_findings,
         signature,
@@ -184,13 +204,11 @@ fn provenance(dir: &std::path::Path, locks: &mut Locks) -> (Option<usize>, Optio
 
 /// Why a skill cannot run commands at all, if it can't: a project skill whose folder the user has
 /// not trusted with its current content.
-fn blocked_reason(skill: &Skill, trust: &FolderTrust, locks: &mut Locks) -> Option<String> {
-    if let Some(installed) = locks.installed(&skill.dir) {
-        // A listing of a thousand installed skills must not read every byte of each: files whose
-        // stamps are those of the last listing keep their digests (kept in the cache folder).
-        let stamps = crate::support::cache_file::CacheDir::from_env(|k| std::env::var(k).ok())
-            .map(|c| c.path().join("verified"));
-        let comparison = ManifestStore::load().compare_listed(&skill.dir, &installed.entry.hash, stamps.as_deref());
+fn blocked_reason(skill: &Skill, trust: &FolderTrust, listing: &mut Listing) -> Option<String> {
+    if let Some(installed) = listing.locks.installed(&skill.dir) {
+        let comparison = listing
+            .manifests
+            .compare_listed(&skill.dir, &installed.entry.hash, listing.stamps.as_deref());
         if comparison != Comparison::Same {
             return Some(format!(
                 "{} changed since it was installed or last trusted ({}): check it, then run `agent trust --skill {}`",

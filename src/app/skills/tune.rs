@@ -13,7 +13,7 @@ use crate::skills::SkillSet;
 use crate::skills::catalog::model_line;
 use crate::skills::routing_cases::{self, Case, Half};
 
-use super::eval::{read_cases, route_all, score_case};
+use super::eval::{read_cases, route_all, score_case, summarize};
 use super::tune_write::write_description;
 
 const TUNE_PROMPT: &str = include_str!("../../../prompts/tune.md");
@@ -153,23 +153,18 @@ async fn evaluate(
         .zip(&routed)
         .map(|((c, h), r)| score_case(c, *h, r))
         .collect();
-    let rate = |half: &str| {
-        let of: Vec<&EvalCase> = results.iter().filter(|r| r.split == half).collect();
-        if of.is_empty() {
-            0.0
-        } else {
-            of.iter().filter(|r| r.pass).count() as f64 / of.len() as f64
-        }
-    };
+    let failures = results
+        .iter()
+        .filter(|r| r.split == "train" && !r.pass)
+        .cloned()
+        .collect();
+    // The halves' pass rates exactly as `skills eval` reports them.
+    let summary = summarize(results, 1.0, options.runs, 0);
     Ok(Scored {
         description: description.to_string(),
-        train: rate("train"),
-        validation: rate("validation"),
-        failures: results
-            .iter()
-            .filter(|r| r.split == "train" && !r.pass)
-            .cloned()
-            .collect(),
+        train: summary.train.pass_rate.unwrap_or(0.0),
+        validation: summary.validation.pass_rate.unwrap_or(0.0),
+        failures,
     })
 }
 

@@ -119,10 +119,14 @@ impl ManifestStore {
 
     /// Compare the skill in `dir` now with the content recorded as `recorded`.
     pub fn compare(&self, dir: &Path, recorded: &str) -> Comparison {
-        let now = match Manifest::of(dir) {
-            Ok(now) => now,
-            Err(why) => return Comparison::Unverifiable(why),
-        };
+        match Manifest::of(dir) {
+            Ok(now) => self.judge(&now, recorded),
+            Err(why) => Comparison::Unverifiable(why),
+        }
+    }
+
+    /// How the manifest of a skill as it is `now` compares with the hash `recorded` for it.
+    fn judge(&self, now: &Manifest, recorded: &str) -> Comparison {
         if now.hash() == recorded {
             return Comparison::Same;
         }
@@ -156,13 +160,7 @@ impl ManifestStore {
         if stamps != known {
             save_stamps(&file, &stamps);
         }
-        if now.hash() == recorded {
-            return Comparison::Same;
-        }
-        if !recorded.starts_with(HASH_PREFIX) {
-            return Comparison::OldRecord;
-        }
-        Comparison::Changed(self.recall(recorded).map(|before| now.changes_since(&before)))
+        self.judge(&now, recorded)
     }
 
     fn prune(&self, dir: &Path) -> std::io::Result<()> {

@@ -18,7 +18,7 @@ use crate::skills::routing_cases::{self, Case, Half};
 use crate::support::yaml::document as yaml_document;
 
 pub(super) use draft::draft;
-pub use score::score_case;
+pub use score::{score_case, summarize};
 
 /// Largest cases file that is read.
 const MAX_CASES_BYTES: u64 = 16 * 1024 * 1024;
