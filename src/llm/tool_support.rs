@@ -37,6 +37,17 @@ pub enum ToolSupport {
     Unknown,
 }
 
+impl ToolSupport {
+    /// A server's yes or no; `said` is where it said no.
+    fn answer(calls_tools: bool, said: &str) -> Self {
+        if calls_tools {
+            Self::Yes
+        } else {
+            Self::No { said: said.into() }
+        }
+    }
+}
+
 /// The cached answers: `base_url model` → answer.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Known {
@@ -135,25 +146,19 @@ fn server_root(base_url: &str) -> &str {
 /// llama.cpp: `{"chat_template_caps": {"supports_tools": false, …}}`.
 fn from_llama_props(body: &Value) -> Option<ToolSupport> {
     let supports = body.pointer("/chat_template_caps/supports_tools")?.as_bool()?;
-    Some(if supports {
-        ToolSupport::Yes
-    } else {
-        ToolSupport::No {
-            said: "llama.cpp's /props: chat_template_caps.supports_tools is false".into(),
-        }
-    })
+    Some(ToolSupport::answer(
+        supports,
+        "llama.cpp's /props: chat_template_caps.supports_tools is false",
+    ))
 }
 
 /// Ollama: `{"capabilities": ["completion", "tools", …]}`.
 fn from_ollama_show(body: &Value) -> Option<ToolSupport> {
     let capabilities = body.get("capabilities")?.as_array()?;
-    Some(if capabilities.iter().any(|c| c == "tools") {
-        ToolSupport::Yes
-    } else {
-        ToolSupport::No {
-            said: "Ollama's /api/show: its capabilities do not include tools".into(),
-        }
-    })
+    Some(ToolSupport::answer(
+        capabilities.iter().any(|c| c == "tools"),
+        "Ollama's /api/show: its capabilities do not include tools",
+    ))
 }
 
 /// LM Studio's v1 list: `{"models": [{"key": …, "capabilities": {"trained_for_tool_use": …}}]}`.
@@ -164,13 +169,10 @@ fn from_lm_studio_v1(body: &Value, model: &str) -> Option<ToolSupport> {
         .iter()
         .find(|m| m.get("key").and_then(Value::as_str) == Some(model))?;
     let trained = entry.pointer("/capabilities/trained_for_tool_use")?.as_bool()?;
-    Some(if trained {
-        ToolSupport::Yes
-    } else {
-        ToolSupport::No {
-            said: "LM Studio's model list: trained_for_tool_use is false".into(),
-        }
-    })
+    Some(ToolSupport::answer(
+        trained,
+        "LM Studio's model list: trained_for_tool_use is false",
+    ))
 }
 
 /// LM Studio's v0 list: `{"data": [{"id": …, "capabilities": ["tool_use"]}]}`.
@@ -181,13 +183,10 @@ fn from_lm_studio_v0(body: &Value, model: &str) -> Option<ToolSupport> {
         .iter()
         .find(|m| m.get("id").and_then(Value::as_str) == Some(model))?;
     let capabilities = entry.get("capabilities")?.as_array()?;
-    Some(if capabilities.iter().any(|c| c == "tool_use") {
-        ToolSupport::Yes
-    } else {
-        ToolSupport::No {
-            said: "LM Studio's model list: its capabilities do not include tool_use".into(),
-        }
-    })
+    Some(ToolSupport::answer(
+        capabilities.iter().any(|c| c == "tool_use"),
+        "LM Studio's model list: its capabilities do not include tool_use",
+    ))
 }
 
 #[cfg(test)]
