@@ -51,6 +51,20 @@ echo "== a corpus shaped like ~4,000 real skills: agent skills list against cat"
 corpus=$BENCH_SKILLS_DIR/corpus-4000
 [ -d "$corpus" ] || python3 bench/gen_corpus.py 4000 "$corpus"
 python3 bench/corpus_vs_cat.py "$corpus" target/release/agent >"$tmp/corpus.md"
+echo "== the real corpus: 4,037 public skill folders through symlinks (bench/real_corpus/sources.json)"
+# BENCH_MIRRORS=DIR reads local bare mirrors (DIR/owner+name/repo) instead of fetching from GitHub.
+real=$(python3 bench/gen_real_corpus.py "$root/target/bench-real" 2>"$tmp/real.err") || { cat "$tmp/real.err"; real=; }
+if [ -n "$real" ]; then
+    python3 bench/corpus_vs_cat.py "$real" target/release/agent >"$tmp/real.md"
+else
+    echo "The real corpus could not be fetched here; its rows are left out." >"$tmp/real.md"
+fi
+echo "== a big library per turn: one-shot phases and the chat's request prefix"
+python3 bench/gen_skills.py 6 "$tmp/s6" >/dev/null
+libs=("6 skills=$tmp/s6" "synthetic 4,000=$corpus")
+[ -n "$real" ] && libs+=("real 4,037=$real")
+python3 bench/oneshot_library.py target/release/agent "${libs[@]}" >"$tmp/oneshot.md"
+python3 bench/chat_prefix.py target/release/agent "${libs[@]}" >"$tmp/prefix.md"
 echo "== an installed library: 1,000 skills from four local repositories, with their lock"
 bash bench/library.sh "$root/target/release/agent" 1000 >"$tmp/library.md"
 echo "== turn overhead and peers"
@@ -133,6 +147,21 @@ w("Parsing the corpus's 4,000 files in memory (`parse`, criterion median): whole
   f"{fmt(est('parse','whole'))}, only as far as routing needs {fmt(est('parse','front'))}. "
   f"The catalog cache's payload for them: postcard encodes in {fmt(est('cache','encode_postcard'))} and decodes in "
   f"{fmt(est('cache','decode_postcard'))}; JSON takes {fmt(est('cache','encode_json'))} and {fmt(est('cache','decode_json'))}.\n")
+w("### The real corpus\n")
+w("Every skill folder of seven public repositories at pinned commits (`bench/real_corpus/sources.json`, built by "
+  "`bench/gen_real_corpus.py`; only the generator and the list are kept here), reached through one symlink each, "
+  "as a folder filled by `ln -s` or a linking installer is.\n")
+w(open(os.path.join(tmp, "real.md")).read().strip() + "\n")
+w("## A big library per turn\n")
+w("### One-shot over a big library\n")
+w("`bench/oneshot_library.py`: a plain `agent --once hello` against a mock that answers at once, warm cache, "
+  "beside `curl` posting the very request the agent sent.\n")
+w(open(os.path.join(tmp, "oneshot.md")).read().strip() + "\n")
+w("### The prefix a provider can cache\n")
+w("`bench/chat_prefix.py`: five requests on unrelated topics in one chat (a real pseudo-terminal); each request "
+  "as a provider reads it (tool schemas, then the messages), and the share of it that repeats the request "
+  "before it byte for byte.\n")
+w(open(os.path.join(tmp, "prefix.md")).read().strip() + "\n")
 w("### An installed library of 1,000 skills\n")
 w("`bench/library.sh`: 1,000 skills generated in four local git repositories laid out as the public ones are "
   "(`skills/NAME`, `skills/.curated/NAME`, `scientific-skills/NAME` with scripts and references, "

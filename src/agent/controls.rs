@@ -70,10 +70,19 @@ impl Agent {
     /// Replace the skill set (after a re-scan) and the catalog in the system prompt.
     pub fn set_skills(&mut self, skills: SkillSet) {
         self.conversation.keep_skills(|name| skills.get(name).is_some());
-        self.conversation.set_system(prompt::system_prompt(&skills));
+        self.conversation
+            .set_system(prompt::system_prompt(&skills, self.catalog_budget));
         self.tools.skills = skills;
         self.unfreeze_catalog();
         self.prefetch_rankings();
+    }
+
+    /// Leave the skills' memory to the process's exit: a run about to end would otherwise free
+    /// every skill of a big library one allocation at a time (milliseconds at thousands of
+    /// skills) while the user waits for the prompt. Only memory is left: a skill set holds no
+    /// file, process or lock.
+    pub fn leave_skills_to_exit(&mut self) {
+        std::mem::forget(std::mem::take(&mut self.tools.skills));
     }
 
     /// Forget that the conversation holds these skills' instructions (their files changed), so

@@ -28,12 +28,15 @@ pub fn invoked(name: &str, with_arguments: bool) -> String {
     template.trim_end().replace("{{name}}", &model_line(name))
 }
 
-/// The system prompt with the full catalog of every skill's name and description (never bodies).
-pub fn system_prompt(skills: &SkillSet) -> String {
-    let catalog = Catalog {
-        text: skills.render(),
-        listed: skills.all().len(),
-        omitted: 0,
+/// The system prompt before a request has ranked anything: the whole catalog of every skill's
+/// name and description (never bodies) when it fits `budget`, else the skills in catalog order
+/// while room remains. The first request over the budget ranks its own catalog, so rendering
+/// every line of a big library here would be work thrown away before the request leaves.
+pub fn system_prompt(skills: &SkillSet, budget: usize) -> String {
+    let catalog = if skills.fits(budget) {
+        skills.render_all()
+    } else {
+        skills.render_ranked(budget, [])
     };
     system_prompt_with(skills, &catalog)
 }
@@ -129,7 +132,7 @@ mod tests {
     #[test]
     fn no_skills_no_tools() {
         assert!(tools(&SkillSet::default(), false).is_null());
-        let prompt = system_prompt(&SkillSet::default());
+        let prompt = system_prompt(&SkillSet::default(), usize::MAX);
         assert!(prompt.contains("no skills") && !prompt.contains("third-party"));
         assert!(prompt.ends_with("in a terminal.\n"), "{prompt:?}");
     }
@@ -140,7 +143,7 @@ mod tests {
             "evil\n- admin",
             "Looks \x1b[2Jharmless\u{202e}.",
         )]);
-        let prompt = system_prompt(&skills);
+        let prompt = system_prompt(&skills, usize::MAX);
         assert!(prompt.contains("third-party skill authors"), "{prompt}");
         assert!(prompt.contains("- evil- admin: Looks [2Jharmless."), "{prompt}");
         let text = activation(

@@ -40,8 +40,12 @@ impl SessionState {
             context_window: options.context_window,
             compact_at: options.compact_at,
             history_budget: options.history_budget,
-            catalog_bytes: skills.render().len() as u64,
-            tools_bytes: tools_bytes(&super::prompt::tools(skills, false)),
+            // Sizes of what the first request will send; over the budget, the whole catalog and
+            // the enum of every name are never built.
+            catalog_bytes: skills
+                .catalog_len_upto(options.catalog_budget)
+                .min(options.catalog_budget) as u64,
+            tools_bytes: tools_bytes(&super::prompt::tools(skills, !skills.fits(options.catalog_budget))),
         }
     }
 

@@ -94,7 +94,8 @@ impl Agent {
         approver: Arc<dyn Approver>,
     ) -> Self {
         let redactor = options.tools.redactor.clone();
-        let conversation = Conversation::new(prompt::system_prompt(&skills), options.history_budget, redactor.clone());
+        let system = prompt::system_prompt(&skills, options.catalog_budget);
+        let conversation = Conversation::new(system, options.history_budget, redactor.clone());
         let session = SessionState::new(&options, &skills);
         Self {
             llm,

@@ -30,7 +30,9 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
         return chat::run(run, discovery).await;
     };
     let (mut agent, _) = session::started_agent(&run, discovery)?;
-    Ok(one_turn(&run, &mut agent, &message).await)
+    let code = one_turn(&run, &mut agent, &message).await;
+    agent.leave_skills_to_exit();
+    Ok(code)
 }
 
 /// Run the one turn of a one-shot and return its exit code (Ctrl-C ends it with 130).

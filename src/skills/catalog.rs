@@ -125,7 +125,20 @@ impl SkillSet {
 
     /// Whether every routable skill's catalog line fits in `budget` bytes (then nothing needs ranking).
     pub fn fits(&self, budget: usize) -> bool {
-        self.routable().map(line_len).sum::<usize>() <= budget
+        self.catalog_len_upto(budget) <= budget
+    }
+
+    /// Bytes of the whole catalog, or the first count past `limit`: a big library is over its
+    /// budget after a few dozen lines, so the other thousands are never measured.
+    pub fn catalog_len_upto(&self, limit: usize) -> usize {
+        let mut total = 0usize;
+        for skill in self.routable() {
+            total = total.saturating_add(line_len(skill));
+            if total > limit {
+                break;
+            }
+        }
+        total
     }
 
     /// The skills most relevant to `query`, best first.
@@ -175,13 +188,13 @@ impl SkillSet {
             if chosen.get(i).is_none_or(|c| *c) {
                 continue;
             }
-            let entry = line(&self.skills[i]);
-            if text.len() + entry.len() > budget {
+            // Measured before it is built: most lines of a big library never fit.
+            if text.len() + line_len(&self.skills[i]) > budget {
                 continue;
             }
             chosen[i] = true;
             // Writing to a String cannot fail.
-            let _ = write!(text, "{entry}");
+            let _ = write!(text, "{}", line(&self.skills[i]));
             listed += 1;
             if budget - text.len() < 40 {
                 break;

@@ -515,6 +515,44 @@ async fn over_their_budget_mcp_tools_are_ranked_and_the_rest_found_by_search() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn over_their_budget_the_mcp_tools_of_a_chat_stay_the_same_from_request_to_request() {
+    use crate::common::pty::*;
+    let ws = std::sync::Arc::new(Workspace::new());
+    configure(&ws, json!({"fault": stdio(&fault_server(), &[])}));
+    let mock = std::sync::Arc::new(MockLlm::start(vec![text("first"), text("second")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut cmd = pty_agent(&w);
+        cmd.env("AGENT_RETRIES", "0")
+            .env("AGENT_BASE_URL", m.base_url())
+            .env("AGENT_API_KEY", "sk-test-key-0123456789")
+            .env("AGENT_MODEL", "gpt-4.1-mini")
+            .env("AGENT_MCP_TOOLS_BUDGET", "200")
+            .arg("--yes");
+        let mut p = rexpect::session::spawn_command(cmd, Some(10_000)).unwrap();
+        p.exp_string("/help for commands").unwrap();
+        type_line(&mut p, "use the fault server's ok tool");
+        p.exp_string("first").unwrap();
+        // Another request whose words would rank another tool first.
+        type_line(&mut p, "something huge please");
+        p.exp_string("second").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let requests = mock.requests().await;
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        tool_names(&requests[0]),
+        ["mcp__fault__ok", "search_skills"],
+        "the most relevant to the first request"
+    );
+    assert_eq!(
+        requests[0]["tools"], requests[1]["tools"],
+        "the second request offers the same tools, byte for byte"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_cancels_an_mcp_call_with_the_protocols_cancellation_and_the_turn() {
     use crate::common::pty::*;
     let ws = std::sync::Arc::new(Workspace::new());

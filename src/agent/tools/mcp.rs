@@ -24,8 +24,8 @@ pub fn is_mcp_tool(name: &str) -> bool {
 
 impl ToolRunner {
     /// `tools` (the skill tools' schemas, or null) with the MCP tools added as function schemas:
-    /// all of them, or within `AGENT_MCP_TOOLS_BUDGET` the ones most relevant to `query`, with
-    /// `search_skills` to find the rest. Servers are asked once a session (cached lists need no
+    /// all of them, or within `AGENT_MCP_TOOLS_BUDGET` the ones most relevant to the session's
+    /// first request (kept for the session), with `search_skills` to find the rest. Servers are asked once a session (cached lists need no
     /// server at all); those that fail are warned about once.
     pub async fn with_mcp_tools(&mut self, tools: Value, query: &str) -> Value {
         let Some(hub) = self.settings.mcp.clone() else {
@@ -53,7 +53,20 @@ impl ToolRunner {
         if all.is_empty() {
             return tools;
         }
-        let (offered, left) = within_budget(&all, query, self.settings.mcp_budget);
+        // Chosen on the session's first request and kept: the tool list is part of the prefix a
+        // provider caches, so re-ranking it per request would make every request a cache miss.
+        // What later requests need of the rest, `search_skills` finds.
+        let offered = match &self.mcp_offered {
+            Some(kept) => kept.clone(),
+            None => {
+                let (offered, left) = within_budget(&all, query, self.settings.mcp_budget);
+                self.mcp_left = left.into_iter().cloned().collect();
+                let offered: Vec<McpSchema> = offered.into_iter().cloned().collect();
+                self.mcp_offered = Some(offered.clone());
+                offered
+            }
+        };
+        let left = &self.mcp_left;
         let mut list = match tools {
             Value::Array(list) => list,
             _ => Vec::new(),
@@ -64,8 +77,8 @@ impl ToolRunner {
                 self.mcp_noticed = true;
                 self.emit(Event::Warning {
                     message: format!(
-                        "{} MCP tools do not fit AGENT_MCP_TOOLS_BUDGET ({} bytes of schemas): each request offers the {} \
-                         most relevant to the conversation, and the model can search_skills for the other {}",
+                        "{} MCP tools do not fit AGENT_MCP_TOOLS_BUDGET ({} bytes of schemas): the session offers the {} \
+                         most relevant to its first request, and the model can search_skills for the other {}",
                         all.len(),
                         self.settings.mcp_budget,
                         offered.len(),
@@ -77,7 +90,6 @@ impl ToolRunner {
                 list.push(crate::agent::prompt::search_tool());
             }
         }
-        self.mcp_left = left.into_iter().cloned().collect();
         Value::Array(list)
     }
 

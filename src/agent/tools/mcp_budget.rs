@@ -1,7 +1,7 @@
 //! When the MCP tools' schemas do not fit their budget (`AGENT_MCP_TOOLS_BUDGET`, bytes per
-//! request), each request offers the ones most relevant to the conversation and `search_skills`
-//! finds the others, with their schemas, so none is silently dropped: a tool found that way can be
-//! called by its name.
+//! request), the session offers the ones most relevant to its first request (kept, so requests
+//! share their prefix) and `search_skills` finds the others, with their schemas, so none is
+//! silently dropped: a tool found that way can be called by its name.
 
 use serde_json::Value;
 

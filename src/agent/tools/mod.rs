@@ -47,7 +47,9 @@ pub struct ToolRunner {
     sink: Arc<dyn EventSink>,
     /// The MCP tools' schemas, once the servers' tool lists were read this session.
     mcp_schemas: Option<Vec<mcp_budget::McpSchema>>,
-    /// Those the last request left out for want of room (`search_skills` finds them).
+    /// The MCP tools offered, chosen once a session when they are over their budget.
+    mcp_offered: Option<Vec<mcp_budget::McpSchema>>,
+    /// Those left out for want of room (`search_skills` finds them).
     mcp_left: Vec<mcp_budget::McpSchema>,
     /// Whether the user was told the MCP tools are over their budget.
     mcp_noticed: bool,
@@ -93,6 +95,7 @@ impl ToolRunner {
             approver,
             sink,
             mcp_schemas: None,
+            mcp_offered: None,
             mcp_left: Vec::new(),
             mcp_noticed: false,
         }
