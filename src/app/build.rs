@@ -30,7 +30,8 @@ pub(super) fn agent(
     let tape = checked_tape(run, &discovery)?;
     let mcp = mcp_hub(run, &tape);
     let llm = llm_with(run, tape, sink.clone())?;
-    let skills = SkillSet::with_cache(discovery.skills, config.cache.clone());
+    let preload = run.index_preload.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let skills = SkillSet::with_cache(discovery.skills, config.cache.clone()).with_preloaded(preload);
     let options = AgentOptions {
         tools: RunnerSettings {
             approve: config.approve,

@@ -41,6 +41,9 @@ pub(crate) struct Run<'a> {
     pub front: Frontend,
     /// The run's secret redaction, built once from the settled environment.
     pub redactor: Redactor,
+    /// The search index being read on another thread while discovery runs (a one-shot or a
+    /// chat over a big library ranks with it at once); the skill set takes it.
+    pub index_preload: std::sync::Mutex<Option<crate::skills::catalog::IndexPreload>>,
 }
 
 /// Run the program; returns the process exit code.
@@ -95,6 +98,7 @@ pub async fn run(cli: Cli) -> i32 {
                         trust: settled.trust,
                         front: front.clone(),
                         redactor,
+                        index_preload: std::sync::Mutex::default(),
                     };
                     dispatch(run).await
                 }

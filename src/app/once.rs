@@ -17,6 +17,10 @@ const MAX_STDIN_BYTES: u64 = 1024 * 1024;
 
 /// One turn for a message given on the command line or piped in; else the chat.
 pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError> {
+    // Read while discovery asks the file system about every skill: the index a big library's
+    // first request ranks with is then ready (and checked to be this library's) when needed.
+    *run.index_preload.get_mut().unwrap_or_else(|p| p.into_inner()) =
+        crate::skills::catalog::preload_index(run.config.cache.as_ref());
     let discovery = discover_with(&run.config.skill_roots, &run.config.routing_scan());
     crate::support::phases::mark("discovery");
     let sink: Arc<dyn EventSink> = run.front.output.clone();

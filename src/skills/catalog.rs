@@ -3,11 +3,12 @@
 
 use std::borrow::Cow;
 use std::fmt::Write;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
 
 use super::Skill;
 use super::fields::MAX_DESCRIPTION_CHARS;
-use super::search::{Hit, SkillIndex};
+use super::search::{Hit, Preloaded, SkillIndex};
 use crate::support::cache_file::CacheDir;
 use crate::support::terminal_text::is_hidden;
 
@@ -18,6 +19,22 @@ pub struct SkillSet {
     index: Arc<OnceLock<SkillIndex>>,
     /// Where the index is kept between runs (`None`: built every run).
     cache: Option<CacheDir>,
+    /// An index being read from the cache folder while the skills were found, taken on first
+    /// use if it is theirs.
+    preloaded: Arc<Mutex<Option<IndexPreload>>>,
+}
+
+/// A search index being read on a thread of its own ([`SkillIndex::preload_latest`]).
+pub type IndexPreload = JoinHandle<Option<Preloaded>>;
+
+/// Start reading the most recently used search index of the cache folder `cache` on a thread
+/// of its own; `None` without a cache folder or when no thread can be started.
+pub fn preload_index(cache: Option<&CacheDir>) -> Option<IndexPreload> {
+    let cache = cache?.clone();
+    std::thread::Builder::new()
+        .name("index-preload".into())
+        .spawn(move || SkillIndex::preload_latest(&cache))
+        .ok()
 }
 
 impl std::fmt::Debug for SkillSet {
@@ -85,7 +102,14 @@ impl SkillSet {
             skills,
             index: Arc::default(),
             cache,
+            preloaded: Arc::default(),
         }
+    }
+
+    /// This set, with an index read on another thread meanwhile ([`SkillIndex::preload_latest`]).
+    pub fn with_preloaded(self, preloaded: Option<IndexPreload>) -> Self {
+        *self.preloaded.lock().unwrap_or_else(|p| p.into_inner()) = preloaded;
+        self
     }
 
     pub fn all(&self) -> &[Skill] {
@@ -119,8 +143,11 @@ impl SkillSet {
 
     /// The BM25 index over these skills, built once (or read from the cache folder).
     pub fn index(&self) -> &SkillIndex {
-        self.index
-            .get_or_init(|| SkillIndex::cached(&self.skills, self.cache.as_ref()))
+        self.index.get_or_init(|| {
+            let handle = self.preloaded.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let preloaded = handle.and_then(|h| h.join().ok()).flatten();
+            SkillIndex::cached_or_preloaded(&self.skills, self.cache.as_ref(), preloaded)
+        })
     }
 
     /// Whether every routable skill's catalog line fits in `budget` bytes (then nothing needs ranking).

@@ -9,6 +9,7 @@
 //! "date", "open", "test" and "web" that name skills.
 
 mod persist;
+pub use persist::Preloaded;
 mod tokenize;
 
 use std::collections::{HashMap, HashSet};

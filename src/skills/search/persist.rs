@@ -47,15 +47,33 @@ pub(super) fn fingerprint(skills: &[Skill], params: &Params) -> u64 {
     h.digest()
 }
 
+/// An index read from the cache folder before the skills it belongs to were known (see
+/// [`SkillIndex::preload_latest`]), with the fingerprint it was stored under.
+pub struct Preloaded {
+    fingerprint: u64,
+    file: PathBuf,
+    index: SkillIndex,
+}
+
 impl SkillIndex {
     /// The index of `skills` with the default parameters: loaded from the cache folder when an
     /// index of the same catalog is there, else built (and stored, when `cache` is given).
     pub fn cached(skills: &[Skill], cache: Option<&CacheDir>) -> Self {
+        Self::cached_or_preloaded(skills, cache, None)
+    }
+
+    /// As [`cached`](Self::cached), taking `preloaded` instead of reading the file when it was
+    /// stored for exactly these skills.
+    pub fn cached_or_preloaded(skills: &[Skill], cache: Option<&CacheDir>, preloaded: Option<Preloaded>) -> Self {
         let Some(cache) = cache else {
             return Self::build(skills);
         };
         let params = Params::default();
         let fingerprint = fingerprint(skills, &params);
+        if let Some(p) = preloaded.filter(|p| p.fingerprint == fingerprint && p.index.name_len.len() == skills.len()) {
+            mark_used(&p.file);
+            return p.index;
+        }
         let file = cache.file("index", &format!("{fingerprint:016x}.bin"));
         if let Some(index) = load(&file, fingerprint, skills.len()) {
             return index;
@@ -122,9 +140,41 @@ fn load(file: &Path, fingerprint: u64, skills: usize) -> Option<SkillIndex> {
         return None;
     }
     let index = SkillIndex::from_stored(stored, skills)?;
-    // Mark it used, for pruning; failing to is harmless.
-    let _ = std::fs::File::open(file).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+    mark_used(file);
     Some(index)
+}
+
+/// Mark an index file used, for pruning; failing to is harmless.
+fn mark_used(file: &Path) {
+    let _ = std::fs::File::open(file).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+}
+
+impl SkillIndex {
+    /// The most recently used index in the cache folder, read and decoded without knowing whose
+    /// it is. A run starts this on a thread of its own while discovery asks the file system
+    /// about every skill (work for the kernel, on one core), so that with a big library the
+    /// index is ready when the first request ranks; [`cached_or_preloaded`](Self::cached_or_preloaded)
+    /// takes it only if its fingerprint is that of the skills found.
+    pub fn preload_latest(cache: &CacheDir) -> Option<Preloaded> {
+        let dir = cache.path().join("index");
+        let newest = std::fs::read_dir(&dir)
+            .ok()?
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".bin"))
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .max_by_key(|(modified, _)| *modified)?
+            .1;
+        let bytes = cache_file::read(&newest, KIND).ok()?;
+        let stored: Stored = postcard::from_bytes(&bytes).ok()?;
+        let fingerprint = stored.fingerprint;
+        let skills = stored.name_len.len();
+        let index = SkillIndex::from_stored(stored, skills)?;
+        Some(Preloaded {
+            fingerprint,
+            file: newest,
+            index,
+        })
+    }
 }
 
 fn store(index: &SkillIndex, file: &Path, fingerprint: u64) -> Result<(), String> {
@@ -219,5 +269,43 @@ mod tests {
             desc_tf: 0,
         });
         assert!(SkillIndex::from_stored(stored, set.len()).is_none());
+    }
+
+    #[test]
+    fn a_preloaded_index_is_taken_only_for_the_skills_it_was_built_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CacheDir::at(dir.path());
+        assert!(SkillIndex::preload_latest(&cache).is_none(), "no index folder yet");
+        let (old, newer) = (skills(30, "csv"), skills(40, "pdf"));
+        SkillIndex::cached(&old, Some(&cache));
+        SkillIndex::cached(&newer, Some(&cache));
+        // The one used last is the one read ahead.
+        let files: Vec<_> = std::fs::read_dir(dir.path().join("index")).unwrap().collect();
+        assert_eq!(files.len(), 2);
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        let newest = cache.file(
+            "index",
+            &format!("{:016x}.bin", fingerprint(&newer, &Params::default())),
+        );
+        std::fs::File::open(&newest).unwrap().set_modified(later).unwrap();
+        let preloaded = SkillIndex::preload_latest(&cache).unwrap();
+        assert_eq!(preloaded.file, newest);
+        let taken = SkillIndex::cached_or_preloaded(&newer, Some(&cache), Some(preloaded));
+        assert_eq!(
+            taken.score("pdf variant 7"),
+            SkillIndex::build(&newer).score("pdf variant 7")
+        );
+        // Another library's index is not taken: the right one is loaded instead.
+        let wrong = SkillIndex::preload_latest(&cache);
+        let other = SkillIndex::cached_or_preloaded(&old, Some(&cache), wrong);
+        assert_eq!(
+            other.score("csv variant 3"),
+            SkillIndex::build(&old).score("csv variant 3")
+        );
+        assert_eq!(other.name_len.len(), old.len());
+        // A damaged newest file reads as nothing, never as an error.
+        std::fs::write(&newest, b"not an index").unwrap();
+        std::fs::File::open(&newest).unwrap().set_modified(later).unwrap();
+        assert!(SkillIndex::preload_latest(&cache).is_none());
     }
 }
