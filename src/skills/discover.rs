@@ -3,12 +3,17 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::cache::{Entry, FolderStamp, Found, RootCache, Stamp, open_folder};
-use super::parse::{Known, Loaded, Reading, declared_entry, load_skill_as, load_skill_file};
+use std::os::fd::{AsFd, OwnedFd};
+
+use super::cache::{Found, RootCache, Stamp, open_folder};
+use super::parse::{Loaded, Reading};
 use super::{Diagnostic, Severity, Skill, code};
 use crate::support::cache_file::CacheDir;
-use crate::support::skill_dirs::{find_skill_file, find_skill_file_seen, is_ignored};
+use crate::support::skill_dirs::{find_skill_file, is_ignored};
 use crate::support::skill_roots::Tool;
+
+mod folder;
+use folder::{Loading, load_one};
 
 /// Where a root came from, in precedence order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -132,8 +137,8 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
         if !seen_roots.insert(canonical) {
             continue;
         }
-        let (dirs, cache) = list_and_open(&root.path, cache_dir, &mut out.warnings);
-        let (found, entries) = load_all(&dirs, &root.path, &cache, scan.reading);
+        let ((dirs, root_fd), cache) = list_and_open(&root.path, cache_dir, &mut out.warnings);
+        let (found, entries) = load_all(&dirs, (&root.path, root_fd.as_ref()), &cache, scan.reading);
         if cache.enabled()
             && let Err(e) = cache.save_found(entries)
         {
@@ -181,7 +186,7 @@ fn list_and_open(
     root: &Path,
     cache_dir: Option<&CacheDir>,
     warnings: &mut Vec<Diagnostic>,
-) -> (Vec<Folder>, RootCache) {
+) -> (Folders, RootCache) {
     if !RootCache::larger_than(cache_dir, root, READ_ASIDE_BYTES) {
         return (skill_dirs(root, warnings), RootCache::open(cache_dir, root));
     }
@@ -196,8 +201,8 @@ fn list_and_open(
 /// A folder below a root, with its stamp when it was read already.
 type Folder = (PathBuf, Option<Stamp>);
 
-/// One folder's result, and its cache entry when it can be kept.
-type Loading = (Loaded, Option<(String, Found)>);
+/// A root's folders, and the root open (to look below it without walking its path again).
+type Folders = (Vec<Folder>, Option<OwnedFd>);
 
 /// Folders a loading thread takes at a time: small enough that threads finish together even when
 /// one of them shares its core with another program, large enough that taking costs nothing.
@@ -212,9 +217,15 @@ fn loading_threads() -> usize {
 
 /// Load every folder, in parallel on large roots, keeping the folders' order in the result; with
 /// the cache entries of this run (empty when `cache` is off).
-fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -> (Vec<Loaded>, Vec<(String, Found)>) {
+fn load_all(
+    dirs: &[Folder],
+    (root, root_fd): (&Path, Option<&OwnedFd>),
+    cache: &RootCache,
+    reading: Reading,
+) -> (Vec<Loaded>, Vec<(String, Found)>) {
     let threads = loading_threads();
-    let one = |at: usize, (d, meta): &Folder| load_one(d, at, meta.as_ref(), root, cache, reading);
+    let root_fd = root_fd.map(AsFd::as_fd);
+    let one = |at: usize, (d, meta): &Folder| load_one(d, at, meta.as_ref(), (root, root_fd), cache, reading);
     // Threads cost more than they save on small roots.
     let all: Vec<Loading> = if threads < 2 || dirs.len() < 64 {
         dirs.iter().enumerate().map(|(at, folder)| one(at, folder)).collect()
@@ -279,72 +290,10 @@ fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -
     (found, entries)
 }
 
-/// Load the folder `dir`: from `cache` when nothing it was parsed from changed, else from disk,
-/// stamping its files first so that a change while it is read is seen next time. It is the
-/// `at`th folder of its root.
-fn load_one(dir: &Path, at: usize, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, reading: Reading) -> Loading {
-    if !cache.enabled() {
-        return (load_skill_as(dir, root, reading), None);
-    }
-    let place = cache.place(dir, at);
-    let Some(dir_stamp) = stamp.copied().or_else(|| cache.stamp_folder(&place)) else {
-        return (load_skill_as(dir, root, reading), None);
-    };
-    if let Some(loaded) = cache.lookup(&place, &dir_stamp) {
-        return (loaded, Some((place.key, Found::Kept)));
-    }
-    let Some((file, file_meta)) = find_skill_file_seen(dir) else {
-        return (Loaded::NotASkill, None);
-    };
-    let manifest = cache.look_in(&place, "skill.json");
-    let agents = cache.look_in(&place, "agents");
-    let run_sh = cache.look_in(&place, "run.sh");
-    // What these stamps found need not be asked again while loading.
-    let known = Known {
-        manifest: seen(&manifest).map(|s| s.is_some()),
-        agents: seen(&agents).map(|s| s.is_some()),
-        run_sh: seen(&run_sh).map(|s| s.map(|s| s.mode)),
-    };
-    // Codex's `agents/openai.yaml` shapes how a skill may be invoked, and the folder's stamps do
-    // not cover a file inside a subfolder: such folders are read every time, never cached.
-    let stamp = FolderStamp::before_reading_seen(dir_stamp, &file, &file_meta, manifest.ok())
-        .filter(|_| known.agents == Some(false));
-    let loaded = load_skill_file(dir, &file, &file_meta, root, reading, known);
-    let entry = stamp.and_then(|mut stamp| {
-        if let Loaded::Skill(skill) = &loaded {
-            // A declared entry script that is missing is stamped as missing, so its appearance
-            // (even in a subfolder) is seen.
-            let missing = skill.diagnostics.iter().any(|d| d.code == code::MISSING_ENTRY);
-            let declared = if missing {
-                Some(declared_entry(dir)?)
-            } else {
-                skill.entry.clone()
-            };
-            // `run.sh` was stamped before loading looked at it.
-            stamp.stamp_entry(declared.as_deref(), |name| match name {
-                "run.sh" => run_sh.as_ref().ok().copied(),
-                _ => cache.look_in(&place, name).ok(),
-            });
-        }
-        Entry::new(stamp, &loaded)
-    });
-    (loaded, entry.map(|e| (place.key, Found::New(Box::new(e)))))
-}
-
-/// What a stamp found: `Some(None)` when there is nothing there, `None` when the file system did
-/// not say (no permission, say), so that loading looks for itself and reports why it cannot.
-fn seen(stamp: &std::io::Result<Stamp>) -> Option<Option<&Stamp>> {
-    match stamp {
-        Ok(stamp) => Some(Some(stamp)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
-        Err(_) => None,
-    }
-}
-
 /// Direct subfolders of `root` (symlinks followed), sorted by name for a stable order. A root that
 /// is itself a skill folder counts as one skill, since that is what people point `--skills-dir` at.
 /// Links come with their target's stamp, which following them took anyway.
-fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
+fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Folders {
     let entries = match std::fs::read_dir(root) {
         Ok(e) => e,
         Err(e) => {
@@ -355,7 +304,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
                 None,
                 format!("cannot list skill root: {e}"),
             ));
-            return Vec::new();
+            return (Vec::new(), None);
         }
     };
     let fd = open_folder(root);
@@ -405,7 +354,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
         }
     }
     if own_skill_file {
-        return vec![(root.to_path_buf(), None)];
+        return (vec![(root.to_path_buf(), None)], fd);
     }
     warnings.append(&mut broken);
     // All are `root.join(name)`: ordering their bytes orders the names as comparing the paths
@@ -415,7 +364,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
             .as_encoded_bytes()
             .cmp(b.0.as_os_str().as_encoded_bytes())
     });
-    dirs
+    (dirs, fd)
 }
 
 #[cfg(test)]
@@ -472,8 +421,13 @@ mod tests {
             .map(|s| {
                 let codes: Vec<_> = s.diagnostics.iter().map(|d| d.code).collect();
                 format!(
-                    "{} {:?} {:?} model={} {codes:?}",
-                    s.name, s.description, s.entry, s.invocation.model
+                    "{} {:?} {:?} model={} signed={} {:?} {codes:?}",
+                    s.name,
+                    s.description,
+                    s.entry,
+                    s.invocation.model,
+                    s.may_be_signed,
+                    s.skill_file.file_name()
                 )
             })
             .collect();
@@ -495,6 +449,7 @@ mod tests {
             "missing-entry",
             "codex",
             "manifest-only",
+            "signed",
         ] {
             skill(r, name, name);
         }
@@ -524,6 +479,19 @@ mod tests {
             r#"{"description": "from the manifest"}"#,
             0o644,
         );
+        // Other spellings of the skill file, a folder named like one, a signature, a link.
+        write("lower/skill.md", "---\nname: lower\ndescription: d\n---\n", 0o644);
+        write("odd/Skill.md", "---\nname: odd\ndescription: d\n---\n", 0o644);
+        write("odd/SKILL.MD", "---\nname: odd-upper\ndescription: d\n---\n", 0o644);
+        write("folder-named-so/SKILL.md/x", "", 0o644);
+        write("folder-named-so/skill.md", "---\nname: folder-named-so\ndescription: d\n---\n", 0o644);
+        write("signed/SKILL.sig", "x", 0o644);
+        write("none/README.md", "not a skill", 0o644);
+        let elsewhere = tempfile::tempdir().unwrap();
+        skill(elsewhere.path(), "target", "linked");
+        fs::write(elsewhere.path().join("target/SKILL.sig"), "x").unwrap();
+        std::os::unix::fs::symlink(elsewhere.path().join("target/SKILL.md"), r.join("lower/SKILL.MD")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path().join("target"), r.join("linked")).unwrap();
         let roots = [SkillRoot::new(r.into(), RootKind::Flag)];
         let plain = seen(&discover_with(&roots, &Scan::routing(None)));
         let cached = Scan::routing(Some(CacheDir::at(cache.path())));
@@ -538,6 +506,12 @@ mod tests {
             "model=false",
             "Some(\"bin/go\")",
             "from the manifest",
+            "lower \"d\" None model=true signed=false Some(\"skill.md\")",
+            "odd-upper \"d\" None model=true signed=false Some(\"SKILL.MD\")",
+            "folder-named-so \"d\" None model=true signed=false Some(\"skill.md\")",
+            "signed \"does signed things\" None model=true signed=true",
+            "plain \"does plain things\" None model=true signed=false",
+            "linked \"does linked things\" None model=true signed=true",
         ] {
             assert!(joined.contains(expected), "{expected} in {joined}");
         }
