@@ -138,7 +138,8 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
             continue;
         }
         let ((dirs, root_fd), cache) = list_and_open(&root.path, cache_dir, &mut out.warnings);
-        let (found, entries) = load_all(&dirs, (&root.path, root_fd.as_ref()), &cache, scan.reading);
+        let (found, entries, mut broken) = load_all(&dirs, (&root.path, root_fd.as_ref()), &cache, scan.reading);
+        out.warnings.append(&mut broken);
         if cache.enabled()
             && let Err(e) = cache.save_found(entries)
         {
@@ -182,11 +183,7 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
 const READ_ASIDE_BYTES: u64 = 256 * 1024;
 
 /// The folders of `root` ([`skill_dirs`]) and its cache, the two read at once when both are large.
-fn list_and_open(
-    root: &Path,
-    cache_dir: Option<&CacheDir>,
-    warnings: &mut Vec<Diagnostic>,
-) -> (Folders, RootCache) {
+fn list_and_open(root: &Path, cache_dir: Option<&CacheDir>, warnings: &mut Vec<Diagnostic>) -> (Folders, RootCache) {
     if !RootCache::larger_than(cache_dir, root, READ_ASIDE_BYTES) {
         return (skill_dirs(root, warnings), RootCache::open(cache_dir, root));
     }
@@ -198,8 +195,9 @@ fn list_and_open(
     })
 }
 
-/// A folder below a root, with its stamp when it was read already.
-type Folder = (PathBuf, Option<Stamp>);
+/// A folder below a root: its path, its stamp when listing the root took it already, and
+/// whether it is a symlink not followed yet (the thread that loads it follows it, once).
+type Folder = (PathBuf, Option<Stamp>, bool);
 
 /// A root's folders, and the root open (to look below it without walking its path again).
 type Folders = (Vec<Folder>, Option<OwnedFd>);
@@ -216,16 +214,17 @@ fn loading_threads() -> usize {
 }
 
 /// Load every folder, in parallel on large roots, keeping the folders' order in the result; with
-/// the cache entries of this run (empty when `cache` is off).
+/// the cache entries of this run (empty when `cache` is off) and the links found broken.
 fn load_all(
     dirs: &[Folder],
     (root, root_fd): (&Path, Option<&OwnedFd>),
     cache: &RootCache,
     reading: Reading,
-) -> (Vec<Loaded>, Vec<(String, Found)>) {
+) -> (Vec<Loaded>, Vec<(String, Found)>, Vec<Diagnostic>) {
     let threads = loading_threads();
     let root_fd = root_fd.map(AsFd::as_fd);
-    let one = |at: usize, (d, meta): &Folder| load_one(d, at, meta.as_ref(), (root, root_fd), cache, reading);
+    let one =
+        |at: usize, (d, meta, link): &Folder| load_one(d, at, (meta.as_ref(), *link), (root, root_fd), cache, reading);
     // Threads cost more than they save on small roots.
     let all: Vec<Loading> = if threads < 2 || dirs.len() < 64 {
         dirs.iter().enumerate().map(|(at, folder)| one(at, folder)).collect()
@@ -270,6 +269,7 @@ fn load_all(
                                 "internal error while loading",
                             )),
                             None,
+                            None,
                         )],
                     )),
                 }
@@ -279,20 +279,22 @@ fn load_all(
         parts.sort_unstable_by_key(|(start, _)| *start);
         parts.into_iter().flat_map(|(_, part)| part).collect()
     };
-    let mut entries = Vec::new();
+    let (mut entries, mut broken) = (Vec::new(), Vec::new());
     let found = all
         .into_iter()
-        .map(|(loaded, entry)| {
+        .map(|(loaded, entry, warning)| {
             entries.extend(entry);
+            broken.extend(warning);
             loaded
         })
         .collect();
-    (found, entries)
+    (found, entries, broken)
 }
 
 /// Direct subfolders of `root` (symlinks followed), sorted by name for a stable order. A root that
 /// is itself a skill folder counts as one skill, since that is what people point `--skills-dir` at.
-/// Links come with their target's stamp, which following them took anyway.
+/// Links are followed later, by the thread that loads them: a link to a file is no skill, one
+/// that leads nowhere is a warning.
 fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Folders {
     let entries = match std::fs::read_dir(root) {
         Ok(e) => e,
@@ -313,6 +315,8 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Folders {
     let mut own_skill_file = false;
     let mut dirs: Vec<Folder> = Vec::new();
     let mut broken = Vec::new();
+    // Without the root open, links are followed by their full path anyway: here, as before.
+    let defer_links = fd.is_some();
     for e in entries.filter_map(Result::ok) {
         let name = e.file_name();
         let kind = e.file_type().ok();
@@ -328,10 +332,14 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Folders {
         }
         let path = e.path();
         // The entry's type comes with the listing: a folder is stamped later, on the thread that
-        // loads it; only links (and file systems that do not say) are followed here.
+        // loads it, and so is a link followed; only file systems that do not say are asked here.
         match kind {
             Some(k) if k.is_dir() => {
-                dirs.push((path, None));
+                dirs.push((path, None, false));
+                continue;
+            }
+            Some(k) if k.is_symlink() && defer_links => {
+                dirs.push((path, None, true));
                 continue;
             }
             Some(k) if !k.is_symlink() => continue,
@@ -342,7 +350,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Folders {
             None => std::fs::metadata(&path).map(|m| Stamp::of(&m)),
         };
         match stamp {
-            Ok(s) if s.is_dir() => dirs.push((path, Some(s))),
+            Ok(s) if s.is_dir() => dirs.push((path, Some(s), false)),
             Ok(_) => {}
             Err(err) => broken.push(Diagnostic::new(
                 code::BROKEN_LINK,
@@ -354,7 +362,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Folders {
         }
     }
     if own_skill_file {
-        return (vec![(root.to_path_buf(), None)], fd);
+        return (vec![(root.to_path_buf(), None, false)], fd);
     }
     warnings.append(&mut broken);
     // All are `root.join(name)`: ordering their bytes orders the names as comparing the paths
@@ -368,162 +376,5 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Folders {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::fs;
-
-    fn skill(root: &Path, folder: &str, name: &str) {
-        let dir = root.join(folder);
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(
-            dir.join("SKILL.md"),
-            format!("---\nname: {name}\ndescription: does {name} things\n---\nbody"),
-        )
-        .unwrap();
-    }
-
-    #[test]
-    fn first_root_wins_and_shadowed_are_warned() {
-        let a = tempfile::tempdir().unwrap();
-        let b = tempfile::tempdir().unwrap();
-        skill(a.path(), "x", "x");
-        skill(b.path(), "x", "x");
-        skill(b.path(), "y", "y");
-        let d = discover(&[
-            SkillRoot::new(a.path().into(), RootKind::Flag),
-            SkillRoot::new(b.path().into(), RootKind::User),
-        ]);
-        let names: Vec<_> = d.skills.iter().map(|s| (s.name.as_str(), s.root.clone())).collect();
-        assert_eq!(names, [("x", a.path().to_path_buf()), ("y", b.path().to_path_buf())]);
-        assert_eq!(d.warnings[0].code, code::SHADOWED);
-    }
-
-    #[test]
-    fn hidden_and_node_modules_skipped_symlinks_followed() {
-        let root = tempfile::tempdir().unwrap();
-        let elsewhere = tempfile::tempdir().unwrap();
-        skill(root.path(), ".hidden", "hidden");
-        skill(root.path(), "node_modules", "nm");
-        skill(elsewhere.path(), "linked", "linked");
-        std::os::unix::fs::symlink(elsewhere.path().join("linked"), root.path().join("linked")).unwrap();
-        std::os::unix::fs::symlink(root.path().join("loop"), root.path().join("loop")).unwrap();
-        let d = discover(&[SkillRoot::new(root.path().into(), RootKind::Flag)]);
-        let names: Vec<_> = d.skills.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["linked"]);
-        assert!(d.warnings.iter().any(|w| w.file.ends_with("loop")));
-    }
-
-    /// What a listing shows of each skill, and every finding.
-    fn seen(d: &Discovery) -> Vec<String> {
-        let mut out: Vec<String> = d
-            .skills
-            .iter()
-            .map(|s| {
-                let codes: Vec<_> = s.diagnostics.iter().map(|d| d.code).collect();
-                format!(
-                    "{} {:?} {:?} model={} signed={} {:?} {codes:?}",
-                    s.name,
-                    s.description,
-                    s.entry,
-                    s.invocation.model,
-                    s.may_be_signed,
-                    s.skill_file.file_name()
-                )
-            })
-            .collect();
-        out.extend(d.skipped.iter().chain(&d.warnings).map(|d| d.to_string()));
-        out
-    }
-
-    #[test]
-    fn the_cache_read_cold_and_warm_finds_what_reading_finds() {
-        use std::os::unix::fs::PermissionsExt;
-        let root = tempfile::tempdir().unwrap();
-        let cache = tempfile::tempdir().unwrap();
-        let r = root.path();
-        for name in [
-            "plain",
-            "runs",
-            "not-exec",
-            "declared",
-            "missing-entry",
-            "codex",
-            "manifest-only",
-            "signed",
-        ] {
-            skill(r, name, name);
-        }
-        let write = |path: &str, text: &str, mode: u32| {
-            let p = r.join(path);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(&p, text).unwrap();
-            fs::set_permissions(&p, fs::Permissions::from_mode(mode)).unwrap();
-        };
-        write("runs/run.sh", "#!/bin/sh\n", 0o755);
-        write("not-exec/run.sh", "#!/bin/sh\n", 0o644);
-        write("declared/skill.json", r#"{"entry": "bin/go"}"#, 0o644);
-        write("declared/bin/go", "#!/bin/sh\n", 0o755);
-        write("missing-entry/skill.json", r#"{"entry": "nope.sh"}"#, 0o644);
-        write(
-            "codex/agents/openai.yaml",
-            "policy:\n  allow_implicit_invocation: false\n",
-            0o644,
-        );
-        write(
-            "manifest-only/SKILL.md",
-            "# manifest-only\n\nbody without a description\n",
-            0o644,
-        );
-        write(
-            "manifest-only/skill.json",
-            r#"{"description": "from the manifest"}"#,
-            0o644,
-        );
-        // Other spellings of the skill file, a folder named like one, a signature, a link.
-        write("lower/skill.md", "---\nname: lower\ndescription: d\n---\n", 0o644);
-        write("odd/Skill.md", "---\nname: odd\ndescription: d\n---\n", 0o644);
-        write("odd/SKILL.MD", "---\nname: odd-upper\ndescription: d\n---\n", 0o644);
-        write("folder-named-so/SKILL.md/x", "", 0o644);
-        write("folder-named-so/skill.md", "---\nname: folder-named-so\ndescription: d\n---\n", 0o644);
-        write("signed/SKILL.sig", "x", 0o644);
-        write("none/README.md", "not a skill", 0o644);
-        let elsewhere = tempfile::tempdir().unwrap();
-        skill(elsewhere.path(), "target", "linked");
-        fs::write(elsewhere.path().join("target/SKILL.sig"), "x").unwrap();
-        std::os::unix::fs::symlink(elsewhere.path().join("target/SKILL.md"), r.join("lower/SKILL.MD")).unwrap();
-        std::os::unix::fs::symlink(elsewhere.path().join("target"), r.join("linked")).unwrap();
-        let roots = [SkillRoot::new(r.into(), RootKind::Flag)];
-        let plain = seen(&discover_with(&roots, &Scan::routing(None)));
-        let cached = Scan::routing(Some(CacheDir::at(cache.path())));
-        let cold = seen(&discover_with(&roots, &cached));
-        let warm = seen(&discover_with(&roots, &cached));
-        assert_eq!(cold, plain);
-        assert_eq!(warm, plain);
-        let joined = plain.join("\n");
-        for expected in [
-            "not-executable",
-            "missing-entry",
-            "model=false",
-            "Some(\"bin/go\")",
-            "from the manifest",
-            "lower \"d\" None model=true signed=false Some(\"skill.md\")",
-            "odd-upper \"d\" None model=true signed=false Some(\"SKILL.MD\")",
-            "folder-named-so \"d\" None model=true signed=false Some(\"skill.md\")",
-            "signed \"does signed things\" None model=true signed=true",
-            "plain \"does plain things\" None model=true signed=false",
-            "linked \"does linked things\" None model=true signed=true",
-        ] {
-            assert!(joined.contains(expected), "{expected} in {joined}");
-        }
-    }
-
-    #[test]
-    fn same_root_twice_is_scanned_once() {
-        let root = tempfile::tempdir().unwrap();
-        skill(root.path(), "x", "x");
-        let r = SkillRoot::new(root.path().into(), RootKind::Flag);
-        let d = discover(&[r.clone(), SkillRoot::new(root.path().into(), RootKind::Project)]);
-        assert_eq!(d.skills.len(), 1);
-        assert!(d.warnings.is_empty());
-    }
-}
+#[path = "discover_tests.rs"]
+mod tests;

@@ -12,12 +12,13 @@ use std::path::Path;
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, StatxFlags};
 
 use super::super::cache::{Entry, FolderStamp, Found, RootCache, Stamp};
-use super::super::code;
 use super::super::parse::{Known, Loaded, Reading, declared_entry, load_skill_as, load_skill_file, load_skill_opened};
+use super::super::{Diagnostic, Severity, code};
 use crate::support::fs::open_regular_at;
 
-/// One folder's result, and its cache entry when it can be kept.
-pub(super) type Loading = (Loaded, Option<(String, Found)>);
+/// One folder's result, its cache entry when it can be kept, and a warning when it is a link
+/// that leads nowhere.
+pub(super) type Loading = (Loaded, Option<(String, Found)>, Option<Diagnostic>);
 
 /// What a folder's one listing showed.
 struct Listed {
@@ -126,11 +127,12 @@ fn pick_skill_file(dir: BorrowedFd<'_>, mut candidates: Vec<(Vec<u8>, FileType)>
 
 /// Load the folder `dir`, the `at`th of `root` (open as `root_fd`): from `cache` when nothing it
 /// was parsed from changed, else from disk, stamping its files first so that a change while it is
-/// read is seen next time. `stamp` is the folder's stamp when listing the root took it already.
+/// read is seen next time. `stamp` is the folder's stamp when listing the root took it already,
+/// `link` whether it is a symlink that was not followed yet.
 pub(super) fn load_one(
     dir: &Path,
     at: usize,
-    stamp: Option<&Stamp>,
+    (stamp, link): (Option<&Stamp>, bool),
     (root, root_fd): (&Path, Option<BorrowedFd<'_>>),
     cache: &RootCache,
     reading: Reading,
@@ -140,25 +142,31 @@ pub(super) fn load_one(
     if let Some(place) = place.as_ref().filter(|place| cache.has(place)) {
         dir_stamp = dir_stamp.or_else(|| cache.stamp_folder(place));
         if let Some(loaded) = dir_stamp.and_then(|s| cache.lookup(place, &s)) {
-            return (loaded, Some((place.key.clone(), Found::Kept)));
+            return (loaded, Some((place.key.clone(), Found::Kept)), None);
         }
     }
-    let Ok(listed) = Listed::open(root_fd, dir, root) else {
+    let listed = match Listed::open(root_fd, dir, root) {
+        Ok(listed) => listed,
+        Err(e) if link => return unlisted_link(dir, root, reading, &e),
         // What cannot be listed is looked at file by file, which says why it cannot be read.
-        return (load_skill_as(dir, root, reading), None);
+        Err(_) => return (load_skill_as(dir, root, reading), None, None),
     };
     let Some((name, regular)) = &listed.skill_file else {
-        return (Loaded::NotASkill, None);
+        return (Loaded::NotASkill, None, None);
     };
     let file = dir.join(OsStr::from_bytes(name));
     let (known, run_sh) = listed.known();
     let Some(place) = place else {
         let loaded = load_listed(&listed, dir, &file, *regular, root, reading, known).0;
-        return (loaded, None);
+        return (loaded, None, None);
     };
     // The folder is stamped before it is read (its listing was, just now).
     let Some(dir_stamp) = dir_stamp.or_else(|| listed.dir.fd().ok().and_then(|fd| Stamp::of_open(fd).ok())) else {
-        return (load_listed(&listed, dir, &file, *regular, root, reading, known).0, None);
+        return (
+            load_listed(&listed, dir, &file, *regular, root, reading, known).0,
+            None,
+            None,
+        );
     };
     let manifest = match listed.manifest {
         true => listed.stamp("skill.json").ok(),
@@ -188,7 +196,7 @@ pub(super) fn load_one(
         }
         Entry::new(stamp, &loaded)
     });
-    (loaded, entry.map(|e| (place.key, Found::New(Box::new(e)))))
+    (loaded, entry.map(|e| (place.key, Found::New(Box::new(e)))), None)
 }
 
 /// Load the skill whose file `file` the listing found (`regular` when it is a regular file), with
@@ -203,9 +211,11 @@ fn load_listed(
     known: Known,
 ) -> (Loaded, Option<std::fs::Metadata>) {
     let (mut loaded, meta) = if regular {
-        let opened = listed.dir.fd().map_err(std::io::Error::from).and_then(|fd| {
-            open_regular_at(fd, Path::new(file.file_name().unwrap_or_default()))
-        });
+        let opened = listed
+            .dir
+            .fd()
+            .map_err(std::io::Error::from)
+            .and_then(|fd| open_regular_at(fd, Path::new(file.file_name().unwrap_or_default())));
         let meta = opened.as_ref().ok().map(|(_, meta)| meta.clone());
         let opened = opened.map(|(handle, meta)| (handle, meta.len()));
         (load_skill_opened(dir, file, opened, root, reading, known), meta)
@@ -219,4 +229,27 @@ fn load_listed(
         skill.may_be_signed = listed.signature;
     }
     (loaded, meta)
+}
+
+/// A link below the root that could not be opened as a folder (`error`): a link to a file is no
+/// skill; one whose target cannot be reached is a warning; a folder that cannot be listed is
+/// looked at file by file.
+fn unlisted_link(dir: &Path, root: &Path, reading: Reading, error: &std::io::Error) -> Loading {
+    if error.raw_os_error() == Some(libc::ENOTDIR) {
+        return (Loaded::NotASkill, None, None);
+    }
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => (load_skill_as(dir, root, reading), None, None),
+        Ok(_) => (Loaded::NotASkill, None, None),
+        Err(e) => {
+            let warning = Diagnostic::new(
+                code::BROKEN_LINK,
+                Severity::Warning,
+                dir,
+                None,
+                format!("skipped: {e} (broken or looping symlink?)"),
+            );
+            (Loaded::NotASkill, None, Some(warning))
+        }
+    }
 }
