@@ -32,7 +32,7 @@ use crate::support::cache_file::{self, CacheDir, Kind};
 /// below fails until it is).
 const KIND: Kind = Kind {
     magic: *b"AGTSKCAT",
-    version: 4,
+    version: 5,
 };
 
 /// Entries whose files changed this recently are not kept.
@@ -79,6 +79,13 @@ impl Stamp {
     /// `path`, not the folder's whole path again, which is most of a `stat` over thousands of skills.
     pub fn in_folder(dir: impl AsFd, path: &Path) -> std::io::Result<Self> {
         rustix::fs::statx(dir, path, AtFlags::empty(), StatxFlags::BASIC_STATS)
+            .map(|st| Self::of_statx(&st))
+            .map_err(std::io::Error::from)
+    }
+
+    /// The stamp of the open file or folder `fd`: nothing is walked.
+    pub fn of_open(fd: impl AsFd) -> std::io::Result<Self> {
+        rustix::fs::statx(fd, "", AtFlags::EMPTY_PATH, StatxFlags::BASIC_STATS)
             .map(|st| Self::of_statx(&st))
             .map_err(std::io::Error::from)
     }
@@ -326,6 +333,12 @@ impl RootCache {
             return None;
         }
         entry.record.into_loaded(place.dir, &entry.stamp.file_name, &self.root)
+    }
+
+    /// Whether an entry is stored for the folder at `place`: when none is, the folder need not be
+    /// stamped before it is read.
+    pub fn has(&self, place: &Place<'_>) -> bool {
+        self.stored_entry(&place.key, place.at).is_some()
     }
 
     /// The stamp of the folder at `place`, walking only its name when the root is open.

@@ -66,6 +66,8 @@ pub(super) struct SkillRecord {
     requires: Requires,
     invocation: InvocationRecord,
     diagnostics: Vec<DiagRecord>,
+    /// Whether the folder's listing showed a `SKILL.sig`: its appearance changes the folder's stamp.
+    may_be_signed: bool,
 }
 
 /// [`Invocation`] with every field written: postcard is not self-describing, so the fields its
@@ -118,6 +120,7 @@ impl Record {
                     requires,
                     invocation,
                     diagnostics,
+                    may_be_signed,
                 } = skill.as_ref();
                 Some(Self::Skill(Box::new(SkillRecord {
                     name: name.clone(),
@@ -131,6 +134,7 @@ impl Record {
                     requires: requires.clone(),
                     invocation: invocation.into(),
                     diagnostics: diagnostics.iter().map(DiagRecord::of).collect(),
+                    may_be_signed: *may_be_signed,
                 })))
             }
             Loaded::Skipped(d) => Some(Self::Skipped(DiagRecord::of(d))),
@@ -157,6 +161,7 @@ impl Record {
             requires,
             invocation,
             diagnostics,
+            may_be_signed,
         } = record;
         let diagnostics = diagnostics
             .into_iter()
@@ -184,6 +189,7 @@ impl Record {
                 arguments: invocation.arguments,
             },
             diagnostics,
+            may_be_signed,
         })))
     }
 }

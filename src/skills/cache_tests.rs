@@ -278,6 +278,6 @@ fn format_fingerprint() {
     let bytes = postcard::to_stdvec(&payload).unwrap();
     assert_eq!(
         (KIND.version, format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes))),
-        (4, "a69ff2b77872db49".to_string())
+        (5, "2e87df8cb1fa929c".to_string())
     );
 }

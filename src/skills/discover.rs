@@ -3,12 +3,17 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::cache::{Entry, FolderStamp, Found, RootCache, Stamp, open_folder};
-use super::parse::{Known, Loaded, Reading, declared_entry, load_skill_as, load_skill_file};
+use std::os::fd::{AsFd, OwnedFd};
+
+use super::cache::{Found, RootCache, Stamp, open_folder};
+use super::parse::{Loaded, Reading};
 use super::{Diagnostic, Severity, Skill, code};
 use crate::support::cache_file::CacheDir;
-use crate::support::skill_dirs::{find_skill_file, find_skill_file_seen, is_ignored};
+use crate::support::skill_dirs::{find_skill_file, is_ignored};
 use crate::support::skill_roots::Tool;
+
+mod folder;
+use folder::{Loading, load_one};
 
 /// Where a root came from, in precedence order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -132,8 +137,9 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
         if !seen_roots.insert(canonical) {
             continue;
         }
-        let (dirs, cache) = list_and_open(&root.path, cache_dir, &mut out.warnings);
-        let (found, entries) = load_all(&dirs, &root.path, &cache, scan.reading);
+        let ((dirs, root_fd), cache) = list_and_open(&root.path, cache_dir, &mut out.warnings);
+        let (found, entries, mut broken) = load_all(&dirs, (&root.path, root_fd.as_ref()), &cache, scan.reading);
+        out.warnings.append(&mut broken);
         if cache.enabled()
             && let Err(e) = cache.save_found(entries)
         {
@@ -177,11 +183,7 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
 const READ_ASIDE_BYTES: u64 = 256 * 1024;
 
 /// The folders of `root` ([`skill_dirs`]) and its cache, the two read at once when both are large.
-fn list_and_open(
-    root: &Path,
-    cache_dir: Option<&CacheDir>,
-    warnings: &mut Vec<Diagnostic>,
-) -> (Vec<Folder>, RootCache) {
+fn list_and_open(root: &Path, cache_dir: Option<&CacheDir>, warnings: &mut Vec<Diagnostic>) -> (Folders, RootCache) {
     if !RootCache::larger_than(cache_dir, root, READ_ASIDE_BYTES) {
         return (skill_dirs(root, warnings), RootCache::open(cache_dir, root));
     }
@@ -193,11 +195,12 @@ fn list_and_open(
     })
 }
 
-/// A folder below a root, with its stamp when it was read already.
-type Folder = (PathBuf, Option<Stamp>);
+/// A folder below a root: its path, its stamp when listing the root took it already, and
+/// whether it is a symlink not followed yet (the thread that loads it follows it, once).
+type Folder = (PathBuf, Option<Stamp>, bool);
 
-/// One folder's result, and its cache entry when it can be kept.
-type Loading = (Loaded, Option<(String, Found)>);
+/// A root's folders, and the root open (to look below it without walking its path again).
+type Folders = (Vec<Folder>, Option<OwnedFd>);
 
 /// Folders a loading thread takes at a time: small enough that threads finish together even when
 /// one of them shares its core with another program, large enough that taking costs nothing.
@@ -211,10 +214,17 @@ fn loading_threads() -> usize {
 }
 
 /// Load every folder, in parallel on large roots, keeping the folders' order in the result; with
-/// the cache entries of this run (empty when `cache` is off).
-fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -> (Vec<Loaded>, Vec<(String, Found)>) {
+/// the cache entries of this run (empty when `cache` is off) and the links found broken.
+fn load_all(
+    dirs: &[Folder],
+    (root, root_fd): (&Path, Option<&OwnedFd>),
+    cache: &RootCache,
+    reading: Reading,
+) -> (Vec<Loaded>, Vec<(String, Found)>, Vec<Diagnostic>) {
     let threads = loading_threads();
-    let one = |at: usize, (d, meta): &Folder| load_one(d, at, meta.as_ref(), root, cache, reading);
+    let root_fd = root_fd.map(AsFd::as_fd);
+    let one =
+        |at: usize, (d, meta, link): &Folder| load_one(d, at, (meta.as_ref(), *link), (root, root_fd), cache, reading);
     // Threads cost more than they save on small roots.
     let all: Vec<Loading> = if threads < 2 || dirs.len() < 64 {
         dirs.iter().enumerate().map(|(at, folder)| one(at, folder)).collect()
@@ -259,6 +269,7 @@ fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -
                                 "internal error while loading",
                             )),
                             None,
+                            None,
                         )],
                     )),
                 }
@@ -268,83 +279,23 @@ fn load_all(dirs: &[Folder], root: &Path, cache: &RootCache, reading: Reading) -
         parts.sort_unstable_by_key(|(start, _)| *start);
         parts.into_iter().flat_map(|(_, part)| part).collect()
     };
-    let mut entries = Vec::new();
+    let (mut entries, mut broken) = (Vec::new(), Vec::new());
     let found = all
         .into_iter()
-        .map(|(loaded, entry)| {
+        .map(|(loaded, entry, warning)| {
             entries.extend(entry);
+            broken.extend(warning);
             loaded
         })
         .collect();
-    (found, entries)
-}
-
-/// Load the folder `dir`: from `cache` when nothing it was parsed from changed, else from disk,
-/// stamping its files first so that a change while it is read is seen next time. It is the
-/// `at`th folder of its root.
-fn load_one(dir: &Path, at: usize, stamp: Option<&Stamp>, root: &Path, cache: &RootCache, reading: Reading) -> Loading {
-    if !cache.enabled() {
-        return (load_skill_as(dir, root, reading), None);
-    }
-    let place = cache.place(dir, at);
-    let Some(dir_stamp) = stamp.copied().or_else(|| cache.stamp_folder(&place)) else {
-        return (load_skill_as(dir, root, reading), None);
-    };
-    if let Some(loaded) = cache.lookup(&place, &dir_stamp) {
-        return (loaded, Some((place.key, Found::Kept)));
-    }
-    let Some((file, file_meta)) = find_skill_file_seen(dir) else {
-        return (Loaded::NotASkill, None);
-    };
-    let manifest = cache.look_in(&place, "skill.json");
-    let agents = cache.look_in(&place, "agents");
-    let run_sh = cache.look_in(&place, "run.sh");
-    // What these stamps found need not be asked again while loading.
-    let known = Known {
-        manifest: seen(&manifest).map(|s| s.is_some()),
-        agents: seen(&agents).map(|s| s.is_some()),
-        run_sh: seen(&run_sh).map(|s| s.map(|s| s.mode)),
-    };
-    // Codex's `agents/openai.yaml` shapes how a skill may be invoked, and the folder's stamps do
-    // not cover a file inside a subfolder: such folders are read every time, never cached.
-    let stamp = FolderStamp::before_reading_seen(dir_stamp, &file, &file_meta, manifest.ok())
-        .filter(|_| known.agents == Some(false));
-    let loaded = load_skill_file(dir, &file, &file_meta, root, reading, known);
-    let entry = stamp.and_then(|mut stamp| {
-        if let Loaded::Skill(skill) = &loaded {
-            // A declared entry script that is missing is stamped as missing, so its appearance
-            // (even in a subfolder) is seen.
-            let missing = skill.diagnostics.iter().any(|d| d.code == code::MISSING_ENTRY);
-            let declared = if missing {
-                Some(declared_entry(dir)?)
-            } else {
-                skill.entry.clone()
-            };
-            // `run.sh` was stamped before loading looked at it.
-            stamp.stamp_entry(declared.as_deref(), |name| match name {
-                "run.sh" => run_sh.as_ref().ok().copied(),
-                _ => cache.look_in(&place, name).ok(),
-            });
-        }
-        Entry::new(stamp, &loaded)
-    });
-    (loaded, entry.map(|e| (place.key, Found::New(Box::new(e)))))
-}
-
-/// What a stamp found: `Some(None)` when there is nothing there, `None` when the file system did
-/// not say (no permission, say), so that loading looks for itself and reports why it cannot.
-fn seen(stamp: &std::io::Result<Stamp>) -> Option<Option<&Stamp>> {
-    match stamp {
-        Ok(stamp) => Some(Some(stamp)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
-        Err(_) => None,
-    }
+    (found, entries, broken)
 }
 
 /// Direct subfolders of `root` (symlinks followed), sorted by name for a stable order. A root that
 /// is itself a skill folder counts as one skill, since that is what people point `--skills-dir` at.
-/// Links come with their target's stamp, which following them took anyway.
-fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
+/// Links are followed later, by the thread that loads them: a link to a file is no skill, one
+/// that leads nowhere is a warning.
+fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Folders {
     let entries = match std::fs::read_dir(root) {
         Ok(e) => e,
         Err(e) => {
@@ -355,7 +306,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
                 None,
                 format!("cannot list skill root: {e}"),
             ));
-            return Vec::new();
+            return (Vec::new(), None);
         }
     };
     let fd = open_folder(root);
@@ -364,6 +315,8 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
     let mut own_skill_file = false;
     let mut dirs: Vec<Folder> = Vec::new();
     let mut broken = Vec::new();
+    // Without the root open, links are followed by their full path anyway: here, as before.
+    let defer_links = fd.is_some();
     for e in entries.filter_map(Result::ok) {
         let name = e.file_name();
         let kind = e.file_type().ok();
@@ -379,10 +332,14 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
         }
         let path = e.path();
         // The entry's type comes with the listing: a folder is stamped later, on the thread that
-        // loads it; only links (and file systems that do not say) are followed here.
+        // loads it, and so is a link followed; only file systems that do not say are asked here.
         match kind {
             Some(k) if k.is_dir() => {
-                dirs.push((path, None));
+                dirs.push((path, None, false));
+                continue;
+            }
+            Some(k) if k.is_symlink() && defer_links => {
+                dirs.push((path, None, true));
                 continue;
             }
             Some(k) if !k.is_symlink() => continue,
@@ -393,7 +350,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
             None => std::fs::metadata(&path).map(|m| Stamp::of(&m)),
         };
         match stamp {
-            Ok(s) if s.is_dir() => dirs.push((path, Some(s))),
+            Ok(s) if s.is_dir() => dirs.push((path, Some(s), false)),
             Ok(_) => {}
             Err(err) => broken.push(Diagnostic::new(
                 code::BROKEN_LINK,
@@ -405,7 +362,7 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
         }
     }
     if own_skill_file {
-        return vec![(root.to_path_buf(), None)];
+        return (vec![(root.to_path_buf(), None, false)], fd);
     }
     warnings.append(&mut broken);
     // All are `root.join(name)`: ordering their bytes orders the names as comparing the paths
@@ -415,141 +372,9 @@ fn skill_dirs(root: &Path, warnings: &mut Vec<Diagnostic>) -> Vec<Folder> {
             .as_encoded_bytes()
             .cmp(b.0.as_os_str().as_encoded_bytes())
     });
-    dirs
+    (dirs, fd)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::fs;
-
-    fn skill(root: &Path, folder: &str, name: &str) {
-        let dir = root.join(folder);
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(
-            dir.join("SKILL.md"),
-            format!("---\nname: {name}\ndescription: does {name} things\n---\nbody"),
-        )
-        .unwrap();
-    }
-
-    #[test]
-    fn first_root_wins_and_shadowed_are_warned() {
-        let a = tempfile::tempdir().unwrap();
-        let b = tempfile::tempdir().unwrap();
-        skill(a.path(), "x", "x");
-        skill(b.path(), "x", "x");
-        skill(b.path(), "y", "y");
-        let d = discover(&[
-            SkillRoot::new(a.path().into(), RootKind::Flag),
-            SkillRoot::new(b.path().into(), RootKind::User),
-        ]);
-        let names: Vec<_> = d.skills.iter().map(|s| (s.name.as_str(), s.root.clone())).collect();
-        assert_eq!(names, [("x", a.path().to_path_buf()), ("y", b.path().to_path_buf())]);
-        assert_eq!(d.warnings[0].code, code::SHADOWED);
-    }
-
-    #[test]
-    fn hidden_and_node_modules_skipped_symlinks_followed() {
-        let root = tempfile::tempdir().unwrap();
-        let elsewhere = tempfile::tempdir().unwrap();
-        skill(root.path(), ".hidden", "hidden");
-        skill(root.path(), "node_modules", "nm");
-        skill(elsewhere.path(), "linked", "linked");
-        std::os::unix::fs::symlink(elsewhere.path().join("linked"), root.path().join("linked")).unwrap();
-        std::os::unix::fs::symlink(root.path().join("loop"), root.path().join("loop")).unwrap();
-        let d = discover(&[SkillRoot::new(root.path().into(), RootKind::Flag)]);
-        let names: Vec<_> = d.skills.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["linked"]);
-        assert!(d.warnings.iter().any(|w| w.file.ends_with("loop")));
-    }
-
-    /// What a listing shows of each skill, and every finding.
-    fn seen(d: &Discovery) -> Vec<String> {
-        let mut out: Vec<String> = d
-            .skills
-            .iter()
-            .map(|s| {
-                let codes: Vec<_> = s.diagnostics.iter().map(|d| d.code).collect();
-                format!(
-                    "{} {:?} {:?} model={} {codes:?}",
-                    s.name, s.description, s.entry, s.invocation.model
-                )
-            })
-            .collect();
-        out.extend(d.skipped.iter().chain(&d.warnings).map(|d| d.to_string()));
-        out
-    }
-
-    #[test]
-    fn the_cache_read_cold_and_warm_finds_what_reading_finds() {
-        use std::os::unix::fs::PermissionsExt;
-        let root = tempfile::tempdir().unwrap();
-        let cache = tempfile::tempdir().unwrap();
-        let r = root.path();
-        for name in [
-            "plain",
-            "runs",
-            "not-exec",
-            "declared",
-            "missing-entry",
-            "codex",
-            "manifest-only",
-        ] {
-            skill(r, name, name);
-        }
-        let write = |path: &str, text: &str, mode: u32| {
-            let p = r.join(path);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(&p, text).unwrap();
-            fs::set_permissions(&p, fs::Permissions::from_mode(mode)).unwrap();
-        };
-        write("runs/run.sh", "#!/bin/sh\n", 0o755);
-        write("not-exec/run.sh", "#!/bin/sh\n", 0o644);
-        write("declared/skill.json", r#"{"entry": "bin/go"}"#, 0o644);
-        write("declared/bin/go", "#!/bin/sh\n", 0o755);
-        write("missing-entry/skill.json", r#"{"entry": "nope.sh"}"#, 0o644);
-        write(
-            "codex/agents/openai.yaml",
-            "policy:\n  allow_implicit_invocation: false\n",
-            0o644,
-        );
-        write(
-            "manifest-only/SKILL.md",
-            "# manifest-only\n\nbody without a description\n",
-            0o644,
-        );
-        write(
-            "manifest-only/skill.json",
-            r#"{"description": "from the manifest"}"#,
-            0o644,
-        );
-        let roots = [SkillRoot::new(r.into(), RootKind::Flag)];
-        let plain = seen(&discover_with(&roots, &Scan::routing(None)));
-        let cached = Scan::routing(Some(CacheDir::at(cache.path())));
-        let cold = seen(&discover_with(&roots, &cached));
-        let warm = seen(&discover_with(&roots, &cached));
-        assert_eq!(cold, plain);
-        assert_eq!(warm, plain);
-        let joined = plain.join("\n");
-        for expected in [
-            "not-executable",
-            "missing-entry",
-            "model=false",
-            "Some(\"bin/go\")",
-            "from the manifest",
-        ] {
-            assert!(joined.contains(expected), "{expected} in {joined}");
-        }
-    }
-
-    #[test]
-    fn same_root_twice_is_scanned_once() {
-        let root = tempfile::tempdir().unwrap();
-        skill(root.path(), "x", "x");
-        let r = SkillRoot::new(root.path().into(), RootKind::Flag);
-        let d = discover(&[r.clone(), SkillRoot::new(root.path().into(), RootKind::Project)]);
-        assert_eq!(d.skills.len(), 1);
-        assert!(d.warnings.is_empty());
-    }
-}
+#[path = "discover_tests.rs"]
+mod tests;

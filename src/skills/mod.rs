@@ -132,6 +132,10 @@ pub struct Skill {
     /// Who may invoke it: the model (catalog, `activate_skill`), people (`/NAME`, `--skill`).
     pub invocation: invocation::Invocation,
     pub diagnostics: Vec<Diagnostic>,
+    /// Whether the folder may hold a publisher signature (`SKILL.sig`): `false` only when
+    /// discovery's listing of the folder showed none, so a listing need not look in every folder.
+    #[serde(skip)]
+    pub may_be_signed: bool,
 }
 
 impl Skill {
@@ -154,6 +158,7 @@ impl Skill {
             requires: Requires::default(),
             invocation: invocation::Invocation::default(),
             diagnostics: Vec::new(),
+            may_be_signed: false,
         }
     }
 

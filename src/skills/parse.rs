@@ -112,6 +112,19 @@ pub fn load_skill_file(
     reading: Reading,
     known: Known,
 ) -> Loaded {
+    load_skill_opened(dir, file, open_regular_seen(file, meta), root, reading, known)
+}
+
+/// [`load_skill_file`] once the skill file `file` was opened as `opened` (its handle and size),
+/// or could not be.
+pub fn load_skill_opened(
+    dir: &Path,
+    file: &Path,
+    opened: std::io::Result<(RegularFile, u64)>,
+    root: &Path,
+    reading: Reading,
+    known: Known,
+) -> Loaded {
     let file = file.to_path_buf();
     let mut diags: Vec<Diagnostic> = unusual_name(&file).into_iter().collect();
     let unreadable = |e: std::io::Error| {
@@ -123,7 +136,7 @@ pub fn load_skill_file(
             format!("cannot read: {e}"),
         ))
     };
-    let (handle, size) = match open_regular_seen(&file, meta) {
+    let (handle, size) = match opened {
         Ok(opened) => opened,
         Err(e) => return unreadable(e),
     };
@@ -190,6 +203,7 @@ pub fn load_skill_file(
         requires: text.requires,
         invocation,
         diagnostics: diags,
+        may_be_signed: true,
     }))
 }
 

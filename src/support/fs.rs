@@ -90,6 +90,20 @@ pub fn open_regular_seen(path: &Path, meta: &Metadata) -> io::Result<(RegularFil
     Ok((RegularFile { file, blocking: false }, opened.len()))
 }
 
+/// [`open_regular_seen`] for `name` inside the open folder `dir`, whose listing said it is a
+/// regular file: the kernel walks only `name`, and what the file is is asked of the opened file
+/// itself (its metadata is returned: the stamp of the very file that will be read).
+pub fn open_regular_at(dir: impl std::os::fd::AsFd, name: &Path) -> io::Result<(RegularFile, Metadata)> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let file = File::from(rustix::fs::openat(dir, name, flags, Mode::empty())?);
+    let opened = file.metadata()?;
+    if !opened.is_file() {
+        return Err(not_regular(&opened));
+    }
+    Ok((RegularFile { file, blocking: false }, opened))
+}
+
 /// A regular file opened without blocking, read as if it had been opened normally. Local file
 /// systems ignore "without blocking" for regular files; a file system that does not (some FUSE
 /// ones) says "would block" once, and the file is then made blocking and the read repeated. Doing

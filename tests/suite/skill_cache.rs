@@ -226,3 +226,41 @@ fn a_declared_entry_script_that_appears_later_is_seen() {
     age(&dir);
     assert_eq!(entry(&ws), Value::String("bin/tool.sh".into()));
 }
+
+/// `skills list --json`'s `signature` of each skill, by name.
+fn signatures(ws: &Workspace) -> Vec<(String, Value)> {
+    let out = ws
+        .bare_agent()
+        .arg("--skills-dir")
+        .arg(ws.skills())
+        .args(["skills", "list", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap().to_string(), s["signature"].clone()))
+        .collect()
+}
+
+#[test]
+fn a_signature_that_appears_after_a_warm_listing_is_shown() {
+    let ws = Workspace::new();
+    let a = aged_skill(&ws, "alpha", "the first skill");
+    aged_skill(&ws, "beta", "the other skill");
+    let none = vec![("alpha".to_string(), Value::Null), ("beta".to_string(), Value::Null)];
+    assert_eq!(signatures(&ws), none, "cold");
+    assert_eq!(signatures(&ws), none, "warm");
+    // A file added to the folder changes the folder's stamp: the listing looks at it again.
+    std::fs::write(a.join("SKILL.sig"), "not a signature\n").unwrap();
+    let shown = signatures(&ws);
+    assert_eq!(shown[0].0, "alpha");
+    assert_eq!(shown[0].1, "invalid", "{shown:?}");
+    assert_eq!(shown[1], none[1]);
+    age(&a);
+    assert_eq!(signatures(&ws), shown, "read again, and cached");
+    assert_eq!(signatures(&ws), shown, "from the cache");
+}

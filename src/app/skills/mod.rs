@@ -156,7 +156,7 @@ fn summary_known(skill: Skill, trust: &FolderTrust, listing: &mut Listing) -> Sk
         .map(|d| d.code)
         .collect();
     let catalog_bytes = crate::skills::catalog::line_len(&skill);
-    let (accepted_findings, signature) = provenance(&skill.dir, &mut listing.locks);
+    let (accepted_findings, signature) = provenance(&skill.dir, skill.may_be_signed, &mut listing.locks);
     SkillSummary {
         accepted_findings,
         signature,
@@ -178,15 +178,20 @@ fn summary_known(skill: Skill, trust: &FolderTrust, listing: &mut Listing) -> Sk
 }
 
 /// What a listing says of a skill's provenance: the audit findings it was installed over, and
-/// its signature. Only installed skills and skills shipping `SKILL.sig` pay for a digest.
-fn provenance(dir: &std::path::Path, locks: &mut Locks) -> (Option<usize>, Option<SignatureStatus>) {
+/// its signature. Only installed skills and skills shipping `SKILL.sig` pay for a digest, and only
+/// folders whose listing at discovery showed a `SKILL.sig` (`may_be_signed`) are asked for one.
+fn provenance(
+    dir: &std::path::Path,
+    may_be_signed: bool,
+    locks: &mut Locks,
+) -> (Option<usize>, Option<SignatureStatus>) {
     let installed = locks.installed(dir);
     let accepted = installed
         .as_ref()
         .and_then(|i| i.entry.audit.as_ref())
         .filter(|v| v.installed_over_findings())
         .map(|v| v.accepted.len());
-    let signed = dir.join(crate::skills::audit::digest::SIGNATURE_FILE).is_file();
+    let signed = may_be_signed && dir.join(crate::skills::audit::digest::SIGNATURE_FILE).is_file();
     let signature = (installed.is_some() || signed).then(|| {
         if !signed {
             return SignatureStatus::Unsigned;
