@@ -12,6 +12,8 @@ cd "$(dirname "$0")/.."
 root=$PWD
 tools=$root/bench/.tools
 export BENCH_SKILLS_DIR=${BENCH_SKILLS_DIR:-$root/target/bench-skills}
+# BENCH_ALSO="--also NAME=BINARY": another build (say the last release) measured beside this one.
+BENCH_ALSO=${BENCH_ALSO:-}
 tmp=$(mktemp -d)
 embed_pid=
 trap 'if [ -n "$embed_pid" ]; then kill "$embed_pid" 2>/dev/null; fi; rm -rf "$tmp"' EXIT
@@ -50,12 +52,12 @@ e2e=$( { for i in 1 2 3 4 5; do /usr/bin/time -f "%e %M" target/release/agent sk
 echo "== a corpus shaped like ~4,000 real skills: agent skills list against cat"
 corpus=$BENCH_SKILLS_DIR/corpus-4000
 [ -d "$corpus" ] || python3 bench/gen_corpus.py 4000 "$corpus"
-python3 bench/corpus_vs_cat.py "$corpus" target/release/agent >"$tmp/corpus.md"
+python3 bench/corpus_vs_cat.py "$corpus" target/release/agent '`bench/gen_corpus.py`, plain folders' $BENCH_ALSO >"$tmp/corpus.md"
 echo "== the real corpus: 4,037 public skill folders through symlinks (bench/real_corpus/sources.json)"
 # BENCH_MIRRORS=DIR reads local bare mirrors (DIR/owner+name/repo) instead of fetching from GitHub.
 real=$(python3 bench/gen_real_corpus.py "$root/target/bench-real" 2>"$tmp/real.err") || { cat "$tmp/real.err"; real=; }
 if [ -n "$real" ]; then
-    python3 bench/corpus_vs_cat.py "$real" target/release/agent >"$tmp/real.md"
+    python3 bench/corpus_vs_cat.py "$real" target/release/agent '`bench/gen_real_corpus.py`, real skills reached through symlinks' $BENCH_ALSO >"$tmp/real.md"
 else
     echo "The real corpus could not be fetched here; its rows are left out." >"$tmp/real.md"
 fi
