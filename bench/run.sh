@@ -137,14 +137,11 @@ w(f"\nEnd to end, `agent skills list --json` over 5,000 skills (process start, d
   f"**{float(e2e[0])*1000:.0f} ms**, peak RSS {int(e2e[1])/1024:.1f} MB. Target: 5,000 skills discovered and parsed in under 100 ms.\n")
 w("### A corpus shaped like real third-party skills\n")
 w(open(os.path.join(tmp, "corpus.md")).read().strip() + "\n")
-w("The two `stat` rows are a floor, not a peer: a warm run must at least ask the file system about every skill file "
-  "(an edit in place changes only the file) and every skill folder (a `skill.json` or `run.sh` added changes only "
-  "the folder) before it may trust its cache, and coreutils `stat` does exactly that and nothing else. On this machine "
-  "a `stat` costs about as much as a sixth of `cat`'s work per file, and `stat` calls split over two threads take as long as on "
-  "one (a throwaway program doing only those calls was no faster with two), so the warm goal of 0.15× is below what asking costs at all; a cold run "
-  "also opens and reads every file, as `cat` does, stamps what the cache keys on, and parses the fronts, so it makes "
-  "about as many system calls per skill as `cat` (10 against 9, by `strace -c`) and parses on top. What the agent "
-  "adds on top of the floor is process start (about 4 ms), reading the cache and writing 3 MB of JSON.\n")
+w("The floor row is a floor, not a peer: a C program (compiled by the bench) that reads the root's listing and "
+  "asks the file system about each skill folder and its skill file, which is the least a warm run must ask before "
+  "it may trust its cache (an edit in place changes only the file; a `skill.json` added changes only the folder). "
+  "On this machine `stat` calls split over two threads take as long as on one, so no run can go below it by "
+  "spreading them. A cold run also opens and reads every skill file, as `cat` does, and parses the fronts.\n")
 w("Parsing the corpus's 4,000 files in memory (`parse`, criterion median): whole files "
   f"{fmt(est('parse','whole'))}, only as far as routing needs {fmt(est('parse','front'))}. "
   f"The catalog cache's payload for them: postcard encodes in {fmt(est('cache','encode_postcard'))} and decodes in "
