@@ -148,39 +148,44 @@ fn dev<'a>(routing: &'a Set, r: &'a [Signals], legacy: &'a Set, l: &'a [Signals]
 fn main() {
     let routing = data::routing();
     let legacy = data::legacy();
-    let embed = vectors::Embedded::load(&[&routing, &legacy]);
+    let metatool = data::metatool();
+    let embed = vectors::Embedded::load(&[&routing, &legacy, &metatool]);
     let params = Params::default();
     let r = signals(&routing, &params, &embed);
     let l = signals(&legacy, &params, &embed);
+    let m = signals(&metatool, &params, &embed);
     let all = Slice::of(&routing, &r, |_, _| true);
     let held_out = Slice::of(&routing, &r, |i, _| i % 2 == 1);
     let dev_set = dev(&routing, &r, &legacy, &l);
     let old = Slice::of(&legacy, &l, |_, _| true);
+    let tool_dev = Slice::of(&metatool, &m, |_, c| c.split == "dev");
+    let tool_held = Slice::of(&metatool, &m, |_, c| c.split == "held-out");
 
     println!(
-        "{} skills and {} requests in `bench/routing/` ({} answerable, {} `none`); embeddings: **{}**. \
+        "{} skills and {} requests in `bench/routing/` ({} answerable, {} `none`); {} tools and {} requests from \
+         MetaTool's ToolE in `bench/metatool/` (never tuned on: its held-out half); embeddings: **{}**. \
          Recall@1 / @5 / @20 (share of requests with an acceptable skill among the first K):\n",
         routing.skills.len(),
         routing.cases.len(),
         all.cases.len(),
         routing.cases.len() - all.cases.len(),
+        metatool.skills.len(),
+        metatool.cases.len(),
         embed.label()
     );
     println!(
-        "| ranking | all routing ({}) | held-out half ({}) | dev set ({}) | retrieval.json ({}) |\n|---|---|---|---|---|",
+        "| ranking | all routing ({}) | held-out half ({}) | dev set ({}) | retrieval.json ({}) | ToolE dev ({}) | \
+         ToolE held-out ({}) |\n|---|---|---|---|---|---|---|",
         all.cases.len(),
         held_out.cases.len(),
         dev_set.cases.len(),
-        old.cases.len()
+        old.cases.len(),
+        tool_dev.cases.len(),
+        tool_held.cases.len()
     );
     for (name, ranker) in RANKERS {
-        println!(
-            "| {name} | {} | {} | {} | {} |",
-            fmt(all.recall(&ranker)),
-            fmt(held_out.recall(&ranker)),
-            fmt(dev_set.recall(&ranker)),
-            fmt(old.recall(&ranker))
-        );
+        let cells = [&all, &held_out, &dev_set, &old, &tool_dev, &tool_held].map(|s| fmt(s.recall(&ranker)));
+        println!("| {name} | {} |", cells.join(" | "));
     }
 
     println!("\nPer kind, all of `bench/routing/` (recall@1 / @5 / @20):\n");
