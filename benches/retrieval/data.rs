@@ -10,6 +10,8 @@ pub struct Case {
     /// Indices of every acceptable skill; empty when nothing fits.
     pub expect: Vec<usize>,
     pub kind: String,
+    /// `dev` or `held-out` where the set fixes its own split (`bench/metatool/`), else empty.
+    pub split: String,
 }
 
 /// A catalog and the requests labelled against it.
@@ -46,8 +48,18 @@ fn position(skills: &[Skill], name: &str) -> usize {
 
 /// `bench/routing/`: skills.json and cases.json.
 pub fn routing() -> Set {
-    let skills = skills(&read("bench/routing/skills.json"));
-    let cases = read("bench/routing/cases.json")
+    labelled("bench/routing")
+}
+
+/// `bench/metatool/`: MetaTool's ToolE tools and a sample of its queries, split in halves.
+pub fn metatool() -> Set {
+    labelled("bench/metatool")
+}
+
+/// A folder with skills.json and cases.json in the shape of `bench/routing/`.
+fn labelled(dir: &str) -> Set {
+    let skills = skills(&read(&format!("{dir}/skills.json")));
+    let cases = read(&format!("{dir}/cases.json"))
         .as_array()
         .expect("a case array")
         .iter()
@@ -60,6 +72,7 @@ pub fn routing() -> Set {
                 .map(|n| position(&skills, n.as_str().unwrap_or_default()))
                 .collect(),
             kind: c["kind"].as_str().unwrap_or_default().to_string(),
+            split: c["split"].as_str().unwrap_or_default().to_string(),
         })
         .collect();
     Set { skills, cases }
@@ -77,6 +90,7 @@ pub fn legacy() -> Set {
             request: q["q"].as_str().unwrap_or_default().to_string(),
             expect: vec![position(&skills, q["expect"].as_str().unwrap_or_default())],
             kind: "legacy".into(),
+            split: String::new(),
         })
         .collect();
     Set { skills, cases }

@@ -67,6 +67,9 @@ pub struct Params {
     pub fuzzy_weight: f32,
     /// Index the words of compound names (`pdftotext` → pdf, text).
     pub split_compounds: bool,
+    /// A catalog stem that begins a request word the catalog lacks counts as a near miss
+    /// ("rental" → rent, "financial" → financ), for derived words the stemmer leaves whole.
+    pub stem_prefix: bool,
 }
 
 impl Default for Params {
@@ -78,6 +81,7 @@ impl Default for Params {
             desc_b: 0.75,
             fuzzy_weight: 0.5,
             split_compounds: true,
+            stem_prefix: true,
         }
     }
 }
@@ -261,8 +265,9 @@ impl SkillIndex {
         self.near_misses(&stem)
     }
 
-    /// Catalog stems within a typo of `stem` (one edit from 5 letters, two from 8), or that
-    /// start with it when it has at least 4 letters (an abbreviation: "repo", "config"); same
+    /// Catalog stems within a typo of `stem` (one edit from 5 letters, two from 8), that
+    /// start with it when it has at least 4 letters (an abbreviation: "repo", "config"), or that
+    /// it starts with, up to 3 letters shorter (a derived word: "rental" → rent); same
     /// first letter, so a city name does not turn into some other word. Shorter words have too many neighbours
     /// ("morn" is one edit from "moon").
     fn near_misses(&self, stem: &str) -> Vec<(u32, f32)> {
@@ -279,7 +284,8 @@ impl SkillIndex {
             if cand.chars().next() != first || clen < 4 {
                 continue;
             }
-            let prefix = cand.starts_with(stem);
+            let derived = self.params.stem_prefix && clen < len && len - clen <= 3 && stem.starts_with(cand.as_str());
+            let prefix = cand.starts_with(stem) || derived;
             let close = len >= 5 && clen.abs_diff(len) <= max_edits && strsim::osa_distance(stem, cand) <= max_edits;
             if prefix || close {
                 out.push((i as u32, w));

@@ -170,3 +170,29 @@ fn near_miss_lookups_are_capped_per_query() {
         ["weather"]
     );
 }
+
+#[test]
+fn a_derived_word_finds_its_root_at_near_miss_weight() {
+    let skills = vec![
+        skill("house-renting", "Rent a flat or a house."),
+        skill("car-dealer", "Buy a used car."),
+    ];
+    let index = SkillIndex::build(&skills);
+    // Snowball leaves "rental" whole; the catalog only knows the stem "rent".
+    assert_eq!(names(&skills, &index.search("rental flat", 2))[0], "house-renting");
+    let rental = index.score("rental").scores[0];
+    assert!(
+        rental > 0.0 && rental < index.score("rent").scores[0],
+        "a near miss counts less"
+    );
+    let strict = SkillIndex::with_params(
+        &skills,
+        Params {
+            stem_prefix: false,
+            ..Params::default()
+        },
+    );
+    assert_eq!(strict.score("rental").scores[0], 0.0);
+    // A root more than three letters shorter is a different word.
+    assert_eq!(index.score("carpentry").scores[1], 0.0);
+}

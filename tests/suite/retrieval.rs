@@ -9,11 +9,11 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// The request misspells the target's words beyond what lexical typo tolerance forgives
-/// ("deploymnts", "podz"): words alone cannot find it, the stand-in embeddings (character
+/// ("deplymnts", "podz"): words alone cannot find it, the stand-in embeddings (character
 /// trigrams) can. Named to sort last, so the catalog order that
 /// follows the ranked skills never reaches it.
 const TARGET: &str = "zeta-cluster";
-const REQUEST: &str = "restart deploymnts podz";
+const REQUEST: &str = "restart deplymnts podz";
 
 fn skills(ws: &Workspace) {
     ws.skill(

@@ -17,7 +17,7 @@ use crate::support::cache_file::{self, CacheDir, Kind};
 /// Bump `version` whenever [`Stored`] or the way an index is built changes.
 const KIND: Kind = Kind {
     magic: *b"AGTSKIDX",
-    version: 1,
+    version: 2,
 };
 
 /// Index files kept: one per catalog recently used (projects differ in their skills).
