@@ -12,10 +12,14 @@ use crate::skills::catalog::model_line;
 use super::prompt;
 use super::turn::{Agent, CATALOG_RANKED};
 
-/// Most skills suggested after a request.
-const SUGGESTED: usize = 5;
-/// Characters of a description in a suggestion (as `search_skills` shows them).
-const SUGGESTION_CHARS: usize = 300;
+/// Most skills suggested after a request. Each suggestion stays in every later request: a
+/// few short lines keep the part that repeats (and that a provider caches) near the whole.
+const SUGGESTED: usize = 3;
+/// Characters of a description in a suggestion; `search_skills` and activation say more.
+const SUGGESTION_CHARS: usize = 200;
+/// A skill is suggested only when it ranks at least this share of the request's best score: a
+/// weak match is noise the model pays for in every later request.
+const SUGGESTION_MIN_SHARE: f32 = 0.5;
 
 impl Agent {
     /// Put the catalog in the system prompt: all skills, or within the budget the ones most
@@ -40,7 +44,13 @@ impl Agent {
             self.emit(Event::Warning { message });
         }
         if let Some(listed) = &self.frozen_catalog {
-            self.suggestion = suggestion(self, listed, ranking.ranked.iter().map(|r| r.index));
+            let best = ranking.ranked.first().map_or(0.0, |r| r.score);
+            let strong = ranking
+                .ranked
+                .iter()
+                .take_while(|r| r.score > 0.0 && r.score >= best * SUGGESTION_MIN_SHARE)
+                .map(|r| r.index);
+            self.suggestion = suggestion(self, listed, strong);
             return true;
         }
         let catalog = self
