@@ -145,9 +145,12 @@ def measure(agent, skills_dir, turns, watch):
     for turn in range(turns):
         # Let the line editor block on its read, as it would between a person's keystrokes.
         time.sleep(0.15)
+        # Typed first, Enter on its own: the clock starts at Enter, not at the keystrokes before it.
+        os.write(chat.fd, REQUESTS[turn % len(REQUESTS)].encode())
+        time.sleep(0.05)
         before = mock.count()
         pressed = time.monotonic()
-        os.write(chat.fd, (REQUESTS[turn % len(REQUESTS)] + "\r").encode())
+        os.write(chat.fd, b"\r")
         deadline = pressed + 60
         while mock.count() == before:
             if time.monotonic() > deadline:

@@ -47,6 +47,10 @@ impl Chat<'_> {
     /// watch saw; the catalog cache re-reads only folders whose stamps changed. Returns how many
     /// skills.
     fn rescan(&mut self, changes: &Changes) -> usize {
+        // Watched again before the scan reads: a change made while it reads is marked for the
+        // next turn rather than lost.
+        self.watch.follow(changes);
+        let started = SystemTime::now();
         let found = discover_with(&self.run.config.skill_roots, &self.run.config.routing_scan());
         crate::app::once::report_discovery(&found, &*self.run.front.output, false);
         let edited: Vec<String> = found
@@ -58,8 +62,7 @@ impl Chat<'_> {
             })
             .map(|s| s.name.clone())
             .collect();
-        self.watch.follow(changes);
-        self.scanned_at = SystemTime::now();
+        self.scanned_at = started;
         self.warnings = found.warnings;
         let count = found.skills.len();
         self.agent
@@ -106,6 +109,9 @@ impl Chat<'_> {
 
 /// Run the chat until `/exit`, `/quit` or Ctrl-D.
 pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, AppError> {
+    // As soon after the scan as can be: a change between the two is not seen until the next one.
+    let mode = Mode::parse(run.config.env.get("AGENT_WATCH")).map_err(AppError::config)?;
+    let watch = SkillWatch::start(mode, root_paths(&run));
     let warnings = discovery.warnings.clone();
     let (agent, resumed) = session::started_agent(&run, discovery)?;
     // While the user types the first message, not after.
@@ -116,8 +122,6 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
         .get("AGENT_EDIT_MODE")
         .is_some_and(|m| m.eq_ignore_ascii_case("vi"));
     let editor = LineEditor::new(vi, history_path(), commands::names()).map_err(AppError::config)?;
-    let mode = Mode::parse(run.config.env.get("AGENT_WATCH")).map_err(AppError::config)?;
-    let watch = SkillWatch::start(mode, root_paths(&run));
     let mut chat = Chat {
         agent,
         run,

@@ -125,8 +125,9 @@ impl SkillWatch {
         }
     }
 
-    /// After a scan that took in `changes`: watch what appeared, again what was re-pointed, and
-    /// compare with what is there now from here on.
+    /// Before the scan that takes in `changes`: watch what appeared, again what was re-pointed,
+    /// and compare with what is there now from here on (a change made while the scan reads is
+    /// then seen again next turn, never lost).
     pub fn follow(&mut self, changes: &Changes) {
         self.settle();
         match &mut self.state {
