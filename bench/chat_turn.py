@@ -14,6 +14,7 @@ import json
 import os
 import pty
 import select
+import signal
 import statistics
 import sys
 import tempfile
@@ -116,16 +117,25 @@ class Chat:
         raise SystemExit("chat_turn: no %r (x%d) in the chat's output:\n%s" % (text, times, self.out[-2000:]))
 
     def close(self):
-        os.write(self.fd, b"\x04")
-        try:
-            os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            pass
+        # Ctrl-D, again if the line editor dropped it while switching modes; then a signal.
+        for _ in range(10):
+            os.write(self.fd, b"\x04")
+            deadline = time.monotonic() + 1
+            while time.monotonic() < deadline:
+                try:
+                    if os.waitpid(self.pid, os.WNOHANG)[0]:
+                        return
+                except ChildProcessError:
+                    return
+                time.sleep(0.01)
+        os.kill(self.pid, signal.SIGTERM)
+        os.waitpid(self.pid, 0)
 
 
 def measure(agent, skills_dir, turns, watch):
     mock = Mock()
-    home = tempfile.mkdtemp(prefix="chat-turn-home-")
+    # $BENCH_HOME keeps the caches from one run to the next (a warm first turn).
+    home = os.environ.get("BENCH_HOME") or tempfile.mkdtemp(prefix="chat-turn-home-")
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": home,

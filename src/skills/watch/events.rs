@@ -231,8 +231,16 @@ mod tests {
         let a = root.join("a");
         let b = root.join("b");
 
-        // Reading changes nothing.
+        // Reading (as a scan does) and a script or a note written change nothing.
         let _ = std::fs::read_to_string(a.join("SKILL.md")).unwrap();
+        let _ = std::fs::read_dir(&a).unwrap().count();
+        std::fs::write(a.join("notes.txt"), "a note").unwrap();
+        std::fs::create_dir(a.join("scripts")).unwrap();
+        std::fs::write(elsewhere.join("b1/SKILL.md"), "---\nname: b\n---\nedited").unwrap();
+        let changes = seen(&mut events, |c| c.folders.contains(&b));
+        assert_eq!(changes.folders.len(), 1, "{changes:?}");
+        assert!(!changes.roots, "{changes:?}");
+
         std::fs::write(a.join("SKILL.md"), "---\nname: a\n---\nedited").unwrap();
         let changes = seen(&mut events, |c| c.folders.contains(&a));
         assert!(!changes.roots, "{changes:?}");

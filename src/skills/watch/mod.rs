@@ -62,14 +62,6 @@ impl Changes {
     }
 }
 
-/// How changes are being noticed right now, for logs and `AGENT_WATCH` tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum How {
-    Events,
-    Polling,
-    Off,
-}
-
 /// The watch over a chat's skill roots.
 pub struct SkillWatch {
     roots: Vec<PathBuf>,
@@ -103,15 +95,6 @@ impl SkillWatch {
             },
         };
         Self { roots, state }
-    }
-
-    /// How changes are noticed now.
-    pub fn how(&self) -> How {
-        match self.state {
-            State::Starting(_) | State::Events(_) => How::Events,
-            State::Polling(_) => How::Polling,
-            State::Off => How::Off,
-        }
     }
 
     /// What changed since the last look, if anything: with events a lock and nothing else, when
