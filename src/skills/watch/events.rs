@@ -55,7 +55,7 @@ impl Events {
                     let _ = self.watcher.unwatch(&path);
                 }
             }
-            if !is_ignored(&folder.file_name().unwrap_or_default().to_string_lossy()) {
+            if !is_ignored(&folder.file_name().unwrap_or_default().to_string_lossy()) && folder.is_dir() {
                 self.watch_folder(folder)?;
             }
         }
@@ -93,11 +93,9 @@ impl Events {
         Ok(())
     }
 
-    /// Watch a skill folder and its `agents/`, when they are folders.
+    /// Watch a skill folder and its `agents/` when there is one. The folder is not stamped
+    /// first: a link to a file is watched as that file (harmless), a broken one is skipped.
     fn watch_folder(&mut self, folder: &Path) -> Result<(), String> {
-        if !folder.is_dir() {
-            return Ok(());
-        }
         self.watch(folder)?;
         let agents = folder.join("agents");
         if agents.is_dir() {
