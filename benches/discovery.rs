@@ -18,7 +18,7 @@ use agent::skills::fields::parse_skill_text;
 use agent::skills::front::parse_front;
 use agent::skills::parse::{Loaded, MAX_SKILL_FILE_BYTES};
 use agent::skills::search::SkillIndex;
-use agent::skills::watch::Fingerprint;
+use agent::skills::watch::{Mode, SkillWatch};
 use agent::support::cache_file::CacheDir;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
@@ -198,9 +198,10 @@ fn index_cache(c: &mut Criterion) {
     group.finish();
 }
 
-/// The modification-time check a chat makes before every turn (`skills::watch`).
-fn fingerprint(c: &mut Criterion) {
-    let mut group = c.benchmark_group("fingerprint");
+/// The stamp check a chat makes before every turn where file-system events cannot be had
+/// (`skills::watch`, `AGENT_WATCH=poll`).
+fn watch_poll(c: &mut Criterion) {
+    let mut group = c.benchmark_group("watch_poll");
     group
         .sample_size(10)
         .measurement_time(Duration::from_secs(3))
@@ -209,7 +210,8 @@ fn fingerprint(c: &mut Criterion) {
     let dirs: Vec<(usize, PathBuf)> = SIZES.iter().map(|n| (*n, set_dir(*n))).collect();
     for (n, dir) in &dirs {
         group.bench_with_input(BenchmarkId::from_parameter(n), dir, |b, dir| {
-            b.iter(|| Fingerprint::take(std::slice::from_ref(dir)))
+            let mut watch = SkillWatch::start(Mode::Poll, vec![dir.clone()]);
+            b.iter(|| watch.changes())
         });
     }
     group.finish();
@@ -222,6 +224,6 @@ criterion_group!(
     index_cache,
     parsing,
     cache_format,
-    fingerprint
+    watch_poll
 );
 criterion_main!(benches);

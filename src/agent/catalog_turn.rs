@@ -27,7 +27,9 @@ impl Agent {
     /// left out.
     pub(super) async fn refresh_catalog(&mut self, request: &str) -> bool {
         self.suggestion = None;
-        if self.skills().fits(self.catalog_budget) {
+        // A kept catalog means the skills did not fit and have not changed since (a scan
+        // unfreezes it): no need to measure all of them again every turn.
+        if self.frozen_catalog.is_none() && self.skills().fits(self.catalog_budget) {
             self.frozen_catalog = None;
             let catalog = self.skills().render_all();
             self.session.catalog_bytes = catalog.text.len() as u64;

@@ -6,7 +6,7 @@ pub const SETTINGS_SOURCES: &str = "Settings without a flag come from the enviro
 ~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
 
 /// Every variable a person sets, with what it does.
-pub const ENVIRONMENT: [(&str, &str); 24] = [
+pub const ENVIRONMENT: [(&str, &str); 25] = [
     (
         "AGENT_API_KEY, OPENAI_API_KEY",
         "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
@@ -70,6 +70,10 @@ pub const ENVIRONMENT: [(&str, &str); 24] = [
         "1 activates a clear winner first; 0 keeps no skill cache",
     ),
     ("AGENT_EDIT_MODE", "emacs or vi key bindings in the chat"),
+    (
+        "AGENT_WATCH",
+        "how the chat notices skill edits: auto (events), poll, off",
+    ),
     (
         "NO_COLOR, COLUMNS, RUST_LOG, XDG_*",
         "no colours; table width; log filter (as -v); where state, config and cache live",

@@ -5,6 +5,7 @@ mod approval_boundary;
 mod architecture;
 mod bundled_skills;
 mod catalog_budget;
+mod chat_watch;
 mod cmdline_props;
 mod compaction;
 mod failed_commands;

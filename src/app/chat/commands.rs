@@ -282,7 +282,7 @@ fn history(chat: &mut Chat<'_>, _arg: &str) -> Flow {
 }
 
 fn reload(chat: &mut Chat<'_>, _arg: &str) -> Flow {
-    let skills = chat.rescan();
+    let skills = chat.reload();
     chat.say(ChatReply::Reloaded { skills });
     Flow::Done
 }

@@ -13,7 +13,7 @@ use crate::support::public_url::without_credentials;
 use std::time::SystemTime;
 
 use crate::skills::discover::{Discovery, discover_with};
-use crate::skills::watch::Fingerprint;
+use crate::skills::watch::{Changes, Mode, SkillWatch};
 use crate::skills::{Diagnostic, SkillSet};
 use crate::ui::line_editor::{Input, LineEditor, SlashSkill, history_path, message_of};
 use commands::Flow;
@@ -27,9 +27,13 @@ pub(super) struct Chat<'a> {
     /// Findings of the last scan that belong to no skill (shadowed names, unreadable roots).
     warnings: Vec<Diagnostic>,
     editor: LineEditor,
-    /// The skill roots as the last scan saw them, and when it ran.
-    seen: Fingerprint,
+    /// What tells the chat that skills changed on disk.
+    watch: SkillWatch,
+    /// When the last scan ran: after a `/reload` with nothing known of what changed, the
+    /// skills whose files are newer have their instructions sent again.
     scanned_at: SystemTime,
+    /// Scans since the chat started, for the debug log.
+    rescans: usize,
 }
 
 impl Chat<'_> {
@@ -39,34 +43,50 @@ impl Chat<'_> {
     }
 
     /// Scan the skill folders again: the new skills replace the old ones, instructions of edited
-    /// skills are sent again when activated, and Tab completion follows. Returns how many skills.
-    fn rescan(&mut self) -> usize {
+    /// skills are sent again when activated, and Tab completion follows. `changes` is what the
+    /// watch saw; the catalog cache re-reads only folders whose stamps changed. Returns how many
+    /// skills.
+    fn rescan(&mut self, changes: &Changes) -> usize {
+        // Watched again before the scan reads: a change made while it reads is marked for the
+        // next turn rather than lost.
+        self.watch.follow(changes);
+        let started = SystemTime::now();
         let found = discover_with(&self.run.config.skill_roots, &self.run.config.routing_scan());
         crate::app::once::report_discovery(&found, &*self.run.front.output, false);
         let edited: Vec<String> = found
             .skills
             .iter()
-            .filter(|s| modified(&s.skill_file).is_none_or(|t| t >= self.scanned_at))
+            .filter(|s| {
+                changes.folders.contains(&s.dir)
+                    || (changes.folders.is_empty() && modified(&s.skill_file).is_none_or(|t| t >= self.scanned_at))
+            })
             .map(|s| s.name.clone())
             .collect();
-        self.seen = Fingerprint::take(&root_paths(&self.run));
-        self.scanned_at = SystemTime::now();
+        self.scanned_at = started;
         self.warnings = found.warnings;
         let count = found.skills.len();
         self.agent
             .set_skills(SkillSet::with_cache(found.skills, self.run.config.cache.clone()));
         self.agent.forget_skills(&edited);
         self.set_completions();
+        self.rescans += 1;
+        tracing::debug!(rescans = self.rescans, "skills scanned again");
         count
     }
 
-    /// At the start of a turn: when a skill was edited, added or removed on disk since the last
-    /// scan (a modification-time check of the roots and skill files), scan again and say so.
+    /// `/reload`: scan again, whatever the watch saw.
+    fn reload(&mut self) -> usize {
+        let changes = self.watch.changes().unwrap_or_default();
+        self.rescan(&changes)
+    }
+
+    /// At the start of a turn: when the watch saw a skill edited, added or removed on disk since
+    /// the last scan, scan again and say so.
     fn rescan_if_changed(&mut self) {
-        if !Fingerprint::take(&root_paths(&self.run)).changed_since(&self.seen) {
+        let Some(changes) = self.watch.changes() else {
             return;
-        }
-        let skills = self.rescan();
+        };
+        let skills = self.rescan(&changes);
         self.say(ChatReply::Reloaded { skills });
     }
 
@@ -89,6 +109,9 @@ impl Chat<'_> {
 
 /// Run the chat until `/exit`, `/quit` or Ctrl-D.
 pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, AppError> {
+    // As soon after the scan as can be: a change between the two is not seen until the next one.
+    let mode = Mode::parse(run.config.env.get("AGENT_WATCH")).map_err(AppError::config)?;
+    let watch = SkillWatch::start(mode, root_paths(&run));
     let warnings = discovery.warnings.clone();
     let (agent, resumed) = session::started_agent(&run, discovery)?;
     // While the user types the first message, not after.
@@ -99,14 +122,14 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
         .get("AGENT_EDIT_MODE")
         .is_some_and(|m| m.eq_ignore_ascii_case("vi"));
     let editor = LineEditor::new(vi, history_path(), commands::names()).map_err(AppError::config)?;
-    let seen = Fingerprint::take(&root_paths(&run));
     let mut chat = Chat {
         agent,
         run,
         warnings,
         editor,
-        seen,
+        watch,
         scanned_at: SystemTime::now(),
+        rescans: 0,
     };
     chat.set_completions();
     chat.say(ChatReply::ChatStarted {
@@ -149,7 +172,7 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
     Ok(finish(&chat.agent, &*chat.run.front.output, ExitCode::Answered))
 }
 
-/// The folders of every skill root, for the modification-time check.
+/// The folders of every skill root, for the watch.
 fn root_paths(run: &Run<'_>) -> Vec<std::path::PathBuf> {
     run.config.skill_roots.iter().map(|r| r.path.clone()).collect()
 }
