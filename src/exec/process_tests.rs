@@ -35,10 +35,15 @@ async fn run_shell(command: &str, timeout: Duration) -> CommandOutput {
 
 /// Processes whose command line contains `marker` (`pgrep -f`).
 fn with_marker(marker: &str) -> String {
-    let out = std::process::Command::new("pgrep")
-        .args(["-a", "-f", marker])
-        .output()
-        .unwrap();
+    // Registered, so a command of another test ending meanwhile does not kill it as an orphan.
+    let out = crate::exec::tree::run_registered(
+        std::process::Command::new("pgrep")
+            .args(["-a", "-f", marker])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null()),
+    )
+    .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

@@ -9,14 +9,10 @@
 //! The process groups and sessions a command creates do not matter to any of this.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard, Once};
+use std::sync::{MutexGuard, Once};
 use std::time::Duration;
 
 use rustix::process::{Pid, Signal, WaitOptions};
-
-/// Commands' own processes that are running now, so concurrent commands in one agent never
-/// treat each other's processes as orphans. Spawning holds the lock until the pid is recorded.
-static LIVE_ROOTS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// Rounds of freeze-and-kill before giving up on a process that keeps forking or will not die.
 const MAX_ROUNDS: usize = 50;
@@ -32,9 +28,11 @@ pub fn become_subreaper() {
     });
 }
 
-/// The registry lock, held while a command is spawned and registered.
+/// The registry lock, held while a command is spawned and registered: commands' own processes
+/// (and the agent's other children, such as MCP servers) running now, so concurrent commands in
+/// one agent never treat each other's processes as orphans.
 pub fn spawn_lock() -> MutexGuard<'static, Vec<i32>> {
-    LIVE_ROOTS.lock().unwrap_or_else(|p| p.into_inner())
+    crate::support::children::lock()
 }
 
 /// Run a short helper process to its end (the sandbox probe), registered like a command's own

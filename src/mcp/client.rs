@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::config::Transport;
+use crate::support::children::{self, Listed};
 
 /// A tool as its server lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,6 +40,9 @@ pub struct Connection {
     service: RunningService<RoleClient, ()>,
     /// A stdio server's process group, killed on drop.
     group: Option<u32>,
+    /// A stdio server's process, listed among the agent's own children while it runs, so a
+    /// command ending meanwhile does not take it for one of its orphans.
+    _listed: Option<Listed>,
 }
 
 impl Drop for Connection {
@@ -66,13 +70,27 @@ pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Conne
                 Some(Ok(file)) => Stdio::from(file),
                 _ => Stdio::null(),
             };
-            let (child, _) = TokioChildProcess::builder(cmd)
-                .stderr(stderr)
-                .spawn()
-                .map_err(|e| format!("cannot start {command}: {e}"))?;
+            // Listed before a command can end and sweep the agent's unlisted children.
+            let (child, listed) = {
+                let mut live = children::lock();
+                let (child, _) = TokioChildProcess::builder(cmd)
+                    .stderr(stderr)
+                    .spawn()
+                    .map_err(|e| format!("cannot start {command}: {e}"))?;
+                let listed = child.id().map(|pid| {
+                    // A pid always fits in i32 on Linux.
+                    live.push(pid.cast_signed());
+                    Listed(pid.cast_signed())
+                });
+                (child, listed)
+            };
             let group = child.id();
             let service = ().serve(child).await.map_err(|e| handshake_failed(&e))?;
-            Ok(Connection { service, group })
+            Ok(Connection {
+                service,
+                group,
+                _listed: listed,
+            })
         }
         Transport::Http { url, headers } => {
             let mut map = std::collections::HashMap::new();
@@ -88,7 +106,11 @@ pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Conne
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
             let transport = StreamableHttpClientTransport::from_config(config);
             let service = ().serve(transport).await.map_err(|e| handshake_failed(&e))?;
-            Ok(Connection { service, group: None })
+            Ok(Connection {
+                service,
+                group: None,
+                _listed: None,
+            })
         }
     }
 }

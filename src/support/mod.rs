@@ -1,6 +1,7 @@
 //! Small leaf helpers that several layers share. Nothing here imports from the rest of the crate.
 
 pub mod cache_file;
+pub mod children;
 pub mod fs;
 pub mod phases;
 pub mod public_url;

@@ -242,6 +242,41 @@ async fn a_skill_grants_its_own_mcp_tools_and_its_requires_mcp_is_met() {
 }
 
 #[tokio::test]
+async fn a_command_that_ends_leaves_the_mcp_servers_running() {
+    // A command's cleanup ends the orphans it left, which are the agent's own children: a
+    // server started before the command must not be taken for one of them.
+    let ws = Workspace::new();
+    let canary = ws.dir.path().join("starts.log");
+    let mut server = stdio(&fault_server(), &[]);
+    server["env"] = json!({"FAULT_CANARY": canary.display().to_string()});
+    configure(&ws, json!({ "fault": server }));
+    ws.skill(
+        "between",
+        "---\nname: between\ndescription: Echoes between two calls.\n---\nRun `echo between`.\n",
+        None,
+    );
+    let mock = MockLlm::start(vec![
+        tool("activate_skill", json!({"name": "between"})),
+        tool("mcp__fault__ok", json!({})),
+        tool("run_command", json!({"command": "echo between"})),
+        tool("mcp__fault__ok", json!({})),
+        text("done"),
+    ])
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--yes", "--once", "call, run, call again"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let requests = mock.requests().await;
+    assert_eq!(last_tool_result(&requests[2]), "fine");
+    let ran = last_tool_result(&requests[3]);
+    assert!(ran.contains("between"), "the command ran: {ran}");
+    assert_eq!(last_tool_result(&requests[4]), "fine", "the same server answered");
+    let starts = std::fs::read_to_string(&canary).unwrap();
+    assert_eq!(starts.lines().count(), 1, "started once: {starts:?}");
+}
+
+#[tokio::test]
 async fn every_fault_is_a_tool_error_and_the_turn_goes_on() {
     let ws = Workspace::new();
     // Marks this test's server processes, to find any left behind.

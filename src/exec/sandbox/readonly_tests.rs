@@ -38,8 +38,17 @@ fn only_writable_places_change_and_kept_ones_do_not() {
     cmd.args(["-c", &script]).current_dir(&real);
     // SAFETY: `enter` makes only async-signal-safe system calls.
     unsafe { cmd.pre_exec(move || ro.enter()) };
-    let out = cmd.output().unwrap();
+    // Registered as a command's own process: a command of another test ending meanwhile would
+    // otherwise take this child for one of its orphans and kill it (the agent is their reaper).
+    let out = crate::exec::tree::run_registered(
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+    )
+    .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let text = format!("{text}\n(stderr: {err}; status {:?})", out.status);
     assert!(!text.contains("wrote-git") && text.contains("wrote-cwd"), "{text}");
     assert!(text.contains("chmod-cwd"), "{text}");
     assert!(
