@@ -10,8 +10,9 @@ body. Each request is laid out in the order a provider reads it (tool schemas, t
 from the system message on) as canonical JSON, and the bytes it shares from the start with the
 request before it are divided by its own length. 1.00 means everything but the new message was
 already sent byte for byte."""
-import json, os, pty, select, statistics, subprocess, sys, tempfile, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import json, os, pty, select, statistics, subprocess, sys, tempfile, time
+
+import mock_llm
 
 REQUESTS = [
     "what's the weather in Tokyo tomorrow",
@@ -20,33 +21,16 @@ REQUESTS = [
     "summarise the open pull requests of my repository",
     "translate the release notes into German",
 ]
-BODY = "".join("data: " + json.dumps(e) + "\n\n" for e in [
-    {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "done"}}]},
-    {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-]) + "data: [DONE]\n\n"
 received = []
 
 
-class Mock(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        try:
-            doc = json.loads(body)
-        except ValueError:
-            doc = None
-        if isinstance(doc, dict) and "messages" in doc:
-            received.append(doc)
-        data = BODY.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+def keep_chat_request(_path, body, _arrived):
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return
+    if isinstance(doc, dict) and "messages" in doc:
+        received.append(doc)
 
 
 def provider_order(doc):
@@ -76,11 +60,11 @@ def drain(fd, until, timeout):
                 return
 
 
-def chat(agent, skills, port):
+def chat(agent, skills, url):
     received.clear()
     home = tempfile.mkdtemp()
     env = {"PATH": os.environ["PATH"], "HOME": home, "TERM": "xterm", "AGENT_MODEL": "m",
-           "AGENT_API_KEY": "sk-bench-000000", "AGENT_BASE_URL": f"http://127.0.0.1:{port}/v1",
+           "AGENT_API_KEY": "sk-bench-000000", "AGENT_BASE_URL": url,
            "AGENT_BUNDLED_SKILLS": "0", "AGENT_TOOL_CHECK": "0"}
     pid, fd = pty.fork()
     if pid == 0:
@@ -103,19 +87,18 @@ def chat(agent, skills, port):
 
 def main():
     agent = os.path.abspath(sys.argv[1])
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Mock)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
+    server = mock_llm.serve("done", keep_chat_request)
     print("| library | skills | requests | shared prefix of consecutive requests: min / median | "
           "request bytes (last) | goal |")
     print("|---|---|---|---|---|---|")
     for arg in sys.argv[2:]:
         label, skills = arg.split("=", 1)
         skills = os.path.abspath(skills)
-        count = subprocess.run([agent, "--skills-dir", skills, "skills", "list", "--json"], capture_output=True,
-                               env={"PATH": os.environ["PATH"], "HOME": tempfile.mkdtemp(), "AGENT_BUNDLED_SKILLS": "0"},
-                               ).stdout.count(b'"name"')
-        requests = chat(agent, skills, port)
+        listed = subprocess.run([agent, "--skills-dir", skills, "skills", "list", "--json"], capture_output=True,
+                                env={"PATH": os.environ["PATH"], "HOME": tempfile.mkdtemp(), "AGENT_BUNDLED_SKILLS": "0"},
+                                ).stdout
+        count = len(json.loads(listed.decode().strip().splitlines()[-1])["skills"])
+        requests = chat(agent, skills, server.url)
         ratios = [shared(a, b) / len(b) for a, b in zip(requests, requests[1:])]
         if not ratios:
             print(f"| {label} | {count:,} | {len(requests)} | not measured: fewer than two requests arrived | | ≥ 0.95 |")

@@ -20,17 +20,11 @@ import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import mock_llm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ANSWER = "hello from the mock"
-BODY = "".join(
-    "data: " + json.dumps(e) + "\n\n"
-    for e in [
-        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ANSWER}}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    ]
-) + "data: [DONE]\n\n"
 REQUESTS = [
     "extract the text of a pdf and summarise it",
     "write a commit message for my staged changes",
@@ -50,30 +44,15 @@ class Mock:
         arrivals = self.arrivals = []
         lock = self.lock = threading.Lock()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+        def note(path, _body, arrived):
+            if path.endswith("/chat/completions"):
+                with lock:
+                    arrivals.append(arrived)
 
-            def do_POST(self):
-                at = time.monotonic()
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                if self.path.endswith("/chat/completions"):
-                    with lock:
-                        arrivals.append(at)
-                data = BODY.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = mock_llm.serve(ANSWER, note)
 
     def url(self):
-        return "http://127.0.0.1:%d/v1" % self.server.server_address[1]
+        return self.server.url
 
     def count(self):
         with self.lock:

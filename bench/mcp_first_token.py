@@ -11,35 +11,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import mock_llm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAULT = os.path.join(ROOT, "tests", "fixtures", "mcp", "fault_server.py")
-BODY = "".join(
-    "data: " + json.dumps(e) + "\n\n"
-    for e in [
-        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "hello"}}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    ]
-) + "data: [DONE]\n\n"
-
-
-class Mock(BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        data = BODY.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 def first_byte(agent, env, cwd):
     start = time.perf_counter()
     proc = subprocess.Popen([agent, "--once", "hi"], env=env, cwd=cwd, stdout=subprocess.PIPE,
@@ -52,13 +29,12 @@ def first_byte(agent, env, cwd):
 
 def main():
     agent, runs = os.path.abspath(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 20
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Mock)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = mock_llm.serve("hello")
     rows = []
     for servers in (0, 3):
         with tempfile.TemporaryDirectory() as home:
             env = {"PATH": os.environ["PATH"], "HOME": home, "AGENT_MODEL": "m", "AGENT_API_KEY": "sk-bench-000000",
-                   "AGENT_BASE_URL": f"http://127.0.0.1:{server.server_port}/v1", "AGENT_PROBE_PORTS": "",
+                   "AGENT_BASE_URL": server.url, "AGENT_PROBE_PORTS": "",
                    "AGENT_BUNDLED_SKILLS": "0", "AGENT_SESSIONS": "0"}
             if servers:
                 conf = {"mcpServers": {f"s{i}": {"command": FAULT, "env": {"FAULT_START_DELAY": "1"}}

@@ -9,36 +9,20 @@ runs once to fill its cache folder (and once more, so the shadowed-name notices 
 are behind it), then RUNS times with `AGENT_PHASES=1`, warm: the table gives the median of each
 phase and of the wall time. The peer is `curl` posting the very request body the agent sent for
 that library (captured by the mock), streamed, to the same mock, timed the same way."""
-import json, os, statistics, subprocess, sys, tempfile, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import os, statistics, subprocess, sys, tempfile, time
+
+import mock_llm
 
 RUNS = 15
 PHASES = [("start", "config", "process start and configuration"), ("config", "discovery", "skill discovery"),
           ("discovery", "request", "request build (catalog, ranking, prompt)"), ("request", "first-byte",
           "connect and first byte"), ("first-byte", "exit", "rest of the turn and shutdown")]
-BODY = "".join("data: " + json.dumps(e) + "\n\n" for e in [
-    {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "hello"}}]},
-    {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-]) + "data: [DONE]\n\n"
 last_body = [b""]
 
 
-class Mock(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        if b'"messages"' in body:
-            last_body[0] = body
-        data = BODY.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+def keep_chat_body(_path, body, _arrived):
+    if b'"messages"' in body:
+        last_body[0] = body
 
 
 def timed(cmd, env, cwd):
@@ -58,9 +42,8 @@ def phases_of(stderr):
 
 def main():
     agent = os.path.abspath(sys.argv[1])
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Mock)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server = mock_llm.serve("hello", keep_chat_body)
+    url = server.url
     rows = []
     for arg in sys.argv[2:]:
         label, skills = arg.split("=", 1)

@@ -27,11 +27,17 @@ pub fn pty_agent(ws: &Workspace) -> Command {
 
 /// The chat in a pty, talking to `mock`.
 pub fn chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
+    chat_with_env(ws, mock, &[], extra)
+}
+
+/// [`chat`] with more environment variables set.
+pub fn chat_with_env(ws: &Workspace, mock: &MockLlm, env: &[(&str, &str)], extra: &[&str]) -> PtySession {
     let mut cmd = pty_agent(ws);
     cmd.env("AGENT_RETRIES", "0")
         .env("AGENT_BASE_URL", mock.base_url())
         .env("AGENT_API_KEY", "sk-test-key-0123456789")
         .env("AGENT_MODEL", "gpt-4.1-mini")
+        .envs(env.iter().copied())
         .args(extra);
     let mut p = spawn_command(cmd, Some(10_000)).unwrap();
     p.exp_string("/help for commands").unwrap();

@@ -138,14 +138,7 @@ async fn over_budget_a_chat_keeps_its_request_prefix_and_appends_what_a_later_re
     let mock = std::sync::Arc::new(MockLlm::start(vec![text("First."), text("Second.")]).await);
     let (w, m) = (ws.clone(), mock.clone());
     blocking(move || {
-        let mut cmd = pty_agent(&w);
-        cmd.env("AGENT_RETRIES", "0")
-            .env("AGENT_BASE_URL", m.base_url())
-            .env("AGENT_API_KEY", "sk-test-key-0123456789")
-            .env("AGENT_MODEL", "gpt-4.1-mini")
-            .env("AGENT_CATALOG_BUDGET", "2048");
-        let mut p = rexpect::session::spawn_command(cmd, Some(10_000)).unwrap();
-        p.exp_string("/help for commands").unwrap();
+        let mut p = chat_with_env(&w, &m, &[("AGENT_CATALOG_BUDGET", "2048")], &[]);
         type_line(&mut p, "list the pods of kubernetes");
         p.exp_string("First.").unwrap();
         type_line(&mut p, "remind customers about overdue invoices");

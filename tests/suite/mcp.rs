@@ -557,15 +557,7 @@ async fn over_their_budget_the_mcp_tools_of_a_chat_stay_the_same_from_request_to
     let mock = std::sync::Arc::new(MockLlm::start(vec![text("first"), text("second")]).await);
     let (w, m) = (ws.clone(), mock.clone());
     blocking(move || {
-        let mut cmd = pty_agent(&w);
-        cmd.env("AGENT_RETRIES", "0")
-            .env("AGENT_BASE_URL", m.base_url())
-            .env("AGENT_API_KEY", "sk-test-key-0123456789")
-            .env("AGENT_MODEL", "gpt-4.1-mini")
-            .env("AGENT_MCP_TOOLS_BUDGET", "200")
-            .arg("--yes");
-        let mut p = rexpect::session::spawn_command(cmd, Some(10_000)).unwrap();
-        p.exp_string("/help for commands").unwrap();
+        let mut p = chat_with_env(&w, &m, &[("AGENT_MCP_TOOLS_BUDGET", "200")], &["--yes"]);
         type_line(&mut p, "use the fault server's ok tool");
         p.exp_string("first").unwrap();
         // Another request whose words would rank another tool first.
