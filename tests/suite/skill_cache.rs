@@ -208,17 +208,7 @@ fn a_declared_entry_script_that_appears_later_is_seen() {
     ] {
         age(&path);
     }
-    let entry = |ws: &Workspace| -> Value {
-        let out = ws
-            .bare_agent()
-            .arg("--skills-dir")
-            .arg(ws.skills())
-            .args(["skills", "list", "--json"])
-            .output()
-            .unwrap();
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["skills"][0]["entry"].clone()
-    };
+    let entry = |ws: &Workspace| -> Value { listed(ws)["skills"][0]["entry"].clone() };
     assert_eq!(entry(&ws), Value::Null);
     assert_eq!(entry(&ws), Value::Null, "from the cache");
     // Only the subfolder changes: the skill folder's own stamp stays as it was.
@@ -227,8 +217,8 @@ fn a_declared_entry_script_that_appears_later_is_seen() {
     assert_eq!(entry(&ws), Value::String("bin/tool.sh".into()));
 }
 
-/// `skills list --json`'s `signature` of each skill, by name.
-fn signatures(ws: &Workspace) -> Vec<(String, Value)> {
+/// `skills list --json` of the workspace's skills folder, which must succeed.
+fn listed(ws: &Workspace) -> Value {
     let out = ws
         .bare_agent()
         .arg("--skills-dir")
@@ -237,7 +227,12 @@ fn signatures(ws: &Workspace) -> Vec<(String, Value)> {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `skills list --json`'s `signature` of each skill, by name.
+fn signatures(ws: &Workspace) -> Vec<(String, Value)> {
+    let v = listed(ws);
     v["skills"]
         .as_array()
         .unwrap()
