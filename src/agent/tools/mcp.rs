@@ -25,47 +25,39 @@ pub fn is_mcp_tool(name: &str) -> bool {
 impl ToolRunner {
     /// `tools` (the skill tools' schemas, or null) with the MCP tools added as function schemas:
     /// all of them, or within `AGENT_MCP_TOOLS_BUDGET` the ones most relevant to the session's
-    /// first request (kept for the session), with `search_skills` to find the rest. Servers are asked once a session (cached lists need no
-    /// server at all); those that fail are warned about once.
+    /// first request (kept for the session), with `search_skills` to find the rest. Servers are
+    /// asked once a session (cached lists need no server at all); those that fail are warned
+    /// about once.
     pub async fn with_mcp_tools(&mut self, tools: Value, query: &str) -> Value {
         let Some(hub) = self.settings.mcp.clone() else {
             return tools;
         };
-        if self.mcp_schemas.is_none() {
-            let (offered, warnings) = hub.offered().await;
-            for message in warnings {
-                self.emit(Event::Warning { message });
-            }
-            self.mcp_schemas = Some(
-                offered
-                    .iter()
-                    .map(|t| {
-                        McpSchema::new(
-                            &t.qualified,
-                            &t.tool.description,
-                            schema(&t.qualified, &t.server, &t.tool),
-                        )
-                    })
-                    .collect(),
-            );
-        }
-        let all = self.mcp_schemas.clone().unwrap_or_default();
-        if all.is_empty() {
-            return tools;
-        }
         // Chosen on the session's first request and kept: the tool list is part of the prefix a
         // provider caches, so re-ranking it per request would make every request a cache miss.
         // What later requests need of the rest, `search_skills` finds.
-        let offered = match &self.mcp_offered {
-            Some(kept) => kept.clone(),
-            None => {
-                let (offered, left) = within_budget(&all, query, self.settings.mcp_budget);
-                self.mcp_left = left.into_iter().cloned().collect();
-                let offered: Vec<McpSchema> = offered.into_iter().cloned().collect();
-                self.mcp_offered = Some(offered.clone());
-                offered
+        if self.mcp_offered.is_none() {
+            let (listed, warnings) = hub.offered().await;
+            for message in warnings {
+                self.emit(Event::Warning { message });
             }
-        };
+            let all: Vec<McpSchema> = listed
+                .iter()
+                .map(|t| {
+                    McpSchema::new(
+                        &t.qualified,
+                        &t.tool.description,
+                        schema(&t.qualified, &t.server, &t.tool),
+                    )
+                })
+                .collect();
+            let (offered, left) = within_budget(&all, query, self.settings.mcp_budget);
+            self.mcp_left = left.into_iter().cloned().collect();
+            self.mcp_offered = Some(offered.into_iter().cloned().collect());
+        }
+        let offered = self.mcp_offered.as_deref().unwrap_or_default();
+        if offered.is_empty() && self.mcp_left.is_empty() {
+            return tools;
+        }
         let left = &self.mcp_left;
         let mut list = match tools {
             Value::Array(list) => list,
@@ -79,7 +71,7 @@ impl ToolRunner {
                     message: format!(
                         "{} MCP tools do not fit AGENT_MCP_TOOLS_BUDGET ({} bytes of schemas): the session offers the {} \
                          most relevant to its first request, and the model can search_skills for the other {}",
-                        all.len(),
+                        offered.len() + left.len(),
                         self.settings.mcp_budget,
                         offered.len(),
                         left.len()

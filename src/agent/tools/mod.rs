@@ -45,8 +45,6 @@ pub struct ToolRunner {
     settings: RunnerSettings,
     approver: Arc<dyn Approver>,
     sink: Arc<dyn EventSink>,
-    /// The MCP tools' schemas, once the servers' tool lists were read this session.
-    mcp_schemas: Option<Vec<mcp_budget::McpSchema>>,
     /// The MCP tools offered, chosen once a session when they are over their budget.
     mcp_offered: Option<Vec<mcp_budget::McpSchema>>,
     /// Those left out for want of room (`search_skills` finds them).
@@ -94,7 +92,6 @@ impl ToolRunner {
             settings,
             approver,
             sink,
-            mcp_schemas: None,
             mcp_offered: None,
             mcp_left: Vec::new(),
             mcp_noticed: false,

@@ -133,9 +133,14 @@ impl SkillIndex {
     }
 }
 
-fn load(file: &Path, fingerprint: u64, skills: usize) -> Option<SkillIndex> {
+/// The index stored in `file`, if it can be read and decoded.
+fn read_stored(file: &Path) -> Option<Stored> {
     let bytes = cache_file::read(file, KIND).ok()?;
-    let stored: Stored = postcard::from_bytes(&bytes).ok()?;
+    postcard::from_bytes(&bytes).ok()
+}
+
+fn load(file: &Path, fingerprint: u64, skills: usize) -> Option<SkillIndex> {
+    let stored = read_stored(file)?;
     if stored.fingerprint != fingerprint {
         return None;
     }
@@ -156,16 +161,11 @@ impl SkillIndex {
     /// index is ready when the first request ranks; [`cached_or_preloaded`](Self::cached_or_preloaded)
     /// takes it only if its fingerprint is that of the skills found.
     pub fn preload_latest(cache: &CacheDir) -> Option<Preloaded> {
-        let dir = cache.path().join("index");
-        let newest = std::fs::read_dir(&dir)
-            .ok()?
-            .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".bin"))
-            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-            .max_by_key(|(modified, _)| *modified)?
+        let newest = index_files(&cache.path().join("index"))
+            .into_iter()
+            .max_by_key(|(used, _)| *used)?
             .1;
-        let bytes = cache_file::read(&newest, KIND).ok()?;
-        let stored: Stored = postcard::from_bytes(&bytes).ok()?;
+        let stored = read_stored(&newest)?;
         let fingerprint = stored.fingerprint;
         let skills = stored.name_len.len();
         let index = SkillIndex::from_stored(stored, skills)?;
@@ -182,16 +182,22 @@ fn store(index: &SkillIndex, file: &Path, fingerprint: u64) -> Result<(), String
     cache_file::write(file, KIND, &bytes).map_err(|e| e.to_string())
 }
 
-/// Remove all but the [`KEEP`] most recently used index files.
-fn prune(dir: &Path) {
+/// The index files in `dir`, each with when it was last used (its modification time); none
+/// when the folder cannot be read.
+fn index_files(dir: &Path) -> Vec<(std::time::SystemTime, PathBuf)> {
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+        return Vec::new();
     };
-    let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+    entries
         .filter_map(Result::ok)
         .filter(|e| e.file_name().to_string_lossy().ends_with(".bin"))
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .collect();
+        .collect()
+}
+
+/// Remove all but the [`KEEP`] most recently used index files.
+fn prune(dir: &Path) {
+    let mut files = index_files(dir);
     if files.len() <= KEEP {
         return;
     }
