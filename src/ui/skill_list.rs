@@ -134,38 +134,13 @@ pub fn short_path(path: &Path, cwd: Option<&Path>, home: Option<&Path>) -> Strin
 mod tests {
     use super::*;
 
-    #[test]
-    fn another_agents_root_names_its_tool() {
-        let mut s = SkillSummary {
-            name: "pdf".into(),
-            description: "d".into(),
-            dir: "/h/.claude/skills/pdf".into(),
-            root: "/h/.claude/skills".into(),
-            root_kind: crate::skills::discover::RootKind::User,
-            tool: Tool::Claude,
-            dialect: crate::skills::Dialect::AgentSkills,
-            entry: None,
-            allowed_tools: Vec::new(),
-            warnings: 0,
-            codes: Vec::new(),
-            trusted: true,
-            blocked: None,
-            catalog_bytes: 0,
-            accepted_findings: None,
-            signature: None,
-        };
-        assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills (claude)");
-        s.tool = Tool::Agent;
-        assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills");
-    }
-
-    #[test]
-    fn the_footer_shows_the_cap_and_what_a_request_holds() {
-        let skill = |name: &str, bytes: usize| SkillSummary {
+    /// A user skill `name` in the folder of that name under `root`.
+    fn summary(name: &str, root: &str, catalog_bytes: usize) -> SkillSummary {
+        SkillSummary {
             name: name.into(),
             description: "d".into(),
-            dir: "/s/x".into(),
-            root: "/s".into(),
+            dir: format!("{root}/{name}").into(),
+            root: root.into(),
             root_kind: crate::skills::discover::RootKind::User,
             tool: Tool::Agent,
             dialect: crate::skills::Dialect::AgentSkills,
@@ -175,10 +150,24 @@ mod tests {
             codes: Vec::new(),
             trusted: true,
             blocked: None,
-            catalog_bytes: bytes,
+            catalog_bytes,
             accepted_findings: None,
             signature: None,
-        };
+        }
+    }
+
+    #[test]
+    fn another_agents_root_names_its_tool() {
+        let mut s = summary("pdf", "/h/.claude/skills", 0);
+        s.tool = Tool::Claude;
+        assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills (claude)");
+        s.tool = Tool::Agent;
+        assert_eq!(root_cell(&s, None, Some(Path::new("/h"))), "~/.claude/skills");
+    }
+
+    #[test]
+    fn the_footer_shows_the_cap_and_what_a_request_holds() {
+        let skill = |name: &str, bytes: usize| summary(name, "/s", bytes);
         let many: Vec<SkillSummary> = (0..1000).map(|i| skill(&format!("s{i}"), 170)).collect();
         let footer = catalog_footer(&many, Some(8192)).unwrap();
         assert!(

@@ -47,6 +47,15 @@ pub fn status(code: u16, body: &str) -> Reply {
     Reply::Raw(ResponseTemplate::new(code).set_body_raw(body.to_string(), "application/json"))
 }
 
+/// An answer that arrives only after 30 s: a turn still waiting on it, for Ctrl-C or a kill.
+pub fn too_late() -> Reply {
+    Reply::Raw(
+        ResponseTemplate::new(200)
+            .set_delay(std::time::Duration::from_secs(30))
+            .set_body_raw(sse_body(&text("too late")), "text/event-stream"),
+    )
+}
+
 /// SSE body for a reply: text split into small deltas, tool-call arguments split in two.
 pub fn sse_body(reply: &Reply) -> String {
     let mut events: Vec<Value> = Vec::new();
@@ -310,6 +319,19 @@ pub fn repo_path(rel: &str) -> PathBuf {
 /// The Agent Skills reference fixtures and their golden verdicts, inside this checkout.
 pub fn conformance_dir() -> PathBuf {
     repo_path("tests/conformance/skills-ref")
+}
+
+/// A project skill `name` in the working folder's `skills/`, whose `run.sh` is `script`.
+pub fn project_skill_running(ws: &Workspace, name: &str, script: &str) -> PathBuf {
+    let dir = ws.work().join("skills").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: A project skill named {name}.\n---\nRun ./run.sh\n"),
+    )
+    .unwrap();
+    write_script(&dir.join("run.sh"), script);
+    dir
 }
 
 pub fn write_script(path: &Path, body: &str) {

@@ -20,18 +20,11 @@ fn env_probe(ws: &Workspace) {
 
 /// A project skill in the working folder whose script leaves `canary` behind.
 fn project_skill(ws: &Workspace, name: &str, canary: &Path) -> PathBuf {
-    let dir = ws.work().join("skills").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("SKILL.md"),
-        format!("---\nname: {name}\ndescription: A project skill named {name}.\n---\nRun ./run.sh\n"),
-    )
-    .unwrap();
-    write_script(
-        &dir.join("run.sh"),
+    project_skill_running(
+        ws,
+        name,
         &format!("#!/bin/sh\ntouch '{}'\necho {name}-ran\n", canary.display()),
-    );
-    dir
+    )
 }
 
 fn tool_results(request: &serde_json::Value) -> String {

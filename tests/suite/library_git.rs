@@ -2,32 +2,8 @@
 //! `.gitattributes` cannot make checkout run a filter driver from the user's own git
 //! configuration, and files are installed exactly as committed.
 
-use std::path::Path;
-use std::process::Command as Std;
-
+use super::skill_library::git;
 use crate::common::*;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Std::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 #[test]
 fn a_repositorys_attributes_run_no_filter_of_the_users_config() {

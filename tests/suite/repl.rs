@@ -103,11 +103,7 @@ async fn a_pasted_block_and_continuations_are_one_message() {
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_cancels_a_slow_response_and_the_next_turn_works() {
     let ws = std::sync::Arc::new(Workspace::new());
-    let slow = Reply::Raw(
-        wiremock::ResponseTemplate::new(200)
-            .set_delay(Duration::from_secs(30))
-            .set_body_raw(sse_body(&text("too late")), "text/event-stream"),
-    );
+    let slow = too_late();
     let mock = std::sync::Arc::new(MockLlm::start(vec![slow, text("fresh answer")]).await);
     let (w, m) = (ws.clone(), mock.clone());
     blocking(move || {
@@ -488,11 +484,7 @@ async fn lines_typed_while_the_agent_is_busy_all_run_in_order() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_interrupted_turn_counts_in_usage_shows_in_history_and_is_exported_once() {
     let ws = std::sync::Arc::new(Workspace::new());
-    let slow = Reply::Raw(
-        wiremock::ResponseTemplate::new(200)
-            .set_delay(Duration::from_secs(30))
-            .set_body_raw(sse_body(&text("too late")), "text/event-stream"),
-    );
+    let slow = too_late();
     let mock = std::sync::Arc::new(MockLlm::start(vec![slow, text("fresh answer")]).await);
     let (w, m) = (ws.clone(), mock.clone());
     let export = ws.work().join("out.md");

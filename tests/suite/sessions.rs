@@ -114,11 +114,7 @@ pub(super) fn users(request: &Value) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn killed_mid_stream_then_continued_the_turns_and_the_interruption_come_back_in_order() {
     let ws = Arc::new(Workspace::new());
-    let slow = Reply::Raw(
-        wiremock::ResponseTemplate::new(200)
-            .set_delay(Duration::from_secs(30))
-            .set_body_raw(sse_body(&text("too late")), "text/event-stream"),
-    );
+    let slow = too_late();
     let (request, stored) = kill_during_third_turn(ws.clone(), vec![slow], "third question").await;
     let users = users(&request);
     assert_eq!(users.len(), 4, "{users:?}");

@@ -10,7 +10,8 @@ use crate::common::*;
 use agent::skills::library::git;
 use serde_json::{Value, json};
 
-/// Run git in `dir` with a fixed identity; returns trimmed stdout.
+/// Run git in `dir` with a fixed identity and `HOME` there (so no user configuration of the
+/// machine's, or of a test's own home, applies); returns trimmed stdout.
 pub(super) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Std::new("git")
         .args([
@@ -23,6 +24,7 @@ pub(super) fn git(dir: &Path, args: &[&str]) -> String {
         ])
         .args(args)
         .current_dir(dir)
+        .env("HOME", dir)
         .output()
         .unwrap();
     assert!(

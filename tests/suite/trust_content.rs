@@ -10,15 +10,9 @@ use crate::common::*;
 /// A project skill in the working folder whose `run.sh` sources `lib/helper.sh` (a real folder, or
 /// a symlink to `shared` when given) and touches the canary the helper names.
 fn project_skill(ws: &Workspace, name: &str, shared: Option<&Path>) -> PathBuf {
-    let dir = ws.work().join("skills").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("SKILL.md"),
-        format!("---\nname: {name}\ndescription: A project skill named {name}.\n---\nRun ./run.sh\n"),
-    )
-    .unwrap();
-    write_script(
-        &dir.join("run.sh"),
+    let dir = project_skill_running(
+        ws,
+        name,
         "#!/bin/sh\n. \"$SKILL_DIR/lib/helper.sh\"\ntouch \"$CANARY_DIR/canary-a\"\necho ran\n",
     );
     let lib = match shared {
