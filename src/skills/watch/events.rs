@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
+use super::barrier::{Barrier, Seen};
 use super::{Changes, Concern, concern};
 use crate::support::skill_dirs::is_ignored;
 
@@ -20,6 +21,9 @@ pub struct Events {
     roots: Vec<PathBuf>,
     marked: Arc<Mutex<Changes>>,
     watched: HashSet<PathBuf>,
+    /// Marks in the event queue, so a look sees every edit made before it.
+    barrier: Option<Barrier>,
+    seen: Arc<Seen>,
 }
 
 impl Events {
@@ -27,21 +31,41 @@ impl Events {
     /// inotify, the limit on watches reached).
     pub fn start(roots: Vec<PathBuf>) -> Result<Self, String> {
         let marked = Arc::new(Mutex::new(Changes::default()));
-        let (sink, known) = (marked.clone(), roots.clone());
-        let watcher = notify::recommended_watcher(move |event| mark(&sink, &known, event))
-            .map_err(|e| format!("cannot watch the skill roots: {e}"))?;
+        let seen = Arc::new(Seen::default());
+        let barrier = Barrier::new();
+        let fence = barrier.as_ref().map(Barrier::dir);
+        let (sink, known, noted) = (marked.clone(), roots.clone(), seen.clone());
+        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            if let (Some(fence), Ok(event)) = (&fence, &event)
+                && event.paths.iter().any(|p| noted.note(fence, p))
+            {
+                return;
+            }
+            mark(&sink, &known, event);
+        })
+        .map_err(|e| format!("cannot watch the skill roots: {e}"))?;
         let mut events = Self {
             watcher,
             roots,
             marked,
             watched: HashSet::new(),
+            barrier,
+            seen,
         };
+        if let Some(dir) = events.barrier.as_ref().map(Barrier::dir)
+            && events.watcher.watch(&dir, RecursiveMode::NonRecursive).is_err()
+        {
+            events.barrier = None;
+        }
         events.watch_roots()?;
         Ok(events)
     }
 
-    /// What changed since the last look.
+    /// What changed since the last look, including edits made just before it.
     pub fn take(&mut self) -> Option<Changes> {
+        if let Some(barrier) = &mut self.barrier {
+            barrier.pass(&self.seen);
+        }
         self.marked.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 
@@ -265,5 +289,35 @@ mod tests {
 
         std::fs::remove_dir_all(&a).unwrap();
         seen(&mut events, |c| c.folders.contains(&a));
+    }
+
+    #[test]
+    fn a_look_right_after_an_edit_sees_it() {
+        let base = tempfile::tempdir().unwrap();
+        let root = base.path().join("skills");
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        let mut events = Events::start(vec![root.clone()]).unwrap();
+        assert!(events.barrier.is_some(), "marks are made on Linux");
+        // Busy threads keep the watcher's thread waiting for a core, as a loaded machine does.
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let busy: Vec<_> = (0..8)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        for round in 0..200 {
+            std::fs::write(root.join("a/SKILL.md"), format!("---\nname: a\n---\n{round}")).unwrap();
+            let changes = events.take().unwrap_or_default();
+            assert!(changes.folders.contains(&root.join("a")), "round {round}: {changes:?}");
+            assert!(!changes.roots, "the marks are not skills' events: {changes:?}");
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        busy.into_iter().for_each(|b| b.join().unwrap());
+        assert_eq!(events.take(), None, "nothing left over");
     }
 }

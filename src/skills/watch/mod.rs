@@ -6,6 +6,7 @@
 //! ([`poll`]), the catalog cache's own [`Stamp`](super::cache::Stamp) of each folder and of the
 //! files loading reads.
 
+mod barrier;
 mod events;
 mod poll;
 
