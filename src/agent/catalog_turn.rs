@@ -3,8 +3,10 @@
 //! kept for the rest of the session (until the skills change): the system message, the tool
 //! schemas and every earlier message stay byte-identical from turn to turn, so the prefix a
 //! provider caches (OpenAI from 1,024 tokens, others at breakpoints) keeps hitting. Relevant skills
-//! a later request needs that the kept list leaves out are appended after that request, as the
-//! result of a `search_skills` call the agent makes on the model's behalf.
+//! a later request needs that the kept list leaves out are noted at the end of that request's
+//! user message: a few short lines, since each stays in every later request (a synthetic
+//! `search_skills` call and result cost twice the bytes, and every byte past the shared prefix is
+//! paid at the full price each turn).
 
 use crate::output::Event;
 use crate::skills::catalog::model_line;
@@ -15,8 +17,11 @@ use super::turn::{Agent, CATALOG_RANKED};
 /// Most skills suggested after a request. Each suggestion stays in every later request: a
 /// few short lines keep the part that repeats (and that a provider caches) near the whole.
 const SUGGESTED: usize = 3;
-/// Characters of a description in a suggestion; `search_skills` and activation say more.
-const SUGGESTION_CHARS: usize = 200;
+/// Characters of a description in a suggestion (its first sentence when shorter);
+/// `search_skills` and activation say more.
+const SUGGESTION_CHARS: usize = 100;
+/// What introduces the suggestions after the user's words.
+const SUGGESTED_NOTE: &str = include_str!("../../prompts/suggested.md");
 /// A skill is suggested only when it ranks at least this share of the request's best score: a
 /// weak match is noise the model pays for in every later request.
 const SUGGESTION_MIN_SHARE: f32 = 0.5;
@@ -83,12 +88,10 @@ impl Agent {
         });
     }
 
-    /// After the user's message: the relevant skills the kept catalog leaves out, as a
-    /// `search_skills` result, so the model sees them without the system message changing.
-    pub(super) fn suggest_skills(&mut self, request: &str) {
-        if let Some(found) = self.suggestion.take() {
-            self.conversation.searched_for_the_model(request, found);
-        }
+    /// The note for the user's message: the relevant skills the kept catalog leaves out, so
+    /// the model sees them without the system message changing.
+    pub(super) fn take_suggestion(&mut self) -> Option<String> {
+        self.suggestion.take()
     }
 
     /// Forget the kept catalog (the skills changed): the next turn ranks anew.
@@ -97,17 +100,56 @@ impl Agent {
     }
 }
 
-/// The `search_skills`-style lines of the best-ranked skills not in `listed`, if any.
+/// The note naming the best-ranked skills not in `listed`, if any.
 fn suggestion(agent: &Agent, listed: &[String], ranked: impl Iterator<Item = usize>) -> Option<String> {
     let all = agent.skills().all();
     let lines: Vec<String> = ranked
-        .take(SUGGESTED)
         .filter_map(|i| all.get(i))
         .filter(|s| s.invocation.model && !listed.iter().any(|l| *l == model_line(&s.name)))
-        .map(|s| {
-            let desc: String = model_line(&s.description).chars().take(SUGGESTION_CHARS).collect();
-            format!("- {}: {desc}\n", model_line(&s.name))
-        })
+        .take(SUGGESTED)
+        .map(|s| format!("- {}: {}", model_line(&s.name), gist(&model_line(&s.description))))
         .collect();
-    (!lines.is_empty()).then(|| lines.concat())
+    (!lines.is_empty()).then(|| format!("{}\n{}", SUGGESTED_NOTE.trim_end(), lines.join("\n")))
+}
+
+/// The start of a description: its first sentence, or its first words up to
+/// [`SUGGESTION_CHARS`] with an ellipsis.
+fn gist(description: &str) -> String {
+    let sentence = description
+        .match_indices(". ")
+        .map(|(i, _)| i + 1)
+        .find(|&end| end >= 20)
+        .map_or(description, |end| &description[..end]);
+    if sentence.chars().count() <= SUGGESTION_CHARS {
+        return sentence.to_string();
+    }
+    let cut: String = sentence.chars().take(SUGGESTION_CHARS).collect();
+    let words = cut
+        .rfind(' ')
+        .filter(|&i| i >= SUGGESTION_CHARS / 2)
+        .map_or(cut.as_str(), |i| &cut[..i]);
+    format!("{}…", words.trim_end_matches([',', ';', ':', ' ']))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gist_is_the_first_sentence_or_whole_words_cut_short() {
+        assert_eq!(
+            gist("Convert PDF files to Word. Uses pdf2docx and keeps tables."),
+            "Convert PDF files to Word."
+        );
+        assert_eq!(
+            gist("Short. Then more text follows here."),
+            "Short. Then more text follows here."
+        );
+        let long = "Automate Ambient Weather tasks via Rube MCP (Composio), listing stations, fetching readings, \
+                    and exporting them";
+        let g = gist(long);
+        assert!(g.ends_with('…') && g.chars().count() <= SUGGESTION_CHARS + 1, "{g}");
+        assert!(long.starts_with(g.trim_end_matches('…')), "{g}");
+        assert_eq!(gist("Émoji ✓ only"), "Émoji ✓ only");
+    }
 }

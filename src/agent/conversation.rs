@@ -80,10 +80,10 @@ impl Conversation {
     /// Add a message, with secrets redacted: everything the model sees passes through here.
     /// Tool-call arguments included: they are sent back with every later request.
     pub fn remember(&mut self, mut message: ChatMessage) {
-        if let Some(content) = message.content.as_mut()
-            && let std::borrow::Cow::Owned(clean) = self.redactor.redact(content)
-        {
-            *content = clean;
+        for text in [message.content.as_mut(), message.note.as_mut()].into_iter().flatten() {
+            if let std::borrow::Cow::Owned(clean) = self.redactor.redact(text) {
+                *text = clean;
+            }
         }
         for call in &mut message.tool_calls {
             if let std::borrow::Cow::Owned(clean) = self.redactor.redact(&call.function.arguments) {
@@ -146,13 +146,6 @@ impl Conversation {
         };
         self.remember(ChatMessage::assistant(None, vec![call]));
         id
-    }
-
-    /// Record a `search_skills` call made for the model after the user's message (the skills a
-    /// kept catalog leaves out that fit the request), with `found` as its result.
-    pub fn searched_for_the_model(&mut self, query: &str, found: String) {
-        let id = self.call_for_the_model("agent_search", "search_skills", serde_json::json!({ "query": query }));
-        self.remember(ChatMessage::tool(id, found));
     }
 
     /// Whether `skill`'s instructions are in the conversation.
@@ -296,7 +289,9 @@ impl Conversation {
     /// Shorten the oldest tool outputs until the conversation fits its byte budget. Returns the
     /// warning to show the first time it does.
     pub fn keep_within_budget(&mut self) -> Option<String> {
-        let size = |m: &ChatMessage| m.content.as_ref().map_or(0, String::len) + MESSAGE_OVERHEAD;
+        let size = |m: &ChatMessage| {
+            m.content.as_ref().map_or(0, String::len) + m.note.as_ref().map_or(0, String::len) + MESSAGE_OVERHEAD
+        };
         let mut total: usize = self.messages.iter().map(size).sum();
         if total <= self.budget {
             return None;

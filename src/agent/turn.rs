@@ -133,9 +133,9 @@ impl Agent {
         if self.preactivate {
             self.preactivate(user_message);
         }
-        self.conversation.remember(ChatMessage::user(user_message));
+        let note = self.take_suggestion();
+        self.conversation.remember(ChatMessage::user(user_message).noted(note));
         self.session.start_turn(self.conversation.user_turns().last().copied());
-        self.suggest_skills(user_message);
         let mut steps = 0u32;
         let mut recent_calls: Vec<String> = Vec::new();
         loop {

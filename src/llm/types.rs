@@ -4,12 +4,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One message of the conversation, in the chat-completions shape. Sessions store it as it was
-/// sent and read it back (roles other than the four below are refused).
+/// sent and read it back (roles other than the four below are refused); a request sends it
+/// through [`Sent`], which puts a `note` at the end of its content.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ChatMessage {
     pub role: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// What the agent added after a user's own words (skills that may fit the request): sent as
+    /// the end of the content, kept apart everywhere else, so the user's words stay theirs in
+    /// history, exports and session titles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -29,8 +35,23 @@ impl ChatMessage {
         Self {
             role,
             content: Some(text.into()),
+            note: None,
             tool_calls: Vec::new(),
             tool_call_id: None,
+        }
+    }
+
+    /// The same message with `note` after its content when a request sends it.
+    pub fn noted(mut self, note: Option<String>) -> Self {
+        self.note = note;
+        self
+    }
+
+    /// The content as a request sends it: the note, if any, after a blank line.
+    pub fn sent_content(&self) -> Option<std::borrow::Cow<'_, str>> {
+        match (&self.content, &self.note) {
+            (Some(content), Some(note)) => Some(format!("{content}\n\n{note}").into()),
+            (content, _) => content.as_deref().map(Into::into),
         }
     }
 
@@ -39,6 +60,7 @@ impl ChatMessage {
         Self {
             role: "assistant",
             content: content.filter(|c| !c.is_empty() || tool_calls.is_empty()),
+            note: None,
             tool_calls,
             tool_call_id: None,
         }
@@ -48,6 +70,7 @@ impl ChatMessage {
         Self {
             role: "tool",
             content: Some(text.into()),
+            note: None,
             tool_calls: Vec::new(),
             tool_call_id: Some(call_id.into()),
         }
@@ -64,6 +87,8 @@ struct StoredMessage {
     role: String,
     #[serde(default)]
     content: Option<String>,
+    #[serde(default)]
+    note: Option<String>,
     #[serde(default)]
     tool_calls: Vec<ToolCall>,
     #[serde(default)]
@@ -88,6 +113,7 @@ impl<'de> Deserialize<'de> for ChatMessage {
         Ok(Self {
             role,
             content: stored.content,
+            note: stored.note,
             tool_calls: stored.tool_calls,
             tool_call_id: stored.tool_call_id,
         })
@@ -131,6 +157,7 @@ pub struct FunctionCall {
 #[derive(Debug, Serialize)]
 pub struct ChatRequest<'a> {
     pub model: &'a str,
+    #[serde(serialize_with = "as_sent")]
     pub messages: &'a [ChatMessage],
     #[serde(skip_serializing_if = "Value::is_null")]
     pub tools: &'a Value,
@@ -138,6 +165,33 @@ pub struct ChatRequest<'a> {
     /// `{"include_usage": true}`, sent only where it is known to be accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_options: Option<Value>,
+}
+
+/// A message as a request sends it: the chat-completions fields only, a note at the end of the
+/// content.
+pub struct Sent<'a>(pub &'a ChatMessage);
+
+impl Serialize for Sent<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let m = self.0;
+        let mut out = serializer.serialize_struct("ChatMessage", 4)?;
+        out.serialize_field("role", m.role)?;
+        if let Some(content) = m.sent_content() {
+            out.serialize_field("content", &content)?;
+        }
+        if !m.tool_calls.is_empty() {
+            out.serialize_field("tool_calls", &m.tool_calls)?;
+        }
+        if let Some(id) = &m.tool_call_id {
+            out.serialize_field("tool_call_id", id)?;
+        }
+        out.end()
+    }
+}
+
+fn as_sent<S: serde::Serializer>(messages: &&[ChatMessage], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(messages.iter().map(Sent))
 }
 
 /// Token counts, when the server reports them.
@@ -220,6 +274,7 @@ mod tests {
         };
         for message in [
             ChatMessage::user("hi"),
+            ChatMessage::user("hi").noted(Some("[a note]".into())),
             ChatMessage::assistant(None, vec![call]),
             ChatMessage::tool("c1", "exit code: 0"),
         ] {
@@ -228,5 +283,28 @@ mod tests {
         }
         let bad = serde_json::from_str::<ChatMessage>(r#"{"role":"root","content":"x"}"#).unwrap_err();
         assert!(bad.to_string().contains("unknown message role \"root\""), "{bad}");
+    }
+
+    #[test]
+    fn a_request_sends_a_note_at_the_end_of_the_content_and_no_field_of_its_own() {
+        let messages = [
+            ChatMessage::system("rules"),
+            ChatMessage::user("convert this").noted(Some("[agent: skills]\n- pdf: PDFs".into())),
+        ];
+        let body = serde_json::to_value(ChatRequest {
+            model: "m",
+            messages: &messages,
+            tools: &Value::Null,
+            stream: false,
+            stream_options: None,
+        })
+        .unwrap();
+        assert_eq!(
+            body["messages"],
+            serde_json::json!([
+                {"role": "system", "content": "rules"},
+                {"role": "user", "content": "convert this\n\n[agent: skills]\n- pdf: PDFs"},
+            ])
+        );
     }
 }

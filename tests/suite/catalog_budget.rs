@@ -172,17 +172,40 @@ async fn over_budget_a_chat_keeps_its_request_prefix_and_appends_what_a_later_re
         !system.contains("invoice-sender"),
         "the invoice skill is not in the first catalog"
     );
-    // The second request's relevant skill arrives after it, as a search result.
-    let tail = &later[earlier.len() + 2..];
-    assert_eq!(
-        tail[0]["tool_calls"][0]["function"]["name"], "search_skills",
-        "{tail:?}"
-    );
+    // The second request's relevant skill is noted at the end of its user message; the user's
+    // words stay theirs in /history.
+    let tail = &later[earlier.len()..];
+    assert_eq!(tail.len(), 2, "the answer, then the new user message: {tail:?}");
+    let asked = tail[1]["content"].as_str().unwrap();
+    let (words, note) = asked.split_once("\n\n").unwrap();
+    assert_eq!(words, "remind customers about overdue invoices");
+    assert!(note.starts_with("[agent: skills not in the list above"), "{note}");
+    assert!(note.contains("\n- invoice-sender: Emails overdue invoices"), "{note}");
+    assert!(note.lines().count() <= 4, "three suggestions at most: {note}");
+    // The session keeps the note apart from the user's words, and a resumed session sends both
+    // again as they were sent.
+    let files = ws.session_files();
+    let stored: Vec<_> = super::sessions::records(&files[0])
+        .into_iter()
+        .filter(|r| r["role"] == "user")
+        .collect();
+    assert_eq!(stored[1]["content"], "remind customers about overdue invoices");
+    assert_eq!(stored[1]["note"].as_str(), Some(note));
+    let resumed = MockLlm::start(vec![text("Third.")]).await;
+    let mut cmd = ws.agent(&resumed);
+    cmd.env("AGENT_CATALOG_BUDGET", "2048")
+        .args(["--continue", "--once", "thanks"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let again: Vec<_> = resumed
+        .requests()
+        .await
+        .into_iter()
+        .filter(|r| r.get("messages").is_some())
+        .collect();
     assert!(
-        tail[1]["content"]
-            .as_str()
-            .unwrap()
-            .starts_with("- invoice-sender: Emails overdue invoices"),
-        "{tail:?}"
+        contents(&again[0], "user").iter().any(|c| c == asked),
+        "{:?}",
+        contents(&again[0], "user")
     );
 }
