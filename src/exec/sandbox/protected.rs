@@ -65,11 +65,22 @@ struct Place {
     what: String,
 }
 
-/// Every protected place of a run.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Every protected place of a run. Symlinks are resolved the first time a grant is judged:
+/// resolving some 40 places costs hundreds of `readlink` calls, which a run whose skills grant
+/// nothing (nearly every run) never needs.
+#[derive(Debug, Clone, Default)]
 pub struct Protected {
-    places: Vec<Place>,
+    named: Vec<(PathBuf, &'static str)>,
+    places: std::sync::OnceLock<Vec<Place>>,
 }
+
+impl PartialEq for Protected {
+    fn eq(&self, other: &Self) -> bool {
+        self.named == other.named
+    }
+}
+
+impl Eq for Protected {}
 
 impl Protected {
     /// The places for a user whose home is `home`, whose `XDG_*_HOME` are read with `xdg`, working
@@ -116,19 +127,24 @@ impl Protected {
         out
     }
 
-    fn add(&mut self, path: PathBuf, what: &str) {
-        let real = resolve(&path);
-        self.places.push(Place {
-            path,
-            real,
-            what: what.to_string(),
-        });
+    fn add(&mut self, path: PathBuf, what: &'static str) {
+        self.named.push((path, what));
     }
 
     /// What protected place `real` (a path with symlinks resolved: what a grant really opens) is
     /// inside or holds, in words: `~/.ssh: your SSH keys and configuration`.
     pub fn conflict(&self, real: &Path) -> Option<String> {
-        self.places
+        let places = self.places.get_or_init(|| {
+            self.named
+                .iter()
+                .map(|(path, what)| Place {
+                    real: resolve(path),
+                    path: path.clone(),
+                    what: (*what).to_string(),
+                })
+                .collect()
+        });
+        places
             .iter()
             .find(|p| overlaps(real, &p.path) || overlaps(real, &p.real))
             .map(|p| format!("{}: {}", p.path.display(), p.what))
