@@ -324,7 +324,7 @@ fn lexical_sweep([routing, legacy, metatool]: [&Set; 3]) {
         ("typo/prefix weight 0.25", variant(|p| p.fuzzy_weight = 0.25)),
         ("typo/prefix weight 1", variant(|p| p.fuzzy_weight = 1.0)),
         (
-            "no derived-word match (rental → rent)",
+            "no derived-word match (rental → rent, repositories → RepoTool)",
             variant(|p| p.stem_prefix = false),
         ),
     ];
