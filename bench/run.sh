@@ -138,8 +138,8 @@ if [ -z "${BENCH_EMBED_URL:-}" ] && ! embeddings_fresh "$embed_model"; then
         embed_model=all-MiniLM-L6-v2
     fi
     if ! embeddings_fresh "$embed_model" && "$py" -c 'import sentence_transformers' 2>/dev/null; then
-        HF_HUB_OFFLINE=1 "$py" bench/embed_server.py --model "$embed_model" --port 0 --port-file "$tmp/embed.port" \
-            >"$tmp/embed.log" 2>&1 &
+        BENCH_MPNET_DIR=$tools/all-mpnet-base-v2 HF_HUB_OFFLINE=1 "$py" bench/embed_server.py --model "$embed_model" \
+            --port 0 --port-file "$tmp/embed.port" >"$tmp/embed.log" 2>&1 &
         embed_pid=$!
         for _ in $(seq 300); do
             [ -s "$tmp/embed.port" ] && break
@@ -155,7 +155,7 @@ if [ -z "${BENCH_EMBED_URL:-}" ] && ! embeddings_fresh "$embed_model"; then
 fi
 export BENCH_EMBED_MODEL=$embed_model
 cargo bench --locked -q --bench retrieval >"$tmp/retrieval.md" 2>/dev/null
-if [ -n "$embed_pid" ]; then kill "$embed_pid" 2>/dev/null; wait "$embed_pid" 2>/dev/null || true; embed_pid=; fi
+if [ -n "$embed_pid" ]; then kill "$embed_pid" 2>/dev/null || true; wait "$embed_pid" 2>/dev/null || true; embed_pid=; fi
 echo "== MCP: first byte of a plain turn with three stdio servers configured"
 python3 bench/mcp_first_token.py target/release/agent 20 >"$tmp/mcp.md"
 echo "== session storage"
