@@ -14,7 +14,7 @@
 //!
 //! Embeddings: with `BENCH_EMBED_URL` (an OpenAI-compatible base URL, e.g.
 //! `http://127.0.0.1:8765/v1`, see `bench/embed_server.py`) and `BENCH_EMBED_MODEL`
-//! (default `all-MiniLM-L6-v2`) vectors come from that server and are cached in
+//! (default `all-mpnet-base-v2`) vectors come from that server and are cached in
 //! `target/retrieval-embeddings/`; a complete cache needs no server. Otherwise the
 //! deterministic stand-in (hashed trigrams) is used, and the output says so: its numbers are
 //! not a model's.
@@ -23,6 +23,8 @@
 
 #[path = "retrieval/data.rs"]
 mod data;
+#[path = "retrieval/models.rs"]
+mod models;
 #[path = "retrieval/vectors.rs"]
 mod vectors;
 
@@ -213,6 +215,7 @@ fn main() {
         let cells: Vec<String> = slices.iter().map(|s| fmt(s.recall(&ranker))).collect();
         println!("| {name} | {} |", cells.join(" | "));
     }
+    models::compare(&routing, &legacy, &metatool);
     none_cases(&routing, &r);
     preactivation(&routing, &r, &legacy, &l);
     index_setup(&routing);
@@ -324,7 +327,7 @@ fn lexical_sweep([routing, legacy, metatool]: [&Set; 3]) {
         ("typo/prefix weight 0.25", variant(|p| p.fuzzy_weight = 0.25)),
         ("typo/prefix weight 1", variant(|p| p.fuzzy_weight = 1.0)),
         (
-            "no derived-word match (rental → rent)",
+            "no derived-word match (rental → rent, repositories → RepoTool)",
             variant(|p| p.stem_prefix = false),
         ),
     ];

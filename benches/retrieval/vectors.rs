@@ -45,31 +45,48 @@ fn fetch(url: &str, model: &str, texts: &[String]) -> Result<Vec<Vec<f32>>, Stri
     Ok(out)
 }
 
+/// The model `bench/run.sh` measures with, unless `BENCH_EMBED_MODEL` names another.
+pub const DEFAULT_MODEL: &str = "all-mpnet-base-v2";
+
+/// Every text of `sets` that gets a vector: skill texts and requests, sorted, once each.
+fn texts_of(sets: &[&Set]) -> Vec<String> {
+    let mut texts: Vec<String> = Vec::new();
+    for set in sets {
+        texts.extend(set.skills.iter().map(embedding_text));
+        texts.extend(set.cases.iter().map(|c| c.request.clone()));
+    }
+    texts.sort();
+    texts.dedup();
+    texts
+}
+
+fn read_cache(model: &str) -> HashMap<String, Vec<f32>> {
+    std::fs::read(cache_path(model))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
 impl Embedded {
+    /// `model`'s cached vectors, when the cache holds every text of `sets`.
+    pub fn cached(model: &str, sets: &[&Set]) -> Option<Self> {
+        let vectors = read_cache(model);
+        texts_of(sets).iter().all(|t| vectors.contains_key(t)).then(|| Self {
+            label: format!("{model} via an OpenAI-compatible server (vectors cached in target/retrieval-embeddings/)"),
+            vectors,
+        })
+    }
+
     /// Vectors for the skills and requests of `sets`.
     pub fn load(sets: &[&Set]) -> Self {
-        let mut texts: Vec<String> = Vec::new();
-        for set in sets {
-            texts.extend(set.skills.iter().map(embedding_text));
-            texts.extend(set.cases.iter().map(|c| c.request.clone()));
+        let model = std::env::var("BENCH_EMBED_MODEL").unwrap_or_else(|_| DEFAULT_MODEL.into());
+        if let Some(cached) = Self::cached(&model, sets) {
+            return cached;
         }
-        texts.sort();
-        texts.dedup();
-        let model = std::env::var("BENCH_EMBED_MODEL").unwrap_or_else(|_| "all-MiniLM-L6-v2".into());
+        let texts = texts_of(sets);
         let path = cache_path(&model);
-        let mut vectors: HashMap<String, Vec<f32>> = std::fs::read(&path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_default();
+        let mut vectors = read_cache(&model);
         let missing: Vec<String> = texts.iter().filter(|t| !vectors.contains_key(*t)).cloned().collect();
-        if missing.is_empty() {
-            return Self {
-                label: format!(
-                    "{model} via an OpenAI-compatible server (vectors cached in target/retrieval-embeddings/)"
-                ),
-                vectors,
-            };
-        }
         let Ok(url) = std::env::var("BENCH_EMBED_URL") else {
             return Self::stand_in(&texts, "BENCH_EMBED_URL is not set");
         };

@@ -67,8 +67,10 @@ pub struct Params {
     pub fuzzy_weight: f32,
     /// Index the words of compound names (`pdftotext` → pdf, text).
     pub split_compounds: bool,
-    /// A catalog stem that begins a request word the catalog lacks counts as a near miss
-    /// ("rental" → rent, "financial" → financ), for derived words the stemmer leaves whole.
+    /// A catalog stem that begins a request word the catalog lacks counts as a near miss:
+    /// up to 3 letters shorter for derived words the stemmer leaves whole ("rental" → rent,
+    /// "financial" → financ), any length shorter for a word of a skill's name, where
+    /// abbreviations live ("repositories" → repo, "calculation" → calc).
     pub stem_prefix: bool,
 }
 
@@ -267,9 +269,10 @@ impl SkillIndex {
 
     /// Catalog stems within a typo of `stem` (one edit from 5 letters, two from 8), that
     /// start with it when it has at least 4 letters (an abbreviation: "repo", "config"), or that
-    /// it starts with, up to 3 letters shorter (a derived word: "rental" → rent); same
-    /// first letter, so a city name does not turn into some other word. Shorter words have too many neighbours
-    /// ("morn" is one edit from "moon").
+    /// it starts with, up to 3 letters shorter (a derived word: "rental" → rent) or, when it is
+    /// a word of a skill's name, any length shorter (an abbreviation: "repositories" → repo);
+    /// same first letter, so a city name does not turn into some other word. Shorter words
+    /// have too many neighbours ("morn" is one edit from "moon").
     fn near_misses(&self, stem: &str) -> Vec<(u32, f32)> {
         let len = stem.chars().count();
         let w = self.params.fuzzy_weight;
@@ -284,7 +287,10 @@ impl SkillIndex {
             if cand.chars().next() != first || clen < 4 {
                 continue;
             }
-            let derived = self.params.stem_prefix && clen < len && len - clen <= 3 && stem.starts_with(cand.as_str());
+            let derived = self.params.stem_prefix
+                && clen < len
+                && stem.starts_with(cand.as_str())
+                && (len - clen <= 3 || self.in_a_name(i));
             let prefix = cand.starts_with(stem) || derived;
             let close = len >= 5 && clen.abs_diff(len) <= max_edits && strsim::osa_distance(stem, cand) <= max_edits;
             if prefix || close {
@@ -292,6 +298,13 @@ impl SkillIndex {
             }
         }
         out
+    }
+
+    /// Whether term `id` occurs in some skill's name.
+    fn in_a_name(&self, id: usize) -> bool {
+        self.postings
+            .get(id)
+            .is_some_and(|list| list.iter().any(|p| p.name_tf > 0))
     }
 
     /// Inverse document frequency of a term in `df` skills.

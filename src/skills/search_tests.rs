@@ -196,3 +196,27 @@ fn a_derived_word_finds_its_root_at_near_miss_weight() {
     // A root more than three letters shorter is a different word.
     assert_eq!(index.score("carpentry").scores[1], 0.0);
 }
+
+#[test]
+fn a_name_word_that_begins_a_request_word_is_an_abbreviation() {
+    let skills = vec![
+        skill("RepoTool", "Discover projects on GitHub and summarise them."),
+        skill("weather", "Forecasts for a city; take a note of them."),
+    ];
+    let index = SkillIndex::build(&skills);
+    // "repo" is in a name: "repositories" finds it, at near-miss weight.
+    let hits = index.search("java repositories for web development", 2);
+    assert_eq!(names(&skills, &hits), ["RepoTool"]);
+    let repositories = index.score("repositories").scores[0];
+    assert!(repositories > 0.0 && repositories < index.score("repo").scores[0]);
+    // "note" is only in a description: a word more than three letters longer is another word.
+    assert_eq!(index.score("noteworthy").scores[1], 0.0);
+    let strict = SkillIndex::with_params(
+        &skills,
+        Params {
+            stem_prefix: false,
+            ..Params::default()
+        },
+    );
+    assert_eq!(strict.score("repositories").scores[0], 0.0);
+}
