@@ -120,12 +120,13 @@ pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, Miss> {
     if !meta.is_file() || meta.len() > MAX_FILE_BYTES || meta.len() < HEADER_LEN as u64 {
         return Err(Miss::Corrupt);
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.read_to_end(&mut bytes).map_err(Miss::Unreadable)?;
-    if bytes.len() < HEADER_LEN {
-        return Err(Miss::Corrupt);
-    }
-    let (head, payload) = bytes.split_at(HEADER_LEN);
+    // The header first, then the payload into a buffer of its own size: no second copy of a
+    // payload that is megabytes for thousands of skills.
+    let mut head = [0u8; HEADER_LEN];
+    file.read_exact(&mut head).map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => Miss::Corrupt,
+        _ => Miss::Unreadable(e),
+    })?;
     let field = |at: usize| -> u64 {
         let mut b = [0u8; 8];
         b.copy_from_slice(&head[at..at + 8]);
@@ -135,12 +136,13 @@ pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, Miss> {
     if head[..8] != kind.magic || version != kind.version || field(12) != build_id() {
         return Err(Miss::Foreign);
     }
-    if field(20) != payload.len() as u64 || field(28) != xxh3_64(payload) {
+    let expected = usize::try_from(meta.len()).unwrap_or(0).saturating_sub(HEADER_LEN);
+    let mut payload = Vec::with_capacity(expected);
+    file.read_to_end(&mut payload).map_err(Miss::Unreadable)?;
+    if field(20) != payload.len() as u64 || field(28) != xxh3_64(&payload) {
         return Err(Miss::Corrupt);
     }
-    // The payload moves to the front in place: no second buffer as large as the file.
-    bytes.drain(..HEADER_LEN);
-    Ok(bytes)
+    Ok(payload)
 }
 
 /// Replace the cache file at `path` with `payload`, atomically: written to a temporary file in

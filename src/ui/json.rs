@@ -46,6 +46,18 @@ impl JsonWriter {
         let _ = out.flush();
     }
 
+    /// Write one line made of `parts`, each redacted and escaped on its own.
+    fn write_parts(&self, parts: &[String]) {
+        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = std::io::stdout().lock();
+        for part in parts {
+            let part = self.redactor.redact(part);
+            let _ = out.write_all(escape_invisible(&part).as_bytes());
+        }
+        let _ = out.write_all(b"\n");
+        let _ = out.flush();
+    }
+
     /// A remark for a person, on stderr: never mixed into the JSON on stdout.
     fn remark(&self, prefix: &str, text: &str) {
         let text = crate::support::terminal_text::for_terminal(&self.redactor.redact(text)).into_owned();
@@ -126,15 +138,33 @@ const SPLIT_LISTING_AT: usize = 512;
 /// The document of a `skills list`: [`versioned`], with the skills of a long listing (thousands of
 /// skills make megabytes of JSON) written by two threads at once. The text is the same.
 fn skill_list(list: &SkillList) -> String {
+    skill_list_parts(list).concat()
+}
+
+/// [`skill_list`] in the parts it is made of, written one after the other: joining them would
+/// copy megabytes once more. Parts end between two skills' objects, never inside a string, so
+/// each can be redacted and escaped on its own.
+fn skill_list_parts(list: &SkillList) -> Vec<String> {
     if list.skills.len() < SPLIT_LISTING_AT {
-        return versioned(list);
+        return vec![versioned(list)];
     }
     let (first, second) = list.skills.split_at(list.skills.len() / 2);
-    let write = |part: &[SkillSummary]| serde_json::to_string(part).ok();
+    const HEAD: &str = "{\"v\":1,\"skills\":[";
+    // The skills of a part, comma-separated, after `head`, without the brackets of an array.
+    let write = |part: &[SkillSummary], head: &str| -> Option<String> {
+        let mut buf = head.as_bytes().to_vec();
+        for (i, skill) in part.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            serde_json::to_writer(&mut buf, skill).ok()?;
+        }
+        String::from_utf8(buf).ok()
+    };
     let (first, second) = std::thread::scope(|scope| {
-        let other = scope.spawn(|| write(second));
+        let other = scope.spawn(|| write(second, ","));
         // A panic there is a bug; the listing is then written on this thread alone.
-        (write(first), other.join().ok().flatten())
+        (write(first, HEAD), other.join().ok().flatten())
     });
     // The document without its skills, `{"v":1,"skills":[],…}`, takes them in at its `[]`.
     let empty = SkillList {
@@ -144,23 +174,13 @@ fn skill_list(list: &SkillList) -> String {
         catalog_budget: list.catalog_budget,
     };
     let shell = versioned(&empty);
-    const HEAD: &str = "{\"v\":1,\"skills\":[";
     match (
         first,
         second,
         shell.strip_prefix(HEAD).and_then(|rest| rest.strip_prefix(']')),
     ) {
-        (Some(first), Some(second), Some(rest)) if first.len() > 2 && second.len() > 2 => {
-            // `[a,b]` and `[c,d]` make `a,b,c,d`.
-            let mut out = String::with_capacity(shell.len() + first.len() + second.len());
-            out.push_str(HEAD);
-            out.push_str(&first[1..first.len() - 1]);
-            out.push(',');
-            out.push_str(&second[1..]);
-            out.push_str(rest);
-            out
-        }
-        _ => versioned(list),
+        (Some(first), Some(second), Some(rest)) => vec![first, second, format!("]{rest}")],
+        _ => vec![versioned(list)],
     }
 }
 
@@ -224,6 +244,7 @@ impl Output for JsonWriter {
                 let _ = out.flush();
             }
             Report::Note(text) => self.remark("note", text),
+            Report::SkillList(list) => self.write_parts(&skill_list_parts(list)),
             _ => self.write_lines(&report_lines(&report)),
         }
     }
