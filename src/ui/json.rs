@@ -34,27 +34,28 @@ impl JsonWriter {
 
     /// Write lines on stdout, redacted and escaped, together (events of other threads wait).
     fn write_lines(&self, lines: &[String]) {
-        let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
-        let mut out = std::io::stdout().lock();
-        for line in lines {
-            let line = self.redactor.redact(line);
-            // Written as bytes: a `skills list` line can be megabytes, and formatting it would
-            // copy it once more.
-            let _ = out.write_all(escape_invisible(&line).as_bytes());
-            let _ = out.write_all(b"\n");
-        }
-        let _ = out.flush();
+        let lines: Vec<&[String]> = lines.iter().map(std::slice::from_ref).collect();
+        self.write_parted(&lines);
     }
 
     /// Write one line made of `parts`, each redacted and escaped on its own.
     fn write_parts(&self, parts: &[String]) {
+        self.write_parted(&[parts]);
+    }
+
+    /// Write each line, made of parts, then a newline; all together, under the lock.
+    fn write_parted(&self, lines: &[&[String]]) {
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         let mut out = std::io::stdout().lock();
-        for part in parts {
-            let part = self.redactor.redact(part);
-            let _ = out.write_all(escape_invisible(&part).as_bytes());
+        for parts in lines {
+            for part in *parts {
+                let part = self.redactor.redact(part);
+                // Written as bytes: a `skills list` line can be megabytes, and formatting it
+                // would copy it once more.
+                let _ = out.write_all(escape_invisible(&part).as_bytes());
+            }
+            let _ = out.write_all(b"\n");
         }
-        let _ = out.write_all(b"\n");
         let _ = out.flush();
     }
 

@@ -196,6 +196,14 @@ impl MockLlm {
             .collect()
     }
 
+    /// The chat requests received, in order: those with messages (a chat also asks for the
+    /// model list, a run with embeddings for vectors).
+    pub async fn chat_requests(&self) -> Vec<Value> {
+        let mut all = self.requests().await;
+        all.retain(|r| r.get("messages").is_some());
+        all
+    }
+
     /// Raw request bodies (for size measurements and header checks).
     pub async fn raw_requests(&self) -> Vec<Request> {
         self.server.received_requests().await.unwrap_or_default()

@@ -147,12 +147,7 @@ async fn over_budget_a_chat_keeps_its_request_prefix_and_appends_what_a_later_re
     })
     .await;
     // Chat requests only (the chat also asks /v1/models for the context window).
-    let reqs: Vec<_> = mock
-        .requests()
-        .await
-        .into_iter()
-        .filter(|r| r.get("messages").is_some())
-        .collect();
+    let reqs = mock.chat_requests().await;
     assert_eq!(reqs.len(), 2);
     let (first, second) = (&reqs[0], &reqs[1]);
     assert_eq!(first["tools"], second["tools"], "the tool schemas stay the same");
@@ -197,12 +192,7 @@ async fn over_budget_a_chat_keeps_its_request_prefix_and_appends_what_a_later_re
         .args(["--continue", "--once", "thanks"]);
     let (code, _, err) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{err}");
-    let again: Vec<_> = resumed
-        .requests()
-        .await
-        .into_iter()
-        .filter(|r| r.get("messages").is_some())
-        .collect();
+    let again = resumed.chat_requests().await;
     assert!(
         contents(&again[0], "user").iter().any(|c| c == asked),
         "{:?}",

@@ -39,15 +39,6 @@ fn skills(ws: &Workspace) {
     }
 }
 
-/// The chat requests among everything the mock received (embeddings requests have no messages).
-async fn chat_requests(mock: &MockLlm) -> Vec<Value> {
-    mock.requests()
-        .await
-        .into_iter()
-        .filter(|r| r.get("messages").is_some())
-        .collect()
-}
-
 fn system_prompt(request: &Value) -> String {
     contents(request, "system").join("\n")
 }
@@ -70,7 +61,7 @@ async fn an_over_budget_catalog_lists_what_embeddings_find_first() {
     let mock = MockLlm::start(vec![text("done")]).await.with_embeddings().await;
     let (code, _, stderr) = once(&mock, Some("400")).await;
     assert_eq!(code, 0, "{stderr}");
-    let requests = chat_requests(&mock).await;
+    let requests = mock.chat_requests().await;
     assert!(
         system_prompt(&requests[0]).contains(&format!("- {TARGET}:")),
         "{}",
@@ -88,7 +79,7 @@ async fn a_catalog_that_fits_asks_for_no_embeddings() {
     let (code, _, stderr) = once(&mock, None).await;
     assert_eq!(code, 0, "{stderr}");
     assert!(mock.embedding_requests().await.is_empty());
-    assert!(system_prompt(&chat_requests(&mock).await[0]).contains(&format!("- {TARGET}:")));
+    assert!(system_prompt(&mock.chat_requests().await[0]).contains(&format!("- {TARGET}:")));
 }
 
 #[tokio::test]
@@ -104,7 +95,7 @@ async fn an_embeddings_failure_is_one_warning_and_words_rank() {
         .collect();
     assert_eq!(warnings.len(), 1, "{stderr}");
     assert!(warnings[0].contains("404"), "{stderr}");
-    assert!(!system_prompt(&chat_requests(&mock).await[0]).contains(TARGET));
+    assert!(!system_prompt(&mock.chat_requests().await[0]).contains(TARGET));
 }
 
 async fn search(ws: &Workspace, base_url: &str, model: Option<&str>) -> (Value, String) {
