@@ -26,21 +26,30 @@ const SUGGESTED_NOTE: &str = include_str!("../../prompts/suggested.md");
 /// weak match is noise the model pays for in every later request.
 const SUGGESTION_MIN_SHARE: f32 = 0.5;
 
+/// What a turn's catalog means for its request.
+pub(super) struct CatalogTurn {
+    /// Skills were left out of the catalog (the budget's tools are offered).
+    pub budgeted: bool,
+    /// The note for the user's message: the relevant skills a kept catalog leaves out, so the
+    /// model sees them without the system message changing.
+    pub note: Option<String>,
+}
+
 impl Agent {
     /// Put the catalog in the system prompt: all skills, or within the budget the ones most
-    /// relevant to the session's first request, kept after that. Returns whether skills were
-    /// left out.
-    pub(super) async fn refresh_catalog(&mut self, request: &str) -> bool {
-        self.suggestion = None;
+    /// relevant to the session's first request, kept after that.
+    pub(super) async fn refresh_catalog(&mut self, request: &str) -> CatalogTurn {
         // A kept catalog means the skills did not fit and have not changed since (a scan
         // unfreezes it): no need to measure all of them again every turn.
         if self.frozen_catalog.is_none() && self.skills().fits(self.catalog_budget) {
-            self.frozen_catalog = None;
             let catalog = self.skills().render_all();
             self.session.catalog_bytes = catalog.text.len() as u64;
             self.conversation
                 .set_system(prompt::system_prompt_with(self.skills(), &catalog));
-            return false;
+            return CatalogTurn {
+                budgeted: false,
+                note: None,
+            };
         }
         let ranking = self
             .tools
@@ -57,8 +66,10 @@ impl Agent {
                 .iter()
                 .take_while(|r| r.score > 0.0 && r.score >= best * SUGGESTION_MIN_SHARE)
                 .map(|r| r.index);
-            self.suggestion = suggestion(self, listed, strong);
-            return true;
+            return CatalogTurn {
+                budgeted: true,
+                note: suggestion(self, listed, strong),
+            };
         }
         let catalog = self
             .skills()
@@ -68,7 +79,10 @@ impl Agent {
         self.session.catalog_bytes = catalog.text.len() as u64;
         self.conversation
             .set_system(prompt::system_prompt_with(self.skills(), &catalog));
-        true
+        CatalogTurn {
+            budgeted: true,
+            note: None,
+        }
     }
 
     /// Tell the user once that the library is over the catalog budget.
@@ -86,12 +100,6 @@ impl Agent {
                 self.catalog_budget,
             ),
         });
-    }
-
-    /// The note for the user's message: the relevant skills the kept catalog leaves out, so
-    /// the model sees them without the system message changing.
-    pub(super) fn take_suggestion(&mut self) -> Option<String> {
-        self.suggestion.take()
     }
 
     /// Forget the kept catalog (the skills changed): the next turn ranks anew.

@@ -289,9 +289,7 @@ impl Conversation {
     /// Shorten the oldest tool outputs until the conversation fits its byte budget. Returns the
     /// warning to show the first time it does.
     pub fn keep_within_budget(&mut self) -> Option<String> {
-        let size = |m: &ChatMessage| {
-            m.content.as_ref().map_or(0, String::len) + m.note.as_ref().map_or(0, String::len) + MESSAGE_OVERHEAD
-        };
+        let size = |m: &ChatMessage| m.sent_len() + MESSAGE_OVERHEAD;
         let mut total: usize = self.messages.iter().map(size).sum();
         if total <= self.budget {
             return None;

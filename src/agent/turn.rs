@@ -69,8 +69,6 @@ pub struct Agent {
     /// system message (and so the provider's cached prefix) stays the same; `None` until then and
     /// after the skills change.
     pub(super) frozen_catalog: Option<Vec<String>>,
-    /// The relevant skills the frozen catalog leaves out, to add after this turn's message.
-    pub(super) suggestion: Option<String>,
     llm_calls: u32,
     /// Bytes of the request the model is answering right now, until its answer is counted: an
     /// answer cut short by Ctrl-C is then still counted (estimated) in `/usage`.
@@ -108,7 +106,6 @@ impl Agent {
             preactivate: options.preactivate,
             catalog_noticed: false,
             frozen_catalog: None,
-            suggestion: None,
             llm_calls: 0,
             in_flight: None,
             usage: None,
@@ -125,16 +122,16 @@ impl Agent {
     /// Run one user turn to the model's final answer.
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.commands_denied = 0;
-        let budgeted = self.refresh_catalog(user_message).await;
-        let tools = prompt::tools(self.skills(), budgeted);
+        let catalog = self.refresh_catalog(user_message).await;
+        let tools = prompt::tools(self.skills(), catalog.budgeted);
         let tools = self.tools.with_mcp_tools(tools, user_message).await;
         self.session.tools_bytes = tools_bytes(&tools);
         self.compact_if_due(user_message).await;
         if self.preactivate {
             self.preactivate(user_message);
         }
-        let note = self.take_suggestion();
-        self.conversation.remember(ChatMessage::user(user_message).noted(note));
+        self.conversation
+            .remember(ChatMessage::user(user_message).noted(catalog.note));
         self.session.start_turn(self.conversation.user_turns().last().copied());
         let mut steps = 0u32;
         let mut recent_calls: Vec<String> = Vec::new();

@@ -47,12 +47,9 @@ impl ChatMessage {
         self
     }
 
-    /// The content as a request sends it: the note, if any, after a blank line.
-    pub fn sent_content(&self) -> Option<std::borrow::Cow<'_, str>> {
-        match (&self.content, &self.note) {
-            (Some(content), Some(note)) => Some(format!("{content}\n\n{note}").into()),
-            (content, _) => content.as_deref().map(Into::into),
-        }
+    /// Bytes of the content as a request sends it: with the note, if any, after a blank line.
+    pub fn sent_len(&self) -> usize {
+        self.content.as_ref().map_or(0, String::len) + self.note.as_ref().map_or(0, |n| n.len() + 2)
     }
 
     /// The model's turn, as it must be echoed back on the next request.
@@ -177,8 +174,10 @@ impl Serialize for Sent<'_> {
         let m = self.0;
         let mut out = serializer.serialize_struct("ChatMessage", 4)?;
         out.serialize_field("role", m.role)?;
-        if let Some(content) = m.sent_content() {
-            out.serialize_field("content", &content)?;
+        match (&m.content, &m.note) {
+            (Some(content), Some(note)) => out.serialize_field("content", &Noted(content, note))?,
+            (Some(content), None) => out.serialize_field("content", content)?,
+            (None, _) => {}
         }
         if !m.tool_calls.is_empty() {
             out.serialize_field("tool_calls", &m.tool_calls)?;
@@ -187,6 +186,16 @@ impl Serialize for Sent<'_> {
             out.serialize_field("tool_call_id", id)?;
         }
         out.end()
+    }
+}
+
+/// Content and note as one JSON string, written without joining them first (a request
+/// serialises every earlier message again).
+struct Noted<'a>(&'a str, &'a str);
+
+impl Serialize for Noted<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("{}\n\n{}", self.0, self.1))
     }
 }
 

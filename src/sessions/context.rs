@@ -109,7 +109,7 @@ pub fn breakdown(request: RequestParts<'_>) -> Vec<ContextPart> {
 
 /// Bytes a message adds to a request: its text and its tool calls' names and arguments.
 pub fn message_bytes(m: &ChatMessage) -> u64 {
-    let text = m.content.as_ref().map_or(0, String::len) + m.note.as_ref().map_or(0, |n| n.len() + 2);
+    let text = m.sent_len();
     let calls: usize = m
         .tool_calls
         .iter()

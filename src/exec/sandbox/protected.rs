@@ -62,7 +62,7 @@ const WORK_PLACES: &[(&str, &str)] = &[
 struct Place {
     path: PathBuf,
     real: PathBuf,
-    what: String,
+    what: &'static str,
 }
 
 /// Every protected place of a run. Symlinks are resolved the first time a grant is judged:
@@ -140,7 +140,7 @@ impl Protected {
                 .map(|(path, what)| Place {
                     real: resolve(path),
                     path: path.clone(),
-                    what: (*what).to_string(),
+                    what,
                 })
                 .collect()
         });
