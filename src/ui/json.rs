@@ -38,12 +38,8 @@ impl JsonWriter {
         self.write_parted(&lines);
     }
 
-    /// Write one line made of `parts`, each redacted and escaped on its own.
-    fn write_parts(&self, parts: &[String]) {
-        self.write_parted(&[parts]);
-    }
-
-    /// Write each line, made of parts, then a newline; all together, under the lock.
+    /// Write each line, made of parts redacted and escaped one by one, then a newline; all
+    /// together, under the lock.
     fn write_parted(&self, lines: &[&[String]]) {
         let _guard = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         let mut out = std::io::stdout().lock();
@@ -241,7 +237,7 @@ impl Output for JsonWriter {
                 let _ = out.flush();
             }
             Report::Note(text) => self.remark("note", text),
-            Report::SkillList(list) => self.write_parts(&skill_list_parts(list)),
+            Report::SkillList(list) => self.write_parted(&[&skill_list_parts(list)]),
             _ => self.write_lines(&report_lines(&report)),
         }
     }

@@ -62,14 +62,14 @@ impl Barrier {
     }
 
     /// Put a mark in the queue and wait until the watcher's thread has seen it, so every event
-    /// queued before has been handled. False when the mark could not be made or did not arrive
-    /// in time (a debug line says so; the events come with a later look).
-    pub fn pass(&mut self, seen: &Seen) -> bool {
+    /// queued before has been handled. When the mark cannot be made or does not arrive in time,
+    /// a debug line says so and the look goes on: the events come with a later one.
+    pub fn pass(&mut self, seen: &Seen) {
         self.next += 1;
         let mark = self.dir.path().join(self.next.to_string());
         if std::fs::File::create(&mark).is_err() {
             tracing::debug!("no mark made in {}", self.dir.path().display());
-            return false;
+            return;
         }
         let _ = std::fs::remove_file(&mark);
         let upto = seen.upto.lock().unwrap_or_else(PoisonError::into_inner);
@@ -80,8 +80,6 @@ impl Barrier {
             .unwrap_or_else(PoisonError::into_inner);
         if waited.timed_out() && *upto < target {
             tracing::debug!("file-system events lag: looked without waiting for them");
-            return false;
         }
-        true
     }
 }
