@@ -9,9 +9,19 @@ use rexpect::session::{PtySession, spawn_command};
 use super::{MockLlm, Workspace};
 
 /// The real binary for a pty: a clean environment and HOME, 100 columns, no colour, skills from
-/// the workspace, run in its work folder.
+/// the workspace, run in its work folder, with Ctrl-C and Ctrl-\ acting as they do on a person's
+/// terminal (a suite started in the background by a script inherits them ignored, and the
+/// tests that press Ctrl-C would wait for nothing).
 pub fn pty_agent(ws: &Workspace) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", ws.home())
