@@ -309,6 +309,10 @@ pub enum McpCommand {
         /// Write ./.mcp.json (this project, shared with Claude Code) instead of your mcp.json.
         #[arg(long)]
         project: bool,
+        /// The folder a stdio server starts in (default: the configuration file's folder; never
+        /// the folder `agent` later runs in). Relative paths are taken from here and stored whole.
+        #[arg(long, value_name = "DIR", conflicts_with = "url")]
+        cwd: Option<String>,
         /// The stdio server's command and arguments, after `--`.
         #[arg(last = true, value_name = "COMMAND")]
         command: Vec<String>,

@@ -35,10 +35,12 @@ fn main() -> std::process::ExitCode {
 }
 
 /// `-v` shows debug logs of this crate, `-vv` trace; `RUST_LOG` overrides both. Logs go to stderr.
+/// The MCP SDK's own logs stay off below `-vv`: each failure they report is already an MCP
+/// warning of ours, and theirs quote the server's full URL, credentials included.
 fn init_tracing(verbose: u8) {
     let default = match verbose {
-        0 => "warn",
-        1 => "agent=debug,warn",
+        0 => "warn,rmcp=off",
+        1 => "agent=debug,warn,rmcp=off",
         _ => "agent=trace,info",
     };
     let filter = std::env::var("RUST_LOG")

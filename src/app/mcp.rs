@@ -85,7 +85,7 @@ fn settings(run: &Run<'_>) -> HubSettings {
     let dirs = directories::ProjectDirs::from("", "", "agent");
     HubSettings {
         env,
-        cwd: run.config.sandbox.cwd.clone(),
+        sandbox: Some(run.config.sandbox.clone()),
         log_dir: dirs
             .as_ref()
             .map(|d| d.state_dir().unwrap_or(d.cache_dir()).join("mcp-logs")),
@@ -127,9 +127,19 @@ pub(super) async fn list(run: &Run<'_>) -> McpServerList {
 }
 
 fn state_of(s: &ServerConfig, state: &str, tools: Option<usize>, error: Option<String>) -> McpServerState {
-    let (transport, confinement) = match s.transport {
-        Transport::Stdio { .. } => ("stdio", "unconfined process (docs/sandbox.md)"),
-        Transport::Http { .. } => ("http", "remote"),
+    let (transport, confinement) = match (&s.transport, s.origin) {
+        (Transport::Stdio { .. }, Origin::User) => (
+            "stdio",
+            format!("unconfined process started in {} (docs/mcp.md)", s.dir.display()),
+        ),
+        (Transport::Stdio { .. }, Origin::Project) => (
+            "stdio",
+            format!(
+                "sandboxed like the project's commands, started in {} (docs/sandbox.md)",
+                s.dir.display()
+            ),
+        ),
+        (Transport::Http { .. }, _) => ("http", "remote".to_string()),
     };
     McpServerState {
         name: s.name.clone(),
@@ -143,8 +153,8 @@ fn state_of(s: &ServerConfig, state: &str, tools: Option<usize>, error: Option<S
         target: s.transport.describe(),
         state: state.into(),
         tools,
-        error,
-        confinement: confinement.into(),
+        error: error.map(|e| crate::mcp::config::masked_urls_in(&e)),
+        confinement,
     }
 }
 
@@ -212,6 +222,7 @@ fn add(action: &McpCommand, run: &Run<'_>) -> Result<McpChanged, AppError> {
         env,
         auto_approve,
         project,
+        cwd,
         command,
     } = action
     else {
@@ -229,8 +240,14 @@ fn add(action: &McpCommand, run: &Run<'_>) -> Result<McpChanged, AppError> {
             raw.headers = pairs(headers, ':', "--header", "Name: value")?;
         }
         (None, Some((program, args))) => {
-            raw.command = Some(program.clone());
-            raw.args = args.to_vec();
+            // A server starts in its file's folder, not here: paths typed relative to this folder
+            // (`./srv`, `server.py`) are stored whole so they keep naming what the user meant.
+            let here = &run.config.sandbox.cwd;
+            raw.command = Some(whole_path(program, here, true));
+            raw.args = args.iter().map(|a| whole_path(a, here, false)).collect();
+            raw.cwd = cwd
+                .as_ref()
+                .map(|d| std::path::absolute(here.join(d)).map_or_else(|_| d.clone(), |p| p.display().to_string()));
         }
         (None, None) => {
             return Err(AppError::usage(
@@ -249,6 +266,21 @@ fn add(action: &McpCommand, run: &Run<'_>) -> Result<McpChanged, AppError> {
         file,
         project: *project,
     })
+}
+
+/// `word` made absolute against `here` when it is a relative path to something that exists
+/// there: with a `/` (`./srv`, `tools/srv.py`), or for an argument a file name (`server.py`).
+/// A bare word stays as typed (`uvx`, `-m`, `mod`): as a program it is looked up on `PATH`, and
+/// making it a file of this folder would run what a cloned repository ships under that name.
+fn whole_path(word: &str, here: &std::path::Path, program: bool) -> String {
+    let path = std::path::Path::new(word);
+    let shaped = word.contains('/') || (!program && word.trim_start_matches('.').contains('.'));
+    let relative = !word.starts_with(['-', '$', '~']) && path.is_relative();
+    if shaped && relative && here.join(path).exists() {
+        std::path::absolute(here.join(path)).map_or_else(|_| word.to_string(), |p| p.display().to_string())
+    } else {
+        word.to_string()
+    }
 }
 
 /// `KEY=VALUE` (or `Name: value`) arguments as a map; a malformed one is a usage error.

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::Arc;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
@@ -14,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::config::Transport;
+use crate::exec::private_temp::PrivateTemp;
+use crate::exec::sandbox::Confinement;
 use crate::support::children::{self, Listed};
 
 /// A tool as its server lists it.
@@ -29,10 +32,12 @@ pub struct ToolInfo {
 pub struct Launch<'a> {
     /// The environment it starts from (the agent's own LLM key already taken out).
     pub env: &'a BTreeMap<String, String>,
-    /// Its working folder: the user's.
+    /// Its working folder: a folder of its configuration's, never the one `agent` runs in.
     pub cwd: &'a Path,
     /// Where its stderr goes (appended), so it never reaches the terminal.
     pub log: Option<&'a Path>,
+    /// The sandbox it enters before exec (a project's server), or `None` (the user's own).
+    pub confinement: Option<&'a Arc<Confinement>>,
 }
 
 /// A connected server. Dropping it ends a stdio server's whole process group.
@@ -43,6 +48,8 @@ pub struct Connection {
     /// A stdio server's process, listed among the agent's own children while it runs, so a
     /// command ending meanwhile does not take it for one of its orphans.
     _listed: Option<Listed>,
+    /// A confined server's own temp folder, removed after the server is ended.
+    _temp: Option<PrivateTemp>,
 }
 
 impl Drop for Connection {
@@ -63,9 +70,18 @@ pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Conne
                 .env_clear()
                 .envs(launch.env)
                 .envs(env)
+                // Tools that trust `$PWD` over getcwd() must not see the user's folder either.
+                .env("PWD", launch.cwd)
                 .current_dir(launch.cwd)
                 .process_group(0)
                 .kill_on_drop(true);
+            if let Some(confinement) = launch.confinement {
+                // SAFETY: the hook makes only async-signal-safe system calls, as code between fork
+                // and exec in a multi-threaded process must (see `Confinement::hook`).
+                unsafe {
+                    cmd.pre_exec(confinement.hook());
+                }
+            }
             let stderr = match launch.log.map(open_log) {
                 Some(Ok(file)) => Stdio::from(file),
                 _ => Stdio::null(),
@@ -76,7 +92,7 @@ pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Conne
                 let (child, _) = TokioChildProcess::builder(cmd)
                     .stderr(stderr)
                     .spawn()
-                    .map_err(|e| format!("cannot start {command}: {e}"))?;
+                    .map_err(|e| format!("cannot start {command} in {}: {e}", launch.cwd.display()))?;
                 let listed = child.id().map(|pid| {
                     // A pid always fits in i32 on Linux.
                     live.push(pid.cast_signed());
@@ -90,6 +106,7 @@ pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Conne
                 service,
                 group,
                 _listed: listed,
+                _temp: None,
             })
         }
         Transport::Http { url, headers } => {
@@ -110,6 +127,7 @@ pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Conne
                 service,
                 group: None,
                 _listed: None,
+                _temp: None,
             })
         }
     }
@@ -127,6 +145,12 @@ fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
 }
 
 impl Connection {
+    /// This connection keeping `temp` (its server's temp folder) until it is dropped.
+    pub fn holding(mut self, temp: Option<PrivateTemp>) -> Self {
+        self._temp = temp;
+        self
+    }
+
     /// Every tool the server offers (all pages).
     pub async fn tools(&self) -> Result<Vec<ToolInfo>, String> {
         let tools = self

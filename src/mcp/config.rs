@@ -52,6 +52,10 @@ pub struct ServerConfig {
     pub origin: Origin,
     /// The file it came from.
     pub file: PathBuf,
+    /// The folder a stdio server starts in: the `cwd` its entry names (relative to its file's
+    /// folder), else its file's folder. Never the folder `agent` runs in: a server started there
+    /// would run a cloned repository's `mod.py` for `python3 -m mod`, or its `node_modules`.
+    pub dir: PathBuf,
 }
 
 /// A configuration file as written: unknown keys are kept when `agent mcp add|remove` rewrites it.
@@ -80,6 +84,9 @@ pub struct RawServer {
     pub headers: BTreeMap<String, String>,
     #[serde(rename = "autoApprove", default, skip_serializing_if = "Vec::is_empty")]
     pub auto_approve: Vec<String>,
+    /// The folder a stdio server starts in (`~/…`, absolute, or relative to the file's folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
@@ -151,11 +158,27 @@ pub fn servers_of(file: &ConfigFile, path: &Path, origin: Origin) -> (Vec<Server
                 },
                 origin,
                 file: path.to_path_buf(),
+                dir: start_dir(path, raw.cwd.as_deref()),
             }),
             Err(why) => problems.push(format!("{}: MCP server {name:?} skipped: {why}", path.display())),
         }
     }
     (servers, problems)
+}
+
+/// Where a server of the file at `path` starts: its `cwd` (`~` and `~/…` from `$HOME`, relative
+/// to the file's folder), else the file's folder.
+fn start_dir(path: &Path, cwd: Option<&str>) -> PathBuf {
+    let base = path.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+    let Some(cwd) = cwd.map(str::trim).filter(|c| !c.is_empty()) else {
+        return base;
+    };
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match (cwd.strip_prefix('~'), home) {
+        (Some(""), Some(home)) => home,
+        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
+        _ => base.join(cwd),
+    }
 }
 
 fn server_of(name: &str, raw: &RawServer) -> Result<Transport, String> {
@@ -266,15 +289,71 @@ impl Transport {
     }
 
     /// One line saying what the server is: the command it starts, or its URL (unexpanded, so no
-    /// secret from the environment shows).
+    /// secret from the environment shows; credentials written into it masked).
     pub fn describe(&self) -> String {
         match self {
             Transport::Stdio { command, args, .. } => std::iter::once(command.as_str())
                 .chain(args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" "),
-            Transport::Http { url, .. } => url.clone(),
+            Transport::Http { url, .. } => masked_url(url),
         }
+    }
+}
+
+/// Query parameters whose values are credentials, matched on the lowercased name holding one.
+const SECRET_PARAMS: [&str; 8] = [
+    "key",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "auth",
+    "signature",
+    "credential",
+];
+
+/// `url` with what grants access masked: the password of `user:password@` (or a lone token
+/// before `@`), and the values of query parameters named like credentials (`?api_key=…`).
+/// Text that is not a URL comes back unchanged.
+pub fn masked_url(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return url.to_string();
+    };
+    let mut changed = false;
+    if parsed.password().is_some() {
+        changed |= parsed.set_password(Some("***")).is_ok();
+    } else if !parsed.username().is_empty() {
+        // `https://TOKEN@host`: a lone user part is how many services take a token.
+        changed |= parsed.set_username("***").is_ok();
+    }
+    let pairs: Vec<(String, String)> = parsed.query_pairs().into_owned().collect();
+    if pairs.iter().any(|(k, _)| secret_param(k)) {
+        let kept: Vec<(String, String)> = pairs
+            .into_iter()
+            .map(|(k, v)| if secret_param(&k) { (k, "***".into()) } else { (k, v) })
+            .collect();
+        parsed.query_pairs_mut().clear().extend_pairs(kept);
+        changed = true;
+    }
+    if changed { parsed.to_string() } else { url.to_string() }
+}
+
+fn secret_param(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    SECRET_PARAMS.iter().any(|s| name.contains(s))
+}
+
+/// `text` (an error that may quote the URL it failed on) with every URL written in it masked
+/// as [`masked_url`] does: an HTTP client's message names the full address, userinfo included.
+pub fn masked_urls_in(text: &str) -> String {
+    static URL: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>()]+"#).ok());
+    match URL.as_ref() {
+        Some(re) => re
+            .replace_all(text, |c: &regex::Captures<'_>| masked_url(&c[0]))
+            .into_owned(),
+        None => text.to_string(),
     }
 }
 

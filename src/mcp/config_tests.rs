@@ -76,3 +76,47 @@ fn a_project_server_cannot_take_a_user_name_and_files_round_trip() {
     std::fs::write(&project, "{").unwrap();
     assert!(load(None, Some(&project)).1[0].contains("not a valid MCP configuration"));
 }
+
+#[test]
+fn credentials_in_urls_are_masked_wherever_they_show() {
+    assert_eq!(masked_url("http://alice:PASSWORD@h:1/mcp"), "http://alice:***@h:1/mcp");
+    assert_eq!(
+        masked_url("https://ghp_abcdef123456@api.x/mcp"),
+        "https://***@api.x/mcp"
+    );
+    let q = masked_url("https://x/mcp?api_key=SECRET1&region=eu&access_token=T0KEN");
+    assert!(!q.contains("SECRET1") && !q.contains("T0KEN"), "{q}");
+    assert!(q.contains("region=eu"), "{q}");
+    assert_eq!(masked_url("https://x/mcp"), "https://x/mcp");
+    assert_eq!(masked_url("${URL}"), "${URL}");
+    let err = masked_urls_in("error sending request for url (http://bob:hunter22@127.0.0.1:9/mcp): refused");
+    assert_eq!(
+        err,
+        "error sending request for url (http://bob:***@127.0.0.1:9/mcp): refused"
+    );
+    let http = Transport::Http {
+        url: "http://alice:PASSWORD@h/mcp".into(),
+        headers: BTreeMap::new(),
+    };
+    assert!(!http.describe().contains("PASSWORD"));
+}
+
+#[test]
+fn servers_start_in_their_files_folder_or_the_folder_they_name() {
+    let text = r#"{"mcpServers": {
+        "a": {"command": "python3", "args": ["-m", "mod"]},
+        "b": {"command": "./srv", "cwd": "servers"},
+        "c": {"command": "x", "cwd": "/opt/srv"}
+    }}"#;
+    let file: ConfigFile = serde_json::from_str(text).unwrap();
+    let (servers, _) = servers_of(&file, Path::new("/home/u/.config/agent/mcp.json"), Origin::User);
+    let dirs: Vec<&Path> = servers.iter().map(|s| s.dir.as_path()).collect();
+    assert_eq!(
+        dirs,
+        [
+            Path::new("/home/u/.config/agent"),
+            Path::new("/home/u/.config/agent/servers"),
+            Path::new("/opt/srv")
+        ]
+    );
+}

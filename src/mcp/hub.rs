@@ -14,6 +14,7 @@ use tokio::sync::OnceCell;
 use super::cache::ToolCache;
 use super::client::{self, Connection, Launch, ToolInfo};
 use super::config::ServerConfig;
+use super::confine;
 use super::result::{self, CallResult};
 use super::tape::{self, McpTape};
 
@@ -28,8 +29,8 @@ const MAX_TOOL_NAME: usize = 64;
 pub struct HubSettings {
     /// The environment servers start from and `${VAR}`s expand from.
     pub env: BTreeMap<String, String>,
-    /// Where stdio servers run: the user's working folder.
-    pub cwd: PathBuf,
+    /// The run's sandbox, which a project's stdio servers run under (`None`: unconfined).
+    pub sandbox: Option<crate::exec::sandbox::Settings>,
     /// Where each server's stderr log goes (`NAME.log`).
     pub log_dir: Option<PathBuf>,
     /// The tool-list cache file.
@@ -122,20 +123,24 @@ impl McpHub {
                 .log_dir
                 .as_ref()
                 .map(|d| d.join(format!("{}.log", server.name)));
+            let confined = confine::of(server, self.settings.sandbox.as_ref())?;
+            let mut env = self.settings.env.clone();
+            env.extend(confined.iter().flat_map(|c| c.env.clone()));
             let launch = Launch {
-                env: &self.settings.env,
-                cwd: &self.settings.cwd,
+                env: &env,
+                cwd: &server.dir,
                 log: log.as_deref(),
+                confinement: confined.as_ref().map(|c| &c.confinement),
             };
             match tokio::time::timeout(self.settings.timeout, client::connect(&transport, &launch)).await {
-                Ok(Ok(connection)) => Ok(Arc::new(connection)),
+                Ok(Ok(connection)) => Ok(Arc::new(connection.holding(confined.map(|c| c.temp)))),
                 Ok(Err(e)) => Err(e),
                 Err(_) => Err(format!("it did not start within {}s", self.settings.timeout.as_secs())),
             }
         })
         .await
         .clone()
-        .map_err(|e| format!("MCP server {}: {e}", server.name))
+        .map_err(|e| format!("MCP server {}: {}", server.name, super::config::masked_urls_in(&e)))
     }
 
     /// Drop the connection to `name`, so the next use starts the server again.

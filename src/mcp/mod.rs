@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod client;
 pub mod config;
+pub mod confine;
 pub mod hub;
 pub mod result;
 pub mod tape;

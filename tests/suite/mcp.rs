@@ -346,7 +346,8 @@ async fn a_server_that_does_not_start_in_time_is_a_warning_not_a_failed_turn() {
 #[tokio::test]
 async fn an_untrusted_projects_mcp_json_starts_nothing_until_trusted() {
     let ws = Workspace::new();
-    let canary = ws.dir.path().join("canary");
+    // Inside the project: once trusted, its server runs in the project's sandbox.
+    let canary = ws.work().join("canary");
     let server = json!({"mcpServers": {"proj": {
         "command": fault_server(), "env": {"FAULT_CANARY": canary}
     }}});

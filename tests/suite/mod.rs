@@ -17,6 +17,7 @@ mod library_git;
 mod llm_faults;
 mod local_servers;
 mod mcp;
+mod mcp_walls;
 mod parser_props;
 mod phases;
 mod public_layouts;

@@ -1,7 +1,8 @@
 //! MCP tools (`mcp__SERVER__TOOL`): offered beside the skill tools, and called under the same
 //! approval policy as a command (SPEC §4a, §11): `ask` shows server, tool and arguments; `auto`
-//! runs only tools the active skill's `allowed-tools` or the user's own `autoApprove` grant; `no`
-//! runs none; `yes` all. A server that fails is a tool error the model can act on.
+//! runs only tools the user's own `autoApprove` grants, or the active skill's `allowed-tools`
+//! where that skill's commands would run (trusted, unchanged); `no` runs none; `yes` all but
+//! those an untrusted skill asks for. A server that fails is a tool error the model can act on.
 
 use std::time::Instant;
 
@@ -13,6 +14,7 @@ use crate::agent::outcome::ToolOutcome;
 use crate::exec::approval::ApprovalPolicy;
 use crate::mcp::hub::{PREFIX, grant_covers};
 use crate::output::Event;
+use crate::support::terminal_text::visible;
 
 /// Characters of a tool's description sent to the model.
 const MAX_DESCRIPTION: usize = 1024;
@@ -156,7 +158,11 @@ impl ToolRunner {
         }
     }
 
-    /// Whether the call may go ahead, else why not.
+    /// Whether the call may go ahead, else why not. A grant from the active skill counts only
+    /// where that skill's own commands would run (folder trust, the installed or bundled copy's
+    /// hash): otherwise a cloned repository's skill could call the user's tools by naming them in
+    /// `allowed-tools`. The same holds for `--yes`, which never stands in for trust. The user's
+    /// own `autoApprove` list is theirs, whichever skill is active.
     async fn approve_mcp(
         &self,
         current: Option<&str>,
@@ -166,21 +172,40 @@ impl ToolRunner {
         shown: &str,
     ) -> Result<(), String> {
         let policy = self.settings.approve;
-        match policy {
-            ApprovalPolicy::Yes => return Ok(()),
-            ApprovalPolicy::No => {
-                return Err("denied by policy: --approve no runs nothing (rerun with --yes to allow it)".into());
+        if policy == ApprovalPolicy::No {
+            return Err("denied by policy: --approve no runs nothing (rerun with --yes to allow it)".into());
+        }
+        if policy == ApprovalPolicy::Auto && self.user_granted(server, tool) {
+            return Ok(());
+        }
+        let skill = current.and_then(|n| self.skills.get(n)).cloned();
+        let by_skill = skill
+            .as_ref()
+            .is_some_and(|s| s.allowed_tools.iter().any(|g| grant_covers(g, qualified)));
+        if policy == ApprovalPolicy::Yes || (policy == ApprovalPolicy::Auto && by_skill) {
+            if let Some(skill) = &skill
+                && let Some(refusal) = self.untrusted(skill).await
+            {
+                return Err(refusal);
             }
-            ApprovalPolicy::Auto if self.mcp_granted(current, server, tool, qualified) => return Ok(()),
-            ApprovalPolicy::Auto | ApprovalPolicy::Ask => {}
+            return Ok(());
         }
         if !self.approver.can_ask() {
             return Err(format!(
                 "needs approval but there is no terminal to ask on; rerun with --yes, or grant it: \
-                 \"autoApprove\": [\"{tool}\"] for server {server} in your mcp.json (with --approve auto)"
+                 \"autoApprove\": [\"{}\"] for server {} in your mcp.json (with --approve auto)",
+                visible(tool),
+                visible(server)
             ));
         }
-        let question = format!("MCP tool call: server {server}, tool {tool}\n  arguments: {shown}\nRun it? [y/N] ");
+        // Server and tool names come from outside (a server lists its tools): shown escaped, so a
+        // newline in a name cannot draw lines of its own under the question.
+        let question = format!(
+            "MCP tool call: server {}, tool {}\n  arguments: {}\nRun it? [y/N] ",
+            visible(server),
+            visible(tool),
+            visible(shown)
+        );
         let approver = self.approver.clone();
         let yes = tokio::task::spawn_blocking(move || approver.ask_yes_no(&question))
             .await
@@ -188,19 +213,14 @@ impl ToolRunner {
         if yes { Ok(()) } else { Err("denied by the user".into()) }
     }
 
-    /// A grant for `qualified`: the active skill's `allowed-tools` (`mcp__rube__*`), or the
-    /// user's own `autoApprove` list for the server (a project's file cannot grant).
-    fn mcp_granted(&self, current: Option<&str>, server: &str, tool: &str, qualified: &str) -> bool {
-        let by_skill = current
-            .and_then(|n| self.skills.get(n))
-            .is_some_and(|s| s.allowed_tools.iter().any(|g| grant_covers(g, qualified)));
-        let by_user = self
-            .settings
+    /// Whether the user's own `autoApprove` list for `server` names `tool` (a project's file
+    /// cannot grant: its lists are dropped when read).
+    fn user_granted(&self, server: &str, tool: &str) -> bool {
+        self.settings
             .mcp
             .as_ref()
             .and_then(|hub| hub.server(server))
-            .is_some_and(|s| s.auto_approve.iter().any(|t| t == "*" || t == tool));
-        by_skill || by_user
+            .is_some_and(|s| s.auto_approve.iter().any(|t| t == "*" || t == tool))
     }
 }
 

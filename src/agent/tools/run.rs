@@ -214,7 +214,7 @@ impl ToolRunner {
 
     /// Project skills run commands only once their folder is trusted with their current content
     /// (SPEC §3). `--yes` does not stand in for that; `--approve no` runs nothing anyway.
-    async fn untrusted(&self, skill: &Skill) -> Option<String> {
+    pub(super) async fn untrusted(&self, skill: &Skill) -> Option<String> {
         if self.settings.approve == ApprovalPolicy::No {
             return None;
         }
