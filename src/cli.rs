@@ -61,6 +61,12 @@ pub struct Cli {
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u32>,
 
+    /// Exit 9 when the answer rests on nothing that ran: a skill was activated but no command ran,
+    /// the answer repeats the skill's example output, or the model wrote a call it could not make.
+    /// Without it such an answer is only marked (a warning; `answer_unverified` in --json).
+    #[arg(long)]
+    pub require_tool: bool,
+
     /// How much the kernel confines commands: on (writes only to the skill's folder, the working
     /// directory, the temp folder and declared paths), strict (also no network unless the skill
     /// declares it), off.

@@ -17,6 +17,8 @@ pub enum ExitCode {
     AuditFindings = 7,
     /// `skills audit` found something critical.
     AuditCritical = 8,
+    /// With `--require-tool`: answered, but the answer rests on nothing that ran.
+    Unverified = 9,
     Interrupted = 130,
 }
 

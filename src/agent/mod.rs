@@ -7,11 +7,14 @@ mod catalog_turn;
 pub mod compaction;
 pub mod controls;
 pub mod conversation;
+pub mod grounding;
 pub mod outcome;
 pub mod prompt;
+mod recover;
 pub mod retrieve;
 pub mod route;
 pub mod session;
+pub mod text_calls;
 pub mod tools;
 pub mod turn;
 

@@ -15,8 +15,10 @@ use crate::skills::rank::{PREACTIVATE_MARGIN, PREACTIVATE_MIN_COVERAGE, clear_wi
 use crate::support::redact::{Redactor, StreamRedactor};
 
 use super::conversation::Conversation;
+use super::grounding::{TurnTrace, Unbacked};
 use super::outcome::ToolOutcome;
 use super::prompt;
+use super::recover::Hold;
 use super::session::SessionState;
 use super::tools::{RunnerSettings, ToolRunner};
 
@@ -80,6 +82,10 @@ pub struct Agent {
     tokens_estimated: u64,
     /// What the session keeps besides messages: usage per turn, grants, context settings.
     pub(super) session: SessionState,
+    /// What the current turn activated and ran, for judging its answer.
+    pub(super) trace: TurnTrace,
+    /// Why the last answer is not backed by anything that ran, when it is not.
+    pub(super) unbacked: Option<Unbacked>,
 }
 
 impl Agent {
@@ -112,6 +118,8 @@ impl Agent {
             commands_denied: 0,
             tokens_estimated: 0,
             session,
+            trace: TurnTrace::default(),
+            unbacked: None,
         }
     }
 
@@ -121,6 +129,14 @@ impl Agent {
 
     /// Run one user turn to the model's final answer.
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
+        self.unbacked = None;
+        let answer = self.turn_steps(user_message).await;
+        self.reset_trace();
+        answer
+    }
+
+    /// The steps of one turn: requests and tool calls until an answer or a limit.
+    async fn turn_steps(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.commands_denied = 0;
         let catalog = self.refresh_catalog(user_message).await;
         let tools = prompt::tools(self.skills(), catalog.budgeted);
@@ -142,15 +158,17 @@ impl Agent {
             let sent = request_bytes(self.conversation.messages(), &tools);
             self.in_flight = Some(sent);
             let reply = self.ask_model(&tools).await;
-            self.count_call(reply.as_ref().ok(), sent);
+            self.count_call(reply.as_ref().ok().map(|(r, _)| r), sent);
             self.flush_journal_warning();
-            let reply = reply?;
+            let (mut reply, held) = reply?;
             if reply.tool_calls.is_empty() {
-                let text = reply.content;
-                self.conversation
-                    .remember(ChatMessage::assistant(Some(text.clone()), Vec::new()));
-                self.emit(Event::Message { text: text.clone() });
-                return Ok(text);
+                match self.text_calls(&reply.content, &tools) {
+                    Some(calls) => {
+                        reply.tool_calls = calls;
+                        reply.content.clear();
+                    }
+                    None => return Ok(self.answer(reply.content, held)),
+                }
             }
             steps += 1;
             if steps > self.max_steps {
@@ -167,17 +185,40 @@ impl Agent {
         }
     }
 
+    /// The turn's answer: shown (what was held back of it first), judged against what ran,
+    /// remembered.
+    fn answer(&mut self, text: String, held: Option<String>) -> String {
+        if let Some(held) = held {
+            self.emit(Event::MessageDelta { text: held });
+        }
+        self.conversation
+            .remember(ChatMessage::assistant(Some(text.clone()), Vec::new()));
+        self.emit(Event::Message { text: text.clone() });
+        self.judge_answer(&text);
+        text
+    }
+
     /// One request with the conversation so far; the answer streams out as `message_delta`s with
-    /// secrets redacted, even one split across two deltas.
-    async fn ask_model(&mut self, tools: &serde_json::Value) -> Result<crate::llm::types::Reply, LlmError> {
+    /// secrets redacted, even one split across two deltas. A reply that begins like a call written
+    /// as text is held back until it is whole, and comes back beside the reply.
+    async fn ask_model(
+        &mut self,
+        tools: &serde_json::Value,
+    ) -> Result<(crate::llm::types::Reply, Option<String>), LlmError> {
         let sink = self.sink.clone();
         let partial = self.conversation.partial();
         partial.lock().unwrap_or_else(|p| p.into_inner()).clear();
         let mut secrets = StreamRedactor::new(self.redactor.clone());
+        let hold = std::sync::Mutex::new(Hold::default());
+        let holding = &hold;
         let show = move |t: String| {
-            if !t.is_empty() {
-                partial.lock().unwrap_or_else(|p| p.into_inner()).push_str(&t);
-                sink.emit(Event::MessageDelta { text: t });
+            if t.is_empty() {
+                return;
+            }
+            partial.lock().unwrap_or_else(|p| p.into_inner()).push_str(&t);
+            let shown = holding.lock().unwrap_or_else(|p| p.into_inner()).pass(t);
+            if let Some(text) = shown {
+                sink.emit(Event::MessageDelta { text });
             }
         };
         let mut on_text = |t: &str| show(secrets.push(t));
@@ -186,7 +227,8 @@ impl Agent {
             .complete(self.conversation.messages(), tools, &mut on_text)
             .await;
         show(secrets.finish());
-        reply
+        let held = hold.into_inner().unwrap_or_else(|p| p.into_inner()).into_held();
+        reply.map(|r| (r, held))
     }
 
     /// Run the first [`MAX_CALLS_PER_RESPONSE`] tool calls of one response; answer the rest with an
@@ -217,6 +259,7 @@ impl Agent {
             if matches!(outcome, ToolOutcome::Denied { .. }) {
                 self.commands_denied += 1;
             }
+            self.trace_call(&call.function.name, &outcome);
             self.conversation.tool_result(call.id.clone(), &outcome);
         }
     }

@@ -55,6 +55,7 @@ pub(super) async fn one_turn(run: &Run<'_>, agent: &mut Agent, message: &str) ->
     };
     let code = match outcome {
         Ok(_) if agent.commands_denied() > 0 => ExitCode::Denied,
+        Ok(_) if run.cli.require_tool && agent.unbacked().is_some() => ExitCode::Unverified,
         Ok(_) => ExitCode::Answered,
         Err(e) => turn_failure(&e, &*sink),
     };

@@ -96,6 +96,23 @@ pub enum Event {
         tool: String,
         reason: String,
     },
+    /// The model wrote a tool call as the text of its reply; it is run as that call, through the
+    /// same approval as a native one.
+    ToolCallRecovered {
+        /// The offered tool it calls (`activate_skill` when the model named a skill as a tool).
+        tool: String,
+        /// Its arguments, redacted.
+        arguments: String,
+        /// How it was written (`fenced json`, `tool_call tags` …).
+        shape: String,
+    },
+    /// The answer rests on nothing that ran: a skill was activated and no command ran, the
+    /// answer repeats the skill's example output, or it is a call that could not be run.
+    AnswerUnverified {
+        reason: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        skill: Option<String>,
+    },
     MessageDelta {
         text: String,
     },

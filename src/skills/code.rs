@@ -95,6 +95,8 @@ pub const VAGUE_DESCRIPTION: &str = "vague-description";
 pub const ADDRESSES_THE_MODEL: &str = "addresses-the-model";
 /// A body over 500 lines.
 pub const LONG_BODY: &str = "long-body";
+/// Example output in the body that shows a live value (a date, a clock time) a model may copy.
+pub const EXAMPLE_LOOKS_REAL: &str = "example-looks-real";
 /// Control or invisible characters in the name, description or body.
 pub const HIDDEN_CHARACTERS: &str = "hidden-characters";
 /// A file `SKILL.md` names that is not in the skill folder.
@@ -168,6 +170,7 @@ pub const ALL: &[&str] = &[
     VAGUE_DESCRIPTION,
     ADDRESSES_THE_MODEL,
     LONG_BODY,
+    EXAMPLE_LOOKS_REAL,
     HIDDEN_CHARACTERS,
     MISSING_FILE,
     FILE_NAME_CASE,

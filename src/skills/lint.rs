@@ -84,6 +84,7 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
         ));
     }
     if let Ok(body) = skill.read_body() {
+        out.extend(live_examples(skill, &body));
         let lines = body.lines().count();
         if lines > MAX_BODY_LINES {
             out.push(Diagnostic::new(
@@ -104,6 +105,29 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
     }
     out.extend(scripts_to_fix);
     out
+}
+
+/// The first example line of the body that looks like real output (a date, a clock time): a small
+/// model copies such a line as the answer instead of running the command. One finding a skill.
+fn live_examples(skill: &Skill, body: &str) -> Option<Diagnostic> {
+    let (_, text) = super::examples::output_lines(body)
+        .into_iter()
+        .find(|(_, l)| super::examples::looks_live(l))?;
+    // The body's line numbers start after the frontmatter: the file's own line is reported.
+    let line = super::parse::read_capped(&skill.skill_file)
+        .ok()
+        .and_then(|raw| String::from_utf8_lossy(&raw).lines().position(|l| l.trim() == text))
+        .map(|i| i + 1);
+    Some(Diagnostic::new(
+        code::EXAMPLE_LOOKS_REAL,
+        Severity::Info,
+        &skill.skill_file,
+        line,
+        format!(
+            "example output {text:?} looks like a real result (a date or time): small models copy such lines as their \
+             answer without running anything; show a placeholder instead (<YYYY-MM-DD HH:MM>)"
+        ),
+    ))
 }
 
 /// Claude Code's `` !`command` `` in the skill file, which agent leaves as text.

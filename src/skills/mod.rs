@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod code;
 pub mod discover;
 pub mod embed_cache;
+pub mod examples;
 pub mod fields;
 pub mod front;
 pub mod frontmatter;

@@ -250,6 +250,16 @@ impl EventSink for HumanRenderer {
             mcp @ (Event::McpCallStarted { .. } | Event::McpCallFinished { .. } | Event::McpCallDenied { .. }) => {
                 self.mcp_event(mcp);
             }
+            Event::ToolCallRecovered { tool, shape, .. } => {
+                self.progress(&format!(
+                    "▸ the model wrote a call of {} as text ({shape}): running it as that call",
+                    self.one_line(&tool)
+                ));
+                self.wait("thinking");
+            }
+            Event::AnswerUnverified { reason, .. } => {
+                self.notice(&format!("warning: unverified answer: {}", self.lines(&reason)));
+            }
             Event::MessageDelta { text } => self.delta(&text),
             Event::Message { .. } | Event::Done { .. } => {
                 self.stop_waiting();

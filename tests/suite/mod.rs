@@ -49,3 +49,4 @@ mod tools_and_safety;
 mod trigger_evals;
 mod trust_content;
 mod turn_loop;
+mod weak_models;

@@ -1,0 +1,202 @@
+//! Whether a turn's answer rests on something that ran (docs/design.md "Weak models"). A small
+//! model that activated a skill and then answered without running anything, or copied the
+//! example output of the skill's own SKILL.md, prints a confident answer no command produced.
+//! Such an answer is marked, never silently passed off: the user sees a line saying so, `--json`
+//! carries it, and `--require-tool` turns it into a distinct exit code.
+
+use crate::skills::{Skill, examples};
+
+/// Most bytes of a SKILL.md read to compare an answer with.
+const MAX_BODY_BYTES: u64 = 256 * 1024;
+
+/// What one turn did that an answer can rest on.
+#[derive(Debug, Default, Clone)]
+pub struct TurnTrace {
+    /// Skills activated this turn (by the model, by hand, or before the first request).
+    pub activated: Vec<String>,
+    /// Commands and MCP calls that ran (whatever their exit code).
+    pub ran: usize,
+    /// Calls of `run_command` or an MCP tool the model made, run or not.
+    pub attempted: usize,
+    /// The text the turn's commands and MCP calls returned (not activations: their text is the
+    /// skill's own SKILL.md).
+    pub outputs: String,
+}
+
+/// Why an answer is not backed by what ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unbacked {
+    /// A skill with commands to run was activated, and nothing ran.
+    NothingRan { skill: String },
+    /// The answer repeats a line of the skill's own SKILL.md that no output of the turn held.
+    CopiedExample { skill: String, line: String },
+    /// The model wrote a tool call as text that could not be run, and that text is the answer.
+    CallAsText { why: String },
+}
+
+impl Unbacked {
+    /// One line for the user and `--json`.
+    pub fn reason(&self) -> String {
+        match self {
+            Unbacked::NothingRan { skill } => {
+                format!("the skill {skill} was activated but no command ran: nothing in this answer comes from it")
+            }
+            Unbacked::CopiedExample { skill, line } => format!(
+                "the answer repeats example output from the skill {skill}'s SKILL.md ({line:?}), which no command produced"
+            ),
+            Unbacked::CallAsText { why } => format!(
+                "the model wrote a tool call as text that cannot be run ({why}); nothing ran. A model that calls \
+                 tools natively (a larger one) does better; AGENT_PROMPT=compact helps small ones"
+            ),
+        }
+    }
+
+    /// The skill it is about, when one.
+    pub fn skill(&self) -> Option<&str> {
+        match self {
+            Unbacked::NothingRan { skill } | Unbacked::CopiedExample { skill, .. } => Some(skill),
+            Unbacked::CallAsText { .. } => None,
+        }
+    }
+}
+
+/// Judge `answer` against what the turn did; `skill` looks an activated skill up by name.
+pub fn judge<'a>(answer: &str, trace: &TurnTrace, skill: impl Fn(&str) -> Option<&'a Skill>) -> Option<Unbacked> {
+    if answer.trim().is_empty() {
+        return None;
+    }
+    for name in &trace.activated {
+        let Some(skill) = skill(name) else { continue };
+        let body = body_of(skill);
+        if let Some(line) = copied_line(answer, &body, &trace.outputs) {
+            return Some(Unbacked::CopiedExample {
+                skill: skill.name.clone(),
+                line,
+            });
+        }
+        // A denied or failed command is already said (exit 6, the failure's lines); an answer
+        // explaining it is not a fake.
+        if trace.ran == 0 && trace.attempted == 0 && has_commands(skill, &body) {
+            return Some(Unbacked::NothingRan {
+                skill: skill.name.clone(),
+            });
+        }
+    }
+    None
+}
+
+/// The SKILL.md text of `skill` (empty when it cannot be read).
+fn body_of(skill: &Skill) -> String {
+    crate::support::fs::read_whole(&skill.skill_file, MAX_BODY_BYTES)
+        .map(|r| r.text())
+        .unwrap_or_default()
+}
+
+/// Whether the skill's instructions have commands to run: an entry script, a `scripts/` folder,
+/// or a shell block in its body. A skill of pure guidance (a style guide) has none.
+fn has_commands(skill: &Skill, body: &str) -> bool {
+    skill.entry.is_some()
+        || skill.dir.join("scripts").is_dir()
+        || ["```bash", "```sh", "```shell", "```console", "```zsh"]
+            .iter()
+            .any(|fence| body.contains(fence))
+}
+
+/// A line of example output in `body` that `answer` repeats and none of `outputs` holds.
+fn copied_line(answer: &str, body: &str, outputs: &str) -> Option<String> {
+    examples::output_lines(body)
+        .into_iter()
+        .map(|(_, line)| line)
+        .find(|l| answer.contains(l.as_str()) && !outputs.contains(l.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill_with(body: &str, entry: bool) -> (tempfile::TempDir, Skill) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("SKILL.md"), body).unwrap();
+        let mut skill = Skill::synthetic("time", "Tells the time.");
+        skill.dir = dir.path().to_path_buf();
+        skill.skill_file = dir.path().join("SKILL.md");
+        skill.entry = entry.then(|| "run.sh".to_string());
+        (dir, skill)
+    }
+
+    const TIME: &str = "# time\nRun `./run.sh Asia/Tokyo`.\n\nExample output:\n\n    2026-11-29 21:04 JST\n";
+
+    #[test]
+    fn an_answer_after_an_activation_with_nothing_run_is_unbacked() {
+        let (_d, skill) = skill_with(TIME, true);
+        let trace = TurnTrace {
+            activated: vec!["time".into()],
+            ..TurnTrace::default()
+        };
+        let verdict = judge("It is 9 pm in Tokyo.", &trace, |_| Some(&skill));
+        assert_eq!(verdict, Some(Unbacked::NothingRan { skill: "time".into() }));
+    }
+
+    #[test]
+    fn a_copied_example_is_named_even_when_something_ran() {
+        let (_d, skill) = skill_with(TIME, true);
+        let trace = TurnTrace {
+            activated: vec!["time".into()],
+            ran: 1,
+            attempted: 1,
+            outputs: "exit code: 1\nstderr: unknown zone\n".into(),
+        };
+        for answer in [
+            "The time in Tokyo is 2026-11-29 21:04 JST.",
+            "Current time:\n2026-11-29 21:04 JST\n",
+        ] {
+            assert_eq!(
+                judge(answer, &trace, |_| Some(&skill)),
+                Some(Unbacked::CopiedExample {
+                    skill: "time".into(),
+                    line: "2026-11-29 21:04 JST".into()
+                }),
+                "{answer}"
+            );
+        }
+        // Commands of the body are not output: an answer that names one is not a copy.
+        let (_c, cmd) = skill_with("```bash\npython3 scripts/fit.py --order 2\n```\n", true);
+        assert_eq!(
+            judge("I ran python3 scripts/fit.py --order 2.", &trace, |_| Some(&cmd)),
+            None
+        );
+    }
+
+    #[test]
+    fn backed_answers_pass() {
+        let (_d, skill) = skill_with(TIME, true);
+        let ran = TurnTrace {
+            activated: vec!["time".into()],
+            ran: 1,
+            attempted: 1,
+            outputs: "exit code: 0\nstdout:\n2026-12-03 18:44 JST\n".into(),
+        };
+        assert_eq!(judge("2026-12-03 18:44 JST", &ran, |_| Some(&skill)), None);
+        // The real output may equal the example: then it is backed.
+        let same = TurnTrace {
+            outputs: "2026-11-29 21:04 JST".into(),
+            ..ran.clone()
+        };
+        assert_eq!(judge("2026-11-29 21:04 JST", &same, |_| Some(&skill)), None);
+        // No skill, or a skill of pure guidance: nothing to run, nothing to mark.
+        assert_eq!(judge("Hello!", &TurnTrace::default(), |_| Some(&skill)), None);
+        let (_g, guide) = skill_with("# style\nWrite short sentences.\n", false);
+        let trace = TurnTrace {
+            activated: vec!["style".into()],
+            ..TurnTrace::default()
+        };
+        assert_eq!(judge("Short sentences are best.", &trace, |_| Some(&guide)), None);
+        // A denied command: the denial is the story (exit 6), not a fake.
+        let denied = TurnTrace {
+            activated: vec!["time".into()],
+            attempted: 1,
+            ..TurnTrace::default()
+        };
+        assert_eq!(judge("The command was denied.", &denied, |_| Some(&skill)), None);
+    }
+}

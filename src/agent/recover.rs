@@ -1,0 +1,163 @@
+//! The turn loop's side of weak models (docs/design.md "Weak models"): a reply that may be a call
+//! written as text is held back from the screen until it is whole, then read ([`text_calls`]);
+//! calls found run as native ones, through the same approval path; an answer is judged against
+//! what ran ([`grounding`]) and marked when nothing backs it.
+
+use serde_json::Value;
+
+use super::grounding::{self, TurnTrace, Unbacked};
+use super::outcome::ToolOutcome;
+use super::text_calls::{self, Offer, Reading};
+use super::turn::Agent;
+use crate::llm::ToolCall;
+use crate::llm::types::FunctionCall;
+use crate::mcp::hub::PREFIX;
+use crate::output::Event;
+
+/// Streaming of one reply: passed on at once, or held while it may still be a call as text.
+#[derive(Debug)]
+pub(super) enum Hold {
+    /// Nothing but white space yet.
+    Undecided(String),
+    /// Prose: every piece goes out as it comes.
+    Streaming,
+    /// It began like a call: kept until the reply is whole.
+    Holding(String),
+}
+
+impl Default for Hold {
+    fn default() -> Self {
+        Hold::Undecided(String::new())
+    }
+}
+
+impl Hold {
+    /// What of `piece` may be shown now.
+    pub(super) fn pass(&mut self, piece: String) -> Option<String> {
+        match self {
+            Hold::Streaming => Some(piece),
+            Hold::Holding(held) => {
+                held.push_str(&piece);
+                None
+            }
+            Hold::Undecided(seen) => {
+                seen.push_str(&piece);
+                if seen.trim_start().is_empty() {
+                    return None;
+                }
+                let seen = std::mem::take(seen);
+                if text_calls::may_be_call(&seen) {
+                    *self = Hold::Holding(seen);
+                    None
+                } else {
+                    *self = Hold::Streaming;
+                    Some(seen)
+                }
+            }
+        }
+    }
+
+    /// The text held back, if any.
+    pub(super) fn into_held(self) -> Option<String> {
+        match self {
+            Hold::Holding(text) | Hold::Undecided(text) if !text.is_empty() => Some(text),
+            _ => None,
+        }
+    }
+}
+
+impl Agent {
+    /// Calls written as `text` (the whole reply of a response without native calls), as tool
+    /// calls to run, each announced; `None` when the text is an answer (marked as unbacked when
+    /// it is an unusable call).
+    pub(super) fn text_calls(&mut self, text: &str, tools: &Value) -> Option<Vec<ToolCall>> {
+        let offered: Vec<String> = tools
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let skills: Vec<String> = self.skills().names().iter().map(|n| n.to_string()).collect();
+        let offer = Offer {
+            tools: &offered,
+            skills: &skills,
+        };
+        match text_calls::read(text, &offer) {
+            Reading::Answer => None,
+            Reading::Unusable { why } => {
+                self.unbacked = Some(Unbacked::CallAsText { why });
+                None
+            }
+            Reading::Calls { calls, shape } => {
+                let turn = self.conversation.user_turns().len();
+                Some(
+                    calls
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, call)| {
+                            self.emit(Event::ToolCallRecovered {
+                                tool: call.name.clone(),
+                                arguments: self.redactor.redact(&call.arguments).into_owned(),
+                                shape: shape.to_string(),
+                            });
+                            ToolCall {
+                                id: format!("call_text_{turn}_{}_{i}", self.llm_calls()),
+                                kind: "function",
+                                function: FunctionCall {
+                                    name: call.name,
+                                    arguments: call.arguments,
+                                },
+                            }
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    /// Note what one tool call came to, for judging the turn's answer.
+    pub(super) fn trace_call(&mut self, name: &str, outcome: &ToolOutcome) {
+        if let ToolOutcome::Ok { activated: Some(a), .. } = outcome {
+            self.trace.activated.push(a.skill.clone());
+        }
+        // Only what ran counts as output: an activation's text is the skill's own SKILL.md,
+        // examples included.
+        if name == "run_command" || name.starts_with(PREFIX) {
+            self.trace.attempted += 1;
+            if matches!(outcome, ToolOutcome::Ok { .. }) {
+                self.trace.ran += 1;
+            }
+            self.trace.outputs.push_str(outcome.message());
+            self.trace.outputs.push('\n');
+        }
+    }
+
+    /// Judge the turn's `answer` against what ran; an unbacked one is said (and kept for the
+    /// exit code). The trace starts again for the next turn.
+    pub(super) fn judge_answer(&mut self, answer: &str) {
+        let trace = std::mem::take(&mut self.trace);
+        if self.unbacked.is_none() {
+            let skills = self.skills();
+            let verdict = grounding::judge(answer, &trace, |name| skills.get(name));
+            self.unbacked = verdict;
+        }
+        if let Some(unbacked) = &self.unbacked {
+            self.emit(Event::AnswerUnverified {
+                reason: unbacked.reason(),
+                skill: unbacked.skill().map(str::to_string),
+            });
+        }
+    }
+
+    /// Why the last turn's answer is not backed by anything that ran, if it is not.
+    pub fn unbacked(&self) -> Option<&Unbacked> {
+        self.unbacked.as_ref()
+    }
+
+    /// Forget what the turn did (a cancelled or failed turn).
+    pub(super) fn reset_trace(&mut self) {
+        self.trace = TurnTrace::default();
+    }
+}

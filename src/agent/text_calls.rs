@@ -1,0 +1,211 @@
+//! Tool calls a model wrote as text (docs/design.md "Weak models"). Small local models often
+//! answer a request that needs a tool with the call itself as their reply: fenced JSON,
+//! `<tool_call>` tags, `{"function": …, "parameters": …}`, the arguments as a JSON string, or a
+//! skill's name where the tool's should be. Printed as the answer, that is a fake answer with
+//! exit 0. A reply whose whole text (or its one fenced block, with little else around it) is a
+//! call to an offered tool is read as that call, and the turn runs it through the same approval
+//! path as a native call. Text that only mentions a command is never run: nothing but a call
+//! shaped as a call is taken.
+
+use serde_json::{Map, Value};
+
+/// Most characters of prose around a fenced call for the reply to still count as that call.
+const MAX_PROSE_AROUND: usize = 240;
+
+/// Most calls taken from one reply (as for native calls).
+const MAX_CALLS: usize = 16;
+
+/// One call read from a reply's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextCall {
+    /// The offered tool it calls.
+    pub name: String,
+    /// Its arguments as a JSON object's text.
+    pub arguments: String,
+}
+
+/// What a reply's text came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    /// Prose: the answer.
+    Answer,
+    /// One or more calls of offered tools; `shape` names how they were written.
+    Calls { calls: Vec<TextCall>, shape: &'static str },
+    /// Shaped as a call, but not one that can be run; `why` says what is wrong with it.
+    Unusable { why: String },
+}
+
+/// What the reader knows of the session: the tools offered and the skills' names.
+pub struct Offer<'a> {
+    pub tools: &'a [String],
+    pub skills: &'a [String],
+}
+
+/// Read `text` as a reply of the model that made no native call.
+pub fn read(text: &str, offer: &Offer<'_>) -> Reading {
+    let Some((payloads, shape)) = payloads(text.trim()) else {
+        return Reading::Answer;
+    };
+    let mut calls = Vec::new();
+    let mut problem = None;
+    for payload in payloads {
+        for object in objects(&payload) {
+            match call_of(&object, offer) {
+                Ok(Some(call)) => calls.push(call),
+                Ok(None) => {}
+                Err(why) => problem = Some(why),
+            }
+        }
+    }
+    match (calls.is_empty(), problem) {
+        (false, _) => {
+            calls.truncate(MAX_CALLS);
+            Reading::Calls { calls, shape }
+        }
+        (true, Some(why)) => Reading::Unusable { why },
+        (true, None) => Reading::Answer,
+    }
+}
+
+/// Whether a reply that begins with `start` may turn out to be a call written as text: its
+/// streaming is held back until the reply is whole. Only the shapes [`read`] takes.
+pub fn may_be_call(start: &str) -> bool {
+    let s = start.trim_start();
+    ["{", "[", "<", "```"].iter().any(|p| s.starts_with(p))
+}
+
+/// The JSON texts a reply holds as a call, with the shape's name; `None` when it is prose.
+fn payloads(text: &str) -> Option<(Vec<String>, &'static str)> {
+    for (open, close, shape) in [
+        ("<tool_call>", "</tool_call>", "tool_call tags"),
+        ("<tools>", "</tools>", "tools tags"),
+        ("<function_call>", "</function_call>", "function_call tags"),
+    ] {
+        if text.starts_with(open) {
+            let inner = tagged(text, open, close);
+            return (!inner.is_empty()).then_some((inner, shape));
+        }
+    }
+    for prefix in ["[TOOL_CALLS]", "<|python_tag|>"] {
+        if let Some(rest) = text.strip_prefix(prefix) {
+            return Some((vec![rest.trim().to_string()], "tagged json"));
+        }
+    }
+    if text.starts_with('{') || text.starts_with('[') {
+        return Some((vec![text.to_string()], "json"));
+    }
+    fenced(text).map(|body| (vec![body], "fenced json"))
+}
+
+/// The texts between each `open` and `close` (a missing last `close` ends at the text's end,
+/// as a model that stops after its call leaves it).
+fn tagged(text: &str, open: &str, close: &str) -> Vec<String> {
+    text.split(open)
+        .skip(1)
+        .map(|part| part.split(close).next().unwrap_or(part).trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The body of the reply's one fenced block, when the prose around it is short; `None` for no
+/// block or several (an explanation with examples).
+fn fenced(text: &str) -> Option<String> {
+    let parts: Vec<&str> = text.split("```").collect();
+    if parts.len() != 3 {
+        return None;
+    }
+    let prose = parts[0].trim().chars().count() + parts[2].trim().chars().count();
+    if prose > MAX_PROSE_AROUND {
+        return None;
+    }
+    let body = parts[1];
+    // The info string (`json`, `tool_call`) up to the first newline, when there is one.
+    let body = match body.split_once('\n') {
+        Some((info, rest)) if !info.trim_start().starts_with(['{', '[']) => rest,
+        _ => body,
+    };
+    let body = body.trim();
+    let inner = tagged(body, "<tool_call>", "</tool_call>");
+    let body = inner.into_iter().next().unwrap_or_else(|| body.to_string());
+    (body.starts_with('{') || body.starts_with('[')).then_some(body)
+}
+
+/// The objects of a payload: one object, an array of them, or several objects one per line.
+fn objects(payload: &str) -> Vec<Map<String, Value>> {
+    match serde_json::from_str::<Value>(payload) {
+        Ok(Value::Object(map)) => vec![map],
+        Ok(Value::Array(items)) => items
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::Object(map) => Some(map),
+                _ => None,
+            })
+            .collect(),
+        Ok(_) => Vec::new(),
+        Err(_) => serde_json::Deserializer::from_str(payload)
+            .into_iter::<Value>()
+            .map_while(Result::ok)
+            .filter_map(|v| match v {
+                Value::Object(map) => Some(map),
+                _ => None,
+            })
+            .collect(),
+    }
+}
+
+/// The call `object` stands for: `Ok(None)` when it is not shaped as a call at all (plain JSON
+/// data), an error when it is one that cannot be run (an unknown tool).
+fn call_of(object: &Map<String, Value>, offer: &Offer<'_>) -> Result<Option<TextCall>, String> {
+    // `{"type": "function", "function": {"name": …, "arguments": …}}`, as the API itself writes.
+    let (name, arguments) = match object.get("function") {
+        Some(Value::Object(inner)) => (inner.get("name"), inner.get("arguments").or(inner.get("parameters"))),
+        _ => (
+            ["name", "function", "tool", "tool_name"]
+                .iter()
+                .find_map(|k| object.get(*k)),
+            ["arguments", "parameters", "args", "input"]
+                .iter()
+                .find_map(|k| object.get(*k)),
+        ),
+    };
+    let Some(Value::String(name)) = name else {
+        return Ok(None);
+    };
+    // A name alone (`{"name": "weather"}`) is data as often as a call; with arguments it is a call.
+    let Some(arguments) = arguments else {
+        return Ok(None);
+    };
+    let arguments = match arguments {
+        Value::Object(map) => map.clone(),
+        Value::String(text) if text.trim().is_empty() => Map::new(),
+        Value::String(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => map,
+            _ => return Err(format!("its arguments for {name} are not a JSON object")),
+        },
+        Value::Null => Map::new(),
+        _ => return Err(format!("its arguments for {name} are not a JSON object")),
+    };
+    let bare = name.trim().trim_start_matches("functions.");
+    if offer.tools.iter().any(|t| t == bare) {
+        return Ok(Some(TextCall {
+            name: bare.to_string(),
+            arguments: Value::Object(arguments).to_string(),
+        }));
+    }
+    // The skill named as if it were a tool: what the model wants is that skill's instructions.
+    if let Some(skill) = offer.skills.iter().find(|s| s.eq_ignore_ascii_case(bare))
+        && offer.tools.iter().any(|t| t == "activate_skill")
+    {
+        return Ok(Some(TextCall {
+            name: "activate_skill".into(),
+            arguments: serde_json::json!({ "name": skill }).to_string(),
+        }));
+    }
+    Err(format!(
+        "it calls {bare:?}, which is neither an offered tool nor a skill"
+    ))
+}
+
+#[cfg(test)]
+#[path = "text_calls_tests.rs"]
+mod tests;

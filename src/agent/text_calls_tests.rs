@@ -1,0 +1,129 @@
+use super::*;
+
+fn offer() -> (Vec<String>, Vec<String>) {
+    (
+        ["activate_skill", "run_command", "read_skill_file", "mcp__time__now"]
+            .map(String::from)
+            .to_vec(),
+        ["time", "weather", "PDF-Tools"].map(String::from).to_vec(),
+    )
+}
+
+fn read_text(text: &str) -> Reading {
+    let (tools, skills) = offer();
+    read(
+        text,
+        &Offer {
+            tools: &tools,
+            skills: &skills,
+        },
+    )
+}
+
+fn one(text: &str) -> (String, Value) {
+    match read_text(text) {
+        Reading::Calls { calls, .. } => {
+            assert_eq!(calls.len(), 1, "{text}");
+            (
+                calls[0].name.clone(),
+                serde_json::from_str(&calls[0].arguments).unwrap(),
+            )
+        }
+        other => panic!("{text:?} read as {other:?}"),
+    }
+}
+
+#[test]
+fn the_shapes_small_models_write_are_read_as_calls() {
+    let cases = [
+        // What Qwen2.5-Coder-1.5B wrote for "weather in Tokyo".
+        "```json\n{\"function\": \"run_command\", \"arguments\": {\"command\": \"curl wttr.in/Tokyo\"}}\n```",
+        "<tools>{\"name\": \"run_command\", \"arguments\": {\"command\": \"curl wttr.in/Tokyo\"}}</tools>",
+        "<tool_call>\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"curl wttr.in/Tokyo\"}}\n</tool_call>",
+        "{\"name\": \"run_command\", \"parameters\": {\"command\": \"curl wttr.in/Tokyo\"}}",
+        "{\"name\": \"run_command\", \"arguments\": \"{\\\"command\\\": \\\"curl wttr.in/Tokyo\\\"}\"}",
+        "{\"type\": \"function\", \"function\": {\"name\": \"run_command\", \"arguments\": {\"command\": \"curl wttr.in/Tokyo\"}}}",
+        "[TOOL_CALLS] [{\"name\": \"run_command\", \"arguments\": {\"command\": \"curl wttr.in/Tokyo\"}}]",
+        "<|python_tag|>{\"name\": \"functions.run_command\", \"parameters\": {\"command\": \"curl wttr.in/Tokyo\"}}",
+        "I will check the weather.\n```\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"curl wttr.in/Tokyo\"}}\n```",
+        "<tool_call>\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"curl wttr.in/Tokyo\"}}",
+    ];
+    for text in cases {
+        let (name, args) = one(text);
+        assert_eq!(name, "run_command", "{text}");
+        assert_eq!(args["command"], "curl wttr.in/Tokyo", "{text}");
+    }
+}
+
+#[test]
+fn a_skill_named_as_a_tool_activates_it() {
+    // What the model wrote for "What time is it in Tokyo right now?".
+    let (name, args) = one("```json\n{\"name\": \"time\", \"arguments\": {}}\n```");
+    assert_eq!(name, "activate_skill");
+    assert_eq!(args["name"], "time");
+    let (_, args) = one("{\"name\": \"pdf-tools\", \"arguments\": {\"file\": \"a.pdf\"}}");
+    assert_eq!(args["name"], "PDF-Tools", "the skill's own spelling");
+}
+
+#[test]
+fn parallel_calls_are_all_taken() {
+    let text = "<tool_call>\n{\"name\": \"activate_skill\", \"arguments\": {\"name\": \"time\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"mcp__time__now\", \"arguments\": {}}\n</tool_call>";
+    let Reading::Calls { calls, shape } = read_text(text) else {
+        panic!()
+    };
+    assert_eq!(shape, "tool_call tags");
+    assert_eq!(
+        calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["activate_skill", "mcp__time__now"]
+    );
+}
+
+#[test]
+fn prose_and_mentions_are_answers() {
+    for text in [
+        "It is 21:04 in Tokyo.",
+        "Run `curl wttr.in/Tokyo` to see the weather.",
+        "You could call run_command with {\"command\": \"ls\"} to list files.",
+        "[Tokyo weather](https://wttr.in/Tokyo) is sunny.",
+        "{\"city\": \"Tokyo\", \"temp\": 21}",
+        "{\"name\": \"weather\"}",
+        "```bash\ncurl wttr.in/Tokyo\n```",
+        "<b>Sunny</b>",
+    ] {
+        assert_eq!(read_text(text), Reading::Answer, "{text}");
+    }
+}
+
+#[test]
+fn a_call_in_a_long_explanation_or_among_several_blocks_is_not_run() {
+    let long = format!(
+        "{}\n```json\n{{\"name\": \"run_command\", \"arguments\": {{\"command\": \"rm -rf x\"}}}}\n```",
+        "Here is how the tool is used in general. ".repeat(10)
+    );
+    assert_eq!(read_text(&long), Reading::Answer);
+    let two = "```json\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"a\"}}\n```\nor\n```json\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"b\"}}\n```";
+    assert_eq!(read_text(two), Reading::Answer);
+}
+
+#[test]
+fn a_call_of_an_unknown_tool_is_unusable_and_says_why() {
+    let Reading::Unusable { why } = read_text("{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Tokyo\"}}")
+    else {
+        panic!()
+    };
+    assert!(why.contains("get_weather"), "{why}");
+    let Reading::Unusable { why } = read_text("{\"name\": \"run_command\", \"arguments\": 5}") else {
+        panic!()
+    };
+    assert!(why.contains("not a JSON object"), "{why}");
+}
+
+#[test]
+fn streaming_is_held_only_for_what_may_be_a_call() {
+    for start in ["{", "  [", "<tool", "```json", "<|python_tag|>"] {
+        assert!(may_be_call(start), "{start}");
+    }
+    for start in ["It", "Sunny", "1. First", "- item"] {
+        assert!(!may_be_call(start), "{start}");
+    }
+}

@@ -1,0 +1,233 @@
+//! What small local models write, through the real binary (issue 33): a tool call written as the
+//! reply's text is taken as that call and goes through the same approval as a native one; text
+//! that only mentions a command never runs; an answer that rests on nothing that ran is marked,
+//! and `--require-tool` makes it exit 9. The replies are the shapes a real 1.5B model wrote on
+//! llama.cpp (bench/real_model/ records them).
+
+use crate::common::*;
+use serde_json::{Value, json};
+
+const TIME_SKILL: &str = "---\nname: time\ndescription: Tells the current time in a timezone.\n---\n# time\n\nRun `./run.sh ZONE`.\n\nExample output:\n\n    2026-11-29 21:04 JST\n";
+const TIME_SCRIPT: &str = "#!/bin/sh\necho \"2031-01-02 03:04 ${1:-UTC}\"\n";
+
+fn events(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect()
+}
+
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+async fn once(ws: &Workspace, replies: Vec<Reply>, args: &[&str]) -> (i32, Vec<Value>, MockLlm) {
+    let mock = MockLlm::start(replies).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--json", "--approve", "auto", "--once", "what time is it in Tokyo?"])
+        .args(args);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert!(!out.is_empty(), "{err}");
+    (code, events(&out), mock)
+}
+
+#[tokio::test]
+async fn calls_written_as_text_run_through_the_same_approval() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = vec![
+        // The skill named as if it were a tool, in a fence (what Qwen2.5-Coder-1.5B wrote).
+        text("```json\n{\"name\": \"time\", \"arguments\": {}}\n```"),
+        // Then the command in tags, arguments as a JSON string.
+        text(
+            "<tool_call>\n{\"name\": \"run_command\", \"arguments\": \"{\\\"command\\\": \\\"./run.sh JST\\\"}\"}\n</tool_call>",
+        ),
+        text("It is 2031-01-02 03:04 in Tokyo."),
+    ];
+    let (code, events, mock) = once(&ws, replies, &[]).await;
+    assert_eq!(code, 0, "{events:?}");
+    let recovered = of_type(&events, "tool_call_recovered");
+    assert_eq!(recovered.len(), 2, "{events:?}");
+    assert_eq!(recovered[0]["tool"], "activate_skill");
+    assert_eq!(recovered[1]["tool"], "run_command");
+    assert_eq!(of_type(&events, "skill_selected")[0]["skill"], "time");
+    let started = of_type(&events, "command_started");
+    assert!(
+        started[0]["argv"].is_array(),
+        "pre-approved as the skill's own script: {started:?}"
+    );
+    // The call's text is never shown as an answer; the real answer is.
+    let shown: String = of_type(&events, "message_delta")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(shown, "It is 2031-01-02 03:04 in Tokyo.");
+    assert!(of_type(&events, "answer_unverified").is_empty(), "{events:?}");
+    // The model sees its calls as native calls with their results, so the next request is valid.
+    let requests = mock.requests().await;
+    assert!(last_tool_result(&requests[2]).contains("2031-01-02 03:04 JST"));
+    let assistant = requests[2]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "assistant")
+        .unwrap();
+    assert_eq!(assistant["tool_calls"][0]["function"]["name"], "run_command");
+}
+
+#[tokio::test]
+async fn a_recovered_command_the_policy_would_ask_about_is_denied_without_a_terminal() {
+    let ws = Workspace::new();
+    let canary = ws.work().join("canary");
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = vec![
+        text("{\"name\": \"activate_skill\", \"arguments\": {\"name\": \"time\"}}"),
+        text(&format!(
+            "{{\"function\": \"run_command\", \"parameters\": {{\"command\": \"touch {} && ./run.sh\"}}}}",
+            canary.display()
+        )),
+        text("I could not run it."),
+    ];
+    let (code, events, _) = once(&ws, replies, &[]).await;
+    assert_eq!(code, 6, "the same denial as a native call: {events:?}");
+    assert_eq!(of_type(&events, "command_denied").len(), 1);
+    assert!(!canary.exists());
+}
+
+#[tokio::test]
+async fn text_that_mentions_a_command_never_runs() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    for reply in [
+        "Run `./run.sh JST` to see the time in Tokyo.",
+        "You could call run_command with {\"command\": \"./run.sh JST\"}.",
+        "```bash\n./run.sh JST\n```",
+    ] {
+        let (code, events, mock) = once(&ws, vec![text(reply)], &[]).await;
+        assert_eq!(code, 0, "{reply}");
+        assert!(of_type(&events, "command_started").is_empty(), "{reply}: {events:?}");
+        assert!(of_type(&events, "tool_call_recovered").is_empty(), "{reply}");
+        assert_eq!(of_type(&events, "message")[0]["text"], reply);
+        assert_eq!(mock.requests().await.len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn an_answer_with_nothing_run_after_an_activation_is_marked_and_fails_with_require_tool() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = || {
+        vec![
+            tool("activate_skill", json!({"name": "time"})),
+            text("It is 9 pm in Tokyo."),
+        ]
+    };
+    let (code, events, _) = once(&ws, replies(), &[]).await;
+    assert_eq!(code, 0, "marked, not failed, by default");
+    let marked = of_type(&events, "answer_unverified");
+    assert_eq!(marked.len(), 1, "{events:?}");
+    assert_eq!(marked[0]["skill"], "time");
+    assert!(marked[0]["reason"].as_str().unwrap().contains("no command ran"));
+    let (code, _, _) = once(&ws, replies(), &["--require-tool"]).await;
+    assert_eq!(code, 9);
+
+    // In human mode the user reads it on stderr, under the answer.
+    let mock = MockLlm::start(replies()).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--approve", "auto", "--once", "time in Tokyo"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0);
+    assert_eq!(out.trim(), "It is 9 pm in Tokyo.");
+    assert!(
+        err.contains("unverified answer") && err.contains("no command ran"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn example_output_copied_from_the_skill_is_marked_even_after_a_command() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some("#!/bin/sh\necho 'unknown zone' >&2\nexit 1\n"));
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        tool("run_command", json!({"command": "./run.sh JST"})),
+        text("The current time in Tokyo is 2026-11-29 21:04 JST."),
+    ];
+    let (code, events, _) = once(&ws, replies, &["--require-tool"]).await;
+    assert_eq!(code, 9, "{events:?}");
+    let reason = of_type(&events, "answer_unverified")[0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        reason.contains("example output") && reason.contains("2026-11-29 21:04 JST"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
+async fn a_backed_answer_and_a_plain_chat_answer_are_not_marked() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let (code, events, _) = once(
+        &ws,
+        activate_run_answer("time", "./run.sh JST", "It is 2031-01-02 03:04 JST."),
+        &["--require-tool"],
+    )
+    .await;
+    assert_eq!(code, 0, "{events:?}");
+    assert!(of_type(&events, "answer_unverified").is_empty());
+    let (code, events, _) = once(&ws, vec![text("Hello! How can I help?")], &["--require-tool"]).await;
+    assert_eq!(code, 0, "no skill involved: nothing to back");
+    assert!(of_type(&events, "answer_unverified").is_empty());
+}
+
+#[tokio::test]
+async fn a_call_of_an_unknown_tool_written_as_text_is_said_and_not_run() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let reply = "{\"name\": \"get_time\", \"arguments\": {\"zone\": \"Asia/Tokyo\"}}";
+    let (code, events, _) = once(&ws, vec![text(reply)], &["--require-tool"]).await;
+    assert_eq!(code, 9);
+    assert!(of_type(&events, "command_started").is_empty());
+    let reason = of_type(&events, "answer_unverified")[0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        reason.contains("tool call as text") && reason.contains("get_time"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
+async fn skills_check_names_example_output_that_looks_real() {
+    let ws = Workspace::new();
+    let dir = ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let mut check = ws.bare_agent();
+    check.args(["skills", "check"]).arg(&dir);
+    let (_, out, err) = run_outcome(check).await;
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("looks like a real result") && all.contains("SKILL.md:11:"),
+        "{all}"
+    );
+    std::fs::write(
+        dir.join("SKILL.md"),
+        TIME_SKILL.replace("2026-11-29 21:04 JST", "<YYYY-MM-DD HH:MM> JST"),
+    )
+    .unwrap();
+    let mut check = ws.bare_agent();
+    check.args(["skills", "check"]).arg(&dir);
+    let (_, out, err) = run_outcome(check).await;
+    assert!(!format!("{out}{err}").contains("looks like a real result"));
+    // The bundled skills show placeholders.
+    for bundled in ["time", "report"] {
+        let mut check = ws.bare_agent();
+        check.args(["skills", "check"]).arg(repo_path("skills").join(bundled));
+        let (_, out, err) = run_outcome(check).await;
+        assert!(
+            !format!("{out}{err}").contains("looks like a real result"),
+            "{bundled}: {out}{err}"
+        );
+    }
+}
