@@ -137,11 +137,28 @@ pub struct Config {
     /// What a local server says about its model calling tools (`endpoint::settle` asks);
     /// `None` when nobody asked (a remote server, `AGENT_TOOL_CHECK=0`, a replay).
     pub tool_support: Option<crate::llm::tool_support::ToolSupport>,
+    /// What a local server said about itself and its model, when asked.
+    pub server_facts: Option<crate::llm::tool_support::ServerFacts>,
+    /// `AGENT_PROMPT`: `Some(true)` for `compact`, `Some(false)` for `full`, `None` (`auto`, the
+    /// default) to choose from what a local server says about its model.
+    pub compact_prompt: Option<bool>,
     /// Storing sessions, the context window, automatic compaction.
     pub sessions: sessions::SessionSettings,
     /// What commands may write and reach (SPEC §5 "Sandbox").
     pub sandbox: crate::exec::sandbox::Settings,
     pub env: Environment,
+}
+
+/// `AGENT_PROMPT`: `compact` (`Some(true)`), `full` (`Some(false)`), `auto` or unset (`None`).
+fn compact_prompt(env: &Environment) -> Result<Option<bool>, AppError> {
+    match env.get("AGENT_PROMPT").map(str::trim) {
+        None | Some("" | "auto") => Ok(None),
+        Some("compact") => Ok(Some(true)),
+        Some("full") => Ok(Some(false)),
+        Some(other) => Err(AppError::config(format!(
+            "AGENT_PROMPT={other:?} is not one of auto, compact, full"
+        ))),
+    }
 }
 
 impl Config {
@@ -187,6 +204,7 @@ impl Config {
         let catalog_budget = usize::try_from(pick_number(None, &env, "AGENT_CATALOG_BUDGET", 8 * 1024)?)
             .map_err(|_| AppError::config("AGENT_CATALOG_BUDGET is too large"))?;
         let preactivate = matches!(env.get("AGENT_PREACTIVATE"), Some("1" | "true" | "yes" | "on"));
+        let compact_prompt = compact_prompt(&env)?;
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = roots::skill_roots(&cli.skills_dirs, &env, cwd)?;
         let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
@@ -220,6 +238,8 @@ impl Config {
             embed_model_var: env.get("AGENT_EMBED_MODEL").map(|v| v.trim().to_string()),
             interactive,
             tool_support: None,
+            server_facts: None,
+            compact_prompt,
             sessions,
             sandbox,
             env,

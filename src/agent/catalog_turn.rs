@@ -45,7 +45,7 @@ impl Agent {
             let catalog = self.skills().render_all();
             self.session.catalog_bytes = catalog.text.len() as u64;
             self.conversation
-                .set_system(prompt::system_prompt_with(self.skills(), &catalog));
+                .set_system(prompt::system_prompt_with(self.skills(), &catalog, self.prompt_mode));
             return CatalogTurn {
                 budgeted: false,
                 note: None,
@@ -78,7 +78,7 @@ impl Agent {
         self.frozen_catalog = Some(super::route::listed_names(&catalog.text));
         self.session.catalog_bytes = catalog.text.len() as u64;
         self.conversation
-            .set_system(prompt::system_prompt_with(self.skills(), &catalog));
+            .set_system(prompt::system_prompt_with(self.skills(), &catalog, self.prompt_mode));
         CatalogTurn {
             budgeted: true,
             note: None,

@@ -71,7 +71,7 @@ impl Agent {
     pub fn set_skills(&mut self, skills: SkillSet) {
         self.conversation.keep_skills(|name| skills.get(name).is_some());
         self.conversation
-            .set_system(prompt::system_prompt(&skills, self.catalog_budget));
+            .set_system(prompt::system_prompt(&skills, self.catalog_budget, self.prompt_mode));
         self.tools.skills = skills;
         self.unfreeze_catalog();
         self.prefetch_rankings();

@@ -73,7 +73,11 @@ impl Agent {
         };
         let shown = listed_names(&catalog.text);
         let mut messages = vec![
-            ChatMessage::system(prompt::system_prompt_with(self.skills(), &catalog)),
+            ChatMessage::system(prompt::system_prompt_with(
+                self.skills(),
+                &catalog,
+                prompt::PromptMode::Full,
+            )),
             ChatMessage::user(self.redactor.redact(request).into_owned()),
         ];
         let tools = prompt::tools(self.skills(), budgeted);

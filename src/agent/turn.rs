@@ -17,7 +17,7 @@ use crate::support::redact::{Redactor, StreamRedactor};
 use super::conversation::Conversation;
 use super::grounding::{TurnTrace, Unbacked};
 use super::outcome::ToolOutcome;
-use super::prompt;
+use super::prompt::{self, PromptMode};
 use super::recover::Hold;
 use super::session::SessionState;
 use super::tools::{RunnerSettings, ToolRunner};
@@ -38,6 +38,8 @@ pub struct AgentOptions {
     pub context_window: Option<u64>,
     /// `AGENT_COMPACT_AT`: when the history is compacted by itself.
     pub compact_at: CompactAt,
+    /// The full prompt, or the short one for small local models (`AGENT_PROMPT`).
+    pub prompt_mode: PromptMode,
 }
 
 /// Why a turn ended without an answer.
@@ -65,6 +67,8 @@ pub struct Agent {
     max_steps: u32,
     pub(super) catalog_budget: usize,
     preactivate: bool,
+    /// The full prompt, or the compact one.
+    pub(super) prompt_mode: PromptMode,
     /// Whether the user was told the catalog is over its budget.
     pub(super) catalog_noticed: bool,
     /// Over the budget: the skills the session's catalog lists, fixed at its first turn so the
@@ -98,7 +102,7 @@ impl Agent {
         approver: Arc<dyn Approver>,
     ) -> Self {
         let redactor = options.tools.redactor.clone();
-        let system = prompt::system_prompt(&skills, options.catalog_budget);
+        let system = prompt::system_prompt(&skills, options.catalog_budget, options.prompt_mode);
         let conversation = Conversation::new(system, options.history_budget, redactor.clone());
         let session = SessionState::new(&options, &skills);
         Self {
@@ -110,6 +114,7 @@ impl Agent {
             max_steps: options.max_steps,
             catalog_budget: options.catalog_budget,
             preactivate: options.preactivate,
+            prompt_mode: options.prompt_mode,
             catalog_noticed: false,
             frozen_catalog: None,
             llm_calls: 0,
@@ -139,7 +144,10 @@ impl Agent {
     async fn turn_steps(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.commands_denied = 0;
         let catalog = self.refresh_catalog(user_message).await;
-        let tools = prompt::tools(self.skills(), catalog.budgeted);
+        let tools = match self.prompt_mode {
+            PromptMode::Full => prompt::tools(self.skills(), catalog.budgeted),
+            PromptMode::Compact => prompt::compact_tools(self.skills(), self.frozen_catalog.as_deref()),
+        };
         let tools = self.tools.with_mcp_tools(tools, user_message).await;
         self.session.tools_bytes = tools_bytes(&tools);
         self.compact_if_due(user_message).await;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Run;
+use crate::agent::prompt::PromptMode;
 use crate::agent::retrieve::Retriever;
 use crate::agent::tools::RunnerSettings;
 use crate::agent::{Agent, AgentOptions};
@@ -32,6 +33,7 @@ pub(super) fn agent(
     let llm = llm_with(run, tape, sink.clone())?;
     let preload = run.index_preload.lock().unwrap_or_else(|p| p.into_inner()).take();
     let skills = SkillSet::with_cache(discovery.skills, config.cache.clone()).with_preloaded(preload);
+    let compact = compact_prompt(config);
     let options = AgentOptions {
         tools: RunnerSettings {
             approve: config.approve,
@@ -44,16 +46,42 @@ pub(super) fn agent(
             sandbox: config.sandbox.clone(),
             retriever: Arc::new(retriever(config)),
             mcp,
-            mcp_budget: config.mcp_tools_budget,
+            mcp_budget: if compact {
+                config.mcp_tools_budget.min(COMPACT_MCP_BUDGET)
+            } else {
+                config.mcp_tools_budget
+            },
         },
         max_steps: config.max_steps,
         history_budget: config.history_budget,
-        catalog_budget: config.catalog_budget,
-        preactivate: config.preactivate,
+        catalog_budget: if compact {
+            config.catalog_budget.min(COMPACT_CATALOG_BUDGET)
+        } else {
+            config.catalog_budget
+        },
+        // A clear winner activated before the first request saves a round trip, which on a
+        // CPU-only server is tens of seconds of prompt processing.
+        preactivate: config.preactivate || compact,
         context_window: config.sessions.context_window,
         compact_at: config.sessions.compact_at,
+        prompt_mode: if compact { PromptMode::Compact } else { PromptMode::Full },
     };
     Ok(Agent::new(llm, skills, options, sink, approver))
+}
+
+/// Bytes of skill catalog per request in the compact prompt: the dozen or so skills most relevant
+/// to the session's first request.
+const COMPACT_CATALOG_BUDGET: usize = 1024;
+/// Bytes of MCP tool schemas per request in the compact prompt.
+const COMPACT_MCP_BUDGET: usize = 2048;
+
+/// Whether the run uses the compact prompt: `AGENT_PROMPT` says, else what a local server says
+/// about its model (small, or a small context).
+fn compact_prompt(config: &Config) -> bool {
+    match config.compact_prompt {
+        Some(chosen) => chosen,
+        None => config.server_facts.as_ref().is_some_and(|f| f.wants_compact()),
+    }
 }
 
 /// The run's MCP servers: recorded into the cassette with `--record`; with `--replay`, only what
@@ -105,6 +133,10 @@ fn llm_with(run: &Run<'_>, tape: Tape, sink: Arc<dyn EventSink>) -> Result<LlmCl
             retries: config.retries,
             connect_timeout: config.connect_timeout,
             idle_timeout: config.idle_timeout,
+            prompt_progress: config
+                .server_facts
+                .as_ref()
+                .is_some_and(|f| f.kind == Some(crate::llm::tool_support::ServerKind::LlamaCpp)),
             tape,
             redactor: run.redactor.clone(),
         },

@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::config::{is_local_endpoint, is_openai};
 use crate::exit::{AppError, ExitCode};
 use crate::llm::models::{LOCAL_SERVERS, ModelsError, find_local_server, list_models};
-use crate::llm::tool_support::tool_support;
+use crate::llm::tool_support::server_facts;
 
 /// Test hook (listed under "Tests" in .env.example, not in the README): a comma-separated list of ports the local
 /// probe tries instead of [`LOCAL_SERVERS`] (empty: probe nothing). Tests set it so that they
@@ -85,8 +85,9 @@ pub async fn settle(cli: &Cli, config: &mut Config) -> Result<(), AppError> {
     if check && is_local_endpoint(&config.base_url) {
         let key = config.api_key.as_ref().map(|k| k.value.as_str());
         let http = client(&config.base_url)?;
-        config.tool_support =
-            Some(tool_support(&http, config.cache.as_ref(), &config.base_url, &config.model, key).await);
+        let facts = server_facts(&http, config.cache.as_ref(), &config.base_url, &config.model, key).await;
+        config.tool_support = Some(facts.tools.clone());
+        config.server_facts = Some(facts);
     }
     Ok(())
 }

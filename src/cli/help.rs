@@ -6,7 +6,7 @@ pub const SETTINGS_SOURCES: &str = "Settings without a flag come from the enviro
 ~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
 
 /// Every variable a person sets, with what it does.
-pub const ENVIRONMENT: [(&str, &str); 25] = [
+pub const ENVIRONMENT: [(&str, &str); 26] = [
     (
         "AGENT_API_KEY, OPENAI_API_KEY",
         "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
@@ -61,6 +61,7 @@ pub const ENVIRONMENT: [(&str, &str); 25] = [
         "bytes of conversation before old outputs are shortened",
     ),
     ("AGENT_CATALOG_BUDGET", "bytes of skill catalog per request (8192)"),
+    ("AGENT_PROMPT", "full, compact (for small local models), or auto"),
     (
         "AGENT_EMBED_MODEL",
         "embeddings model for ranking skills by meaning, or off",

@@ -65,6 +65,8 @@ pub struct LlmSettings {
     pub connect_timeout: Duration,
     /// Longest silence while waiting for response headers or the next streamed bytes.
     pub idle_timeout: Duration,
+    /// Whether the server is llama.cpp, which streams its prompt processing when asked.
+    pub prompt_progress: bool,
     /// Record or replay the calls.
     pub tape: Tape,
     /// Applied to error messages and raw snippets before anyone logs or prints them.
@@ -80,6 +82,8 @@ pub struct LlmClient {
     /// Ask for token usage in streams: OpenAI itself wants `stream_options` for that, while
     /// some compatible servers reject the unknown field, so only there.
     usage_in_stream: bool,
+    /// Ask llama.cpp for prompt-processing progress (see [`LlmSettings::prompt_progress`]).
+    prompt_progress: bool,
     redactor: Redactor,
     /// Times a response that broke off is asked for again (`AGENT_RETRIES`).
     retries: u32,
@@ -149,6 +153,7 @@ impl LlmClient {
             stream: settings.stream,
             idle_timeout: settings.idle_timeout,
             usage_in_stream,
+            prompt_progress: settings.prompt_progress,
             redactor: settings.redactor,
             retries: settings.retries,
             notice,
@@ -172,6 +177,7 @@ impl LlmClient {
             tools,
             stream: self.stream,
             stream_options: (self.stream && self.usage_in_stream).then(|| serde_json::json!({"include_usage": true})),
+            return_progress: (self.stream && self.prompt_progress).then_some(true),
         })
         .unwrap_or(Value::Null)
     }

@@ -18,7 +18,7 @@ use crate::support::cache_file::{self, CacheDir, Kind};
 /// Bump `version` whenever [`Known`] changes.
 const KIND: Kind = Kind {
     magic: *b"AGTTOOLS",
-    version: 1,
+    version: 2,
 };
 /// How long one question may take: a local server answers in milliseconds.
 const ASK_TIMEOUT: Duration = Duration::from_secs(3);
@@ -48,22 +48,63 @@ impl ToolSupport {
     }
 }
 
+/// Which kind of local server answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ServerKind {
+    LlamaCpp,
+    Ollama,
+    LmStudio,
+}
+
+/// What a local server says about itself and its model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerFacts {
+    /// Whether the model can call tools.
+    pub tools: ToolSupport,
+    /// The server that said so, when it is one of those asked.
+    pub kind: Option<ServerKind>,
+    /// The model's size in parameters, when the server says (llama.cpp's `/v1/models`
+    /// `meta.n_params`, Ollama's `details.parameter_size`).
+    pub params: Option<u64>,
+    /// The context the server gives a request, in tokens (llama.cpp's `n_ctx`).
+    pub context: Option<u64>,
+}
+
+impl ServerFacts {
+    /// Nothing known: a server that did not say, or was not asked.
+    pub fn unknown() -> Self {
+        Self {
+            tools: ToolSupport::Unknown,
+            kind: None,
+            params: None,
+            context: None,
+        }
+    }
+
+    /// Whether the compact prompt serves this model better: a small model (at most 4 billion
+    /// parameters: what runs on a laptop's CPU, and what gets lost in a long prompt) or a small
+    /// context (at most 8,192 tokens, which a full prompt with a few activations fills).
+    pub fn wants_compact(&self) -> bool {
+        self.params.is_some_and(|p| p <= 4_000_000_000) || self.context.is_some_and(|c| c <= 8192)
+    }
+}
+
 /// The cached answers: `base_url model` → answer.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Known {
-    answers: BTreeMap<String, ToolSupport>,
+    answers: BTreeMap<String, ServerFacts>,
 }
 
 /// What the server at `base_url` says about `model`: from the cache when it was asked before,
 /// else asked now and remembered (unless no question got an HTTP answer at all: a server that
 /// is down is asked again next time).
-pub async fn tool_support(
+pub async fn server_facts(
     http: &reqwest::Client,
     cache: Option<&CacheDir>,
     base_url: &str,
     model: &str,
     key: Option<&str>,
-) -> ToolSupport {
+) -> ServerFacts {
     let file = cache.map(|c| c.file("models", "tool-support.bin"));
     let mut known: Known = file
         .as_ref()
@@ -75,7 +116,7 @@ pub async fn tool_support(
         return answer.clone();
     }
     let Some(answer) = ask(http, base_url, model, key).await else {
-        return ToolSupport::Unknown;
+        return ServerFacts::unknown();
     };
     if let Some(file) = file {
         while known.answers.len() >= KEEP {
@@ -93,20 +134,39 @@ pub async fn tool_support(
 
 /// Ask the places each kind of server answers in, in turn, until one says; `None` when none
 /// answered over HTTP at all.
-async fn ask(http: &reqwest::Client, base_url: &str, model: &str, key: Option<&str>) -> Option<ToolSupport> {
+async fn ask(http: &reqwest::Client, base_url: &str, model: &str, key: Option<&str>) -> Option<ServerFacts> {
     let root = server_root(base_url);
     let get = |path: &str| send(http.get(format!("{root}{path}")), key);
     let mut answered = false;
     if let Some(body) = get("/props").await.inspect(|_| answered = true).flatten()
-        && let Some(found) = from_llama_props(&body)
+        && let Some(tools) = from_llama_props(&body)
     {
-        return Some(found);
+        let listing = get("/v1/models").await.flatten();
+        return Some(ServerFacts {
+            tools,
+            kind: Some(ServerKind::LlamaCpp),
+            params: listing
+                .as_ref()
+                .and_then(|l| l.pointer("/data/0/meta/n_params"))
+                .and_then(Value::as_u64),
+            context: body
+                .pointer("/default_generation_settings/n_ctx")
+                .and_then(Value::as_u64),
+        });
     }
     let show = http.post(format!("{root}/api/show")).json(&json!({ "model": model }));
     if let Some(body) = send(show, key).await.inspect(|_| answered = true).flatten()
-        && let Some(found) = from_ollama_show(&body)
+        && let Some(tools) = from_ollama_show(&body)
     {
-        return Some(found);
+        return Some(ServerFacts {
+            tools,
+            kind: Some(ServerKind::Ollama),
+            params: body
+                .pointer("/details/parameter_size")
+                .and_then(Value::as_str)
+                .and_then(parameter_count),
+            context: None,
+        });
     }
     for (path, read) in [
         (
@@ -116,12 +176,30 @@ async fn ask(http: &reqwest::Client, base_url: &str, model: &str, key: Option<&s
         ("/api/v0/models", from_lm_studio_v0),
     ] {
         if let Some(body) = get(path).await.inspect(|_| answered = true).flatten()
-            && let Some(found) = read(&body, model)
+            && let Some(tools) = read(&body, model)
         {
-            return Some(found);
+            return Some(ServerFacts {
+                tools,
+                kind: Some(ServerKind::LmStudio),
+                ..ServerFacts::unknown()
+            });
         }
     }
-    answered.then_some(ToolSupport::Unknown)
+    answered.then(ServerFacts::unknown)
+}
+
+/// `"1.5B"`, `"494.03M"`, `"7B"` (Ollama's `parameter_size`) as a count.
+fn parameter_count(size: &str) -> Option<u64> {
+    let size = size.trim();
+    let (number, scale) = match size.chars().last()?.to_ascii_uppercase() {
+        'B' => (&size[..size.len() - 1], 1e9),
+        'M' => (&size[..size.len() - 1], 1e6),
+        'K' => (&size[..size.len() - 1], 1e3),
+        _ => (size, 1.0),
+    };
+    let value: f64 = number.trim().parse().ok()?;
+    // A count of parameters fits u64 by far; the cast saturates on nonsense.
+    (value.is_finite() && value >= 0.0).then_some((value * scale) as u64)
 }
 
 /// `None`: no HTTP answer; `Some(None)`: an answer that is not JSON or not a success.
@@ -223,6 +301,22 @@ mod tests {
         let v0 = json!({"data": [{"id": "a", "capabilities": []}, {"id": "b", "capabilities": ["tool_use"]}]});
         assert!(no(from_lm_studio_v0(&v0, "a")));
         assert_eq!(from_lm_studio_v0(&v0, "b"), Some(ToolSupport::Yes));
+    }
+
+    #[test]
+    fn sizes_are_read_and_small_models_want_the_compact_prompt() {
+        assert_eq!(parameter_count("1.5B"), Some(1_500_000_000));
+        assert_eq!(parameter_count("494.03M"), Some(494_030_000));
+        assert_eq!(parameter_count("big"), None);
+        let facts = |params, context| ServerFacts {
+            params,
+            context,
+            ..ServerFacts::unknown()
+        };
+        assert!(facts(Some(1_543_714_304), None).wants_compact());
+        assert!(facts(None, Some(4096)).wants_compact());
+        assert!(!facts(Some(8_000_000_000), Some(32_768)).wants_compact());
+        assert!(!ServerFacts::unknown().wants_compact());
     }
 
     #[test]

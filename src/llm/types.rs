@@ -162,6 +162,11 @@ pub struct ChatRequest<'a> {
     /// `{"include_usage": true}`, sent only where it is known to be accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_options: Option<Value>,
+    /// llama.cpp's `return_progress`: chunks while it processes the prompt, so a long prompt on
+    /// a CPU is not mistaken for a server gone silent. Sent only to llama.cpp (others may refuse
+    /// a field they do not know).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub return_progress: Option<bool>,
 }
 
 /// A message as a request sends it: the chat-completions fields only, a note at the end of the
@@ -306,6 +311,7 @@ mod tests {
             tools: &Value::Null,
             stream: false,
             stream_options: None,
+            return_progress: None,
         })
         .unwrap();
         assert_eq!(

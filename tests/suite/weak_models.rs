@@ -231,3 +231,143 @@ async fn skills_check_names_example_output_that_looks_real() {
         );
     }
 }
+
+/// A mock that answers as llama.cpp does about itself: `/props` (tools supported, `n_ctx`) and
+/// `/v1/models` (`meta.n_params`).
+async fn as_llama_cpp(mock: &MockLlm, params: u64) {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, ResponseTemplate};
+    Mock::given(method("GET"))
+        .and(path("/props"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "chat_template_caps": {"supports_tools": true},
+            "default_generation_settings": {"n_ctx": 32768}
+        })))
+        .mount(&mock.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/models"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "object": "list",
+            "data": [{"id": "qwen.gguf", "object": "model", "owned_by": "llamacpp",
+                      "meta": {"n_params": params, "n_ctx_train": 32768}}]
+        })))
+        .mount(&mock.server)
+        .await;
+}
+
+fn system_text(request: &Value) -> String {
+    request["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[tokio::test]
+async fn a_small_model_on_llama_cpp_gets_the_compact_prompt_and_progress_chunks() {
+    // Each run its own HOME: what a server says is cached per address, and a port is reused.
+    let run = |params: u64, prompt: Option<&'static str>| async move {
+        let ws = Workspace::new();
+        ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+        for i in 0..30 {
+            ws.skill(
+                    &format!("extra-{i}"),
+                    &format!("---\nname: extra-{i}\ndescription: Converts files of kind {i} into other kinds of files for reports.\n---\nBody.\n"),
+                    None,
+                );
+        }
+        let mock = MockLlm::start(vec![text("Hello.")]).await;
+        as_llama_cpp(&mock, params).await;
+        let mut cmd = ws.agent(&mock);
+        cmd.env("AGENT_TOOL_CHECK", "1")
+            .args(["--once", "what time is it in Tokyo now?"]);
+        if let Some(p) = prompt {
+            cmd.env("AGENT_PROMPT", p);
+        }
+        let (code, _, err) = run_outcome(cmd).await;
+        assert_eq!(code, 0, "{err}");
+        mock.chat_requests().await.remove(0)
+    };
+    let small = run(1_543_714_304, None).await;
+    let big = run(8_000_000_000, None).await;
+    assert_eq!(
+        small["return_progress"], true,
+        "llama.cpp streams its prompt processing"
+    );
+    assert_eq!(big["return_progress"], true);
+    let (small_bytes, big_bytes) = (system_text(&small).len(), system_text(&big).len());
+    assert!(
+        small_bytes * 10 < big_bytes * 6,
+        "system prompt: compact {small_bytes} B vs full {big_bytes} B"
+    );
+    let (small_tools, big_tools) = (small["tools"].to_string().len(), big["tools"].to_string().len());
+    assert!(
+        small_tools * 2 < big_tools,
+        "tools: compact {small_tools} B vs full {big_tools} B"
+    );
+    assert_eq!(small["tools"].as_array().unwrap().len(), 2, "{}", small["tools"]);
+    let names = small["tools"][0]["function"]["parameters"]["properties"]["name"]["enum"].clone();
+    assert!(
+        names.as_array().unwrap().iter().any(|n| n == "time"),
+        "the request's skill is listed: {names}"
+    );
+    assert!(
+        system_text(&small).contains("To use a skill"),
+        "{}",
+        system_text(&small)
+    );
+    // The request's skill was activated before the first request (a round trip saved).
+    assert!(small.to_string().contains("Skill time activated"), "{small}");
+    // Forced either way.
+    let forced = run(8_000_000_000, Some("compact")).await;
+    assert_eq!(forced["tools"].as_array().unwrap().len(), 2);
+    let full = run(1_543_714_304, Some("full")).await;
+    assert_eq!(full["tools"].as_array().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn a_server_that_is_not_llama_cpp_is_not_sent_return_progress() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let mock = MockLlm::start(vec![text("Hello.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.env("AGENT_TOOL_CHECK", "1").args(["--once", "hi"]);
+    assert_eq!(run_outcome(cmd).await.0, 0);
+    let request = mock.chat_requests().await.remove(0);
+    assert!(request.get("return_progress").is_none(), "{request}");
+    assert_eq!(request["tools"].as_array().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn llama_cpps_prompt_progress_chunks_are_read_as_nothing_said() {
+    use wiremock::ResponseTemplate;
+    let chunk = |delta: Value, progress: Option<Value>| {
+        let mut c = json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": null}]});
+        if let Some(p) = progress {
+            c["prompt_progress"] = p;
+        }
+        format!("data: {c}\n\n")
+    };
+    let body = [
+        chunk(
+            json!({"role": "assistant", "content": null}),
+            Some(json!({"total": 900, "cache": 0, "processed": 0, "time_ms": 0})),
+        ),
+        chunk(
+            json!({"role": "assistant", "content": null}),
+            Some(json!({"total": 900, "cache": 0, "processed": 512, "time_ms": 9000})),
+        ),
+        chunk(json!({"content": "Hel"}), None),
+        chunk(json!({"content": "lo."}), None),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    let mock = MockLlm::serving(ResponseTemplate::new(200).set_body_raw(body, "text/event-stream")).await;
+    let ws = Workspace::new();
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--once", "hi"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "Hello.");
+}
