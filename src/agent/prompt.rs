@@ -14,6 +14,7 @@ const TOOLS_JSON: &str = include_str!("../../prompts/tools.json");
 const SEARCH_TOOL_JSON: &str = include_str!("../../prompts/search_tool.json");
 const THIRD_PARTY: &str = include_str!("../../prompts/third_party.md");
 const ACTIVATION: &str = include_str!("../../prompts/activation.md");
+const ACTIVATION_COMPACT: &str = include_str!("../../prompts/activation_compact.md");
 const INVOKED: &str = include_str!("../../prompts/invoked.md");
 const INVOKED_PLAIN: &str = include_str!("../../prompts/invoked_plain.md");
 const UNMET_NEEDS: &str = include_str!("../../prompts/unmet_needs.md");
@@ -78,9 +79,20 @@ pub fn system_prompt_with(skills: &SkillSet, catalog: &Catalog, mode: PromptMode
 /// its instructions fenced
 /// off as a third party's, with control characters removed and the fence unforgeable.
 pub fn activation(name: &str, dir: &str, workdir: &str, files: &str, body: &str) -> String {
+    activation_in(PromptMode::Full, name, dir, workdir, files, body)
+}
+
+/// [`activation`] in the prompt's mode: the compact one names no folder (a small model joined the
+/// working folder's path to `run.sh` and ran a script that is not there) and says to run the
+/// commands as written.
+pub fn activation_in(mode: PromptMode, name: &str, dir: &str, workdir: &str, files: &str, body: &str) -> String {
     let body = crate::support::terminal_text::strip_controls(body.trim());
     let body = body.replace("</skill-instructions>", "&lt;/skill-instructions&gt;");
-    ACTIVATION
+    let template = match mode {
+        PromptMode::Full => ACTIVATION,
+        PromptMode::Compact => ACTIVATION_COMPACT,
+    };
+    template
         .replace("{{name}}", &model_line(name))
         .replace("{{dir}}", dir)
         .replace("{{workdir}}", workdir)
@@ -187,6 +199,19 @@ mod tests {
             &serde_json::json!(["time"])
         );
         assert!(tools.to_string().len() < super::tools(&skills, false).to_string().len());
+        let text = activation_in(
+            PromptMode::Compact,
+            "time",
+            "/s/time",
+            "/home/me/proj",
+            "run.sh",
+            "Run ./run.sh CITY.",
+        );
+        assert!(!text.contains("/home/me/proj") && !text.contains("/s/time"), "{text}");
+        assert!(
+            text.contains("<skill-instructions>\nRun ./run.sh CITY.\n</skill-instructions>"),
+            "{text}"
+        );
         let all = compact_tools(&skills, None);
         assert_eq!(
             all.pointer("/0/function/parameters/properties/name/enum")

@@ -168,7 +168,17 @@ impl Agent {
             let reply = self.ask_model(&tools).await;
             self.count_call(reply.as_ref().ok().map(|(r, _)| r), sent);
             self.flush_journal_warning();
-            let (mut reply, held) = reply?;
+            let (mut reply, held) = match reply {
+                // After tool calls, a model that says nothing more has ended its turn: the
+                // results (a denial, a failure) are the story, said by their own events.
+                Err(e) if e.empty_reply && steps > 0 => {
+                    self.emit(Event::Warning {
+                        message: "the model ended its turn without an answer after its tool calls".into(),
+                    });
+                    return Ok(self.answer(String::new(), None));
+                }
+                other => other?,
+            };
             if reply.tool_calls.is_empty() {
                 match self.text_calls(&reply.content, &tools) {
                     Some(calls) => {

@@ -46,6 +46,7 @@ pub(super) fn agent(
             sandbox: config.sandbox.clone(),
             retriever: Arc::new(retriever(config)),
             mcp,
+            prompt_mode: if compact { PromptMode::Compact } else { PromptMode::Full },
             mcp_budget: if compact {
                 config.mcp_tools_budget.min(COMPACT_MCP_BUDGET)
             } else {

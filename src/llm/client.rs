@@ -176,7 +176,9 @@ impl LlmClient {
             messages,
             tools,
             stream: self.stream,
-            stream_options: (self.stream && self.usage_in_stream).then(|| serde_json::json!({"include_usage": true})),
+            // llama.cpp reports usage in streams too when asked, as OpenAI does.
+            stream_options: (self.stream && (self.usage_in_stream || self.prompt_progress))
+                .then(|| serde_json::json!({"include_usage": true})),
             return_progress: (self.stream && self.prompt_progress).then_some(true),
         })
         .unwrap_or(Value::Null)
@@ -195,6 +197,7 @@ impl LlmClient {
                 message: self.redactor.redact(&e.message).into_owned(),
                 snippet: e.snippet.map(|s| self.redactor.redact(&s).into_owned()),
                 cut_off: e.cut_off,
+                empty_reply: e.empty_reply,
             })
     }
 

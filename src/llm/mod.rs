@@ -24,6 +24,8 @@ pub struct LlmError {
     pub snippet: Option<String>,
     /// The response broke off before the model finished: worth asking again.
     pub cut_off: bool,
+    /// The model finished with neither text nor tool calls (a small model after a denial does).
+    pub empty_reply: bool,
 }
 
 impl LlmError {
@@ -32,7 +34,14 @@ impl LlmError {
             message: message.into(),
             snippet: None,
             cut_off: false,
+            empty_reply: false,
         }
+    }
+
+    /// Mark the error as a finished reply that said nothing.
+    pub fn empty_reply(mut self) -> Self {
+        self.empty_reply = true;
+        self
     }
 
     /// Mark the error as a response that broke off (retried like a 5xx).

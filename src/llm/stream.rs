@@ -143,9 +143,10 @@ impl Accumulator {
             } else {
                 "neither text nor tool calls"
             };
-            return Err(LlmError::new(format!(
+            let error = LlmError::new(format!(
                 "the endpoint returned an empty response ({detail}); check that the model supports chat completions with tools"
-            )));
+            ));
+            return Err(if self.chunks > 0 { error.empty_reply() } else { error });
         }
         let tool_calls = self
             .calls

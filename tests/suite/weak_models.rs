@@ -371,3 +371,25 @@ async fn llama_cpps_prompt_progress_chunks_are_read_as_nothing_said() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.trim(), "Hello.");
 }
+
+#[tokio::test]
+async fn a_model_that_says_nothing_after_a_denial_ends_the_turn_with_the_denial() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        tool("run_command", json!({"command": "/elsewhere/run.sh Tokyo"})),
+        text(""),
+    ];
+    let (code, events, _) = once(&ws, replies, &[]).await;
+    assert_eq!(code, 6, "the denial is what happened: {events:?}");
+    assert!(of_type(&events, "error").is_empty(), "{events:?}");
+    assert!(
+        of_type(&events, "warning")
+            .iter()
+            .any(|w| w["message"].as_str().unwrap().contains("without an answer"))
+    );
+    // With nothing before it, an empty reply is still the endpoint's error (exit 4).
+    let (code, _, _) = once(&ws, vec![text("")], &[]).await;
+    assert_eq!(code, 4);
+}

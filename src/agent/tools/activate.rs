@@ -129,7 +129,7 @@ impl ToolRunner {
             files.join(", ")
         };
         let workdir = self.settings.workdir.display().to_string();
-        let mut text = prompt::activation(&skill.name, &dir, &workdir, &files, &body);
+        let mut text = prompt::activation_in(self.settings.prompt_mode, &skill.name, &dir, &workdir, &files, &body);
         // Declared needs are checked now, not halfway through the skill's first command.
         if let Some(why) = self.unmet(&skill) {
             self.emit(Event::Warning { message: why.clone() });

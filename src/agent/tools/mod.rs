@@ -77,6 +77,8 @@ pub struct RunnerSettings {
     pub mcp: Option<Arc<crate::mcp::McpHub>>,
     /// Bytes of MCP tool schemas per request (`AGENT_MCP_TOOLS_BUDGET`).
     pub mcp_budget: usize,
+    /// The full prompt, or the compact one (activations say less).
+    pub prompt_mode: super::prompt::PromptMode,
 }
 
 impl ToolRunner {
