@@ -41,9 +41,28 @@ async fn fifty_megabytes_of_output_stay_capped_for_the_model_and_in_memory() {
         "done",
     ))
     .await;
-    let mut cmd = ws.agent(&mock);
-    cmd.args(["--once", "flood", "--yes", "--json"]);
-    let out = run(cmd).await;
+    // Run through a parent of its own that reports its children's peak RSS: the agent and what
+    // it waited for, not every process this test binary ever started (a Node MCP server of
+    // another test once counted here).
+    let mut measured = assert_cmd::Command::new("python3");
+    measured
+        .args(["-c", PEAK_RSS, env!("CARGO_BIN_EXE_agent")])
+        .args(["--skills-dir"])
+        .arg(ws.skills())
+        .args(["--once", "flood", "--yes", "--json"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", ws.home())
+        .env("AGENT_RETRIES", "0")
+        .env("AGENT_MODEL", "gpt-4.1-mini")
+        .env("AGENT_PROBE_PORTS", "")
+        .env("AGENT_TOOL_CHECK", "0")
+        .env("AGENT_BUNDLED_SKILLS", "0")
+        .env("AGENT_BASE_URL", mock.base_url())
+        .env("AGENT_API_KEY", "sk-test-key-0123456789")
+        .current_dir(ws.work())
+        .timeout(std::time::Duration::from_secs(60));
+    let out = run(measured).await;
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let raw = mock.raw_requests().await;
     let size = raw[2].body.len();
@@ -57,16 +76,20 @@ async fn fifty_megabytes_of_output_stay_capped_for_the_model_and_in_memory() {
         .find(|e| e["type"] == "command_finished")
         .unwrap();
     assert!(finished["stdout_bytes"].as_u64().unwrap() > 52_000_000);
-    // Peak RSS of the largest child process this test binary has waited for (the agent, in KB).
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage only writes into the struct we pass.
-    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) }, 0);
-    assert!(
-        usage.ru_maxrss < 100 * 1024,
-        "a child's peak RSS was {} KB",
-        usage.ru_maxrss
-    );
+    let peak: u64 = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .find_map(|l| l.strip_prefix("peak-rss-kb "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak reported: {}", String::from_utf8_lossy(&out.stderr)));
+    assert!(peak < 100 * 1024, "the agent's peak RSS was {peak} KB");
 }
+
+/// Runs its arguments as a child and reports the peak RSS of that child (and what it waited for)
+/// on stderr, passing its exit code on.
+const PEAK_RSS: &str = "import resource, subprocess, sys\n\
+code = subprocess.run(sys.argv[1:]).returncode\n\
+sys.stderr.write('peak-rss-kb %d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n\
+sys.exit(code)\n";
 
 #[tokio::test]
 async fn env_shows_no_agent_key() {
