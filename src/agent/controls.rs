@@ -140,6 +140,8 @@ impl Agent {
             .map(|s| s.dir.display().to_string())
             .unwrap_or_default();
         self.conversation.activated_by_hand(&skill, outcome);
+        // The turn's answer is judged against it like an activation the model made.
+        self.trace.activated.push(skill.clone());
         Ok((skill, dir))
     }
 

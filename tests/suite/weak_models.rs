@@ -393,3 +393,29 @@ async fn a_model_that_says_nothing_after_a_denial_ends_the_turn_with_the_denial(
     let (code, _, _) = once(&ws, vec![text("")], &[]).await;
     assert_eq!(code, 4);
 }
+
+#[tokio::test]
+async fn an_answer_after_a_pre_activation_with_nothing_run_is_marked() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let mock = MockLlm::start(vec![text("It is 21:04 in Tokyo.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.env("AGENT_PREACTIVATE", "1").args([
+        "--json",
+        "--approve",
+        "auto",
+        "--require-tool",
+        "--once",
+        "current time timezone tokyo",
+    ]);
+    let (code, out, err) = run_outcome(cmd).await;
+    let events = events(&out);
+    assert!(
+        mock.chat_requests().await[0]
+            .to_string()
+            .contains("Skill time activated"),
+        "pre-activated: {err}"
+    );
+    assert_eq!(code, 9, "{events:?}");
+    assert_eq!(of_type(&events, "answer_unverified")[0]["skill"], "time");
+}
