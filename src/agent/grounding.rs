@@ -18,6 +18,8 @@ pub struct TurnTrace {
     pub ran: usize,
     /// Calls of `run_command` or an MCP tool the model made, run or not.
     pub attempted: usize,
+    /// What the last command or MCP call that ran returned.
+    pub last_output: Option<String>,
     /// The text the turn's commands and MCP calls returned (not activations: their text is the
     /// skill's own SKILL.md).
     pub outputs: String,
@@ -32,6 +34,9 @@ pub enum Unbacked {
     CopiedExample { skill: String, line: String },
     /// The model wrote a tool call as text that could not be run, and that text is the answer.
     CallAsText { why: String },
+    /// The answer is written as a tool's result (`<tool_response>`, `exit code: 0` and `stdout:`)
+    /// holding lines no command of this turn printed.
+    ImitatedOutput { line: String },
 }
 
 impl Unbacked {
@@ -44,6 +49,9 @@ impl Unbacked {
             Unbacked::CopiedExample { skill, line } => format!(
                 "the answer repeats example output from the skill {skill}'s SKILL.md ({line:?}), which no command produced"
             ),
+            Unbacked::ImitatedOutput { line } => {
+                format!("the answer is written as a command's output ({line:?}) that no command of this turn printed")
+            }
             Unbacked::CallAsText { why } => format!(
                 "the model wrote a tool call as text that cannot be run ({why}); nothing ran. A model that calls \
                  tools natively (a larger one) does better; AGENT_PROMPT=compact helps small ones"
@@ -55,7 +63,7 @@ impl Unbacked {
     pub fn skill(&self) -> Option<&str> {
         match self {
             Unbacked::NothingRan { skill } | Unbacked::CopiedExample { skill, .. } => Some(skill),
-            Unbacked::CallAsText { .. } => None,
+            Unbacked::CallAsText { .. } | Unbacked::ImitatedOutput { .. } => None,
         }
     }
 }
@@ -64,6 +72,9 @@ impl Unbacked {
 pub fn judge<'a>(answer: &str, trace: &TurnTrace, skill: impl Fn(&str) -> Option<&'a Skill>) -> Option<Unbacked> {
     if answer.trim().is_empty() {
         return None;
+    }
+    if let Some(line) = imitated_line(answer, &trace.outputs) {
+        return Some(Unbacked::ImitatedOutput { line });
     }
     for name in &trace.activated {
         let Some(skill) = skill(name) else { continue };
@@ -83,6 +94,21 @@ pub fn judge<'a>(answer: &str, trace: &TurnTrace, skill: impl Fn(&str) -> Option
         }
     }
     None
+}
+
+/// A line of an answer dressed as a tool's result that no output of the turn holds. Small models
+/// write `<tool_response>` blocks, or `exit code: 0` then `stdout:`, as their answer.
+fn imitated_line(answer: &str, outputs: &str) -> Option<String> {
+    let dressed = answer.contains("<tool_response>") || (answer.contains("exit code:") && answer.contains("stdout:"));
+    if !dressed {
+        return None;
+    }
+    answer
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('<') && !l.starts_with("exit code:") && *l != "stdout:")
+        .find(|l| !outputs.contains(l))
+        .map(str::to_string)
 }
 
 /// The SKILL.md text of `skill` (empty when it cannot be read).
@@ -145,6 +171,7 @@ mod tests {
             ran: 1,
             attempted: 1,
             outputs: "exit code: 1\nstderr: unknown zone\n".into(),
+            ..TurnTrace::default()
         };
         for answer in [
             "The time in Tokyo is 2026-11-29 21:04 JST.",
@@ -168,6 +195,26 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_dressed_as_a_tool_result_is_backed_only_by_that_result() {
+        let dressed = "<tool_response>\nexit code: 0\nstdout:\nwords: 119\n</tool_response>";
+        let nothing = TurnTrace::default();
+        assert_eq!(
+            judge(dressed, &nothing, |_| None),
+            Some(Unbacked::ImitatedOutput {
+                line: "words: 119".into()
+            })
+        );
+        let ran = TurnTrace {
+            ran: 1,
+            attempted: 1,
+            outputs: "exit code: 0\nstdout:\nwords: 119\n".into(),
+            ..TurnTrace::default()
+        };
+        assert_eq!(judge(dressed, &ran, |_| None), None);
+        assert_eq!(judge("The exit code: 0 means success.", &nothing, |_| None), None);
+    }
+
+    #[test]
     fn backed_answers_pass() {
         let (_d, skill) = skill_with(TIME, true);
         let ran = TurnTrace {
@@ -175,6 +222,7 @@ mod tests {
             ran: 1,
             attempted: 1,
             outputs: "exit code: 0\nstdout:\n2026-12-03 18:44 JST\n".into(),
+            ..TurnTrace::default()
         };
         assert_eq!(judge("2026-12-03 18:44 JST", &ran, |_| Some(&skill)), None);
         // The real output may equal the example: then it is backed.

@@ -61,7 +61,8 @@ pub fn system_prompt_with(skills: &SkillSet, catalog: &Catalog, mode: PromptMode
     } else {
         catalog.text.clone()
     };
-    if catalog.omitted > 0 {
+    // The compact prompt offers no search_skills, so it does not name it.
+    if catalog.omitted > 0 && mode == PromptMode::Full {
         text.push_str(&CATALOG_MORE.replace("{{omitted}}", &catalog.omitted.to_string()));
     }
     // Said only when there are skills: the words cost every request.

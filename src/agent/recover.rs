@@ -126,8 +126,9 @@ impl Agent {
         // examples included.
         if name == "run_command" || name.starts_with(PREFIX) {
             self.trace.attempted += 1;
-            if matches!(outcome, ToolOutcome::Ok { .. }) {
+            if let ToolOutcome::Ok { text, .. } = outcome {
                 self.trace.ran += 1;
+                self.trace.last_output = Some(text.clone());
             }
             self.trace.outputs.push_str(outcome.message());
             self.trace.outputs.push('\n');

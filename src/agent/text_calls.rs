@@ -51,8 +51,7 @@ pub fn read(text: &str, offer: &Offer<'_>) -> Reading {
     for payload in payloads {
         for object in objects(&payload) {
             match call_of(&object, offer) {
-                Ok(Some(call)) => calls.push(call),
-                Ok(None) => {}
+                Ok(found) => calls.extend(found),
                 Err(why) => problem = Some(why),
             }
         }
@@ -153,27 +152,50 @@ fn objects(payload: &str) -> Vec<Map<String, Value>> {
     }
 }
 
-/// The call `object` stands for: `Ok(None)` when it is not shaped as a call at all (plain JSON
-/// data), an error when it is one that cannot be run (an unknown tool).
-fn call_of(object: &Map<String, Value>, offer: &Offer<'_>) -> Result<Option<TextCall>, String> {
+/// Keys that name the tool of a call written as JSON.
+const NAME_KEYS: [&str; 4] = ["name", "function", "tool", "tool_name"];
+/// Keys that hold its arguments.
+const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "args", "input"];
+
+/// The calls `object` stands for: none when it is not shaped as a call at all (plain JSON data),
+/// an error when it is one that cannot be run (an unknown tool).
+fn call_of(object: &Map<String, Value>, offer: &Offer<'_>) -> Result<Vec<TextCall>, String> {
+    let offered = |tool: &str| offer.tools.iter().any(|t| t == tool);
+    // `{"command": "./run.sh"}` alone: what run_command takes, with its name left out.
+    if object.len() == 1
+        && let Some(Value::String(command)) = object.get("command")
+        && offered("run_command")
+    {
+        return Ok(vec![run_command(command)]);
+    }
     // `{"type": "function", "function": {"name": …, "arguments": …}}`, as the API itself writes.
     let (name, arguments) = match object.get("function") {
         Some(Value::Object(inner)) => (inner.get("name"), inner.get("arguments").or(inner.get("parameters"))),
         _ => (
-            ["name", "function", "tool", "tool_name"]
-                .iter()
-                .find_map(|k| object.get(*k)),
-            ["arguments", "parameters", "args", "input"]
-                .iter()
-                .find_map(|k| object.get(*k)),
+            NAME_KEYS.iter().find_map(|k| object.get(*k)),
+            ARGUMENT_KEYS.iter().find_map(|k| object.get(*k)),
         ),
     };
     let Some(Value::String(name)) = name else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
-    // A name alone (`{"name": "weather"}`) is data as often as a call; with arguments it is a call.
-    let Some(arguments) = arguments else {
-        return Ok(None);
+    // Arguments written beside the name (`{"name": "run_command", "command": "…"}`); a name
+    // alone (`{"name": "weather"}`) is data as often as a call.
+    let flat: Map<String, Value> = object
+        .iter()
+        .filter(|(k, _)| !NAME_KEYS.contains(&k.as_str()) && k.as_str() != "type")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let flat = Value::Object(flat);
+    let known = |n: &str| {
+        let bare = n.trim().trim_start_matches("functions.");
+        offered(bare) || offer.skills.iter().any(|s| s.eq_ignore_ascii_case(bare))
+    };
+    let arguments = match arguments {
+        Some(arguments) => arguments,
+        // Only for a name that is a tool or a skill: `{"name": "Ada", "age": 36}` is data.
+        None if known(name) && flat.as_object().is_some_and(|m| !m.is_empty()) => &flat,
+        None => return Ok(Vec::new()),
     };
     let arguments = match arguments {
         Value::Object(map) => map.clone(),
@@ -186,24 +208,39 @@ fn call_of(object: &Map<String, Value>, offer: &Offer<'_>) -> Result<Option<Text
         _ => return Err(format!("its arguments for {name} are not a JSON object")),
     };
     let bare = name.trim().trim_start_matches("functions.");
-    if offer.tools.iter().any(|t| t == bare) {
-        return Ok(Some(TextCall {
+    if offered(bare) {
+        return Ok(vec![TextCall {
             name: bare.to_string(),
             arguments: Value::Object(arguments).to_string(),
-        }));
+        }]);
     }
-    // The skill named as if it were a tool: what the model wants is that skill's instructions.
+    // The skill named as if it were a tool: what the model wants is that skill's instructions,
+    // and the command it wrote, if any, after them.
     if let Some(skill) = offer.skills.iter().find(|s| s.eq_ignore_ascii_case(bare))
-        && offer.tools.iter().any(|t| t == "activate_skill")
+        && offered("activate_skill")
     {
-        return Ok(Some(TextCall {
+        let mut calls = vec![TextCall {
             name: "activate_skill".into(),
             arguments: serde_json::json!({ "name": skill }).to_string(),
-        }));
+        }];
+        if let Some(Value::String(command)) = arguments.get("command")
+            && offered("run_command")
+        {
+            calls.push(run_command(command));
+        }
+        return Ok(calls);
     }
     Err(format!(
         "it calls {bare:?}, which is neither an offered tool nor a skill"
     ))
+}
+
+/// A `run_command` call of `command`.
+fn run_command(command: &str) -> TextCall {
+    TextCall {
+        name: "run_command".into(),
+        arguments: serde_json::json!({ "command": command }).to_string(),
+    }
 }
 
 #[cfg(test)]

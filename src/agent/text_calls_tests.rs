@@ -127,3 +127,37 @@ fn streaming_is_held_only_for_what_may_be_a_call() {
         assert!(!may_be_call(start), "{start}");
     }
 }
+
+#[test]
+fn what_the_half_billion_model_wrote_in_one_reply_is_every_call_in_it() {
+    let text = "{\"name\": \"activate_skill\", \"arguments\": {\"name\": \"time\"}}\n{\"command\": \"./run.sh Tokyo\"}\n{\"name\": \"run_command\", \"command\": \"./run.sh Oslo\"}";
+    let Reading::Calls { calls, .. } = read_text(text) else {
+        panic!()
+    };
+    let got: Vec<(String, Value)> = calls
+        .iter()
+        .map(|c| (c.name.clone(), serde_json::from_str(&c.arguments).unwrap()))
+        .collect();
+    assert_eq!(got[0].0, "activate_skill");
+    assert_eq!(
+        got[1],
+        ("run_command".into(), serde_json::json!({"command": "./run.sh Tokyo"}))
+    );
+    assert_eq!(
+        got[2],
+        ("run_command".into(), serde_json::json!({"command": "./run.sh Oslo"}))
+    );
+    // A skill named as a tool, with its command: both.
+    let Reading::Calls { calls, .. } =
+        read_text("{\"name\": \"time\", \"arguments\": {\"command\": \"./run.sh Tokyo\"}}")
+    else {
+        panic!()
+    };
+    assert_eq!(
+        calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["activate_skill", "run_command"]
+    );
+    // Data is still data.
+    assert_eq!(read_text("{\"command\": \"ls\", \"exit\": 0}"), Reading::Answer);
+    assert_eq!(read_text("{\"name\": \"Ada\", \"age\": 36}"), Reading::Answer);
+}

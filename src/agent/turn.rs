@@ -172,10 +172,19 @@ impl Agent {
                 // After tool calls, a model that says nothing more has ended its turn: the
                 // results (a denial, a failure) are the story, said by their own events.
                 Err(e) if e.empty_reply && steps > 0 => {
+                    // What the last command printed is then the answer: real output, where the
+                    // model's silence would leave the user with nothing.
+                    let last = self.trace.last_output.clone();
                     self.emit(Event::Warning {
-                        message: "the model ended its turn without an answer after its tool calls".into(),
+                        message: match last {
+                            Some(_) => {
+                                "the model ended its turn without an answer; the last command's output is shown instead"
+                            }
+                            None => "the model ended its turn without an answer after its tool calls",
+                        }
+                        .into(),
                     });
-                    return Ok(self.answer(String::new(), None));
+                    return Ok(self.answer(last.unwrap_or_default(), None));
                 }
                 other => other?,
             };

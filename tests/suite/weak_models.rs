@@ -419,3 +419,40 @@ async fn an_answer_after_a_pre_activation_with_nothing_run_is_marked() {
     assert_eq!(code, 9, "{events:?}");
     assert_eq!(of_type(&events, "answer_unverified")[0]["skill"], "time");
 }
+
+#[tokio::test]
+async fn a_model_that_says_nothing_after_a_command_leaves_its_output_as_the_answer() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        tool("run_command", json!({"command": "./run.sh JST"})),
+        tool("activate_skill", json!({"name": "time"})),
+        text(""),
+    ];
+    let (code, events, mock) = once(&ws, replies, &["--require-tool"]).await;
+    assert_eq!(code, 0, "{events:?}");
+    let answer = of_type(&events, "message")[0]["text"].as_str().unwrap().to_string();
+    assert!(answer.contains("2031-01-02 03:04 JST"), "{answer}");
+    assert!(of_type(&events, "answer_unverified").is_empty());
+    // A repeated activation says to stop activating.
+    assert!(last_tool_result(&mock.requests().await[3]).contains("Do not activate it again"));
+}
+
+#[tokio::test]
+async fn an_answer_dressed_as_a_tool_result_nothing_printed_is_marked() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        text("<tool_response>\nexit code: 0\nstdout:\n2031-05-06 07:08 JST\n</tool_response>"),
+    ];
+    let (code, events, _) = once(&ws, replies, &["--require-tool"]).await;
+    assert_eq!(code, 9, "{events:?}");
+    assert!(
+        of_type(&events, "answer_unverified")[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no command of this turn printed")
+    );
+}

@@ -100,7 +100,9 @@ impl ToolRunner {
         if conversation.holds(&skill.name) && !anew {
             return ToolOutcome::Ok {
                 text: format!(
-                    "Skill {} is already active; its instructions are above. Its folder: {dir}; commands run in {}.",
+                    "Skill {} is already active; its instructions are above. Its folder: {dir}; commands run in {}. \
+                     Do not activate it again: run the command its instructions give with run_command, or answer \
+                     from the output you already have.",
                     model_line(&skill.name),
                     self.settings.workdir.display()
                 ),
