@@ -51,25 +51,23 @@ impl Agent {
                 note: None,
             };
         }
+        if self.frozen_catalog.is_some() {
+            return CatalogTurn {
+                budgeted: true,
+                note: self.suggestions(request).await,
+            };
+        }
+        // A catalog not kept yet (a new process) is ranked for the session's first request, not
+        // this one: a resumed session (`-c`) then lists what its first turn listed, and the
+        // prefix a server caches (llama.cpp's prompt cache, a provider's) is the same bytes.
+        let first = self.conversation.user_turns().first().map(|t| t.to_string());
         let ranking = self
             .tools
             .retriever()
-            .rank(self.skills(), request, CATALOG_RANKED)
+            .rank(self.skills(), first.as_deref().unwrap_or(request), CATALOG_RANKED)
             .await;
         if let Some(message) = ranking.warning {
             self.emit(Event::Warning { message });
-        }
-        if let Some(listed) = &self.frozen_catalog {
-            let best = ranking.ranked.first().map_or(0.0, |r| r.score);
-            let strong = ranking
-                .ranked
-                .iter()
-                .take_while(|r| r.score > 0.0 && r.score >= best * SUGGESTION_MIN_SHARE)
-                .map(|r| r.index);
-            return CatalogTurn {
-                budgeted: true,
-                note: suggestion(self, listed, strong),
-            };
         }
         let catalog = self
             .skills()
@@ -79,10 +77,32 @@ impl Agent {
         self.session.catalog_bytes = catalog.text.len() as u64;
         self.conversation
             .set_system(prompt::system_prompt_with(self.skills(), &catalog, self.prompt_mode));
-        CatalogTurn {
-            budgeted: true,
-            note: None,
+        // Resumed: this request may need what the first one's list leaves out.
+        let note = match first {
+            Some(_) => self.suggestions(request).await,
+            None => None,
+        };
+        CatalogTurn { budgeted: true, note }
+    }
+
+    /// The note for `request` naming the relevant skills the kept catalog leaves out, if any.
+    async fn suggestions(&mut self, request: &str) -> Option<String> {
+        let ranking = self
+            .tools
+            .retriever()
+            .rank(self.skills(), request, CATALOG_RANKED)
+            .await;
+        if let Some(message) = ranking.warning {
+            self.emit(Event::Warning { message });
         }
+        let listed = self.frozen_catalog.as_ref()?;
+        let best = ranking.ranked.first().map_or(0.0, |r| r.score);
+        let strong = ranking
+            .ranked
+            .iter()
+            .take_while(|r| r.score > 0.0 && r.score >= best * SUGGESTION_MIN_SHARE)
+            .map(|r| r.index);
+        suggestion(self, listed, strong)
     }
 
     /// Tell the user once that the library is over the catalog budget.

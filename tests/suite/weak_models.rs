@@ -456,3 +456,49 @@ async fn an_answer_dressed_as_a_tool_result_nothing_printed_is_marked() {
             .contains("no command of this turn printed")
     );
 }
+
+#[tokio::test]
+async fn a_resumed_session_keeps_the_catalog_its_first_turn_listed() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    for i in 0..40 {
+        ws.skill(
+            &format!("convert-{i}"),
+            &format!("---\nname: convert-{i}\ndescription: Converts spreadsheets of kind {i} into reports and charts.\n---\nBody.\n"),
+            None,
+        );
+    }
+    let turn = |args: &'static [&'static str], message: &'static str| {
+        let ws = &ws;
+        async move {
+            let mock = MockLlm::start(vec![text("ok")]).await;
+            let mut cmd = ws.agent(&mock);
+            cmd.env("AGENT_PROMPT", "compact").args(args).args(["--once", message]);
+            let (code, _, err) = run_outcome(cmd).await;
+            assert_eq!(code, 0, "{err}");
+            mock.chat_requests().await.remove(0)
+        }
+    };
+    let first = turn(&[], "what time is it in Tokyo").await;
+    let second = turn(&["-c"], "convert the spreadsheet of kind 7 into a chart").await;
+    assert_eq!(
+        system_text(&first),
+        system_text(&second),
+        "the same catalog, byte for byte"
+    );
+    assert_eq!(first["tools"], second["tools"]);
+    // What the new request needs and the kept list lacks comes as a note on its message.
+    let last_user = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "user")
+        .unwrap();
+    assert!(
+        last_user["content"]
+            .as_str()
+            .unwrap()
+            .contains("[agent: skills not in the list above"),
+        "{last_user}"
+    );
+}
