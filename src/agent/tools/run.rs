@@ -171,33 +171,57 @@ impl ToolRunner {
             return Err(why);
         }
         match approval::evaluate(self.settings.approve, command, &scope_of(skill)) {
+            // Pre-approval leans on the walls; where a protected place beneath a writable one
+            // cannot be kept read-only, a person decides instead (issue 32 §3).
+            Verdict::Run(plan)
+                if self.settings.approve == ApprovalPolicy::Auto && !policy.guard.unguarded.is_empty() =>
+            {
+                let why = format!(
+                    "not run without asking: {} cannot be kept read-only in the folders commands may write",
+                    policy.guard.unguarded.join("; ")
+                );
+                if !self.approver.can_ask() {
+                    return Err(format!(
+                        "{why}; approve it on a terminal, or start agent in a folder that holds no protected place"
+                    ));
+                }
+                if self.ask_person(skill, command, policy).await {
+                    Ok(plan)
+                } else {
+                    Err("denied by the user".to_string())
+                }
+            }
             Verdict::Run(plan) => Ok(plan),
             Verdict::Deny(reason) => Err(reason),
             Verdict::AskUser(pending) if !self.approver.can_ask() => Err(no_terminal(pending.plan())),
             Verdict::AskUser(pending) => {
-                let approver = self.approver.clone();
                 // The person sees exactly what would run: a shell command with its leading skill
                 // script made absolute, as approval rewrote it.
                 let shown = match pending.plan() {
                     Plan::Shell(shell) => shell.command(),
                     Plan::Argv(_) => command,
                 };
-                let request = ApprovalRequest {
-                    skill: skill.name.clone(),
-                    command: self.settings.redactor.redact(shown).into_owned(),
-                    cwd: self.settings.workdir.display().to_string(),
-                    sandbox: policy.clone(),
-                };
-                let approved = tokio::task::spawn_blocking(move || approver.ask(&request))
-                    .await
-                    .unwrap_or(false);
-                if approved {
+                if self.ask_person(skill, shown, policy).await {
                     Ok(pending.approve())
                 } else {
                     Err("denied by the user".to_string())
                 }
             }
         }
+    }
+
+    /// Ask the person whether `shown` may run for `skill` under `policy`.
+    async fn ask_person(&self, skill: &Skill, shown: &str, policy: &Policy) -> bool {
+        let approver = self.approver.clone();
+        let request = ApprovalRequest {
+            skill: skill.name.clone(),
+            command: self.settings.redactor.redact(shown).into_owned(),
+            cwd: self.settings.workdir.display().to_string(),
+            sandbox: policy.clone(),
+        };
+        tokio::task::spawn_blocking(move || approver.ask(&request))
+            .await
+            .unwrap_or(false)
     }
 
     /// Whether `skill` is installed (`skills-lock.json` lists it) or bundled: its folder is then
