@@ -198,3 +198,67 @@ async fn started_in_home_nothing_of_it_is_writable_and_the_start_says_so() {
     assert!(!ws.home().join(".bashrc").exists());
     assert!(stderr.contains("your home folder"), "the start says so: {stderr}");
 }
+
+#[tokio::test]
+async fn places_that_run_later_created_by_a_command_are_removed_and_named() {
+    if !landlock(3) {
+        return;
+    }
+    let ws = Workspace::new();
+    let work = ws.work();
+    // The working folder's own repository: never touched.
+    std::fs::create_dir_all(work.join(".git/hooks")).unwrap();
+    std::fs::write(work.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::create_dir_all(work.join("old/.git")).unwrap();
+    let planted = [
+        ".envrc",
+        ".vscode",
+        "sub/.git",
+        ".githooks",
+        "deep/a/.husky",
+        "old/.idea",
+    ];
+    let snippets = [
+        "echo \"touch /tmp/x\" > .envrc",
+        "mkdir -p .vscode && echo {} > .vscode/tasks.json",
+        "mkdir -p sub/.git/hooks && echo x > sub/.git/hooks/post-checkout",
+        "mkdir .githooks && echo x > .githooks/pre-commit",
+        "mkdir -p deep/a/.husky && echo x > deep/a/.husky/pre-commit",
+        "mkdir old/.idea",
+        "echo x > old/.git/config",
+        "echo ok > normal.txt",
+    ];
+    let command = trier(&ws, &snippets);
+    let (code, stderr, result) = turn_in(&ws, &work, &command, &[]).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(result.contains("did: echo ok > normal.txt"), "{result}");
+    assert_eq!(read(&work.join("normal.txt")).as_deref(), Some("ok\n"));
+    for p in planted {
+        let path = std::fs::canonicalize(&work).unwrap().join(p);
+        assert!(std::fs::symlink_metadata(&path).is_err(), "{p} stayed: {result}");
+        assert!(
+            stderr.contains(&format!("removed {}", path.display())),
+            "{p} not named: {stderr}"
+        );
+        assert!(
+            result.contains(&format!("removed {}", path.display())),
+            "{p} not told: {result}"
+        );
+    }
+    // What was there before stays, and an existing nested .git is kept read-only.
+    assert_eq!(read(&work.join(".git/HEAD")).as_deref(), Some("ref: refs/heads/main\n"));
+    if namespaces() {
+        assert!(result.contains("refused: echo x > old/.git/config"), "{result}");
+    }
+    assert!(work.join("old/.git").is_dir() && work.join("sub").is_dir());
+
+    // Control: unconfined, what is planted stays (the test would see it).
+    for p in planted {
+        let _ = std::fs::remove_dir_all(work.join(p));
+    }
+    let (_, _, result) = turn_in(&ws, &work, &command, &["--sandbox", "off"]).await;
+    assert!(
+        work.join(".envrc").exists() && work.join("sub/.git/hooks/post-checkout").exists(),
+        "{result}"
+    );
+}

@@ -6,6 +6,7 @@ use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
 use crate::exec::env::child_env;
 use crate::exec::private_temp::PrivateTemp;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
+use crate::exec::sandbox::planted::{self, Snapshot, Watch};
 use crate::exec::sandbox::policy::Enforcement;
 use crate::exec::sandbox::{Confinement, Policy, hint};
 use crate::exec::trust::Comparison;
@@ -20,6 +21,9 @@ use crate::agent::outcome::ToolOutcome;
 /// Lines of stderr a `command_finished` event carries, and the most characters of each.
 const STDERR_TAIL_LINES: usize = 5;
 const STDERR_TAIL_CHARS: usize = 300;
+/// At most this many nested `.git` (and the like) found below the writable folders are kept
+/// read-only for a command: each costs two mounts.
+const MAX_NESTED_KEPT: usize = 64;
 
 impl ToolRunner {
     /// Run `command` for the `current` skill in the working folder, once approval (and folder
@@ -69,6 +73,8 @@ impl ToolRunner {
             .ok();
         let with_temp = temp.as_ref().map(|t| policy.with_private_temp(t.path()));
         let policy = with_temp.as_ref().unwrap_or(policy);
+        let (snapshot, watched) = self.watch(policy).await;
+        let policy = watched.as_ref().unwrap_or(policy);
         // A sandbox that cannot be built is not silently skipped: the command does not run.
         let confinement = match Confinement::build(policy) {
             Ok(confinement) => confinement,
@@ -103,7 +109,10 @@ impl ToolRunner {
             confinement: confinement.as_ref(),
         };
         match process::run(&spec).await {
-            Ok(out) => self.finished(skill, command, policy, &out),
+            Ok(out) => {
+                let removed = self.sweep(snapshot).await;
+                self.finished(skill, command, policy, &out, &removed)
+            }
             Err(e) => {
                 let program = match plan {
                     Plan::Argv(argv) => argv.program().display().to_string(),
@@ -119,7 +128,14 @@ impl ToolRunner {
 
     /// The `command_finished` event and the model's result for a command that ran, with the
     /// sandbox's hint when its failure looks like a refused write or connection.
-    fn finished(&self, skill: &Skill, command: &str, policy: &Policy, out: &CommandOutput) -> ToolOutcome {
+    fn finished(
+        &self,
+        skill: &Skill,
+        command: &str,
+        policy: &Policy,
+        out: &CommandOutput,
+        removed: &[String],
+    ) -> ToolOutcome {
         let succeeded = !out.timed_out && out.exit_code == Some(0);
         let hint = hint::explain(policy, succeeded, &out.stderr.text, &self.settings.workdir).map(|h| h.message());
         let stderr_tail = last_lines(&self.settings.redactor.redact(&out.stderr.text), STDERR_TAIL_LINES);
@@ -146,7 +162,49 @@ impl ToolRunner {
         if let Some(hint) = hint {
             text.push_str(&format!("sandbox: {hint}\n"));
         }
+        for line in removed {
+            text.push_str(&format!("sandbox: {line}\n"));
+        }
         ToolOutcome::ok(text)
+    }
+
+    /// Before a confined command: what its writable folders hold (a bounded walk, off the async
+    /// threads), and the policy with the nested `.git` and the like found there kept read-only
+    /// too (`None`: unchanged). Nothing when the command runs unconfined.
+    async fn watch(&self, policy: &Policy) -> (Option<Snapshot>, Option<Policy>) {
+        if policy.enforcement() != Enforcement::Confined {
+            return (None, None);
+        }
+        let watch = Watch::of(policy);
+        let Ok(snapshot) = tokio::task::spawn_blocking(move || Snapshot::take(watch)).await else {
+            return (None, None);
+        };
+        let nested = snapshot.nested(MAX_NESTED_KEPT);
+        let kept = (policy.read_only_unavailable.is_none() && !nested.is_empty()).then(|| {
+            let mut kept = policy.clone();
+            kept.read_only
+                .extend(nested.into_iter().filter(|p| !policy.read_only.contains(p)));
+            kept
+        });
+        (Some(snapshot), kept)
+    }
+
+    /// After the command: remove what it created that runs later (`.envrc`, a nested `.git` …),
+    /// each with a warning; the lines for the model.
+    async fn sweep(&self, snapshot: Option<Snapshot>) -> Vec<String> {
+        let Some(snapshot) = snapshot else {
+            return Vec::new();
+        };
+        let removed = tokio::task::spawn_blocking(move || snapshot.sweep())
+            .await
+            .unwrap_or_default();
+        let lines: Vec<String> = removed.iter().map(planted::Removed::message).collect();
+        for message in &lines {
+            self.emit(Event::Warning {
+                message: message.clone(),
+            });
+        }
+        lines
     }
 
     /// A command that could not start: a warning for the user, the reason for the model.

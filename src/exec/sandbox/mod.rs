@@ -21,6 +21,7 @@ pub mod guard;
 pub mod hint;
 pub mod kernel;
 pub mod netfilter;
+pub mod planted;
 pub mod policy;
 pub mod probe;
 pub mod protected;
