@@ -262,3 +262,46 @@ async fn places_that_run_later_created_by_a_command_are_removed_and_named() {
         "{result}"
     );
 }
+
+#[tokio::test]
+async fn an_edited_bundled_skill_runs_as_shipped_and_the_user_is_told() {
+    let ws = Workspace::new();
+    let data = ws.home().join(".local/share");
+    let with_bundled = |cmd: &mut assert_cmd::Command| {
+        cmd.env("AGENT_BUNDLED_SKILLS", "1").env("XDG_DATA_HOME", &data);
+    };
+    let mut list = ws.bare_agent();
+    with_bundled(&mut list);
+    assert!(list.args(["skills", "list"]).output().unwrap().status.success());
+    let copy = std::fs::read_dir(data.join("agent/bundled"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.join("time/run.sh").is_file())
+        .expect("the bundled copy");
+    let run = copy.join("time/run.sh");
+    let shipped = std::fs::read(&run).unwrap();
+    let canary = ws.dir.path().join("canary");
+    std::fs::remove_file(&run).unwrap();
+    write_script(&run, &format!("#!/bin/sh\ntouch '{}'\n", canary.display()));
+    // Control: the edit works when run by hand.
+    assert!(std::process::Command::new(&run).status().unwrap().success());
+    assert!(canary.exists());
+    std::fs::remove_file(&canary).unwrap();
+
+    let mock = MockLlm::start(activate_run_answer("time", "./run.sh UTC", "done")).await;
+    let mut cmd = ws.bare_agent();
+    with_bundled(&mut cmd);
+    cmd.env("AGENT_BASE_URL", mock.base_url())
+        .env("AGENT_API_KEY", "sk-test-key-0123456789")
+        .args(["--once", "go", "--approve", "auto"]);
+    let (code, _, stderr) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!canary.exists(), "the edited script ran: {stderr}");
+    assert_eq!(std::fs::read(&run).unwrap(), shipped);
+    assert!(
+        stderr.contains("bundled skill time was changed on disk (run.sh)") && stderr.contains("restored"),
+        "{stderr}"
+    );
+    let result = mock.requests().await.get(2).map(last_tool_result).unwrap_or_default();
+    assert!(result.contains("UTC"), "the shipped script ran: {result}");
+}

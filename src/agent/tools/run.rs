@@ -43,6 +43,14 @@ impl ToolRunner {
         if command.is_empty() {
             return ToolOutcome::refused("the command is empty");
         }
+        if let Err(reason) = self.as_shipped(&skill).await {
+            self.emit(Event::CommandDenied {
+                skill: Some(skill.name.clone()),
+                command: command.to_string(),
+                reason: reason.clone(),
+            });
+            return ToolOutcome::denied(reason);
+        }
         let requires = &skill.requires;
         let mut policy = self
             .settings
@@ -280,6 +288,48 @@ impl ToolRunner {
         tokio::task::spawn_blocking(move || approver.ask(&request))
             .await
             .unwrap_or(false)
+    }
+
+    /// A bundled skill's files on disk are put back as the binary has them before its command
+    /// runs (issue 32 §7), with a warning naming what was changed: the command then runs what
+    /// shipped. Its instructions were read at the start of the run, so a changed `SKILL.md` (which
+    /// could have granted more) refuses the command until the next run reads the restored one;
+    /// so does a copy that cannot be restored.
+    async fn as_shipped(&self, skill: &Skill) -> Result<(), String> {
+        if skill.root_kind != RootKind::Bundled {
+            return Ok(());
+        }
+        let dir = skill.dir.clone();
+        let now = tokio::task::spawn_blocking(move || crate::skills::bundled::restore(&dir))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()))
+            .map_err(|e| {
+                format!(
+                    "the bundled skill {} differs from the copy in the binary and could not be restored ({e}); not run",
+                    skill.name
+                )
+            })?;
+        let mut restored = crate::skills::bundled::restored_at_start(&skill.name);
+        restored.extend(now.iter().cloned());
+        if restored.is_empty() {
+            return Ok(());
+        }
+        self.emit(Event::Warning {
+            message: format!(
+                "the bundled skill {} was changed on disk ({}); restored from the copy in the binary, which is what runs",
+                skill.name,
+                restored.join(", ")
+            ),
+        });
+        if now.iter().any(|r| r == "SKILL.md") {
+            return Err(format!(
+                "the bundled skill {}'s SKILL.md was changed on disk after this run read it; it is restored, and its \
+                 commands run again once agent is started anew",
+                skill.name
+            ));
+        }
+        Ok(())
     }
 
     /// Whether `skill` is installed (`skills-lock.json` lists it) or bundled: its folder is then
