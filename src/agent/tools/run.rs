@@ -6,7 +6,7 @@ use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
 use crate::exec::env::child_env;
 use crate::exec::private_temp::PrivateTemp;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
-use crate::exec::sandbox::planted::{self, Snapshot, Watch};
+use crate::exec::sandbox::planted::{Snapshot, Watch};
 use crate::exec::sandbox::policy::Enforcement;
 use crate::exec::sandbox::{Confinement, Policy, hint};
 use crate::exec::trust::Comparison;
@@ -203,10 +203,10 @@ impl ToolRunner {
         let Some(snapshot) = snapshot else {
             return Vec::new();
         };
-        let removed = tokio::task::spawn_blocking(move || snapshot.sweep())
+        let swept = tokio::task::spawn_blocking(move || snapshot.sweep())
             .await
             .unwrap_or_default();
-        let lines: Vec<String> = removed.iter().map(planted::Removed::message).collect();
+        let lines = swept.messages();
         for message in &lines {
             self.emit(Event::Warning {
                 message: message.clone(),

@@ -94,6 +94,41 @@ impl Removed {
     }
 }
 
+/// What a sweep removed, and whether it looked at everything it meant to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Swept {
+    pub removed: Vec<Removed>,
+    /// The command made more entries than the walk looks at: some new folders were not checked.
+    pub incomplete: bool,
+}
+
+impl Swept {
+    fn take_out(&mut self, path: PathBuf) {
+        let name = path
+            .file_name()
+            .map(|n| n.as_encoded_bytes().to_vec())
+            .unwrap_or_default();
+        let failed = remove(&path).err().map(|e| e.to_string());
+        self.removed.push(Removed {
+            why: why(&name),
+            path,
+            failed,
+        });
+    }
+
+    /// Lines for the user and the model: each removal, and a walk cut short.
+    pub fn messages(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.removed.iter().map(Removed::message).collect();
+        if self.incomplete {
+            out.push(format!(
+                "the command made more than {MAX_ENTRIES} entries in the folders it may write, so not all of them were checked \
+                 for a new .git, .envrc, .vscode, .idea, .githooks or .husky (which run later); look before using them"
+            ));
+        }
+        out
+    }
+}
+
 impl Snapshot {
     /// List the watched folders (bounded) before the command.
     pub fn take(watch: Watch) -> Self {
@@ -101,6 +136,15 @@ impl Snapshot {
             watch,
             ..Self::default()
         };
+        // Directly inside each writable folder, looked up by name whatever the walk reaches.
+        for root in &snap.watch.roots {
+            for name in KEPT_READ_ONLY {
+                let path = root.join(name);
+                if std::fs::symlink_metadata(&path).is_ok() {
+                    snap.entries.insert(path);
+                }
+            }
+        }
         let mut budget = MAX_ENTRIES;
         let mut queue: VecDeque<(PathBuf, usize)> = snap.watch.roots.iter().map(|r| (r.clone(), 0)).collect();
         while let Some((dir, depth)) = queue.pop_front() {
@@ -120,9 +164,20 @@ impl Snapshot {
 
     /// After the command: remove every entry named in [`KEPT_READ_ONLY`] that was not there
     /// before, and say which.
-    pub fn sweep(&self) -> Vec<Removed> {
-        let mut removed = Vec::new();
-        let mut budget = MAX_ENTRIES;
+    pub fn sweep(&self) -> Swept {
+        let mut swept = Swept::default();
+        // Directly inside a writable folder, looked up by name (before and after): however many
+        // entries a command makes there, these are never missed.
+        for root in &self.watch.roots {
+            for name in KEPT_READ_ONLY {
+                let path = root.join(name);
+                if std::fs::symlink_metadata(&path).is_ok() && !self.entries.contains(&path) && !self.skipped(&path) {
+                    swept.take_out(path);
+                }
+            }
+        }
+        // Twice the budget of the listing before: a folder listed then is listed again.
+        let mut budget = 2 * MAX_ENTRIES;
         // (folder, depth, whether it is new: everything in a new folder is new)
         let mut queue: VecDeque<(PathBuf, usize, bool)> = self
             .watch
@@ -133,21 +188,14 @@ impl Snapshot {
             .collect();
         while let Some((dir, depth, new_dir)) = queue.pop_front() {
             let Some(children) = list(&dir, &mut budget) else {
+                swept.incomplete = true;
                 break;
             };
             for (path, descend) in children {
                 let new = new_dir || !self.entries.contains(&path);
-                let name = path
-                    .file_name()
-                    .map(|n| n.as_encoded_bytes().to_vec())
-                    .unwrap_or_default();
-                if new && is_kept(&name) && !self.skipped(&path) {
-                    let failed = remove(&path).err().map(|e| e.to_string());
-                    removed.push(Removed {
-                        why: why(&name),
-                        path,
-                        failed,
-                    });
+                let kept_name = path.file_name().is_some_and(|n| is_kept(n.as_encoded_bytes()));
+                if new && kept_name && !self.skipped(&path) {
+                    swept.take_out(path);
                     continue;
                 }
                 let known = self.listed.contains(&path);
@@ -156,7 +204,7 @@ impl Snapshot {
                 }
             }
         }
-        removed
+        swept
     }
 
     /// The places of [`KEPT_READ_ONLY`] found deeper than directly inside a writable folder (a

@@ -24,7 +24,9 @@ fn new_places_that_run_later_are_removed_and_old_ones_kept() {
     std::fs::create_dir_all(root.join("src/deep/.idea")).unwrap();
     std::fs::write(root.join("src/new.txt"), "ok").unwrap();
     std::fs::write(root.join(".git/hooks/post-checkout"), "x").unwrap();
-    let mut removed: Vec<PathBuf> = snap.sweep().into_iter().map(|r| r.path).collect();
+    let swept = snap.sweep();
+    assert!(!swept.incomplete);
+    let mut removed: Vec<PathBuf> = swept.removed.into_iter().map(|r| r.path).collect();
     removed.sort();
     let mut expected = vec![
         root.join(".envrc"),
@@ -55,7 +57,7 @@ fn removal_never_follows_a_symlink_out() {
     let snap = Snapshot::take(watch(&root));
     std::os::unix::fs::symlink(&outside, root.join(".idea")).unwrap();
     std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
-    let removed = snap.sweep();
+    let removed = snap.sweep().removed;
     assert_eq!(removed.len(), 1, "{removed:?}");
     assert!(removed[0].message().contains("removed") && removed[0].message().contains(".idea"));
     assert!(std::fs::symlink_metadata(root.join(".idea")).is_err());
@@ -71,9 +73,37 @@ fn skipped_places_and_unlisted_folders_are_left_alone() {
     w.skip.push(root.join("opened"));
     let snap = Snapshot::take(w);
     std::fs::create_dir_all(root.join("opened/.git")).unwrap();
-    assert!(snap.sweep().is_empty());
+    assert!(snap.sweep().removed.is_empty());
     assert!(root.join("opened/.git").exists());
-    // Nothing was listed before (an unreadable root): nothing is judged new.
+    // Nothing was listed before: nothing is judged new.
     let none = Snapshot::default();
-    assert!(none.sweep().is_empty());
+    assert!(none.sweep().removed.is_empty());
+    // A root too big to list: what was directly inside it before is still known, and kept.
+    std::fs::write(root.join(".envrc"), "mine").unwrap();
+    let mut snap = Snapshot::take(watch(&root));
+    snap.listed.clear();
+    snap.entries.retain(|p| p.ends_with(".envrc"));
+    assert!(snap.sweep().removed.is_empty());
+    assert!(root.join(".envrc").exists());
+}
+
+#[test]
+fn a_flood_of_entries_does_not_hide_a_new_place_directly_inside() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    let snap = Snapshot::take(watch(&root));
+    for i in 0..(2 * MAX_ENTRIES + 10) {
+        std::fs::write(root.join(format!("f{i}")), "").unwrap();
+    }
+    std::fs::write(root.join(".envrc"), "x").unwrap();
+    let swept = snap.sweep();
+    assert!(swept.incomplete, "the walk was cut short");
+    assert_eq!(swept.removed.len(), 1);
+    assert!(!root.join(".envrc").exists());
+    assert!(
+        swept
+            .messages()
+            .iter()
+            .any(|m| m.contains("not all of them were checked"))
+    );
 }
