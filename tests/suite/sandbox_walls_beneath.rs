@@ -305,3 +305,27 @@ async fn an_edited_bundled_skill_runs_as_shipped_and_the_user_is_told() {
     let result = mock.requests().await.get(2).map(last_tool_result).unwrap_or_default();
     assert!(result.contains("UTC"), "the shipped script ran: {result}");
 }
+
+/// What cannot be kept read-only is not left writable under `auto`: with `--allow-write ~`, a
+/// missing startup file could be created, so the command is not run without asking.
+#[tokio::test]
+async fn what_cannot_be_kept_read_only_is_not_pre_approved() {
+    if !landlock(3) || !namespaces() {
+        return;
+    }
+    let ws = Workspace::new();
+    let profile = ws.home().join(".bash_profile");
+    let command = trier(&ws, &[&format!("echo evil > {}", profile.display())]);
+    let home = ws.home();
+    let (_, stderr, result) = turn_in(&ws, &ws.work(), &command, &["--allow-write", home.to_str().unwrap()]).await;
+    assert!(!profile.exists(), "{result}");
+    assert!(
+        result.contains("not run without asking") && result.contains(".bash_profile"),
+        "{result} {stderr}"
+    );
+    assert!(stderr.contains("not run without asking"), "the user is told: {stderr}");
+    // Control: without the home opened, the same command runs (and its write is refused).
+    let (_, stderr, result) = turn_in(&ws, &ws.work(), &command, &[]).await;
+    assert!(result.contains("refused: echo evil"), "{result} {stderr}");
+    assert!(!profile.exists());
+}

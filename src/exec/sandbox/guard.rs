@@ -36,6 +36,8 @@ pub struct Guard {
     pub create: Vec<PathBuf>,
     /// Places that cannot be kept read-only, in words: commands are then asked about.
     pub unguarded: Vec<String>,
+    /// Protected files beneath a writable place that do not exist yet (summed up in `unguarded`).
+    missing_files: Vec<PathBuf>,
 }
 
 /// The guard for these writable places: every protected place strictly beneath one of them,
@@ -61,6 +63,13 @@ pub fn beneath(write: &[Writable], protected: &Protected, namespaces: bool) -> G
             .extend(kept.into_iter().map(|(_, what)| format!("{what} ({why})")));
         guard.pinned.clear();
         guard.create.clear();
+    }
+    if !guard.missing_files.is_empty() {
+        let files: Vec<String> = guard.missing_files.iter().map(|p| p.display().to_string()).collect();
+        guard.unguarded.push(format!(
+            "startup and configuration files that do not exist yet ({}: a file cannot be kept read-only before it exists)",
+            files.join(", ")
+        ));
     }
     guard.pinned.sort_by_key(|p| p.components().count());
     guard
@@ -91,8 +100,7 @@ fn judge(guard: &mut Guard, dir: &Path, place: &Place, opened: &[&Path]) {
         (true, _) => {}
         (false, Kind::Folder) => push(&mut guard.create, target.clone()),
         (false, Kind::File) => {
-            let why = "it does not exist yet, and a file cannot be kept read-only before it does";
-            push(&mut guard.unguarded, format!("{} ({why})", place.describe()));
+            push(&mut guard.missing_files, target.clone());
             return;
         }
         // Guarded by folder trust, and by the sweep after each command.
