@@ -128,3 +128,39 @@ fn missing_folders_are_created_private() {
         .mode();
     assert_eq!(mode & 0o777, 0o700);
 }
+
+#[test]
+fn a_working_folder_inside_a_protected_place_is_not_writable_and_the_start_says_so() {
+    use crate::exec::sandbox::{Kernel, Mode};
+    let h = home();
+    let settings = |cwd: &Path| {
+        let p = Protected::new(Some(&h.home), |_| None, cwd, None, &[h.home.join(".agents/skills")]);
+        Settings::new(Mode::On, Kernel::with_abi(7), cwd, Some(&h.home), None, &[]).protecting(p)
+    };
+    let inside = settings(&h.home.join(".agents/skills/x"));
+    let policy = inside.policy(&h.work, &[], false);
+    assert!(!policy.write.iter().any(|w| w.grant == Grant::WorkingDir), "{policy:?}");
+    let skipped = policy.skipped.iter().find(|s| s.grant == Grant::WorkingDir).unwrap();
+    assert!(skipped.reason.contains("skill root"), "{skipped:?}");
+    assert!(inside.protected_warning().unwrap().contains("skill root"));
+
+    let holding = settings(&h.home.join(".config"));
+    let said = holding.protected_warning().unwrap();
+    assert!(
+        said.contains("holds protected places") && said.contains("agent's configuration"),
+        "{said}"
+    );
+    assert!(
+        settings(&h.work).protected_warning().is_none(),
+        "an ordinary folder is not news"
+    );
+    let off = Settings::new(
+        Mode::Off,
+        Kernel::with_abi(7),
+        &h.home.join(".config"),
+        Some(&h.home),
+        None,
+        &[],
+    );
+    assert!(off.protected_warning().is_none());
+}

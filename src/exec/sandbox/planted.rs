@@ -69,6 +69,7 @@ pub struct Snapshot {
 /// One entry removed after a command, and why it was.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Removed {
+    /// The entry the command created.
     pub path: PathBuf,
     /// Why it may not stay (what would run it).
     pub why: &'static str,
@@ -97,6 +98,7 @@ impl Removed {
 /// What a sweep removed, and whether it looked at everything it meant to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Swept {
+    /// What was removed (or could not be).
     pub removed: Vec<Removed>,
     /// The command made more entries than the walk looks at: some new folders were not checked.
     pub incomplete: bool,

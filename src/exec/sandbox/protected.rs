@@ -104,6 +104,7 @@ pub struct Place {
     pub real: PathBuf,
     /// What it is, in words.
     pub what: &'static str,
+    /// What is done when it lies beneath a writable place but does not exist.
     pub kind: Kind,
 }
 
