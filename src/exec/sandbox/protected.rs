@@ -115,9 +115,8 @@ impl Place {
     }
 }
 
-/// Every protected place of a run. Symlinks are resolved the first time a grant is judged:
-/// resolving some 40 places costs hundreds of `readlink` calls, which a run whose skills grant
-/// nothing (nearly every run) never needs.
+/// Every protected place of a run. Symlinks are resolved once per run, the first time a policy
+/// is made (some 40 places, hundreds of `readlink` calls), not by runs that confine nothing.
 #[derive(Debug, Clone, Default)]
 pub struct Protected {
     named: Vec<(PathBuf, &'static str, Kind)>,
