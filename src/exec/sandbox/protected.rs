@@ -115,8 +115,8 @@ impl Place {
     }
 }
 
-/// Every protected place of a run. Symlinks are resolved once per run, the first time a policy
-/// is made (some 40 places, hundreds of `readlink` calls), not by runs that confine nothing.
+/// Every protected place of a run. Symlinks are resolved once per run, the first time a place is
+/// judged (some 40 places, hundreds of `readlink` calls), not for every command.
 #[derive(Debug, Clone, Default)]
 pub struct Protected {
     named: Vec<(PathBuf, &'static str, Kind)>,
