@@ -25,12 +25,9 @@ pub fn ensure(data_home: &Path) -> io::Result<PathBuf> {
     let dir = parent.join(digest());
     if dir.is_dir() {
         // Before anything of it is read: an edited SKILL.md could grant its commands more.
-        for name in names() {
-            let restored = restore(&dir.join(name))?;
-            if !restored.is_empty() {
-                tracing::warn!("the bundled skill {name} was changed on disk; restored {restored:?}");
-                remember(name, restored);
-            }
+        for (name, restored) in restore_all(&dir)? {
+            tracing::warn!("the bundled skill {name} was changed on disk; restored {restored:?}");
+            remember(name, restored);
         }
         return Ok(dir);
     }
@@ -55,13 +52,40 @@ pub fn names() -> Vec<&'static str> {
     names
 }
 
-/// What was restored when the run started, per skill, until a command of it says so.
-static RESTORED: std::sync::Mutex<Vec<(&'static str, Vec<String>)>> = std::sync::Mutex::new(Vec::new());
+/// What was restored when the run started, per skill, until a command says so.
+static RESTORED: std::sync::Mutex<Vec<(String, Vec<String>)>> = std::sync::Mutex::new(Vec::new());
 
-fn remember(name: &'static str, files: Vec<String>) {
+fn remember(name: String, files: Vec<String>) {
     if let Ok(mut list) = RESTORED.lock() {
         list.push((name, files));
     }
+}
+
+/// Put every bundled skill below `root` (a copy written by [`ensure`]) back as the binary has it,
+/// and remove anything else there (a skill planted among the bundled ones would be trusted as
+/// one). Returns, per skill (or `(bundled folder)` for removed extras), the paths restored.
+pub fn restore_all(root: &Path) -> io::Result<Vec<(String, Vec<String>)>> {
+    let names = names();
+    let mut out = Vec::new();
+    let mut extra = Vec::new();
+    for entry in std::fs::read_dir(root)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !names.contains(&name.as_str()) {
+            remove_entry(&entry.path())?;
+            extra.push(name);
+        }
+    }
+    if !extra.is_empty() {
+        out.push(("(bundled folder)".to_string(), extra));
+    }
+    for name in names {
+        let restored = restore(&root.join(name))?;
+        if !restored.is_empty() {
+            out.push((name.to_string(), restored));
+        }
+    }
+    Ok(out)
 }
 
 /// Put the bundled skill in `skill_dir` back as the binary has it: every embedded file of it
@@ -106,15 +130,13 @@ pub fn restore(skill_dir: &Path) -> io::Result<Vec<String>> {
     Ok(restored)
 }
 
-/// What [`ensure`] restored of the bundled skill `name` when the run started, handed out once
-/// (the run's first command of that skill says so).
-pub fn restored_at_start(name: &str) -> Vec<String> {
-    let Ok(mut list) = RESTORED.lock() else {
-        return Vec::new();
-    };
-    let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut *list).into_iter().partition(|(n, _)| *n == name);
-    *list = others;
-    mine.into_iter().flat_map(|(_, files)| files).collect()
+/// What [`ensure`] restored when the run started, per skill, handed out once (the run's first
+/// command of a bundled skill says so).
+pub fn restored_at_start() -> Vec<(String, Vec<String>)> {
+    RESTORED
+        .lock()
+        .map(|mut list| std::mem::take(&mut *list))
+        .unwrap_or_default()
 }
 
 /// Whether `path` is a regular file (not a link) with exactly `bytes` and the execute bit `exec`.
@@ -133,6 +155,13 @@ fn same(path: &Path, bytes: &[u8], exec: bool) -> bool {
 /// one. Links are not followed.
 fn extras(dir: &Path, files: &[(&str, &[u8], bool)]) -> io::Result<Vec<String>> {
     let mut out = Vec::new();
+    if !dir.is_dir() {
+        // Gone (or replaced by a file or link): removed, then written anew.
+        if std::fs::symlink_metadata(dir).is_ok() {
+            remove_entry(dir)?;
+        }
+        std::fs::create_dir_all(dir)?;
+    }
     let mut stack = vec![PathBuf::new()];
     while let Some(rel) = stack.pop() {
         for entry in std::fs::read_dir(dir.join(&rel))? {
@@ -244,8 +273,22 @@ mod tests {
         assert_eq!(ensure(data.path()).unwrap(), dir);
         assert_eq!(std::fs::read(&run).unwrap(), shipped);
         assert_eq!(restore(&time).unwrap(), Vec::<String>::new());
-        assert_eq!(restored_at_start("time"), ["run.sh"]);
-        assert_eq!(restored_at_start("time"), Vec::<String>::new(), "said once");
+        let said = restored_at_start();
+        assert!(
+            said.contains(&("time".to_string(), vec!["run.sh".to_string()])),
+            "{said:?}"
+        );
+        // A skill planted among the bundled ones is removed; a missing one is written anew.
+        std::fs::create_dir_all(dir.join("planted")).unwrap();
+        std::fs::write(dir.join("planted/SKILL.md"), "x").unwrap();
+        std::fs::remove_dir_all(dir.join("weather")).unwrap();
+        let all = restore_all(&dir).unwrap();
+        assert!(
+            all.contains(&("(bundled folder)".to_string(), vec!["planted".to_string()])),
+            "{all:?}"
+        );
+        assert!(all.iter().any(|(n, _)| n == "weather"), "{all:?}");
+        assert!(!dir.join("planted").exists() && dir.join("weather/run.sh").is_file());
         assert!(restore(&data.path().join("nope")).is_err());
     }
 

@@ -299,8 +299,9 @@ impl ToolRunner {
         if skill.root_kind != RootKind::Bundled {
             return Ok(());
         }
-        let dir = skill.dir.clone();
-        let now = tokio::task::spawn_blocking(move || crate::skills::bundled::restore(&dir))
+        // Every bundled skill, not only this one: one calls another's script (`report`).
+        let root = skill.dir.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+        let now = tokio::task::spawn_blocking(move || crate::skills::bundled::restore_all(&root))
             .await
             .map_err(|e| e.to_string())
             .and_then(|r| r.map_err(|e| e.to_string()))
@@ -310,19 +311,18 @@ impl ToolRunner {
                     skill.name
                 )
             })?;
-        let mut restored = crate::skills::bundled::restored_at_start(&skill.name);
-        restored.extend(now.iter().cloned());
-        if restored.is_empty() {
-            return Ok(());
+        for (name, files) in crate::skills::bundled::restored_at_start().iter().chain(&now) {
+            self.emit(Event::Warning {
+                message: format!(
+                    "the bundled skill {name} was changed on disk ({}); restored from the copy in the binary, which is what runs",
+                    files.join(", ")
+                ),
+            });
         }
-        self.emit(Event::Warning {
-            message: format!(
-                "the bundled skill {} was changed on disk ({}); restored from the copy in the binary, which is what runs",
-                skill.name,
-                restored.join(", ")
-            ),
-        });
-        if now.iter().any(|r| r == "SKILL.md") {
+        if now
+            .iter()
+            .any(|(name, files)| *name == skill.name && files.iter().any(|f| f == "SKILL.md"))
+        {
             return Err(format!(
                 "the bundled skill {}'s SKILL.md was changed on disk after this run read it; it is restored, and its \
                  commands run again once agent is started anew",
