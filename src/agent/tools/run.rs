@@ -145,7 +145,10 @@ impl ToolRunner {
         removed: &[String],
     ) -> ToolOutcome {
         let succeeded = !out.timed_out && out.exit_code == Some(0);
-        let hint = hint::explain(policy, succeeded, &out.stderr.text, &self.settings.workdir).map(|h| h.message());
+        let hint = hint::explain(policy, succeeded, &out.stderr.text, &self.settings.workdir).map(|h| {
+            h.naming_protected(&self.settings.sandbox.protected, &self.settings.workdir)
+                .message()
+        });
         let stderr_tail = last_lines(&self.settings.redactor.redact(&out.stderr.text), STDERR_TAIL_LINES);
         // A script that prints its error on stdout still says why it failed.
         let stdout_tail = if succeeded || !stderr_tail.is_empty() {

@@ -41,9 +41,10 @@ impl Hint {
         let net_fix = "the skill can declare `requires.network: true`, or the user can run with `--sandbox on`";
         if !self.kept.is_empty() {
             return format!(
-                "blocked by the sandbox: {} lies in a protected place ({}), kept read-only even inside the folders \
-                 commands may write, because the agent or other tools read or run it later; no skill can be granted \
-                 it, only the user's `--allow-write` of exactly that place opens it",
+                "blocked by the sandbox: {} lies in a protected place ({}), read-only to commands even inside the \
+                 folders they may write, because the agent or other tools read or run it later; no skill can be \
+                 granted it (not even by `requires.write`), only the user's `--allow-write` of exactly that place \
+                 opens it",
                 self.paths.join(", "),
                 self.kept.join("; ")
             );
@@ -68,6 +69,21 @@ impl Hint {
                 "this may have been blocked by the sandbox: it may write only in its folder, the working directory and the temp folder; {fix}"
             ),
         }
+    }
+}
+
+impl Hint {
+    /// This hint with the protected places its refused paths lie in named (a write to
+    /// `~/.config/agent/.env` from an ordinary working folder): `requires.write` cannot open them.
+    pub fn naming_protected(mut self, protected: &super::protected::Protected, cwd: &Path) -> Self {
+        for path in &self.paths {
+            if let Some(what) = protected.containing(&real_path(&resolve(path, cwd)))
+                && !self.kept.contains(&what)
+            {
+                self.kept.push(what);
+            }
+        }
+        self
     }
 }
 

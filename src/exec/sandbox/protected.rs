@@ -215,6 +215,14 @@ impl Protected {
             .map(Place::describe)
     }
 
+    /// The protected place `real` is inside of (or is), in words.
+    pub fn containing(&self, real: &Path) -> Option<String> {
+        self.places()
+            .iter()
+            .find(|p| real.starts_with(&p.path) || real.starts_with(&p.real) || real.starts_with(&p.entry))
+            .map(Place::describe)
+    }
+
     /// The protected place `real` is inside of (or is), project skill roots aside (folder trust
     /// guards what is planted there): a working folder there is not made writable.
     pub fn holding(&self, real: &Path) -> Option<String> {
