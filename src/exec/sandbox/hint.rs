@@ -39,6 +39,15 @@ impl Hint {
     pub fn message(&self) -> String {
         let fix = "the skill can declare `requires.write`, or the user can pass `--allow-write PATH`";
         let net_fix = "the skill can declare `requires.network: true`, or the user can run with `--sandbox on`";
+        // An installed skill's own folder is inside a skill root: the more useful advice first.
+        if self.installed {
+            return format!(
+                "blocked by the sandbox: an installed skill's own folder is read-only to its commands ({}), so \
+                 running it never changes it; write outputs into the working folder instead (give the script an \
+                 output path there)",
+                self.paths.join(", ")
+            );
+        }
         if !self.kept.is_empty() {
             return format!(
                 "blocked by the sandbox: {} lies in a protected place ({}), read-only to commands even inside the \
@@ -47,14 +56,6 @@ impl Hint {
                  opens it",
                 self.paths.join(", "),
                 self.kept.join("; ")
-            );
-        }
-        if self.installed {
-            return format!(
-                "blocked by the sandbox: an installed skill's own folder is read-only to its commands ({}), so \
-                 running it never changes it; write outputs into the working folder instead (give the script an \
-                 output path there)",
-                self.paths.join(", ")
             );
         }
         match (self.paths.is_empty(), self.network) {
