@@ -76,11 +76,13 @@ impl Confinement {
                 })?;
                 let writable: Vec<std::path::PathBuf> = policy.write.iter().map(|w| w.real.clone()).collect();
                 let prepared = ReadOnly::prepare(&writable, &policy.guard.pinned, &policy.read_only);
-                // Protected places that cannot be named to the kernel are not left writable.
-                if prepared.is_none() && !policy.guard.kept.is_empty() {
-                    return Err(SandboxError::Refused(
-                        "cannot prepare the mount namespace that keeps protected places read-only".into(),
-                    ));
+                // Places to keep read-only that cannot be named to the kernel (or vanished since the
+                // policy was made) are not silently left writable: the command does not run.
+                if prepared.is_none() && !policy.read_only.is_empty() {
+                    return Err(SandboxError::Refused(format!(
+                        "cannot prepare the mount namespace that keeps {} read-only",
+                        display_list(&policy.read_only)
+                    )));
                 }
                 prepared
             }
