@@ -121,7 +121,11 @@ fn start(run: &Run<'_>, agent: &mut Agent, sink: &dyn EventSink) -> Result<Optio
     let sandbox = &run.config.sandbox;
     warnings.splice(
         0..0,
-        sandbox.warning().into_iter().chain(sandbox.allow_write_warnings()),
+        sandbox
+            .warning()
+            .into_iter()
+            .chain(sandbox.allow_write_warnings())
+            .chain(sandbox.protected_warning()),
     );
     for message in warnings {
         sink.emit(Event::Warning { message });

@@ -4,6 +4,12 @@
 //! `~/.local/share/agent/bundled/`) and found there as the last skill root: any skill of the same
 //! name elsewhere wins, silently. Their folder is read-only to their own commands, like an
 //! installed skill's. `AGENT_BUNDLED_SKILLS=0` turns them off.
+//!
+//! The copy on disk is the binary's, not the user's: anything could have edited it since it was
+//! written (its folder is read-only to commands, not to other programs). So it is compared with
+//! the embedded files when a run starts and again before each of its commands ([`restore`]), and
+//! what differs is put back — changed and missing files rewritten, extra files removed — so the
+//! skill still works and what runs is what shipped (issue 32 §7). Saying so is the caller's.
 
 use std::io;
 use std::os::unix::fs::PermissionsExt;
@@ -18,6 +24,11 @@ pub fn ensure(data_home: &Path) -> io::Result<PathBuf> {
     let parent = data_home.join("agent").join("bundled");
     let dir = parent.join(digest());
     if dir.is_dir() {
+        // Before anything of it is read: an edited SKILL.md could grant its commands more.
+        for (name, restored) in restore_all(&dir)? {
+            tracing::warn!("the bundled skill {name} was changed on disk; restored {restored:?}");
+            remember(name, restored);
+        }
         return Ok(dir);
     }
     std::fs::create_dir_all(&parent)?;
@@ -39,6 +50,145 @@ pub fn names() -> Vec<&'static str> {
     let mut names: Vec<&str> = FILES.iter().filter_map(|(rel, _, _)| rel.split('/').next()).collect();
     names.dedup();
     names
+}
+
+/// What was restored when the run started, per skill, until a command says so.
+static RESTORED: std::sync::Mutex<Vec<(String, Vec<String>)>> = std::sync::Mutex::new(Vec::new());
+
+fn remember(name: String, files: Vec<String>) {
+    if let Ok(mut list) = RESTORED.lock() {
+        list.push((name, files));
+    }
+}
+
+/// Put every bundled skill below `root` (a copy written by [`ensure`]) back as the binary has it,
+/// and remove anything else there (a skill planted among the bundled ones would be trusted as
+/// one). Returns, per skill (or `(bundled folder)` for removed extras), the paths restored.
+pub fn restore_all(root: &Path) -> io::Result<Vec<(String, Vec<String>)>> {
+    let names = names();
+    let mut out = Vec::new();
+    let mut extra = Vec::new();
+    for entry in std::fs::read_dir(root)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !names.contains(&name.as_str()) {
+            remove_entry(&entry.path())?;
+            extra.push(name);
+        }
+    }
+    if !extra.is_empty() {
+        out.push(("(bundled folder)".to_string(), extra));
+    }
+    for name in names {
+        let restored = restore(&root.join(name))?;
+        if !restored.is_empty() {
+            out.push((name.to_string(), restored));
+        }
+    }
+    Ok(out)
+}
+
+/// Put the bundled skill in `skill_dir` back as the binary has it: every embedded file of it
+/// rewritten where it is missing or differs (content or execute bit), every other entry removed
+/// (a symlink itself, never what it points to). Returns the paths, relative to the skill's
+/// folder, that were restored; empty when all was as shipped.
+pub fn restore(skill_dir: &Path) -> io::Result<Vec<String>> {
+    let name = skill_dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let prefix = format!("{name}/");
+    let files: Vec<(&str, &[u8], bool)> = FILES
+        .iter()
+        .filter_map(|(rel, bytes, exec)| rel.strip_prefix(prefix.as_str()).map(|r| (r, *bytes, *exec)))
+        .collect();
+    if files.is_empty() {
+        return Err(io::Error::other(format!("{name} is not a bundled skill")));
+    }
+    let mut restored = Vec::new();
+    for extra in extras(skill_dir, &files)? {
+        remove_entry(&skill_dir.join(&extra))?;
+        restored.push(extra);
+    }
+    for (rel, bytes, exec) in &files {
+        let path = skill_dir.join(rel);
+        if same(&path, bytes, *exec) {
+            continue;
+        }
+        if std::fs::symlink_metadata(&path).is_ok() {
+            remove_entry(&path)?;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, bytes)?;
+        std::fs::set_permissions(
+            &path,
+            std::fs::Permissions::from_mode(if *exec { 0o555 } else { 0o444 }),
+        )?;
+        restored.push((*rel).to_string());
+    }
+    restored.sort();
+    restored.dedup();
+    Ok(restored)
+}
+
+/// What [`ensure`] restored when the run started, per skill, handed out once (the run's first
+/// command of a bundled skill says so).
+pub fn restored_at_start() -> Vec<(String, Vec<String>)> {
+    RESTORED
+        .lock()
+        .map(|mut list| std::mem::take(&mut *list))
+        .unwrap_or_default()
+}
+
+/// Whether `path` is a regular file (not a link) with exactly `bytes` and the execute bit `exec`.
+fn same(path: &Path, bytes: &[u8], exec: bool) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    let executable = meta.permissions().mode() & 0o111 != 0;
+    meta.is_file()
+        && meta.len() == bytes.len() as u64
+        && executable == exec
+        && std::fs::read(path).is_ok_and(|on_disk| on_disk == bytes)
+}
+
+/// Entries below `dir` (relative paths) that are neither an embedded file nor a folder holding
+/// one. Links are not followed.
+fn extras(dir: &Path, files: &[(&str, &[u8], bool)]) -> io::Result<Vec<String>> {
+    let mut out = Vec::new();
+    if !dir.is_dir() {
+        // Gone (or replaced by a file or link): removed, then written anew.
+        if std::fs::symlink_metadata(dir).is_ok() {
+            remove_entry(dir)?;
+        }
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        for entry in std::fs::read_dir(dir.join(&rel))? {
+            let entry = entry?;
+            let path = rel.join(entry.file_name());
+            let shown = path.to_string_lossy().into_owned();
+            let folder = entry.file_type()?.is_dir();
+            let holds = files
+                .iter()
+                .any(|(f, _, _)| Path::new(f).starts_with(&path) && *f != shown);
+            if folder && holds {
+                stack.push(path);
+            } else if !files.iter().any(|(f, _, _)| *f == shown) || folder {
+                out.push(shown);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Remove a file, a link (itself) or a folder with what is in it.
+fn remove_entry(path: &Path) -> io::Result<()> {
+    if std::fs::symlink_metadata(path)?.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    }
 }
 
 /// A short, stable name for this set of files (their paths, modes and contents).
@@ -86,6 +236,61 @@ fn remove_older(parent: &Path, keep: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edited_copy_is_put_back_as_shipped() {
+        let data = tempfile::tempdir().unwrap();
+        let dir = ensure(data.path()).unwrap();
+        let time = dir.join("time");
+        assert_eq!(
+            restore(&time).unwrap(),
+            Vec::<String>::new(),
+            "as shipped: nothing to do"
+        );
+        let run = time.join("run.sh");
+        let shipped = std::fs::read(&run).unwrap();
+        std::fs::remove_file(&run).unwrap();
+        std::fs::write(&run, "#!/bin/sh\ntouch /tmp/canary\n").unwrap();
+        std::fs::create_dir_all(time.join("scripts")).unwrap();
+        std::fs::write(time.join("scripts/planted.sh"), "x").unwrap();
+        let outside = data.path().join("outside");
+        std::fs::write(&outside, "keep").unwrap();
+        std::os::unix::fs::symlink(&outside, time.join("link")).unwrap();
+        let mut restored = restore(&time).unwrap();
+        restored.sort();
+        assert_eq!(restored, ["link", "run.sh", "scripts"]);
+        assert_eq!(std::fs::read(&run).unwrap(), shipped);
+        assert_eq!(std::fs::metadata(&run).unwrap().permissions().mode() & 0o777, 0o555);
+        assert!(!time.join("scripts").exists() && std::fs::symlink_metadata(time.join("link")).is_err());
+        assert_eq!(
+            std::fs::read_to_string(&outside).unwrap(),
+            "keep",
+            "a link is removed, not followed"
+        );
+        // A run that starts finds an edit too, and the next check says so.
+        std::fs::remove_file(&run).unwrap();
+        std::fs::write(&run, "edited").unwrap();
+        assert_eq!(ensure(data.path()).unwrap(), dir);
+        assert_eq!(std::fs::read(&run).unwrap(), shipped);
+        assert_eq!(restore(&time).unwrap(), Vec::<String>::new());
+        let said = restored_at_start();
+        assert!(
+            said.contains(&("time".to_string(), vec!["run.sh".to_string()])),
+            "{said:?}"
+        );
+        // A skill planted among the bundled ones is removed; a missing one is written anew.
+        std::fs::create_dir_all(dir.join("planted")).unwrap();
+        std::fs::write(dir.join("planted/SKILL.md"), "x").unwrap();
+        std::fs::remove_dir_all(dir.join("weather")).unwrap();
+        let all = restore_all(&dir).unwrap();
+        assert!(
+            all.contains(&("(bundled folder)".to_string(), vec!["planted".to_string()])),
+            "{all:?}"
+        );
+        assert!(all.iter().any(|(n, _)| n == "weather"), "{all:?}");
+        assert!(!dir.join("planted").exists() && dir.join("weather/run.sh").is_file());
+        assert!(restore(&data.path().join("nope")).is_err());
+    }
 
     #[test]
     fn the_bundled_skills_are_embedded() {

@@ -29,6 +29,7 @@ mod retrieval;
 mod safety;
 mod sandbox;
 mod sandbox_walls;
+mod sandbox_walls_beneath;
 mod secrets;
 mod session_export;
 mod sessions;

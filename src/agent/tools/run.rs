@@ -6,6 +6,7 @@ use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
 use crate::exec::env::child_env;
 use crate::exec::private_temp::PrivateTemp;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
+use crate::exec::sandbox::planted::{Snapshot, Watch};
 use crate::exec::sandbox::policy::Enforcement;
 use crate::exec::sandbox::{Confinement, Policy, hint};
 use crate::exec::trust::Comparison;
@@ -20,6 +21,9 @@ use crate::agent::outcome::ToolOutcome;
 /// Lines of stderr a `command_finished` event carries, and the most characters of each.
 const STDERR_TAIL_LINES: usize = 5;
 const STDERR_TAIL_CHARS: usize = 300;
+/// At most this many nested `.git` (and the like) found below the writable folders are kept
+/// read-only for a command: each costs two mounts.
+const MAX_NESTED_KEPT: usize = 64;
 
 impl ToolRunner {
     /// Run `command` for the `current` skill in the working folder, once approval (and folder
@@ -38,6 +42,14 @@ impl ToolRunner {
         let command = command.trim();
         if command.is_empty() {
             return ToolOutcome::refused("the command is empty");
+        }
+        if let Err(reason) = self.as_shipped(&skill).await {
+            self.emit(Event::CommandDenied {
+                skill: Some(skill.name.clone()),
+                command: command.to_string(),
+                reason: reason.clone(),
+            });
+            return ToolOutcome::denied(reason);
         }
         let requires = &skill.requires;
         let mut policy = self
@@ -69,6 +81,8 @@ impl ToolRunner {
             .ok();
         let with_temp = temp.as_ref().map(|t| policy.with_private_temp(t.path()));
         let policy = with_temp.as_ref().unwrap_or(policy);
+        let (snapshot, watched) = self.watch(policy).await;
+        let policy = watched.as_ref().unwrap_or(policy);
         // A sandbox that cannot be built is not silently skipped: the command does not run.
         let confinement = match Confinement::build(policy) {
             Ok(confinement) => confinement,
@@ -103,7 +117,10 @@ impl ToolRunner {
             confinement: confinement.as_ref(),
         };
         match process::run(&spec).await {
-            Ok(out) => self.finished(skill, command, policy, &out),
+            Ok(out) => {
+                let removed = self.sweep(snapshot).await;
+                self.finished(skill, command, policy, &out, &removed)
+            }
             Err(e) => {
                 let program = match plan {
                     Plan::Argv(argv) => argv.program().display().to_string(),
@@ -119,9 +136,19 @@ impl ToolRunner {
 
     /// The `command_finished` event and the model's result for a command that ran, with the
     /// sandbox's hint when its failure looks like a refused write or connection.
-    fn finished(&self, skill: &Skill, command: &str, policy: &Policy, out: &CommandOutput) -> ToolOutcome {
+    fn finished(
+        &self,
+        skill: &Skill,
+        command: &str,
+        policy: &Policy,
+        out: &CommandOutput,
+        removed: &[String],
+    ) -> ToolOutcome {
         let succeeded = !out.timed_out && out.exit_code == Some(0);
-        let hint = hint::explain(policy, succeeded, &out.stderr.text, &self.settings.workdir).map(|h| h.message());
+        let hint = hint::explain(policy, succeeded, &out.stderr.text, &self.settings.workdir).map(|h| {
+            h.naming_protected(&self.settings.sandbox.protected, &self.settings.workdir)
+                .message()
+        });
         let stderr_tail = last_lines(&self.settings.redactor.redact(&out.stderr.text), STDERR_TAIL_LINES);
         // A script that prints its error on stdout still says why it failed.
         let stdout_tail = if succeeded || !stderr_tail.is_empty() {
@@ -146,7 +173,49 @@ impl ToolRunner {
         if let Some(hint) = hint {
             text.push_str(&format!("sandbox: {hint}\n"));
         }
+        for line in removed {
+            text.push_str(&format!("sandbox: {line}\n"));
+        }
         ToolOutcome::ok(text)
+    }
+
+    /// Before a confined command: what its writable folders hold (a bounded walk, off the async
+    /// threads), and the policy with the nested `.git` and the like found there kept read-only
+    /// too (`None`: unchanged). Nothing when the command runs unconfined.
+    async fn watch(&self, policy: &Policy) -> (Option<Snapshot>, Option<Policy>) {
+        if policy.enforcement() != Enforcement::Confined {
+            return (None, None);
+        }
+        let watch = Watch::of(policy);
+        let Ok(snapshot) = tokio::task::spawn_blocking(move || Snapshot::take(watch)).await else {
+            return (None, None);
+        };
+        let nested = snapshot.nested(MAX_NESTED_KEPT);
+        let kept = (policy.read_only_unavailable.is_none() && !nested.is_empty()).then(|| {
+            let mut kept = policy.clone();
+            kept.read_only
+                .extend(nested.into_iter().filter(|p| !policy.read_only.contains(p)));
+            kept
+        });
+        (Some(snapshot), kept)
+    }
+
+    /// After the command: remove what it created that runs later (`.envrc`, a nested `.git` …),
+    /// each with a warning; the lines for the model.
+    async fn sweep(&self, snapshot: Option<Snapshot>) -> Vec<String> {
+        let Some(snapshot) = snapshot else {
+            return Vec::new();
+        };
+        let swept = tokio::task::spawn_blocking(move || snapshot.sweep())
+            .await
+            .unwrap_or_default();
+        let lines = swept.messages();
+        for message in &lines {
+            self.emit(Event::Warning {
+                message: message.clone(),
+            });
+        }
+        lines
     }
 
     /// A command that could not start: a warning for the user, the reason for the model.
@@ -171,33 +240,99 @@ impl ToolRunner {
             return Err(why);
         }
         match approval::evaluate(self.settings.approve, command, &scope_of(skill)) {
+            // Pre-approval leans on the walls; where a protected place beneath a writable one
+            // cannot be kept read-only, a person decides instead (issue 32 §3).
+            Verdict::Run(plan)
+                if self.settings.approve == ApprovalPolicy::Auto && !policy.guard.unguarded.is_empty() =>
+            {
+                let why = format!(
+                    "not run without asking: {} cannot be kept read-only in the folders commands may write",
+                    policy.guard.unguarded.join("; ")
+                );
+                if !self.approver.can_ask() {
+                    return Err(format!(
+                        "{why}; approve it on a terminal, or start agent in a folder that holds no protected place"
+                    ));
+                }
+                if self.ask_person(skill, command, policy).await {
+                    Ok(plan)
+                } else {
+                    Err("denied by the user".to_string())
+                }
+            }
             Verdict::Run(plan) => Ok(plan),
             Verdict::Deny(reason) => Err(reason),
             Verdict::AskUser(pending) if !self.approver.can_ask() => Err(no_terminal(pending.plan())),
             Verdict::AskUser(pending) => {
-                let approver = self.approver.clone();
                 // The person sees exactly what would run: a shell command with its leading skill
                 // script made absolute, as approval rewrote it.
                 let shown = match pending.plan() {
                     Plan::Shell(shell) => shell.command(),
                     Plan::Argv(_) => command,
                 };
-                let request = ApprovalRequest {
-                    skill: skill.name.clone(),
-                    command: self.settings.redactor.redact(shown).into_owned(),
-                    cwd: self.settings.workdir.display().to_string(),
-                    sandbox: policy.clone(),
-                };
-                let approved = tokio::task::spawn_blocking(move || approver.ask(&request))
-                    .await
-                    .unwrap_or(false);
-                if approved {
+                if self.ask_person(skill, shown, policy).await {
                     Ok(pending.approve())
                 } else {
                     Err("denied by the user".to_string())
                 }
             }
         }
+    }
+
+    /// Ask the person whether `shown` may run for `skill` under `policy`.
+    async fn ask_person(&self, skill: &Skill, shown: &str, policy: &Policy) -> bool {
+        let approver = self.approver.clone();
+        let request = ApprovalRequest {
+            skill: skill.name.clone(),
+            command: self.settings.redactor.redact(shown).into_owned(),
+            cwd: self.settings.workdir.display().to_string(),
+            sandbox: policy.clone(),
+        };
+        tokio::task::spawn_blocking(move || approver.ask(&request))
+            .await
+            .unwrap_or(false)
+    }
+
+    /// A bundled skill's files on disk are put back as the binary has them before its command
+    /// runs (issue 32 §7), with a warning naming what was changed: the command then runs what
+    /// shipped. Its instructions were read at the start of the run, so a changed `SKILL.md` (which
+    /// could have granted more) refuses the command until the next run reads the restored one;
+    /// so does a copy that cannot be restored.
+    async fn as_shipped(&self, skill: &Skill) -> Result<(), String> {
+        if skill.root_kind != RootKind::Bundled {
+            return Ok(());
+        }
+        // Every bundled skill, not only this one: one calls another's script (`report`).
+        let root = skill.dir.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+        let now = tokio::task::spawn_blocking(move || crate::skills::bundled::restore_all(&root))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()))
+            .map_err(|e| {
+                format!(
+                    "the bundled skill {} differs from the copy in the binary and could not be restored ({e}); not run",
+                    skill.name
+                )
+            })?;
+        for (name, files) in crate::skills::bundled::restored_at_start().iter().chain(&now) {
+            self.emit(Event::Warning {
+                message: format!(
+                    "the bundled skill {name} was changed on disk ({}); restored from the copy in the binary, which is what runs",
+                    files.join(", ")
+                ),
+            });
+        }
+        if now
+            .iter()
+            .any(|(name, files)| *name == skill.name && files.iter().any(|f| f == "SKILL.md"))
+        {
+            return Err(format!(
+                "the bundled skill {}'s SKILL.md was changed on disk after this run read it; it is restored, and its \
+                 commands run again once agent is started anew",
+                skill.name
+            ));
+        }
+        Ok(())
     }
 
     /// Whether `skill` is installed (`skills-lock.json` lists it) or bundled: its folder is then

@@ -66,8 +66,25 @@ impl Confinement {
         };
         let read_only = match policy.read_only_unavailable {
             None => {
+                // A missing protected folder beneath a writable place is created now, only for a
+                // command that runs, so it can be kept read-only (docs/sandbox.md).
+                super::guard::create_missing(&policy.guard).map_err(|e| {
+                    SandboxError::Refused(format!(
+                        "cannot create {} to keep it read-only: {e}",
+                        display_list(&policy.guard.create)
+                    ))
+                })?;
                 let writable: Vec<std::path::PathBuf> = policy.write.iter().map(|w| w.real.clone()).collect();
-                ReadOnly::prepare(&writable, &policy.read_only)
+                let prepared = ReadOnly::prepare(&writable, &policy.guard.pinned, &policy.read_only);
+                // Places to keep read-only that cannot be named to the kernel (or vanished since the
+                // policy was made) are not silently left writable: the command does not run.
+                if prepared.is_none() && !policy.read_only.is_empty() {
+                    return Err(SandboxError::Refused(format!(
+                        "cannot prepare the mount namespace that keeps {} read-only",
+                        display_list(&policy.read_only)
+                    )));
+                }
+                prepared
             }
             Some(_) => None,
         };
@@ -110,6 +127,15 @@ impl Confinement {
         }
         Ok(())
     }
+}
+
+/// Paths for a message, comma-separated.
+fn display_list(paths: &[std::path::PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Rights to write, create, remove, rename and truncate below a folder. Never creating device

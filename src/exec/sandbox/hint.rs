@@ -5,8 +5,10 @@
 //! audit log, which an ordinary user cannot read. So the agent reads what the command said. A
 //! failure whose stderr reports "Read-only file system", "Permission denied" or "Operation not
 //! permitted" about a
-//! path outside the places it may write is named as the sandbox's doing, with the path. A path
-//! inside them is the file's own permissions, not the sandbox: no hint. A denial that names no
+//! path outside the places it may write is named as the sandbox's doing, with the path. So is a
+//! path in a place kept read-only inside them (`.git`, the agent's own configuration beneath a
+//! working folder of `~/.config`), named with what that place is. Any other path inside them is
+//! the file's own permissions, not the sandbox: no hint. A denial that names no
 //! path "may have been" the sandbox; under `strict` with the network off, so may a failed connection.
 
 use std::path::{Path, PathBuf};
@@ -26,6 +28,10 @@ pub struct Hint {
     /// A refused path lies in an installed skill's own folder, which its commands never write.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub installed: bool,
+    /// The places kept read-only inside the writable folders that refused paths lie in, in words
+    /// (`~/.config/agent: the agent's configuration`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<String>,
 }
 
 impl Hint {
@@ -33,12 +39,23 @@ impl Hint {
     pub fn message(&self) -> String {
         let fix = "the skill can declare `requires.write`, or the user can pass `--allow-write PATH`";
         let net_fix = "the skill can declare `requires.network: true`, or the user can run with `--sandbox on`";
+        // An installed skill's own folder is inside a skill root: the more useful advice first.
         if self.installed {
             return format!(
                 "blocked by the sandbox: an installed skill's own folder is read-only to its commands ({}), so \
                  running it never changes it; write outputs into the working folder instead (give the script an \
                  output path there)",
                 self.paths.join(", ")
+            );
+        }
+        if !self.kept.is_empty() {
+            return format!(
+                "blocked by the sandbox: {} lies in a protected place ({}), read-only to commands even inside the \
+                 folders they may write, because the agent or other tools read or run it later; no skill can be \
+                 granted it (not even by `requires.write`), only the user's `--allow-write` of exactly that place \
+                 opens it",
+                self.paths.join(", "),
+                self.kept.join("; ")
             );
         }
         match (self.paths.is_empty(), self.network) {
@@ -53,6 +70,21 @@ impl Hint {
                 "this may have been blocked by the sandbox: it may write only in its folder, the working directory and the temp folder; {fix}"
             ),
         }
+    }
+}
+
+impl Hint {
+    /// This hint with the protected places its refused paths lie in named (a write to
+    /// `~/.config/agent/.env` from an ordinary working folder): `requires.write` cannot open them.
+    pub fn naming_protected(mut self, protected: &super::protected::Protected, cwd: &Path) -> Self {
+        for path in &self.paths {
+            if let Some(what) = protected.containing(&real_path(&resolve(path, cwd)))
+                && !self.kept.contains(&what)
+            {
+                self.kept.push(what);
+            }
+        }
+        self
     }
 }
 
@@ -103,10 +135,17 @@ pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Op
         let installed = outside
             .iter()
             .any(|p| locked.iter().any(|l| real_path(&resolve(p, cwd)).starts_with(l)));
+        let mut kept: Vec<String> = Vec::new();
+        for what in outside.iter().filter_map(|p| kept_place(policy, &resolve(p, cwd))) {
+            if !kept.contains(&what) {
+                kept.push(what);
+            }
+        }
         return Some(Hint {
             paths: outside,
             network,
             installed,
+            kept,
         });
     }
     let unexplained = denied_lines > 0 && candidates.is_empty();
@@ -114,6 +153,7 @@ pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Op
         paths: Vec::new(),
         network,
         installed: false,
+        kept: Vec::new(),
     })
 }
 
@@ -158,13 +198,36 @@ fn resolve(path: &str, cwd: &Path) -> PathBuf {
 }
 
 /// Whether `path` lies in a place the policy lets commands write (lexically, or once symlinks in
-/// its nearest existing ancestor are resolved).
+/// its nearest existing ancestor are resolved), and not in a place kept read-only inside it.
 fn may_write(policy: &Policy, path: &Path) -> bool {
     let real = real_path(path);
-    policy
+    let inside = policy
         .write
         .iter()
-        .any(|w| path.starts_with(&w.path) || real.starts_with(&w.real))
+        .any(|w| path.starts_with(&w.path) || real.starts_with(&w.real));
+    inside && kept_place(policy, path).is_none()
+}
+
+/// The place kept read-only inside the writable folders that `path` lies in, in words.
+fn kept_place(policy: &Policy, path: &Path) -> Option<String> {
+    // Without a mount namespace of its own, nothing is kept: the places are plainly writable.
+    if policy.read_only_unavailable.is_some() {
+        return None;
+    }
+    let real = real_path(path);
+    let place = policy.read_only.iter().find(|k| real.starts_with(k))?;
+    let named = policy
+        .guard
+        .kept
+        .iter()
+        .find(|(p, _)| p == place)
+        .map(|(_, what)| what.clone());
+    Some(named.unwrap_or_else(|| {
+        format!(
+            "{}: other tools run what is there on their own (git hooks, direnv, editor tasks)",
+            place.display()
+        )
+    }))
 }
 
 /// `path` with symlinks resolved in its longest existing prefix (the file itself may not exist).

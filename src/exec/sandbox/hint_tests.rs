@@ -134,3 +134,57 @@ fn real_paths_resolve_the_existing_prefix() {
     let real = real_path(&c.root.join("work/missing/file"));
     assert!(real.ends_with("work/missing/file"));
 }
+
+#[test]
+fn a_refused_protected_place_inside_the_working_folder_is_named_with_what_it_is() {
+    let c = Case::new();
+    let home = std::fs::canonicalize(c.root.join("home")).unwrap();
+    let config = home.join(".config");
+    std::fs::create_dir_all(config.join("agent")).unwrap();
+    let protected = crate::exec::sandbox::protected::Protected::new(Some(&home), |_| None, &config, None, &[]);
+    let policy = Settings::new(Mode::On, Kernel::with_abi(7), &config, Some(&home), None, &[])
+        .protecting(protected)
+        .policy(&c.root.join("skill"), &[], false);
+    if policy.read_only_unavailable.is_some() {
+        return;
+    }
+    let env = config.join("agent/.env");
+    let stderr = format!("sh: 1: cannot create {}: Read-only file system", env.display());
+    let hint = explain(&policy, false, &stderr, &config).expect("a hint");
+    assert_eq!(hint.paths, vec![env.display().to_string()]);
+    let message = hint.message();
+    assert!(
+        message.contains("agent's configuration") && message.contains("protected place"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&config.join("agent").display().to_string()),
+        "{message}"
+    );
+    // A plain file of the working folder refused is its own permissions: no hint.
+    let plain = format!("sh: 1: cannot create {}/notes: Permission denied", config.display());
+    assert_eq!(explain(&policy, false, &plain, &config), None);
+}
+
+#[test]
+fn a_refused_protected_place_outside_the_writable_ones_is_named_too() {
+    let c = Case::new();
+    let home = std::fs::canonicalize(c.root.join("home")).unwrap();
+    let work = c.root.join("work");
+    let protected = crate::exec::sandbox::protected::Protected::new(Some(&home), |_| None, &work, None, &[]);
+    let env = home.join(".config/agent/.env");
+    let stderr = format!("sh: 1: cannot create {}: Read-only file system", env.display());
+    let hint = c.explain(Mode::On, &stderr).expect("a hint");
+    assert!(
+        hint.message().contains("requires.write"),
+        "before naming: the general advice"
+    );
+    let message = hint.naming_protected(&protected, &work).message();
+    assert!(
+        message.contains("agent's configuration") && !message.contains("declare"),
+        "{message}"
+    );
+    let other = format!("sh: 1: cannot create {}/notes: Read-only file system", home.display());
+    let plain = c.explain(Mode::On, &other).unwrap().naming_protected(&protected, &work);
+    assert!(plain.kept.is_empty() && plain.message().contains("requires.write"));
+}

@@ -10,13 +10,18 @@
 //! - [`confine`]: a policy turned into a Landlock ruleset (and, under `strict`, a seccomp filter),
 //!   built by the agent and entered by the child between fork and exec.
 //! - [`netfilter`]: the seccomp program for what Landlock's network rules do not cover.
+//! - [`protected`] and [`guard`]: places no skill can be granted, kept read-only also beneath a
+//!   writable place.
+//! - [`planted`]: removing what a command planted that runs later (`.envrc`, a nested `.git`).
 //! - [`hint`]: saying so when a failed command looks like the sandbox stopped it.
 //! - [`probe`]: checking on this machine that a confined child really cannot write.
 
 pub mod confine;
+pub mod guard;
 pub mod hint;
 pub mod kernel;
 pub mod netfilter;
+pub mod planted;
 pub mod policy;
 pub mod probe;
 pub mod protected;

@@ -15,6 +15,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use super::guard::{self, Guard};
 use super::protected::Protected;
 use super::{Kernel, Mode};
 
@@ -137,54 +138,72 @@ impl Settings {
 
     /// What the commands of the skill in `skill_dir` may do, given what it declares.
     pub fn policy(&self, skill_dir: &Path, declared_write: &[String], declares_network: bool) -> Policy {
+        let (write, skipped) = self.grants(Some(skill_dir), declared_write);
+        let network = if self.mode == Mode::Strict && !declares_network {
+            Network::Off
+        } else {
+            Network::Open
+        };
+        let (read_only, read_only_unavailable, guard) = self.walls(&write);
+        Policy {
+            mode: self.mode,
+            in_force: self.sandbox_name(),
+            write,
+            skipped,
+            network,
+            read_only,
+            read_only_unavailable,
+            guard,
+            kernel: self.kernel.clone(),
+        }
+    }
+
+    /// The writable places of a skill in `skill_dir` (none: the run's own) declaring
+    /// `declared_write`, and those skipped, with why.
+    pub(super) fn grants(&self, skill_dir: Option<&Path>, declared_write: &[String]) -> (Vec<Writable>, Vec<Skipped>) {
         let mut builder = Builder {
             home: self.home.as_deref(),
             protected: &self.protected,
             write: Vec::new(),
             skipped: Vec::new(),
         };
-        builder.add(skill_dir.to_path_buf(), Grant::SkillFolder, false);
+        if let Some(dir) = skill_dir {
+            builder.add(dir.to_path_buf(), Grant::SkillFolder, false);
+        }
         builder.add(self.cwd.clone(), Grant::WorkingDir, true);
         builder.add(self.temp.clone(), Grant::Temp, true);
         if Path::new("/dev/shm").is_dir() {
             builder.add(PathBuf::from("/dev/shm"), Grant::Temp, true);
         }
+        let base = skill_dir.unwrap_or(&self.cwd);
         for entry in declared_write.iter().filter(|e| !e.trim().is_empty()) {
             if entry.starts_with('~') && !entry.starts_with("~/") && entry != "~" {
                 builder.skip(entry, Grant::Declared, "only `~` and `~/…` are expanded".into());
                 continue;
             }
-            builder.add(expand(entry, self.home.as_deref(), skill_dir), Grant::Declared, true);
+            builder.add(expand(entry, self.home.as_deref(), base), Grant::Declared, true);
         }
         for path in &self.allow_write {
             builder.add(path.clone(), Grant::AllowWrite, false);
         }
-        let network = if self.mode == Mode::Strict && !declares_network {
-            Network::Off
-        } else {
-            Network::Open
-        };
-        let confined = self.mode != Mode::Off && self.kernel.filesystem();
-        let read_only = if confined {
-            kept_read_only(&builder.write)
-        } else {
-            Vec::new()
-        };
-        let read_only_unavailable = if confined {
-            super::readonly::available().err()
-        } else {
-            None
-        };
-        Policy {
-            mode: self.mode,
-            in_force: self.sandbox_name(),
-            write: builder.write,
-            skipped: builder.skipped,
-            network,
-            read_only,
-            read_only_unavailable,
-            kernel: self.kernel.clone(),
+        (builder.write, builder.skipped)
+    }
+
+    /// What stays read-only inside the writable places `write` (`.git` and the like, and the
+    /// protected places beneath them), why the machine cannot do that if it cannot, and the guard.
+    pub(super) fn walls(&self, write: &[Writable]) -> (Vec<PathBuf>, Option<String>, Guard) {
+        if self.mode == Mode::Off || !self.kernel.filesystem() {
+            return (Vec::new(), None, Guard::default());
         }
+        let unavailable = super::readonly::available().err();
+        let guard = guard::beneath(write, &self.protected, unavailable.is_none());
+        let mut kept = kept_read_only(write);
+        for (path, _) in &guard.kept {
+            if !kept.contains(path) {
+                kept.push(path.clone());
+            }
+        }
+        (kept, unavailable, guard)
     }
 
     /// What is in force for this run: `landlock-v7`-style, `unavailable`, or `off`.
@@ -293,6 +312,9 @@ pub struct Policy {
     /// places above then stay writable, and file modes, owners and times everywhere changeable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_only_unavailable: Option<String>,
+    /// The protected places beneath the writable ones and how they are kept (issue 32 §3).
+    #[serde(skip)]
+    pub guard: Guard,
     #[serde(skip)]
     pub kernel: Kernel,
 }
@@ -392,6 +414,12 @@ impl Builder<'_> {
         if guarded && self.too_broad(&real) {
             let reason = "is your home folder or above it, so it stays read-only (--allow-write it to allow)";
             return self.skip(&shown, grant, reason.into());
+        }
+        // A working folder inside the agent's own configuration, a skill root or `~/.ssh` would
+        // open that place whole.
+        if let (true, Grant::WorkingDir | Grant::Temp, Some(what)) = (guarded, grant, self.protected.holding(&real)) {
+            let reason = format!("is inside {what}, so it stays read-only (--allow-write it to allow)");
+            return self.skip(&shown, grant, reason);
         }
         // Inside a folder already listed: nothing to add.
         if self

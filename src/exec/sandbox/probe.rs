@@ -48,6 +48,7 @@ fn attempt(kernel: &Kernel, canary: PathBuf) -> Probe {
         read_only: Vec::new(),
         // Checked as commands will run: in their own mount namespace where the machine allows it.
         read_only_unavailable: super::readonly::available().err(),
+        guard: super::guard::Guard::default(),
         kernel: kernel.clone(),
     };
     let confinement = match Confinement::build(&policy) {

@@ -7,7 +7,9 @@
 //!
 //! A declared path is refused when it is inside such a place or holds one (`~/.config` holds
 //! `~/.config/agent`), judged both as written and with symlinks resolved, so a skill's
-//! `data -> ~/.ssh` is judged as `~/.ssh`.
+//! `data -> ~/.ssh` is judged as `~/.ssh`. A place lying *beneath* a writable place (the working
+//! folder is `~/.config`) is kept out of it by [`super::guard`]; each place's [`Kind`] says what
+//! to do when it does not exist yet.
 
 use std::path::{Path, PathBuf};
 
@@ -57,20 +59,67 @@ const WORK_PLACES: &[(&str, &str)] = &[
     (".idea", "editor tasks and settings"),
 ];
 
-/// One place, as named and with symlinks resolved as far as it exists.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Place {
-    path: PathBuf,
-    real: PathBuf,
-    what: &'static str,
+/// The places of [`HOME_PLACES`] and [`SYSTEM_PLACES`] that are folders: one missing beneath a
+/// writable place is created empty so it can be kept read-only; a missing startup *file* is not
+/// (an empty `~/.bash_profile` would stop bash reading `~/.profile`).
+const FOLDER_PLACES: &[&str] = &[
+    ".config/fish",
+    ".config/environment.d",
+    ".ssh",
+    ".gnupg",
+    ".config/autostart",
+    ".config/systemd",
+    ".local/share/systemd",
+    ".config/git",
+    "/var/spool/cron",
+    "/etc/cron.d",
+];
+
+/// What a protected place is, which decides what is done when it lies beneath a writable place
+/// but does not exist yet (a mount needs something to mount on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A folder: created empty before the command, then kept read-only.
+    Folder,
+    /// A file: cannot be created on the user's behalf, so a command that could create it is not
+    /// run without asking.
+    File,
+    /// A project skill root: skills planted there run commands only once the folder is trusted
+    /// with their content (SPEC §3), so a missing one is neither created nor a reason to ask.
+    ProjectRoot,
+    /// `.git`, `.envrc` and the like in the working folder: kept read-only where they exist,
+    /// removed after the command where it creates them (see [`super::planted`]).
+    Work,
 }
 
-/// Every protected place of a run. Symlinks are resolved the first time a grant is judged:
-/// resolving some 40 places costs hundreds of `readlink` calls, which a run whose skills grant
-/// nothing (nearly every run) never needs.
+/// One place, as named, where its own entry lives, and with symlinks resolved as far as it exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// As named (`~/.config/agent`).
+    pub path: PathBuf,
+    /// Where the entry itself lives: its parent resolved, its own name kept. It differs from
+    /// `real` when the place is a symlink.
+    pub entry: PathBuf,
+    /// Where it leads, symlinks resolved as far as it exists.
+    pub real: PathBuf,
+    /// What it is, in words.
+    pub what: &'static str,
+    /// What is done when it lies beneath a writable place but does not exist.
+    pub kind: Kind,
+}
+
+impl Place {
+    /// `~/.ssh: your SSH keys and configuration`.
+    pub fn describe(&self) -> String {
+        format!("{}: {}", self.path.display(), self.what)
+    }
+}
+
+/// Every protected place of a run. Symlinks are resolved once per run, the first time a place is
+/// judged (some 40 places, hundreds of `readlink` calls), not for every command.
 #[derive(Debug, Clone, Default)]
 pub struct Protected {
-    named: Vec<(PathBuf, &'static str)>,
+    named: Vec<(PathBuf, &'static str, Kind)>,
     places: std::sync::OnceLock<Vec<Place>>,
 }
 
@@ -107,47 +156,90 @@ impl Protected {
                 let base = xdg(var)
                     .filter(|v| v.starts_with('/'))
                     .map_or_else(|| home.join(default), PathBuf::from);
-                out.add(base.join("agent"), what);
+                out.add(base.join("agent"), what, Kind::Folder);
             }
             for (rel, what) in HOME_PLACES {
-                out.add(home.join(rel), what);
+                out.add(home.join(rel), what, folder_or_file(rel));
             }
         }
         for (path, what) in SYSTEM_PLACES {
-            out.add(PathBuf::from(path), what);
+            out.add(PathBuf::from(path), what, folder_or_file(path));
         }
         for folder in std::iter::once(cwd).chain(repo) {
             for (rel, what) in WORK_PLACES {
-                out.add(folder.join(rel), what);
+                out.add(folder.join(rel), what, Kind::Work);
             }
         }
+        let tools = crate::support::skill_roots::OTHER_AGENTS;
+        let project = crate::support::skill_roots::project_roots(cwd, home, &tools);
         for root in skill_roots {
-            out.add(root.clone(), "a skill root (skills there run later)");
+            let kind = if project.iter().any(|p| &p.path == root) {
+                Kind::ProjectRoot
+            } else {
+                Kind::Folder
+            };
+            out.add(root.clone(), "a skill root (skills there run later)", kind);
         }
         out
     }
 
-    fn add(&mut self, path: PathBuf, what: &'static str) {
-        self.named.push((path, what));
+    fn add(&mut self, path: PathBuf, what: &'static str, kind: Kind) {
+        self.named.push((path, what, kind));
+    }
+
+    /// Every place, resolved (once per run).
+    pub fn places(&self) -> &[Place] {
+        self.places.get_or_init(|| {
+            self.named
+                .iter()
+                .map(|(path, what, kind)| Place {
+                    real: resolve(path),
+                    entry: match (path.parent(), path.file_name()) {
+                        (Some(parent), Some(name)) => resolve(parent).join(name),
+                        _ => path.clone(),
+                    },
+                    path: path.clone(),
+                    what,
+                    kind: *kind,
+                })
+                .collect()
+        })
     }
 
     /// What protected place `real` (a path with symlinks resolved: what a grant really opens) is
     /// inside or holds, in words: `~/.ssh: your SSH keys and configuration`.
     pub fn conflict(&self, real: &Path) -> Option<String> {
-        let places = self.places.get_or_init(|| {
-            self.named
-                .iter()
-                .map(|(path, what)| Place {
-                    real: resolve(path),
-                    path: path.clone(),
-                    what,
-                })
-                .collect()
-        });
-        places
+        self.places()
             .iter()
             .find(|p| overlaps(real, &p.path) || overlaps(real, &p.real))
-            .map(|p| format!("{}: {}", p.path.display(), p.what))
+            .map(Place::describe)
+    }
+
+    /// The protected place `real` is inside of (or is), in words.
+    pub fn containing(&self, real: &Path) -> Option<String> {
+        self.places()
+            .iter()
+            .find(|p| real.starts_with(&p.path) || real.starts_with(&p.real) || real.starts_with(&p.entry))
+            .map(Place::describe)
+    }
+
+    /// The protected place `real` is inside of (or is), project skill roots aside (folder trust
+    /// guards what is planted there): a working folder there is not made writable.
+    pub fn holding(&self, real: &Path) -> Option<String> {
+        self.places()
+            .iter()
+            .filter(|p| p.kind != Kind::ProjectRoot)
+            .find(|p| real.starts_with(&p.path) || real.starts_with(&p.real) || real.starts_with(&p.entry))
+            .map(Place::describe)
+    }
+}
+
+/// The kind of a place of [`HOME_PLACES`] or [`SYSTEM_PLACES`].
+fn folder_or_file(rel: &str) -> Kind {
+    if FOLDER_PLACES.contains(&rel) {
+        Kind::Folder
+    } else {
+        Kind::File
     }
 }
 

@@ -40,6 +40,9 @@ pub struct ReadOnly {
     /// Every other mount of the system, with the flags that remount it read-only keeping the
     /// flags it has (a user namespace may not clear `nosuid`, `nodev`, `noexec` or the atime mode).
     system: Vec<(CString, libc::c_ulong)>,
+    /// Folders between a writable place and a kept place, bound onto themselves so they are mount
+    /// points, which cannot be renamed or removed (the kept place cannot be carried away).
+    pinned: Vec<CString>,
     /// Places inside writable folders to keep read-only, bound onto themselves and remounted so.
     kept: Vec<(CString, libc::c_ulong)>,
 }
@@ -47,8 +50,9 @@ pub struct ReadOnly {
 impl ReadOnly {
     /// Prepare a namespace where only `writable` (existing paths) can be changed at all — file
     /// modes, owners, times and extended attributes included, which Landlock does not cover — and
-    /// `kept` (inside them) cannot. `None` when a path cannot be named to the kernel.
-    pub fn prepare(writable: &[PathBuf], kept: &[PathBuf]) -> Option<Self> {
+    /// `kept` (inside them) cannot, nor can the `pinned` folders leading to them be renamed.
+    /// `None` when a path cannot be named to the kernel.
+    pub fn prepare(writable: &[PathBuf], pinned: &[PathBuf], kept: &[PathBuf]) -> Option<Self> {
         let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).ok();
         let kept = kept
             .iter()
@@ -69,6 +73,7 @@ impl ReadOnly {
             gid_line: format!("{gid} {gid} 1").into_bytes(),
             writable: writable.iter().map(|p| c(p)).collect::<Option<Vec<_>>>()?,
             system,
+            pinned: pinned.iter().map(|p| c(p)).collect::<Option<Vec<_>>>()?,
             kept,
         })
     }
@@ -90,6 +95,10 @@ impl ReadOnly {
             // A mount that cannot be remounted (not reachable by this user) stays as it was:
             // Landlock still refuses writes there; only metadata changes stay possible.
             let _ = remount(path, *flags);
+        }
+        // After the remounts: a pinned folder keeps the flags of the mount it is on.
+        for path in &self.pinned {
+            bind(path)?;
         }
         for (path, flags) in &self.kept {
             bind(path)?;
@@ -266,7 +275,7 @@ pub fn available() -> Result<(), String> {
 fn probe() -> Result<(), String> {
     use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().map_err(|e| format!("no temp folder to check with: {e}"))?;
-    let ro = ReadOnly::prepare(&[], &[dir.path().to_path_buf()]).ok_or("cannot prepare the check")?;
+    let ro = ReadOnly::prepare(&[], &[], &[dir.path().to_path_buf()]).ok_or("cannot prepare the check")?;
     let mut cmd = std::process::Command::new("/bin/sh");
     cmd.args(["-c", ":"])
         .stdin(std::process::Stdio::null())

@@ -26,7 +26,7 @@ fn only_writable_places_change_and_kept_ones_do_not() {
     std::fs::create_dir(&git).unwrap();
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("keys"), "k").unwrap();
-    let ro = ReadOnly::prepare(std::slice::from_ref(&real), std::slice::from_ref(&git)).unwrap();
+    let ro = ReadOnly::prepare(std::slice::from_ref(&real), &[], std::slice::from_ref(&git)).unwrap();
     let script = format!(
         "echo x > '{g}/hook' 2>/dev/null && echo wrote-git; echo y > file && echo wrote-cwd; \
          chmod 600 file && echo chmod-cwd; chmod 666 '{o}/keys' 2>/dev/null && echo chmod-outside; \
