@@ -178,8 +178,12 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
     match &run.cli.command {
         Some(Command::Skills { action, .. }) => skills::run(action, run).await,
         Some(Command::Sandbox { action, .. }) => Ok(sandbox::run(action, &run)),
-        Some(Command::Trust { skill: Some(name), .. }) => {
-            let report = skills::trust_installed(name, &run)?;
+        Some(Command::Trust {
+            skill: Some(name),
+            force,
+            ..
+        }) => {
+            let report = skills::trust_installed(name, *force, &run)?;
             run.front.output.report(Report::SkillTrusted(report));
             Ok(ExitCode::Answered)
         }
