@@ -317,6 +317,17 @@ fn not_audited(rel: &Path, why: String) -> Finding {
     }
 }
 
+/// The text rules over a piece of text that is not a file of a folder (a description proposed
+/// by `skills tune`, before it is written into SKILL.md): every finding, `file` set to `name`.
+pub fn audit_text(name: &str, text: &str) -> Vec<Finding> {
+    let data = indicators::get();
+    let mut findings = Vec::new();
+    scan::scan(Path::new(name), text, data, &mut findings);
+    flows::scan(Path::new(name), text, data, &mut findings);
+    hidden::scan(Path::new(name), text, &mut findings);
+    findings
+}
+
 /// The findings of medium severity or worse in the skill folders `keys` of `folder` (project
 /// skills, keyed as folder trust keys them: `skills/weather`), leaving out skills without any.
 /// What the folder-trust question shows and `agent trust` checks.
