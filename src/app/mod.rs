@@ -69,7 +69,8 @@ pub async fn run(cli: Cli) -> i32 {
                     .into(),
             ));
         }
-        let result = folder_trust::trust_command(&dirs, &cwd, force).map(|trusted| {
+        let asker = front.library_asker(crate::ui::tty::interactive());
+        let result = folder_trust::trust_command(&dirs, &cwd, force, &asker).map(|trusted| {
             front.output.report(Report::Trusted(trusted));
             ExitCode::Answered
         });

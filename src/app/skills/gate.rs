@@ -17,6 +17,8 @@ pub enum Gate {
     Install,
     /// `agent trust --skill`: the content is not recorded as trusted.
     Trust,
+    /// `agent trust [DIR]`: the folder (its `.env` and project skills) is not trusted.
+    Folder,
 }
 
 /// Audit `staged` (the copy of skill `name` about to be installed) and decide.
@@ -36,22 +38,37 @@ pub fn check_for(
     let audit = audit_dir(dir);
     let mut verdict = Verdict::of(&audit);
     let serious: Vec<Finding> = audit.at_least(Level::High).cloned().collect();
-    let Some(worst) = serious.iter().map(|f| f.severity).max() else {
-        return Ok(verdict);
-    };
-    let how = if force {
-        Acceptance::Forced
-    } else if asker.can_ask() {
-        if !asker.confirm_findings(name, &serious, worst) {
-            return Err(refused(gate, name, &serious, worst, "you declined"));
-        }
-        Acceptance::Confirmed
-    } else {
-        return Err(refused(gate, name, &serious, worst, "there is no terminal to ask on"));
-    };
-    verdict.accepted = serious.iter().map(Finding::key).collect();
-    verdict.accepted_by = Some(how);
+    if let Some(how) = decide(gate, name, &serious, force, asker)? {
+        verdict.accepted = serious.iter().map(Finding::key).collect();
+        verdict.accepted_by = Some(how);
+    }
     Ok(verdict)
+}
+
+/// The gate's rule on `findings` (of `name`, before `gate`): nothing of high or critical
+/// severity passes; else a yes on a terminal (critical ones need the word `install`), else
+/// `force`, else a refusal naming the worst findings. How they were accepted, if there were any.
+pub fn decide(
+    gate: Gate,
+    name: &str,
+    findings: &[Finding],
+    force: bool,
+    asker: &dyn LibraryAsker,
+) -> Result<Option<Acceptance>, AppError> {
+    let serious: Vec<Finding> = findings.iter().filter(|f| f.severity >= Level::High).cloned().collect();
+    let Some(worst) = serious.iter().map(|f| f.severity).max() else {
+        return Ok(None);
+    };
+    if force {
+        return Ok(Some(Acceptance::Forced));
+    }
+    if !asker.can_ask() {
+        return Err(refused(gate, name, &serious, worst, "there is no terminal to ask on"));
+    }
+    if !asker.confirm_findings(name, &serious, worst) {
+        return Err(refused(gate, name, &serious, worst, "you declined"));
+    }
+    Ok(Some(Acceptance::Confirmed))
 }
 
 /// The refusal: what was found (the worst findings, by rule and place), why nothing was
@@ -71,7 +88,7 @@ fn refused(gate: Gate, name: &str, serious: &[Finding], worst: Level, why: &str)
     };
     let (outcome, command, anyway) = match gate {
         Gate::Install => ("nothing was installed", "agent skills audit SOURCE", "install anyway"),
-        Gate::Trust => ("it was not trusted", "agent skills audit DIR", "trust it anyway"),
+        Gate::Trust | Gate::Folder => ("it was not trusted", "agent skills audit DIR", "trust it anyway"),
     };
     AppError::new(
         code,

@@ -6,7 +6,7 @@ pub(super) mod audit;
 mod check;
 mod choose;
 mod eval;
-mod gate;
+pub(super) mod gate;
 mod library;
 mod new;
 mod outdated;
