@@ -59,10 +59,10 @@ fn grants(front: &str, findings: &mut Vec<Finding>) {
         }
         let mut worst: Option<(Level, &str, &str)> = None;
         for grant in split_grants(&value) {
-            if let Some(found) = broad(&grant) {
-                if worst.is_none_or(|(level, _, _)| found.0 > level) {
-                    worst = Some(found);
-                }
+            if let Some(found) = broad(&grant)
+                && worst.is_none_or(|(level, _, _)| found.0 > level)
+            {
+                worst = Some(found);
             }
         }
         if let Some((severity, rule, why)) = worst {

@@ -359,4 +359,6 @@ fn cap_per_file(findings: &mut Vec<Finding>, before: usize) {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_benign;
+#[cfg(test)]
 mod tests_classes;
