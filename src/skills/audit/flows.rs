@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 use regex::Regex;
 
 use super::indicators::Indicators;
@@ -17,8 +18,11 @@ const FOLLOW: usize = 40;
 /// Lines either side of a line that make up its paragraph.
 const AROUND: usize = 3;
 
-fn re(pattern: &str) -> Option<Regex> {
-    Regex::new(pattern).ok()
+/// Compile `pattern` with ASCII word boundaries: a Unicode `\b` makes the regex engine fall
+/// back to its slowest matcher on any text with a non-ASCII letter, and these patterns run over
+/// whole files; the words they look for are ASCII.
+pub(super) fn re(pattern: &str) -> Option<Regex> {
+    Regex::new(&pattern.replace(r"\b", r"(?-u:\b)")).ok()
 }
 
 static DOWNLOAD: LazyLock<Option<Regex>> =
@@ -27,9 +31,99 @@ static OUTPUT: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r#"(?:\s(?:-o|--output|-O|--output-document)(?:\s+|=)|\s-\w*o\s*|>\s*)["']?([^\s"';&|<>)]+)"#));
 static DECODED: LazyLock<Option<Regex>> = LazyLock::new(|| {
     re(
-        r#"(?i)^\s*(?:const\s+|let\s+|var\s+|local\s+|export\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)\s*:?=\s*[^\n]*(?:b64decode|b32decode|a85decode|b85decode|decodebytes|bytes\.fromhex|unhexlify|codecs\.decode|atob\(|buffer\.from\([^)]{0,200}['"](?:base64|hex)['"]|\bbase(?:64|32)\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b|\bxxd\s+(?:-\w+\s+)*-r|\|\s*rev\b|zlib\.decompress|marshal\.loads|['"]rot[_-]?13['"])"#,
+        r#"(?im)^[ \t]*(?:const\s+|let\s+|var\s+|local\s+|export\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)\s*:?=\s*[^\n]*(?:b64decode|b32decode|a85decode|b85decode|decodebytes|bytes\.fromhex|unhexlify|codecs\.decode|atob\(|buffer\.from\([^)]{0,200}['"](?:base64|hex)['"]|\bbase(?:64|32)\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b|\bxxd\s+(?:-\w+\s+)*-r|\|\s*rev\b|zlib\.decompress|marshal\.loads|['"]rot[_-]?13['"])"#,
     )
 });
+/// What makes a line worth a closer look, in the order of [`TRIGGER_WORDS`].
+#[derive(Debug, Clone, Copy)]
+enum Trigger {
+    Download,
+    Decoder,
+    Password,
+    Program,
+    Paste,
+}
+
+/// The words of each [`Trigger`] (any letter case): one automaton pass over a file finds the
+/// few lines the patterns below are then tried on, as in [`super::scan`].
+const TRIGGER_WORDS: [&[&str]; 5] = [
+    &["curl", "wget"],
+    &[
+        "b64decode",
+        "b32decode",
+        "a85decode",
+        "b85decode",
+        "decodebytes",
+        "fromhex",
+        "unhexlify",
+        "codecs.decode",
+        "atob(",
+        "buffer.from",
+        "base64",
+        "base32",
+        "xxd",
+        "| rev",
+        "|rev",
+        "rot13",
+        "rot_13",
+        "rot-13",
+        "zlib.decompress",
+        "marshal.loads",
+    ],
+    &["pass", "pwd", "pw"],
+    &[
+        ".exe",
+        ".msi",
+        ".dmg",
+        ".pkg",
+        ".appimage",
+        ".scr",
+        ".zip",
+        ".rar",
+        ".7z",
+    ],
+    &["paste"],
+];
+
+static TRIGGERS: LazyLock<Option<(AhoCorasick, Vec<Trigger>)>> = LazyLock::new(|| {
+    let kinds = [
+        Trigger::Download,
+        Trigger::Decoder,
+        Trigger::Password,
+        Trigger::Program,
+        Trigger::Paste,
+    ];
+    let (words, of): (Vec<&str>, Vec<Trigger>) = TRIGGER_WORDS
+        .iter()
+        .zip(kinds)
+        .flat_map(|(words, kind)| words.iter().map(move |w| (*w, kind)))
+        .unzip();
+    let automaton = AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .build(&words)
+        .ok()?;
+    Some((automaton, of))
+});
+
+/// For each [`Trigger`], the sorted indices of the lines holding one of its words.
+fn triggers(text: &str, lines: &[Line<'_>]) -> Vec<Vec<usize>> {
+    let mut found = vec![Vec::new(); TRIGGER_WORDS.len()];
+    let Some((automaton, of)) = TRIGGERS.as_ref() else {
+        return found;
+    };
+    for m in automaton.find_overlapping_iter(text) {
+        let (Some(kind), index) = (of.get(m.pattern().as_usize()), line_index(lines, m.start())) else {
+            continue;
+        };
+        if let Some(set) = found.get_mut(*kind as usize)
+            && set.last() != Some(&index)
+        {
+            set.push(index);
+        }
+    }
+    found
+}
+
 static PASSWORD: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r#"(?i)\b(?:pass(?:word|phrase|code)?|pwd|pw)\s*(?:is\s*)?[:=]\s*["'`*]*[^\s"'`*]{2,}"#));
 static ARCHIVE: LazyLock<Option<Regex>> =
@@ -93,7 +187,8 @@ pub fn scan(rel: &Path, original: &str, data: &Indicators, findings: &mut Vec<Fi
             advice: advice.to_string(),
         });
     };
-    for (at, level) in downloads_run(&lines, data) {
+    let triggers = triggers(&joined, &lines);
+    for (at, level) in downloads_run(&lines, &triggers[Trigger::Download as usize], data) {
         push(
             "download-run-file",
             Class::DownloadExecute,
@@ -103,7 +198,7 @@ pub fn scan(rel: &Path, original: &str, data: &Indicators, findings: &mut Vec<Fi
             "do not run it; if the tool is needed, install it from its vendor's documented source yourself",
         );
     }
-    for at in decoded_run(&lines) {
+    for at in decoded_run(&lines, &triggers[Trigger::Decoder as usize]) {
         push(
             "decode-and-exec",
             Class::Obfuscation,
@@ -113,7 +208,7 @@ pub fn scan(rel: &Path, original: &str, data: &Indicators, findings: &mut Vec<Fi
             "decode it without running it; do not install unless you can read all of it",
         );
     }
-    for (rule, at, why) in paragraphs(&lines) {
+    for (rule, at, why) in paragraphs(&lines, &triggers) {
         push(
             rule,
             Class::Payload,
@@ -127,12 +222,15 @@ pub fn scan(rel: &Path, original: &str, data: &Indicators, findings: &mut Vec<Fi
 
 /// Offsets of downloads to a file that a later command (same line or the next [`FOLLOW`]) runs,
 /// with their severity: medium when every URL of the download is a vendor's installer.
-fn downloads_run(lines: &[Line<'_>], data: &Indicators) -> Vec<(usize, Level)> {
+fn downloads_run(lines: &[Line<'_>], candidates: &[usize], data: &Indicators) -> Vec<(usize, Level)> {
     let (Some(download), Some(output)) = (DOWNLOAD.as_ref(), OUTPUT.as_ref()) else {
         return Vec::new();
     };
     let mut found = Vec::new();
-    for (index, (offset, line)) in lines.iter().enumerate() {
+    for &index in candidates {
+        let Some((offset, line)) = lines.get(index) else {
+            continue;
+        };
         for m in download.find_iter(line) {
             let command = m.as_str();
             let Some(name) = output_name(command, output) else {
@@ -148,6 +246,17 @@ fn downloads_run(lines: &[Line<'_>], data: &Indicators) -> Vec<(usize, Level)> {
         }
     }
     found
+}
+
+/// The index in `lines` of the line holding byte `at`.
+fn line_index(lines: &[Line<'_>], at: usize) -> usize {
+    lines.partition_point(|(offset, _)| *offset <= at).saturating_sub(1)
+}
+
+/// Whether a line within [`AROUND`] lines of `index` matches `re`.
+fn near(lines: &[Line<'_>], index: usize, re: &Regex) -> bool {
+    let window = &lines[index.saturating_sub(AROUND)..(index + AROUND + 1).min(lines.len())];
+    window.iter().any(|(_, l)| re.is_match(l))
 }
 
 /// The file name a download command writes to (`-o f`, `-O f` of wget, `> f`, or the URL's last
@@ -187,19 +296,20 @@ fn runs_file(name: &str) -> Option<Regex> {
 }
 
 /// Offsets of lines that execute a variable assigned decoded text a few lines before.
-fn decoded_run(lines: &[Line<'_>]) -> Vec<usize> {
+fn decoded_run(lines: &[Line<'_>], candidates: &[usize]) -> Vec<usize> {
     let Some(decoded) = DECODED.as_ref() else {
         return Vec::new();
     };
     let mut found = Vec::new();
-    for (index, (_, line)) in lines.iter().enumerate() {
-        let Some(name) = decoded.captures(line).and_then(|c| c.get(1)) else {
+    for &index in candidates {
+        let Some(name) = lines
+            .get(index)
+            .and_then(|(_, line)| decoded.captures(line))
+            .and_then(|c| c.get(1))
+        else {
             continue;
         };
-        let name = regex::escape(name.as_str());
-        let Some(runs) = re(&format!(
-            r#"(?i)\b(?:eval|exec|execute|os\.system|os\.popen|os\.exec\w*|execsync|child_process\.\w+|new\s+function|vm\.runin\w+|settimeout)\s*\(\s*(?:\w+\s*\(\s*)?{name}\b|(?-i:\bFunction)\s*\(\s*{name}\b|\bsubprocess\.\w+\s*\(\s*(?:\[\s*["'](?:/bin/)?(?:ba|z)?sh["']\s*,\s*["']-c["']\s*,\s*)?{name}\b|(?:\beval|\b(?:ba|z|k|da)?sh\s+-c|\bsource)\s+["']?\$\{{?{name}\b|\becho\s+["']?\$\{{?{name}\}}?["']?\s*\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b"#
-        )) else {
+        let Some(runs) = runs_variable(name.as_str()) else {
             continue;
         };
         let later = lines.iter().skip(index + 1).take(FOLLOW);
@@ -210,10 +320,19 @@ fn decoded_run(lines: &[Line<'_>]) -> Vec<usize> {
     found
 }
 
+/// A pattern for a line that executes the variable `name`: `exec(name)`, `os.system(name)`,
+/// `subprocess.run(name, …)`, `new Function(name)`, `eval "$name"`, `echo "$name" | sh`.
+fn runs_variable(name: &str) -> Option<Regex> {
+    let name = regex::escape(name);
+    re(&format!(
+        r#"(?i)\b(?:eval|exec|execute|os\.system|os\.popen|os\.exec\w*|execsync|child_process\.\w+|new\s+function|vm\.runin\w+|settimeout)\s*\(\s*(?:\w+\s*\(\s*)?{name}\b|(?-i:\bFunction)\s*\(\s*{name}\b|\bsubprocess\.\w+\s*\(\s*(?:\[\s*["'](?:/bin/)?(?:ba|z)?sh["']\s*,\s*["']-c["']\s*,\s*)?{name}\b|(?:\beval|\b(?:ba|z|k|da)?sh\s+-c|\bsource)\s+["']?\$\{{?{name}\b|\becho\s+["']?\$\{{?{name}\}}?["']?\s*\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b"#
+    ))
+}
+
 /// Social-engineering prerequisites whose parts sit on different lines of one paragraph: a
 /// password near an archive, a program to fetch near "before using this skill", a command to
 /// copy from a web page near "paste it into Terminal". (rule, offset, why) for each.
-fn paragraphs(lines: &[Line<'_>]) -> Vec<(&'static str, usize, &'static str)> {
+fn paragraphs(lines: &[Line<'_>], triggers: &[Vec<usize>]) -> Vec<(&'static str, usize, &'static str)> {
     let all = (
         PASSWORD.as_ref(),
         ARCHIVE.as_ref(),
@@ -229,29 +348,34 @@ fn paragraphs(lines: &[Line<'_>]) -> Vec<(&'static str, usize, &'static str)> {
     let (Some(paste), Some(copy), Some(site)) = (PASTE.as_ref(), COPY_COMMAND.as_ref(), SITE.as_ref()) else {
         return Vec::new();
     };
+    let line = |index: usize| lines.get(index).map_or("", |(_, l)| *l);
+    let at = |index: usize| lines.get(index).map_or(0, |(offset, _)| *offset);
+    let of = |trigger: Trigger| triggers.get(trigger as usize).map_or(&[][..], Vec::as_slice);
     let mut found = Vec::new();
-    for (index, (at, line)) in lines.iter().enumerate() {
-        let window = &lines[index.saturating_sub(AROUND)..(index + AROUND + 1).min(lines.len())];
-        let near = |r: &Regex| window.iter().any(|(_, l)| r.is_match(l));
-        if password.is_match(line) && near(archive) {
+    for &index in of(Trigger::Password) {
+        if password.is_match(line(index)) && near(lines, index, archive) {
             found.push((
                 "archive-password",
-                *at,
+                at(index),
                 "gives the password of an archive to download: the password keeps malware scanners out, as in the ClawHavoc lures",
             ));
         }
-        let program = binary.is_match(line) || (zip.is_match(line) && near(run));
-        if program && near(prereq) && near(action) {
+    }
+    for &index in of(Trigger::Program) {
+        let program = binary.is_match(line(index)) || (zip.is_match(line(index)) && near(lines, index, run));
+        if program && near(lines, index, prereq) && near(lines, index, action) {
             found.push((
                 "prerequisite-binary",
-                *at,
+                at(index),
                 "tells you to get and run a program before the skill works: the fake-prerequisite lure of the ClawHavoc campaign",
             ));
         }
-        if paste.is_match(line) && near(copy) && near(site) {
+    }
+    for &index in of(Trigger::Paste) {
+        if paste.is_match(line(index)) && near(lines, index, copy) && near(lines, index, site) {
             found.push((
                 "paste-from-site",
-                *at,
+                at(index),
                 "tells you to copy a command from a web page and paste it into a terminal: what runs is whatever the page shows that day",
             ));
         }

@@ -38,8 +38,22 @@ pub(super) const RULES: &[Rule] = &[
     },
     Rule {
         id: "decode-subst-shell",
+        // The substitution that runs: a decoder alone is common (decoding data), run it is not.
         keys: &[
-            "base64", "base32", "basenc", "xxd", "rev", "openssl", "gunzip", "zcat", "uudecode", "tr ",
+            "-c \"$(",
+            "-c '$(",
+            "-c $(",
+            "-c \"`",
+            "-c `",
+            "eval \"$(",
+            "eval $(",
+            "eval '$(",
+            "eval \"`",
+            "eval `",
+            "<<<",
+            "<(",
+            "exec \"$(",
+            "exec $(",
         ],
         class: Class::Obfuscation,
         level: Level::Critical,
@@ -53,7 +67,7 @@ pub(super) const RULES: &[Rule] = &[
     },
     Rule {
         id: "decode-here-shell",
-        keys: &["base64", "xxd", "<<<"],
+        keys: &["<<<"],
         class: Class::Obfuscation,
         level: Level::Critical,
         pattern: r#"(?i)\b(?:(?:ba|z|k|da)?sh|eval)\s+(?:-\w+\s+)*<<<\s*["']?[A-Za-z0-9+/=]{40,}"#,

@@ -13,7 +13,16 @@ const DO_NOT_FOLLOW: &str =
 pub(super) const RULES: &[Rule] = &[
     Rule {
         id: "archive-password",
-        keys: &["password", "passphrase", "passcode", "pass", "pwd"],
+        keys: &[
+            " pass",
+            "pwd",
+            "passphrase",
+            "passcode",
+            "infected",
+            "malware",
+            "virus",
+            "password-protected",
+        ],
         class: Class::Payload,
         level: Level::Critical,
         pattern: r#"(?i)\b(?:archive|zip|rar|7z|7-zip|download|installer|extraction|unpack(?:ing)?)\s+(?:password|passcode|passphrase|pass|pwd)\b|\b(?:password|passphrase|pass|pwd)\s*(?:is\s*)?[:=]?\s*["'`*]*(?:infected|malware|virus)\b|\b(?:extract|unpack|unzip|decompress|open|unlock)\w*\s+(?:it\s+|them\s+|the\s+(?:archive|zip|rar|file|folder|download|package)\s+)?(?:with|using)\s+(?:the\s+)?(?:password|passphrase|passcode|pass|pwd)\b|\bpassword[- ]protected\s+(?:archive|zip|rar|7z|7-zip)\b"#,
@@ -33,7 +42,15 @@ pub(super) const RULES: &[Rule] = &[
     },
     Rule {
         id: "fake-verification",
-        keys: &["verif", "activat", "human", "robot", "captcha", "unlock"],
+        keys: &[
+            "verification",
+            "activation",
+            "activate ",
+            "human",
+            "robot",
+            "captcha",
+            "unlock",
+        ],
         class: Class::Payload,
         level: Level::High,
         pattern: r"(?i)(?:\bverify\s+(?:that\s+)?you(?:'re|\s+are)\s+(?:a\s+)?human|\bhuman\s+verification|\b(?:i'?m|i\s+am)\s+not\s+a\s+robot|\bcaptcha|\b(?:complete|pass|finish)\s+(?:the\s+|a\s+)?(?:quick\s+|one-time\s+)?(?:verification|activation)|\bactivat(?:e|ion\s+of)\s+(?:the\s+|this\s+|your\s+)?(?:skill|plugin|extension|agent|helper|licen[cs]e)|\b(?:verification|activation|unlock)\s+(?:code|key|step|command|script|token))\b[^\n]{0,160}\b(?:run|paste|execute|download|install|open|type|enter|launch)\b|\b(?:run|paste|execute|download|install|open|launch)\b[^\n]{0,120}(?:\bto\s+(?:verify|activate|unlock)\s+(?:the\s+|this\s+|your\s+)?(?:skill|plugin|extension|agent|helper|licen[cs]e|account|access)|\bhuman\s+verification|\bcaptcha)\b",

@@ -46,7 +46,7 @@ static COMPILED: LazyLock<Option<Compiled>> = LazyLock::new(|| {
         .ok()?;
     let patterns = RULES
         .iter()
-        .map(|r| Regex::new(&format!("(?m){}", r.pattern)).ok())
+        .map(|r| super::flows::re(&format!("(?m){}", r.pattern)))
         .collect();
     Some(Compiled {
         keys,
