@@ -231,9 +231,10 @@ pub enum Command {
         /// its new content hash is recorded in skills-lock.json.
         #[arg(long, value_name = "NAME")]
         skill: Option<String>,
-        /// Trust the folder even when the audit finds something of high or critical severity in
-        /// its skills (without it, `agent trust` refuses and names the findings).
-        #[arg(long, conflicts_with = "skill")]
+        /// Trust the folder (or with --skill, the skill) even when the audit finds something of
+        /// high or critical severity in it (without it, `agent trust` refuses and names the
+        /// findings; with --skill on a terminal it asks).
+        #[arg(long)]
         force: bool,
     },
     /// MCP servers, a second source of tools beside skills: add, list, their tools, remove.

@@ -5,11 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::app::skills::gate::{self, Gate};
 use crate::config::{Dotenv, Environment, user_dotenv_path};
 use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustStore};
-use crate::exit::{AppError, ExitCode};
+use crate::exit::AppError;
+use crate::output::library::LibraryAsker;
 use crate::output::report::{Trusted, TrustedFolder};
-use crate::skills::audit::{Finding, Level, audit_keys};
+use crate::skills::audit::{Finding, audit_keys};
 use crate::support::skill_roots::{OTHER_AGENTS, other_agents, project_folders, project_roots};
 use crate::support::terminal_text::{MAX_NAMED, short_list, visible};
 use crate::ui::approve::ask_folder_trust;
@@ -154,46 +156,18 @@ fn audit_skills(a: &Assessment, all: bool) -> Vec<(String, Vec<Finding>)> {
     audit_keys(&a.folder, keys)
 }
 
-/// `agent trust` without `--force` refuses a folder whose skills have findings of high or
-/// critical severity: nobody was shown them before the decision.
-fn refuse_serious(folder: &Path, audit: &[(String, Vec<Finding>)]) -> Result<(), AppError> {
-    let serious: Vec<(&String, &Finding)> = audit
-        .iter()
-        .flat_map(|(k, fs)| fs.iter().map(move |f| (k, f)))
-        .filter(|(_, f)| f.severity >= Level::High)
-        .collect();
-    let Some(worst) = serious.iter().map(|(_, f)| f.severity).max() else {
-        return Ok(());
-    };
-    let shown: Vec<String> = serious
-        .iter()
-        .take(3)
-        .map(|(k, f)| {
-            format!(
-                "{} {} in {}/{}:{}",
-                f.severity.name(),
-                f.rule,
-                visible(k),
-                f.file.display(),
-                f.line
-            )
+/// The findings of `audit` (by skill key) as the gate sees them, each file named from the folder
+/// (`skills/x/run.sh`), so a refusal says where to look.
+fn from_folder(audit: Vec<(String, Vec<Finding>)>) -> Vec<Finding> {
+    audit
+        .into_iter()
+        .flat_map(|(key, findings)| {
+            findings.into_iter().map(move |f| Finding {
+                file: Path::new(&key).join(&f.file),
+                ..f
+            })
         })
-        .collect();
-    let code = if worst == Level::Critical {
-        ExitCode::AuditCritical
-    } else {
-        ExitCode::AuditFindings
-    };
-    Err(AppError::new(
-        code,
-        format!(
-            "{} was not trusted: the audit found {} finding(s) of high or critical severity in its skills ({}); read \
-             them with `agent skills audit DIR`, and trust it anyway only if you know why they are there, with --force",
-            visible(&folder.display().to_string()),
-            serious.len(),
-            shown.join("; ")
-        ),
-    ))
+        .collect()
 }
 
 /// Names for a one-line warning; "none readable" when a `.env` sets no key that could be read.
@@ -205,9 +179,9 @@ fn named(names: &[String]) -> String {
 }
 
 /// `agent trust [DIR]` (and the old `agent skills trust [DIR…]`): trust each folder as it is now,
-/// unless the audit finds something of high or critical severity in its skills and `force` is
-/// not set. Every folder is checked before any is trusted.
-pub fn trust_command(dirs: &[PathBuf], cwd: &Path, force: bool) -> Result<Trusted, AppError> {
+/// after the install gate's rule on the audit of its skills: findings of high or critical
+/// severity need a yes on a terminal, else `force`.
+pub fn trust_command(dirs: &[PathBuf], cwd: &Path, force: bool, asker: &dyn LibraryAsker) -> Result<Trusted, AppError> {
     let folders: Vec<PathBuf> = if dirs.is_empty() {
         vec![cwd.to_path_buf()]
     } else {
@@ -228,9 +202,9 @@ pub fn trust_command(dirs: &[PathBuf], cwd: &Path, force: bool) -> Result<Truste
         let trust = FolderTrust::open(&trusted_folder(&folder), state_of(dotenv.as_ref()), TrustStore::load())
             .covering(covered_roots(&folder, user.as_ref()));
         let assessment = trust.assess();
-        if !force {
-            refuse_serious(&folder, &audit_skills(&assessment, true))?;
-        }
+        let findings = from_folder(audit_skills(&assessment, true));
+        let label = folder.display().to_string();
+        gate::decide(Gate::Folder, &label, &findings, force, asker)?;
         trust.decide(&assessment, true).map_err(AppError::config)?;
         trusted.folders.push(TrustedFolder {
             trusted: trust.folder().to_path_buf(),

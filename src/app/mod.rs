@@ -69,7 +69,8 @@ pub async fn run(cli: Cli) -> i32 {
                     .into(),
             ));
         }
-        let result = folder_trust::trust_command(&dirs, &cwd, force).map(|trusted| {
+        let asker = front.library_asker(crate::ui::tty::interactive());
+        let result = folder_trust::trust_command(&dirs, &cwd, force, &asker).map(|trusted| {
             front.output.report(Report::Trusted(trusted));
             ExitCode::Answered
         });
@@ -178,8 +179,12 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
     match &run.cli.command {
         Some(Command::Skills { action, .. }) => skills::run(action, run).await,
         Some(Command::Sandbox { action, .. }) => Ok(sandbox::run(action, &run)),
-        Some(Command::Trust { skill: Some(name), .. }) => {
-            let report = skills::trust_installed(name, &run)?;
+        Some(Command::Trust {
+            skill: Some(name),
+            force,
+            ..
+        }) => {
+            let report = skills::trust_installed(name, *force, &run)?;
             run.front.output.report(Report::SkillTrusted(report));
             Ok(ExitCode::Answered)
         }

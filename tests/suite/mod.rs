@@ -34,6 +34,7 @@ mod secrets;
 mod session_export;
 mod sessions;
 mod skill_audit;
+mod skill_audit_trust;
 mod skill_cache;
 mod skill_eval;
 mod skill_fixtures;

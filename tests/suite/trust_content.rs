@@ -47,8 +47,11 @@ fn same_size_edit(path: &Path, from: &str, to: &str) {
     assert_eq!(std::fs::metadata(path).unwrap().len(), before);
 }
 
+/// `agent trust --force`: these folders hold what the audit cannot read (a symlink out of the
+/// skill folder, files past its 1 MB cap), which it reports as `not-audited` and the gate then
+/// refuses without a terminal; these tests are about what trust hashes, so they force it.
 fn trust(ws: &Workspace) {
-    let out = ws.bare_agent().arg("trust").output().unwrap();
+    let out = ws.bare_agent().args(["trust", "--force"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
 

@@ -1,7 +1,9 @@
 //! Installed skills under trust (SPEC §10): a skill that `agent skills add` installed may run
 //! commands only while its content hash is the one `skills-lock.json` records. Edited by hand (or
 //! changed in any other way) it is treated like an untrusted project skill: asked about on a
-//! terminal, refused without one, naming `agent trust --skill NAME`.
+//! terminal (unless the audit of the changed content finds something of high or critical
+//! severity: then only `agent trust --skill`, which shows the findings, can trust it), refused
+//! without one, naming `agent trust --skill NAME`.
 
 use super::ToolRunner;
 use crate::exec::trust::{Comparison, ManifestStore};
@@ -32,6 +34,20 @@ impl ToolRunner {
         );
         if !self.approver.can_ask() || matches!(comparison, Comparison::Unverifiable(_)) {
             return Some(refusal);
+        }
+        // The quick question here shows no findings: content the audit objects to is trusted only
+        // through `agent trust --skill`, which shows them (the install gate) before it records.
+        let dir = skill.dir.clone();
+        let objection = tokio::task::spawn_blocking(move || {
+            let audit = crate::skills::audit::audit_dir(&dir);
+            let worst = audit.at_least(crate::skills::audit::Level::High).next().cloned();
+            worst.map(|f| format!("{} {} in {}:{}", f.severity.name(), f.rule, f.file.display(), f.line))
+        })
+        .await
+        .ok()
+        .flatten();
+        if let Some(finding) = objection {
+            return Some(format!("{refusal}; the audit of the changed content found {finding}"));
         }
         let approver = self.approver.clone();
         let question = format!(

@@ -6,7 +6,7 @@ pub(super) mod audit;
 mod check;
 mod choose;
 mod eval;
-mod gate;
+pub(super) mod gate;
 mod library;
 mod new;
 mod outdated;
@@ -238,8 +238,10 @@ fn blocked_reason(skill: &Skill, trust: &FolderTrust, listing: &mut Listing) -> 
     ))
 }
 
-/// `agent trust --skill NAME`: record an installed skill's content as it is now in its lock file.
-pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted, AppError> {
+/// `agent trust --skill NAME`: record an installed skill's content as it is now in its lock file,
+/// after the install gate's audit of that content (findings of high or critical severity need a
+/// yes on a terminal, else `force`): trusting edited content is installing it again.
+pub(super) fn trust_installed(name: &str, force: bool, run: &Run<'_>) -> Result<SkillTrusted, AppError> {
     let discovery = discover_with(&run.config.skill_roots, &run.config.routing_scan());
     let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
         return Err(AppError::usage(format!(
@@ -254,6 +256,8 @@ pub(super) fn trust_installed(name: &str, run: &Run<'_>) -> Result<SkillTrusted,
         };
         return Err(AppError::usage(format!("{}: {why}", skill.dir.display())));
     };
+    let asker = run.front.library_asker(run.config.interactive);
+    gate::check_for(gate::Gate::Trust, &skill.dir, &skill.name, force, &asker)?;
     let hash = ManifestStore::load().record(&skill.dir);
     if let Some(why) = hash.strip_prefix(crate::exec::trust::UNVERIFIABLE) {
         return Err(AppError::config(format!(

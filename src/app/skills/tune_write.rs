@@ -1,5 +1,7 @@
 //! Writing a tuned description back: the `description:` of SKILL.md's frontmatter (its other
-//! lines untouched), else `skill.json`'s `description`.
+//! lines untouched), else `skill.json`'s `description`. The file written must be inside the skill
+//! folder once symlinks are resolved (a SKILL.md linking to `~/.bashrc` must not make the tuner
+//! write there), and it is replaced atomically, so a crash leaves the old file or the new one.
 
 use std::path::{Path, PathBuf};
 
@@ -10,12 +12,14 @@ use crate::exit::AppError;
 /// Put `description` into the skill whose SKILL.md is `skill_file` (in `dir`); the file written.
 pub fn write_description(skill_file: &Path, dir: &Path, description: &str) -> Result<PathBuf, AppError> {
     let cannot = |path: &Path, e: String| AppError::config(format!("cannot write {}: {e}", path.display()));
-    let text = std::fs::read_to_string(skill_file).map_err(|e| cannot(skill_file, e.to_string()))?;
+    let target = inside(skill_file, dir).map_err(|e| cannot(skill_file, e))?;
+    let text = std::fs::read_to_string(&target).map_err(|e| cannot(skill_file, e.to_string()))?;
     if let Some(new) = with_front_description(&text, description) {
-        std::fs::write(skill_file, new).map_err(|e| cannot(skill_file, e.to_string()))?;
+        replace(&target, new.as_bytes()).map_err(|e| cannot(skill_file, e.to_string()))?;
         return Ok(skill_file.to_path_buf());
     }
     let manifest = dir.join("skill.json");
+    let manifest_target = inside(&manifest, dir).map_err(|e| cannot(&manifest, e))?;
     let mut json: Value = std::fs::read_to_string(&manifest)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
@@ -30,8 +34,37 @@ pub fn write_description(skill_file: &Path, dir: &Path, description: &str) -> Re
     };
     map.insert("description".into(), Value::String(description.to_string()));
     let text = serde_json::to_string_pretty(&json).map_err(|e| cannot(&manifest, e.to_string()))?;
-    std::fs::write(&manifest, text + "\n").map_err(|e| cannot(&manifest, e.to_string()))?;
+    replace(&manifest_target, (text + "\n").as_bytes()).map_err(|e| cannot(&manifest, e.to_string()))?;
     Ok(manifest)
+}
+
+/// `file` resolved through symlinks, when that is a regular file inside the skill folder `dir`
+/// (itself resolved); else why not.
+fn inside(file: &Path, dir: &Path) -> Result<PathBuf, String> {
+    let root = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
+    let target = std::fs::canonicalize(file).map_err(|e| e.to_string())?;
+    if !target.starts_with(&root) {
+        return Err(format!(
+            "it resolves to {}, outside the skill folder; the tuner writes only inside it",
+            target.display()
+        ));
+    }
+    if !target.is_file() {
+        return Err("it is not a regular file".to_string());
+    }
+    Ok(target)
+}
+
+/// Replace `target` with `bytes` atomically: a temporary file beside it, renamed over it.
+fn replace(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let parent = target.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
+    tmp.write_all(bytes)?;
+    if let Ok(meta) = std::fs::metadata(target) {
+        tmp.as_file().set_permissions(meta.permissions())?;
+    }
+    tmp.persist(target).map(drop).map_err(|e| e.error)
 }
 
 /// `text` with its frontmatter's `description` (and the lines that continue it) replaced by one
@@ -103,5 +136,35 @@ mod tests {
         assert_eq!(json["description"], "Current weather for a city.");
         std::fs::remove_file(dir.path().join("skill.json")).unwrap();
         assert!(write_description(&skill, dir.path(), "x").is_err());
+    }
+
+    #[test]
+    fn a_skill_file_linking_out_of_the_folder_is_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("bashrc");
+        std::fs::write(&outside, "---\nname: x\ndescription: old\n---\n").unwrap();
+        let skill = dir.path().join("skill");
+        std::fs::create_dir(&skill).unwrap();
+        std::os::unix::fs::symlink(&outside, skill.join("SKILL.md")).unwrap();
+        let err = write_description(&skill.join("SKILL.md"), &skill, "New.").unwrap_err();
+        assert!(err.message.contains("outside the skill folder"), "{}", err.message);
+        assert!(std::fs::read_to_string(&outside).unwrap().contains("old"));
+
+        // A link inside the folder is followed, and stays a link.
+        std::fs::remove_file(skill.join("SKILL.md")).unwrap();
+        std::fs::write(skill.join("real.md"), "---\nname: x\ndescription: old\n---\n").unwrap();
+        std::os::unix::fs::symlink("real.md", skill.join("SKILL.md")).unwrap();
+        write_description(&skill.join("SKILL.md"), &skill, "New.").unwrap();
+        assert!(
+            std::fs::read_to_string(skill.join("real.md"))
+                .unwrap()
+                .contains("\"New.\"")
+        );
+        assert!(
+            std::fs::symlink_metadata(skill.join("SKILL.md"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
     }
 }

@@ -14,7 +14,10 @@ use super::{Class, Finding, Level};
 pub enum BinaryKind {
     Executable(&'static str),
     Archive(&'static str),
-    /// Some other binary (an image, a font, a database).
+    /// A known data format (an image, a PDF, a font, a database): nothing a shell runs.
+    Media,
+    /// Some other binary: its printable runs are scanned like text, since a NUL byte is all it
+    /// takes to make a script or markdown file "binary".
     Other,
 }
 
@@ -31,6 +34,16 @@ pub fn binary_kind(bytes: &[u8]) -> Option<BinaryKind> {
         (b"PK\x03\x04", BinaryKind::Archive("zip")),
         (b"7z\xbc\xaf\x27\x1c", BinaryKind::Archive("7z")),
         (b"Rar!\x1a\x07", BinaryKind::Archive("rar")),
+        (b"\x89PNG\r\n\x1a\n", BinaryKind::Media),
+        (b"\xff\xd8\xff", BinaryKind::Media),
+        (b"GIF8", BinaryKind::Media),
+        (b"%PDF-", BinaryKind::Media),
+        (b"wOFF", BinaryKind::Media),
+        (b"wOF2", BinaryKind::Media),
+        (b"\x00\x01\x00\x00\x00", BinaryKind::Media),
+        (b"OTTO", BinaryKind::Media),
+        (b"SQLite format 3\x00", BinaryKind::Media),
+        (b"\x00\x00\x01\x00", BinaryKind::Media),
     ];
     if let Some((_, kind)) = magic.iter().find(|(m, _)| bytes.starts_with(m)) {
         // "MZ" also starts text files; a PE has its header offset within the file.
@@ -50,10 +63,42 @@ fn looks_like_pe(bytes: &[u8]) -> bool {
     bytes.get(at..at + 4) == Some(b"PE\0\0")
 }
 
-/// A NUL byte in the first 8 KiB marks a binary file.
+/// A NUL byte in the first 8 KiB marks a binary file; RIFF (WebP, WAV) and the ISO media
+/// boxes (MP4, HEIC) are data.
 fn text_or_other(bytes: &[u8]) -> Option<BinaryKind> {
     let head = &bytes[..bytes.len().min(8192)];
-    memchr::memchr(0, head).map(|_| BinaryKind::Other)
+    memchr::memchr(0, head)?;
+    let media = bytes.starts_with(b"RIFF") || bytes.get(4..8) == Some(b"ftyp");
+    Some(if media { BinaryKind::Media } else { BinaryKind::Other })
+}
+
+/// Whether a file of `kind` has its content scanned by the text rules (text, or an unknown
+/// binary's printable runs), so reading only part of it leaves something unaudited.
+pub fn is_scanned(kind: Option<BinaryKind>) -> bool {
+    matches!(kind, None | Some(BinaryKind::Other))
+}
+
+/// The text the rules read of a file of `kind`: all of it for text; for an unknown binary its
+/// printable runs (every other byte a line break, so a run is never glued to the next); nothing
+/// for executables, archives and media.
+pub fn text_of(bytes: &[u8], kind: Option<BinaryKind>) -> Option<String> {
+    match kind {
+        None => Some(String::from_utf8_lossy(bytes).into_owned()),
+        Some(BinaryKind::Other) => {
+            let printable: Vec<u8> = bytes
+                .iter()
+                .map(|&b| {
+                    if b >= 0x20 || b == b'\t' || b == b'\n' {
+                        b
+                    } else {
+                        b'\n'
+                    }
+                })
+                .collect();
+            Some(String::from_utf8_lossy(&printable).into_owned())
+        }
+        Some(_) => None,
+    }
 }
 
 /// Whether a zip's first entry is encrypted (general-purpose flag bit 0).
@@ -113,6 +158,6 @@ pub fn check_binary(rel: &Path, bytes: &[u8], kind: BinaryKind, data: &Indicator
             "an archive's content is not audited",
             "unpack it somewhere harmless and audit what it holds",
         ),
-        BinaryKind::Other => {}
+        BinaryKind::Media | BinaryKind::Other => {}
     }
 }

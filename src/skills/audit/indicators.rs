@@ -119,9 +119,24 @@ impl Indicators {
         hits
     }
 
-    /// Whether `text` names a vendor's install host.
-    pub fn names_installer(&self, text: &str) -> bool {
-        self.hosts_in(text).iter().any(|h| h.kind == HostKind::Installer)
+    /// Whether a URL of `host` (lowercase, no userinfo or port) and `path` is a vendor's install
+    /// script: the host equal to a listed one or a true subdomain of it (`x.get.docker.com`, never
+    /// `get.docker.com.evil.net`); an entry with a path (`ollama.com/install.sh`) needs that host
+    /// exactly and a path starting with its own.
+    pub fn is_installer_url(&self, host: &str, path: &str) -> bool {
+        self.hosts
+            .iter()
+            .filter(|(_, k)| *k == HostKind::Installer)
+            .any(|(entry, _)| match entry.split_once('/') {
+                Some((entry_host, entry_path)) => {
+                    host == entry_host
+                        && path
+                            .to_ascii_lowercase()
+                            .trim_start_matches('/')
+                            .starts_with(entry_path)
+                }
+                None => host == entry || host.strip_suffix(entry.as_str()).is_some_and(|p| p.ends_with('.')),
+            })
     }
 }
 

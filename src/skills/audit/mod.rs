@@ -12,10 +12,14 @@
 pub mod digest;
 mod evidence;
 mod files;
+mod flows;
 mod hidden;
 pub mod indicators;
 mod meta;
+mod refine;
 mod rules;
+mod rules_exec;
+mod rules_lure;
 mod scan;
 pub mod signature;
 mod walk;
@@ -30,7 +34,7 @@ pub fn rules_version() -> String {
 }
 
 /// Bumped whenever a rule is added, removed or changes severity.
-const RULES_CODE_VERSION: &str = "1";
+const RULES_CODE_VERSION: &str = "2";
 
 /// How much a finding matters; the gate refuses on `Critical` and asks on `High`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -211,7 +215,8 @@ pub struct Audit {
     pub dir: PathBuf,
     /// Files read.
     pub files: usize,
-    /// Files too large or too many to read whole (their first bytes were still read).
+    /// Files too large or too many to read whole (their first bytes were still read); each is
+    /// also a `not-audited` finding.
     pub partial: usize,
     /// Findings, worst first, then by file and line.
     pub findings: Vec<Finding>,
@@ -235,31 +240,44 @@ impl Audit {
 }
 
 /// Audit the skill folder `dir`: every regular file below it (`.git` skipped, symlinks not
-/// followed), read up to a cap. Never fails: an unreadable file is skipped.
+/// followed), read up to a cap. Never fails, and never passes over anything in silence: what
+/// could not be read whole (too large, unreadable, a pipe or device, a link out of the folder,
+/// left out by the caps) is a `not-audited` finding of high severity, so no gate takes it for
+/// clean.
 pub fn audit_dir(dir: &Path) -> Audit {
     let data = indicators::get();
     let listing = walk::files(dir);
     let mut findings = Vec::new();
     let mut partial = listing.skipped;
+    if listing.skipped > 0 {
+        let why = format!("{} more file(s) or folder(s) past the audit's caps", listing.skipped);
+        findings.push(not_audited(Path::new("."), why));
+    }
+    for (rel, why) in &listing.unread {
+        findings.push(not_audited(rel, why.clone()));
+    }
     for file in &listing.files {
-        let Ok(read) = crate::support::fs::read_regular(&file.path, walk::MAX_FILE_BYTES) else {
-            continue;
-        };
-        if read.truncated() {
-            partial += 1;
-        }
-        let before = findings.len();
-        if let Some(kind) = files::binary_kind(&read.bytes) {
-            files::check_binary(&file.rel, &read.bytes, kind, data, &mut findings);
-        } else {
-            let text = String::from_utf8_lossy(&read.bytes);
-            scan::scan(&file.rel, &text, data, &mut findings);
-            hidden::scan(&file.rel, &text, &mut findings);
-            if walk::is_skill_file(&file.rel) {
-                meta::scan(dir, &text, data, &mut findings);
+        let read = match crate::support::fs::read_regular(&file.path, walk::MAX_FILE_BYTES) {
+            Ok(read) => read,
+            Err(e) => {
+                findings.push(not_audited(&file.rel, format!("it cannot be read ({e})")));
+                continue;
             }
+        };
+        let before = findings.len();
+        let kind = files::binary_kind(&read.bytes);
+        if let Some(kind) = kind {
+            files::check_binary(&file.rel, &read.bytes, kind, data, &mut findings);
+        }
+        if let Some(text) = files::text_of(&read.bytes, kind) {
+            scan_text(dir, &file.rel, &text, data, &mut findings);
         }
         cap_per_file(&mut findings, before);
+        if read.truncated() && files::is_scanned(kind) {
+            partial += 1;
+            let why = format!("only its first {} bytes of {} were read", read.bytes.len(), read.size);
+            findings.push(not_audited(&file.rel, why));
+        }
     }
     findings.sort_by(|a, b| {
         b.severity
@@ -273,6 +291,41 @@ pub fn audit_dir(dir: &Path) -> Audit {
         partial,
         findings,
     }
+}
+
+/// Every text rule over `text`, the content (or printable runs) of `rel`.
+fn scan_text(dir: &Path, rel: &Path, text: &str, data: &indicators::Indicators, findings: &mut Vec<Finding>) {
+    scan::scan(rel, text, data, findings);
+    flows::scan(rel, text, data, findings);
+    hidden::scan(rel, text, findings);
+    if walk::is_skill_file(rel) {
+        meta::scan(dir, text, data, findings);
+    }
+}
+
+/// The finding for something of the folder the audit did not read in full.
+fn not_audited(rel: &Path, why: String) -> Finding {
+    Finding {
+        rule: "not-audited".to_string(),
+        class: Class::Payload,
+        severity: Level::High,
+        file: rel.to_path_buf(),
+        line: 0,
+        evidence: evidence::clean(&why, 0),
+        why: format!("not audited: {why}; what it holds is unknown, so the skill cannot be called clean"),
+        advice: "look at it yourself, or remove it, before trusting the skill".to_string(),
+    }
+}
+
+/// The text rules over a piece of text that is not a file of a folder (a description proposed
+/// by `skills tune`, before it is written into SKILL.md): every finding, `file` set to `name`.
+pub fn audit_text(name: &str, text: &str) -> Vec<Finding> {
+    let data = indicators::get();
+    let mut findings = Vec::new();
+    scan::scan(Path::new(name), text, data, &mut findings);
+    flows::scan(Path::new(name), text, data, &mut findings);
+    hidden::scan(Path::new(name), text, &mut findings);
+    findings
 }
 
 /// The findings of medium severity or worse in the skill folders `keys` of `folder` (project
@@ -305,3 +358,7 @@ fn cap_per_file(findings: &mut Vec<Finding>, before: usize) {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_benign;
+#[cfg(test)]
+mod tests_classes;

@@ -3,8 +3,11 @@
 //! written as "Prerequisites" for a person or the model to paste, not as code. Each rule names
 //! keywords; [`super::scan`] tries a rule's pattern only on lines holding one of them.
 
-use super::indicators::{HostKind, Indicators};
+use std::sync::LazyLock;
+
+use super::indicators::Indicators;
 use super::{Class, Level};
+use super::{refine, rules_exec, rules_lure};
 
 /// A refinement of a match: the severity it really has, or `None` to drop it.
 pub(super) type Refine = fn(matched: &str, line: &str, data: &Indicators, level: Level) -> Option<Level>;
@@ -31,7 +34,7 @@ const READ_THE_CODE: &str = "read what the code does with it; do not install unl
 /// Shells and interpreters a download is piped into.
 macro_rules! interp {
     () => {
-        r"(?:sudo\s+(?:-\S+\s+)*)?(?:/usr/bin/env\s+|/bin/)?(?:ba|z|k|da|fi)?sh|python[0-9.]*|perl|ruby|node|php"
+        r#"(?:sudo\s+(?:-\S+\s+)*)?(?:/usr/bin/env\s+|/bin/|/usr/bin/)?(?:(?:ba|z|k|da|fi|tc|c)?sh|python[0-9.]*|perl|ruby|node|php|deno|bun)|["']?\$\{?[A-Za-z_]\w*(?::?[-=][^}\s|]*)?\}?["']?"#
     };
 }
 
@@ -41,34 +44,58 @@ pub(super) const RULES: &[Rule] = &[
         keys: &["curl", "wget"],
         class: Class::DownloadExecute,
         level: Level::Critical,
-        pattern: concat!(r"(?i)\b(?:curl|wget|fetch)\b[^\n|]{0,300}\|\s*(?:", interp!(), r")\b"),
+        pattern: concat!(
+            r"(?i)\b(?:curl|wget|fetch)\b[^\n|]{0,300}\|\s*(?:",
+            interp!(),
+            r")(?:$|[^\w.-])"
+        ),
         why: "downloads code and runs it at once: what runs is whatever the server sends that day, unseen",
         advice: RUN_IT_YOURSELF,
-        refine: Some(piped_code_only),
+        refine: Some(refine::piped_code_only),
     },
     Rule {
         id: "download-subst-shell",
         keys: &["curl", "wget"],
         class: Class::DownloadExecute,
         level: Level::Critical,
-        pattern: r#"(?i)(?:\b(?:ba|z)?sh\s+(?:-c\s+)?["']?(?:<\(|\$\()|\beval\s+["']?\$\(|\bsource\s+<\(|\.\s+<\()\s*(?:curl|wget)\b"#,
+        pattern: r#"(?i)(?:\b(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)\s+(?:-\w+\s+)*["']?(?:<\(|\$\(|`)|\beval\s+["']?(?:\$\(|`)|\b(?:source|\.)\s+<\()\s*(?:\S+=\S+\s+)?(?:curl|wget)\b"#,
         why: "runs downloaded code through a substitution: the same as curl | sh, harder to spot",
         advice: RUN_IT_YOURSELF,
-        refine: Some(installer_is_medium),
+        refine: Some(refine::installer_is_medium),
     },
     Rule {
         id: "decode-pipe-shell",
-        keys: &["base64"],
+        keys: &[
+            "base64",
+            "base32",
+            "basenc",
+            "xxd",
+            "| rev",
+            "|rev",
+            "openssl",
+            "gunzip",
+            "zcat",
+            "uudecode",
+            "bunzip2",
+            "xz -d",
+            "tr '",
+            "tr \"",
+            "tr a-z",
+            "tr n-z",
+            "tr [",
+            "printf '\\",
+            "printf \"\\",
+        ],
         class: Class::DownloadExecute,
         level: Level::Critical,
         pattern: concat!(
-            r"(?i)base64\s+(?:-d|--decode|-D)\b[^\n]{0,200}\|\s*(?:",
+            r"(?i)(?:\bbase(?:64|32|nc)\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b|\bxxd\s+(?:-\w+\s+)*-r|\brev\b|\bopenssl\s+(?:base64|enc)\b[^\n|]{0,60}\s-d\b|\b(?:gunzip|zcat|uudecode|bunzip2|xz\s+-d)\b|\btr\s+['\x22]?(?:a-z|A-Z|n-z|N-Z|\[a-z)|\bprintf\s+['\x22]?(?:\\x[0-9a-f]{2}|\\[0-7]{3}))[^\n]{0,200}\|\s*(?:",
             interp!(),
-            r")\b"
+            r")(?:$|[^\w.-])"
         ),
         why: "decodes hidden text and runs it: the classic one-liner of fake prerequisites",
         advice: "decode it without running it to see what it is; do not install the skill",
-        refine: None,
+        refine: Some(refine::piped_code_only),
     },
     Rule {
         id: "powershell-download-exec",
@@ -78,7 +105,7 @@ pub(super) const RULES: &[Rule] = &[
         pattern: r"(?i)\b(?:iex|invoke-expression)\b[^\n]{0,200}(?:downloadstring|\biwr\b|invoke-webrequest|\birm\b|invoke-restmethod|net\.webclient)|(?:downloadstring|\biwr\b|invoke-webrequest|\birm\b|invoke-restmethod)[^\n]{0,300}\|\s*(?:iex|invoke-expression)\b",
         why: "PowerShell downloads a script and runs it in memory",
         advice: RUN_IT_YOURSELF,
-        refine: Some(installer_is_medium),
+        refine: Some(refine::installer_is_medium),
     },
     Rule {
         id: "powershell-encoded",
@@ -98,7 +125,7 @@ pub(super) const RULES: &[Rule] = &[
         pattern: r"(?i)\b(?:curl|wget)\b[^\n]{0,300}(?:&&|;)\s*(?:sudo\s+)?chmod\s+(?:[ugoa]*\+x|[0-7]{3,4})\b",
         why: "downloads a file and makes it executable: a program nobody reviewed",
         advice: RUN_IT_YOURSELF,
-        refine: Some(installer_is_medium),
+        refine: Some(refine::installer_is_medium),
     },
     Rule {
         id: "quarantine-removal",
@@ -108,7 +135,7 @@ pub(super) const RULES: &[Rule] = &[
         pattern: r"(?i)\bxattr\s+(?:-\w+\s+)*-[cd]\b[^\n]{0,40}(?:com\.apple\.quarantine)?|\bspctl\s+--master-disable",
         why: "removes macOS's download quarantine so Gatekeeper does not check the program (a step of the AMOS lures)",
         advice: "do not run it; a legitimate tool is signed and needs no such step",
-        refine: Some(quarantine_only),
+        refine: Some(refine::quarantine_only),
     },
     Rule {
         id: "password-archive",
@@ -141,7 +168,7 @@ pub(super) const RULES: &[Rule] = &[
         pattern: r#"(?i)\b(?:https?|ftp)://[^\s"'<>)\]]+\.(?:exe|msi|scr|bat|cmd|vbs|ps1|dmg|pkg|apk|jar|appimage)\b"#,
         why: "links a program to download and run outside any package manager",
         advice: "get the program from its vendor yourself, or not at all",
-        refine: Some(installer_is_medium),
+        refine: Some(refine::installer_is_medium),
     },
     Rule {
         id: "raw-ip-url",
@@ -153,7 +180,7 @@ pub(super) const RULES: &[Rule] = &[
         pattern: r"(?i)\b(?:https?|ftp|wss?|tcp)://(?:\d{1,3}\.){3}\d{1,3}\b",
         why: "a URL with a bare IP address has no name to check and is typical of payload servers",
         advice: "find out whose address it is before anything is fetched from it",
-        refine: Some(public_ip_only),
+        refine: Some(refine::public_ip_only),
     },
     Rule {
         id: "ssh-private-key",
@@ -228,7 +255,7 @@ pub(super) const RULES: &[Rule] = &[
         id: "env-file-read",
         keys: &[".env"],
         class: Class::Credentials,
-        level: Level::Medium,
+        level: Level::Low,
         pattern: r#"(?i)\b(?:cat|type|less|head|tail|source|open|read_text|readfilesync|readfile|load_dotenv)\b[\s(\x22'~/$A-Za-z{}_.]{0,40}\.env\b"#,
         why: "reads a .env file, where API keys usually live",
         advice: "make sure only the keys the skill documents are used, and nothing is sent elsewhere",
@@ -320,7 +347,7 @@ pub(super) const RULES: &[Rule] = &[
         pattern: r#"(?i)>>?\s*["']?(?:~|\$home|\$\{home\})/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv|zlogin)\b"#,
         why: "writes into a shell startup file: code that runs in every new terminal",
         advice: "add such lines yourself if you want them; a skill should not",
-        refine: Some(plain_export_is_medium),
+        refine: Some(refine::plain_export_is_low),
     },
     Rule {
         id: "authorized-keys",
@@ -345,10 +372,16 @@ pub(super) const RULES: &[Rule] = &[
             "codecs.decode",
             "zlib.decompress",
             "marshal.loads",
+            "b32decode",
+            "a85decode",
+            "b85decode",
+            "buffer.from",
+            "rot13",
+            "rot_13",
         ],
         class: Class::Obfuscation,
-        level: Level::High,
-        pattern: r#"(?i)\b(?:eval|exec|execute|invoke-expression|iex|new\s+function)\s*\(?[^\n]{0,40}(?:b64decode|base64\.(?:b64)?decode|atob\(|frombase64string|decodebytes|bytes\.fromhex|unhexlify|codecs\.decode|zlib\.decompress|marshal\.loads|buffer\.from\([^)]{0,200}['"](?:base64|hex)['"])"#,
+        level: Level::Critical,
+        pattern: r#"(?i)(?:\b(?:eval|exec|execute|invoke-expression|iex|new\s+function|os\.system|os\.popen|os\.exec\w*|subprocess\.\w+|commands\.getoutput|pty\.spawn|execsync|execfilesync|child_process\.\w+|vm\.runin\w+|settimeout|setinterval)|(?-i:\bFunction))\s*\(?[^\n]{0,60}(?:b64decode|b32decode|a85decode|b85decode|base64\.(?:b64)?decode|atob\(|frombase64string|decodebytes|bytes\.fromhex|unhexlify|codecs\.decode|zlib\.decompress|marshal\.loads|buffer\.from\([^)]{0,200}['"](?:base64|hex)['"]|['"]rot[_-]?13['"])"#,
         why: "decodes hidden code and runs it, so nobody reads what it does",
         advice: "decode it without running it; do not install unless you can read all of it",
         refine: None,
@@ -381,7 +414,7 @@ pub(super) const RULES: &[Rule] = &[
         pattern: r"[A-Za-z0-9+/]{400,}={0,2}",
         why: "a long encoded blob in a skill is code or data nobody can read",
         advice: "decode it without running it to see what it is",
-        refine: Some(not_data_uri),
+        refine: Some(refine::not_data_uri),
     },
     Rule {
         id: "override-instructions",
@@ -407,10 +440,32 @@ pub(super) const RULES: &[Rule] = &[
     },
     Rule {
         id: "skip-confirmation",
-        keys: &["always", "automatically", "dangerously", "--yolo", "without"],
+        keys: &[
+            "always",
+            "automatically",
+            "dangerously",
+            "--yolo",
+            "without",
+            "never ask",
+            "never prompt",
+            "not ask",
+            "not prompt",
+            "n't ask",
+            "n't prompt",
+            "need to ask",
+            "skip the",
+            "skip all",
+            "skip any",
+            "skip user",
+            "skip confirm",
+            "skip approv",
+            "skip permission",
+            "auto-approve",
+            "autoapprove",
+        ],
         class: Class::Injection,
         level: Level::Medium,
-        pattern: r"(?i)\b(?:always|automatically)\s+(?:run|use|pass|add|answer)\b[^\n]{0,40}(?:--yes\b|\s-y\b|--force\b|--no-confirm\b|\byes\b to)|--dangerously-skip-permissions|--yolo\b|without\s+(?:asking|confirmation|confirming)\s+(?:the\s+)?user",
+        pattern: r"(?i)\b(?:always|automatically)\s+(?:run|use|pass|add|answer)\b[^\n]{0,40}(?:--yes\b|\s-y\b|--force\b|--no-confirm\b|\byes\b to)|--dangerously-skip-permissions|--yolo\b|without\s+(?:asking|confirmation|confirming)\s+(?:the\s+)?user|\b(?:never|do\s+not|don't|no\s+need\s+to)\s+(?:ask|prompt|check\s+with)\s+(?:the\s+)?(?:user\s+)?(?:for\s+)?(?:confirmation|permission|approval|consent)|\bskip\s+(?:the\s+|any\s+|all\s+)?(?:user\s+)?(?:confirmations?|approvals?|permission\s+(?:checks?|prompts?))\b|\bauto-?approve\s+(?:all|every|any)\b",
         why: "tells the agent to skip the user's confirmation",
         advice: "keep approvals on (`--approve ask`) for this skill",
         refine: None,
@@ -438,67 +493,13 @@ pub(super) const RULES: &[Rule] = &[
     },
 ];
 
-/// `curl URL | python3 -c '…'` (or `-m json.tool`, `node -e`) hands the interpreter its program
-/// in the arguments and the download as data: the common way to read a JSON answer, not code from
-/// the server. Everything else piped into a shell or interpreter stays, at its refined severity.
-fn piped_code_only(matched: &str, line: &str, data: &Indicators, level: Level) -> Option<Level> {
-    let after = line.find(matched).map_or("", |at| &line[at + matched.len()..]);
-    let interpreter = ["python", "perl", "ruby", "node", "php"]
-        .iter()
-        .any(|i| matched.to_ascii_lowercase().contains(i));
-    let program_in_args = after.trim_start().starts_with("-c")
-        || after.trim_start().starts_with("-m")
-        || after.trim_start().starts_with("-e");
-    if interpreter && program_in_args {
-        return None;
-    }
-    installer_is_medium(matched, line, data, level)
-}
-
-/// `curl … | sh` from a vendor's documented install host is common in honest skills: medium.
-fn installer_is_medium(_matched: &str, line: &str, data: &Indicators, level: Level) -> Option<Level> {
-    let campaign = data.hosts_in(line).iter().any(|h| h.kind == HostKind::Campaign);
-    if !campaign && data.names_installer(line) {
-        Some(Level::Medium)
-    } else {
-        Some(level)
-    }
-}
-
-/// `echo 'export API_KEY=…' >> ~/.bashrc` is how setup guides keep a setting: medium. Anything
-/// else appended to a startup file (a download, a background job) stays high.
-fn plain_export_is_medium(_matched: &str, line: &str, _data: &Indicators, level: Level) -> Option<Level> {
-    let lower = line.to_ascii_lowercase();
-    let plain = lower.contains("export ") || lower.contains("path=");
-    let active = ["curl", "wget", "base64", "nohup", "&&", "| sh", "|sh", "eval", "nc "]
-        .iter()
-        .any(|w| lower.contains(w));
-    Some(if plain && !active { Level::Medium } else { level })
-}
-
-/// `xattr -c` on anything is common; only the quarantine attribute or `-c` of an app matters.
-fn quarantine_only(matched: &str, line: &str, _data: &Indicators, level: Level) -> Option<Level> {
-    let lower = line.to_ascii_lowercase();
-    (matched.to_ascii_lowercase().contains("spctl") || lower.contains("quarantine") || lower.contains(".app"))
-        .then_some(level)
-}
-
-/// Loopback, private and link-local addresses are local services, not payload servers.
-fn public_ip_only(matched: &str, _line: &str, _data: &Indicators, level: Level) -> Option<Level> {
-    let host = matched.rsplit("//").next().unwrap_or("");
-    let ip: std::net::Ipv4Addr = host.parse().ok()?;
-    let local = ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified() || ip.is_broadcast();
-    (!local).then_some(level)
-}
-
-/// `data:image/png;base64,…` is an embedded picture, not a payload.
-fn not_data_uri(_matched: &str, line: &str, _data: &Indicators, level: Level) -> Option<Level> {
-    let lower = line.to_ascii_lowercase();
-    (!lower.contains("data:image/") && !lower.contains("data:font/") && !lower.contains(";base64,")).then_some(level)
-}
+/// Every text rule: this table, the download-and-execute forms of [`rules_exec`] and the
+/// social-engineering lures of [`rules_lure`], compiled in this order.
+pub(super) static ALL: LazyLock<Vec<&'static Rule>> =
+    LazyLock::new(|| RULES.iter().chain(rules_exec::RULES).chain(rules_lure::RULES).collect());
 
 /// The ids of every text rule, for tests.
 #[cfg(test)]
 pub fn ids() -> Vec<&'static str> {
-    RULES.iter().map(|r| r.id).collect()
+    ALL.iter().map(|r| r.id).collect()
 }

@@ -10,7 +10,7 @@ use regex::Regex;
 
 use super::evidence;
 use super::indicators::{HostKind, Indicators};
-use super::rules::RULES;
+use super::rules::ALL as RULES;
 use super::{Class, Finding, Level};
 
 /// The rules compiled once: one keyword automaton over every rule's keys, and each rule's
@@ -46,7 +46,7 @@ static COMPILED: LazyLock<Option<Compiled>> = LazyLock::new(|| {
         .ok()?;
     let patterns = RULES
         .iter()
-        .map(|r| Regex::new(&format!("(?m){}", r.pattern)).ok())
+        .map(|r| super::flows::re(&format!("(?m){}", r.pattern)))
         .collect();
     Some(Compiled {
         keys,
@@ -64,11 +64,16 @@ const LONG_LINE: usize = 400;
 const REACH: usize = 1024;
 
 /// Run the text rules over `text`, the content of `rel`, plus the host indicators.
-pub fn scan(rel: &Path, text: &str, data: &Indicators, findings: &mut Vec<Finding>) {
-    hosts(rel, text, data, findings);
+pub fn scan(rel: &Path, original: &str, data: &Indicators, findings: &mut Vec<Finding>) {
+    hosts(rel, original, data, findings);
     let Some(compiled) = COMPILED.as_ref() else {
         return;
     };
+    // A command split over lines with `\` continuations is one command: the patterns see it
+    // joined (same byte offsets), the line numbers come from the original, so the first line of
+    // the command is the one reported.
+    let joined = join_continuations(original);
+    let text = joined.as_str();
     for (rule_index, start, end) in candidates(compiled, text) {
         let (Some(rule), Some(Some(re))) = (RULES.get(rule_index), compiled.patterns.get(rule_index)) else {
             continue;
@@ -82,7 +87,7 @@ pub fn scan(rel: &Path, text: &str, data: &Indicators, findings: &mut Vec<Findin
                 None => Some(rule.level),
             };
             let Some(level) = level else { continue };
-            let line_no = evidence::line_of(text, at);
+            let line_no = evidence::line_of(original, at);
             let same = |f: &Finding| f.rule == rule.id && f.file == rel;
             let reported = findings.iter().filter(|f| same(f)).count();
             if reported >= MAX_PER_RULE {
@@ -103,6 +108,12 @@ pub fn scan(rel: &Path, text: &str, data: &Indicators, findings: &mut Vec<Findin
             });
         }
     }
+}
+
+/// `text` with every backslash-newline (`\\\n`, `\\\r\n`) replaced by as many spaces, so offsets
+/// and lengths stay those of the original.
+pub(super) fn join_continuations(text: &str) -> String {
+    text.replace("\\\r\n", "   ").replace("\\\n", "  ")
 }
 
 /// (rule, region start, region end) to try, in rule order then text order, each once: the line

