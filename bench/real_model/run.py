@@ -164,6 +164,16 @@ def agent_env(home, work, port, extra=None):
     return env
 
 
+def skill_args(skills_dir, bundled):
+    """`--skills-dir` for the bench's skills. A run that names a skill folder leaves the skills built
+    into the binary out, so with `bundled` the checkout's skills/ (their source) is named too: the
+    catalog a user has who added the bench's skills to the bundled ones."""
+    args = ["--skills-dir", skills_dir]
+    if bundled:
+        args += ["--skills-dir", os.path.join(ROOT, "skills")]
+    return args
+
+
 def run_agent(agent, args, env, cwd, timeout):
     start = time.time()
     try:
@@ -303,7 +313,7 @@ def chat_cache(agent, server, tmp_root, timeout):
     env = agent_env(home, work, server.port)
     turns = []
     for i, request in enumerate(CHAT):
-        args = ["--json", "--once", request, "--approve", "auto", "--skills-dir", os.path.join(HERE, "skills")]
+        args = ["--json", "--once", request, "--approve", "auto", *skill_args(os.path.join(HERE, "skills"), True)]
         if i:
             args = ["-c", *args]
         before, log_at = server.metrics(), server.log_size()
@@ -439,7 +449,8 @@ def main():
     ap.add_argument("--no-chat", action="store_true", help="skip the 3-turn prompt-cache chat")
     ap.add_argument("--record-dir", default="", help="record a cassette per task here (--record FILE)")
     ap.add_argument("--skills-dir", default=os.path.join(HERE, "skills"))
-    ap.add_argument("--no-bundled", action="store_true", help="AGENT_BUNDLED_SKILLS=0 (for recording fixtures)")
+    ap.add_argument("--no-bundled", action="store_true",
+                    help="leave out the bundled skills (for recording fixtures: only --skills-dir's skills)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"), help="folder for <model>.json")
     ap.add_argument("--summary", default=os.path.join(HERE, "RESULTS.md"))
     opts = ap.parse_args()
@@ -484,9 +495,7 @@ def main():
                 tmp = tempfile.mkdtemp(prefix=f"{task['id']}-", dir=tmp_root)
                 home, work = fresh_place(tmp)
                 env = agent_env(home, work, opts.port, task.get("env"))
-                if opts.no_bundled:
-                    env["AGENT_BUNDLED_SKILLS"] = "0"
-                args = ["--json", "--once", task["request"], "--approve", "auto", "--skills-dir", opts.skills_dir]
+                args = ["--json", "--once", task["request"], "--approve", "auto", *skill_args(opts.skills_dir, not opts.no_bundled)]
                 if opts.record_dir:
                     os.makedirs(opts.record_dir, exist_ok=True)
                     args += ["--record", os.path.join(os.path.abspath(opts.record_dir), f"{task['id']}.jsonl")]
