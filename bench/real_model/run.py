@@ -45,12 +45,17 @@ def log(*a):
 # ---------------------------------------------------------------- setup and server
 
 
+def model_env(name):
+    """The variable naming a model file already there: MODEL_QWEN1_5B for qwen1.5b."""
+    return "MODEL_" + re.sub(r"\W", "_", name).upper()
+
+
 def setup(models):
-    """Paths of llama-server and of each model: from LLAMA_SERVER / MODEL_<name> when all are set,
+    """Paths of llama-server and of each model: from LLAMA_SERVER / MODEL_<NAME> when all are set,
     else from setup.sh (which downloads, builds and checks what is missing)."""
     paths = {"server": os.environ.get("LLAMA_SERVER")}
     for m in models:
-        paths[m] = os.environ.get(f"MODEL_{m}")
+        paths[m] = os.environ.get(model_env(m))
     if all(paths.values()):
         return paths
     env = dict(os.environ, MODELS=" ".join(models))
@@ -76,7 +81,11 @@ class Server:
         self.log_path = log_path
         self.log = open(log_path, "w")
         cmd = ["nice", "-n", "10", binary, "--jinja", "-m", model_path, "--host", "127.0.0.1",
-               "--port", str(port), "-c", "8192", "-t", str(threads), "--metrics"]
+               "--port", str(port), "-c", "8192", "-t", str(threads), "--metrics",
+               # One slot: by default this llama.cpp splits the context over 4 slots (2,048 tokens
+               # each) and gives the next request the least recently used one, so no request would
+               # find the previous one's prompt in its cache.
+               "-np", "1"]
         log("== start", " ".join(cmd))
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + 600
@@ -293,17 +302,18 @@ def grade(task, code, events, records, wall):
         "warnings": [e.get("message") for e in by("warning")],
         "answer": answer,
         "outputs": [o[:600] for o in outputs],
+        # What the model wrote, step by step (text and native tool calls), for reading failures.
+        "model_said": [{"content": (r.get("content") or "")[:800],
+                        "tool_calls": [(c.get("function") or {}) for c in r.get("tool_calls") or []]}
+                       for r in records if r.get("type") == "message" and r.get("role") == "assistant"],
     }
 
 
 # ---------------------------------------------------------------- the chat's prompt cache
 
 
-def prompt_counter(m):
-    for name in ("llamacpp:prompt_tokens_total", "llamacpp:n_prompt_tokens_processed_total"):
-        if name in m:
-            return m[name]
-    return None
+def counter(m, name):
+    return m.get(f"llamacpp:{name}")
 
 
 def chat_cache(agent, server, tmp_root, timeout):
@@ -321,15 +331,20 @@ def chat_cache(agent, server, tmp_root, timeout):
         after = server.metrics()
         done = next((e for e in reversed(events) if e.get("type") == "done"), {})
         sent = (done.get("usage") or {}).get("prompt_tokens")
-        a, b = prompt_counter(before), prompt_counter(after)
-        processed = None if a is None or b is None else int(b - a)
-        reused = None if sent is None or processed is None else sent - processed
+        delta = lambda name: (None if counter(before, name) is None or counter(after, name) is None
+                              else int(counter(after, name) - counter(before, name)))
+        # prompt_tokens_total counts the tokens llama.cpp processed; prompt_tokens_cached_total
+        # the ones it took from the slot's cache.
+        processed, reused = delta("prompt_tokens_total"), delta("prompt_tokens_cached_total")
+        if reused is None and sent is not None and processed is not None:
+            reused = sent - processed
         cached_log = [int(x) for x in re.findall(r"(?:n_past|cache_n|n_cache_tokens)\s*=\s*(\d+)", server.log_since(log_at))]
         turns.append({
             "turn": i + 1, "request": request, "exit_code": code, "wall_s": round(wall, 1),
             "llm_calls": done.get("llm_calls"), "prompt_tokens_sent": sent, "prompt_tokens_processed": processed,
             "prompt_tokens_reused": reused,
-            "reuse": None if not sent or reused is None else round(reused / sent, 3),
+            "reuse": None if reused is None or processed is None or not reused + processed
+            else round(reused / (reused + processed), 3),
             "log_cached_tokens": cached_log,
             "skills": [e["skill"] for e in events if e.get("type") == "skill_selected"],
             "commands": [e["command"] for e in events if e.get("type") == "command_started"],
@@ -391,7 +406,10 @@ def markdown(results):
         s = r["summary"]
         lines += [f"## {r['model']} ({MODELS.get(r['model'], '')})", "",
                   f"{r['started']}, agent {r.get('agent_version') or '?'}, llama.cpp {r.get('llama_build') or '?'}, "
-                  f"{r['threads']} threads, {s['tasks']} tasks, {r['total_min']:.0f} min in all.", "",
+                  f"{r['threads']} threads, {s['tasks']} tasks"
+                  + (f" of {r['tasks_planned']} (the time budget ran out; round-robin order, so every skill is in)"
+                     if r.get("stopped_by_budget") else "")
+                  + f", {r['total_min']:.0f} min in all.", "",
                   "| measure | value |", "|---|---|",
                   f"| done right | {s['done_right']}/{s['tasks']} ({pct(s['done_right'], s['tasks'])}) |",
                   f"| right skill (or none, where none fits) | {s['right_skill']}/{s['tasks']} ({pct(s['right_skill'], s['tasks'])}) |",
@@ -436,7 +454,20 @@ def markdown(results):
 # ---------------------------------------------------------------- main
 
 
+def spread(tasks):
+    """Round-robin over the expected skills (no-skill requests as one group), file order within."""
+    groups = {}
+    for t in tasks:
+        groups.setdefault(t["skill"] or "", []).append(t)
+    out = []
+    for i in range(max(len(g) for g in groups.values())):
+        out += [g[i] for g in groups.values() if i < len(g)]
+    return out
+
+
 def main():
+    # A SIGTERM (a stopped bench) stops llama-server too: the finally blocks run.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="qwen1.5b,qwen0.5b", help="comma-separated: qwen1.5b, qwen0.5b")
     ap.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
@@ -447,6 +478,11 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=900, help="seconds one agent run may take")
     ap.add_argument("--no-chat", action="store_true", help="skip the 3-turn prompt-cache chat")
+    ap.add_argument("--budget-min", type=float, default=0,
+                    help="start no new task after this many minutes per model (the results say how many ran)")
+    ap.add_argument("--in-order", action="store_true",
+                    help="tasks in the file's order (default: round-robin over skills, so a run cut short by "
+                         "--budget-min still covers every skill)")
     ap.add_argument("--record-dir", default="", help="record a cassette per task here (--record FILE)")
     ap.add_argument("--skills-dir", default=os.path.join(HERE, "skills"))
     ap.add_argument("--no-bundled", action="store_true",
@@ -460,6 +496,8 @@ def main():
     if opts.tasks:
         wanted = opts.tasks.split(",")
         tasks = [t for t in tasks if t["id"] in wanted]
+    if not opts.in_order:
+        tasks = spread(tasks)
     if opts.limit:
         tasks = tasks[:opts.limit]
     models = [m for m in opts.models.split(",") if m]
@@ -490,9 +528,21 @@ def main():
                 build = props.get("build_info", "")
             except (OSError, ValueError):
                 pass
+            chat = [] if opts.no_chat else chat_cache(agent, server, tmp_root, opts.timeout)
             rows = []
+            stopped = False
+            with open(os.path.join(opts.out, f"{model}.partial.jsonl"), "w"):
+                pass
             for i, task in enumerate(tasks):
-                tmp = tempfile.mkdtemp(prefix=f"{task['id']}-", dir=tmp_root)
+                if opts.budget_min and time.time() - t0 > opts.budget_min * 60:
+                    log(f"   the time budget ({opts.budget_min:g} min) is spent: {i} of {len(tasks)} tasks ran")
+                    stopped = True
+                    break
+                # Fresh for each task, at the same path: requests differ only where the tasks do,
+                # so llama.cpp's cache keeps what they share.
+                tmp = os.path.join(tmp_root, "task")
+                shutil.rmtree(tmp, ignore_errors=True)
+                os.makedirs(tmp)
                 home, work = fresh_place(tmp)
                 env = agent_env(home, work, opts.port, task.get("env"))
                 args = ["--json", "--once", task["request"], "--approve", "auto", *skill_args(opts.skills_dir, not opts.no_bundled)]
@@ -504,19 +554,22 @@ def main():
                 if code not in (0, 6, 9) and err.strip():
                     row["stderr"] = err.strip()[-800:]
                 rows.append(row)
+                with open(os.path.join(opts.out, f"{model}.partial.jsonl"), "a") as f:
+                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
                 log(f"   [{i + 1}/{len(tasks)}] {task['id']}: skill={row['skills']} cmd={row['commands']} "
                     f"done_right={row['done_right']} fake={row['silent_fake']} exit={code} {wall:.0f}s")
                 shutil.rmtree(tmp, ignore_errors=True)
-            chat = [] if opts.no_chat else chat_cache(agent, server, tmp_root, opts.timeout)
         finally:
             server.stop()
         result = {"model": model, "model_file": os.path.basename(paths[model]), "started": started,
                   "agent_version": version, "llama_build": build, "threads": opts.threads,
-                  "total_min": (time.time() - t0) / 60, "tasks": rows, "chat": chat}
+                  "total_min": (time.time() - t0) / 60, "tasks_planned": len(tasks), "stopped_by_budget": stopped,
+                  "tasks": rows, "chat": chat}
         result["summary"] = summarize(result)
         results.append(result)
         with open(os.path.join(opts.out, f"{model}.json"), "w") as f:
             json.dump(result, f, indent=1, ensure_ascii=False)
+        os.remove(os.path.join(opts.out, f"{model}.partial.jsonl"))
         log(f"== {model}: {json.dumps(result['summary'])}")
     # RESULTS.md holds every model with a results file, the ones just run included.
     every = {r["model"]: r for r in results}
