@@ -31,6 +31,7 @@ MODELS = {
     "qwen1.5b": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
     "qwen0.5b": "Qwen2.5-Coder-0.5B-Instruct",
 }
+MAX_ANSWER_TOKENS = 768
 CHAT = [
     "How many words are in essay.txt?",
     "And how many characters does it have?",
@@ -85,7 +86,10 @@ class Server:
                # One slot: by default this llama.cpp splits the context over 4 slots (2,048 tokens
                # each) and gives the next request the least recently used one, so no request would
                # find the previous one's prompt in its cache.
-               "-np", "1"]
+               "-np", "1",
+               # A cap on one answer: a small model that starts repeating itself would otherwise
+               # write until the context is full, for many minutes on a CPU.
+               "-n", str(MAX_ANSWER_TOKENS)]
         log("== start", " ".join(cmd))
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + 600
