@@ -320,7 +320,7 @@ def counter(m, name):
     return m.get(f"llamacpp:{name}")
 
 
-def chat_cache(agent, server, tmp_root, timeout):
+def chat_cache(agent, server, tmp_root, timeout, record_dir=""):
     """Three turns of one chat; per turn, prompt tokens sent vs processed by llama.cpp."""
     tmp = tempfile.mkdtemp(prefix="chat-", dir=tmp_root)
     home, work = fresh_place(tmp)
@@ -330,18 +330,22 @@ def chat_cache(agent, server, tmp_root, timeout):
         args = ["--json", "--once", request, "--approve", "auto", *skill_args(os.path.join(HERE, "skills"), True)]
         if i:
             args = ["-c", *args]
+        if record_dir:
+            args += ["--record", os.path.join(os.path.abspath(record_dir), f"chat-turn{i + 1}.jsonl")]
         before, log_at = server.metrics(), server.log_size()
         code, events, err, wall = run_agent(agent, args, env, work, timeout)
         after = server.metrics()
         done = next((e for e in reversed(events) if e.get("type") == "done"), {})
-        sent = (done.get("usage") or {}).get("prompt_tokens")
         delta = lambda name: (None if counter(before, name) is None or counter(after, name) is None
                               else int(counter(after, name) - counter(before, name)))
         # prompt_tokens_total counts the tokens llama.cpp processed; prompt_tokens_cached_total
         # the ones it took from the slot's cache.
         processed, reused = delta("prompt_tokens_total"), delta("prompt_tokens_cached_total")
-        if reused is None and sent is not None and processed is not None:
-            reused = sent - processed
+        # The agent's usage when the server sent one (this llama.cpp does not, unasked, in a
+        # stream: then it is the agent's bytes/4 estimate); else processed + reused.
+        sent = (done.get("usage") or {}).get("prompt_tokens")
+        if processed is not None and reused is not None:
+            sent = processed + reused
         cached_log = [int(x) for x in re.findall(r"(?:n_past|cache_n|n_cache_tokens)\s*=\s*(\d+)", server.log_since(log_at))]
         turns.append({
             "turn": i + 1, "request": request, "exit_code": code, "wall_s": round(wall, 1),
@@ -394,6 +398,8 @@ def summarize(result):
         "median_wall_s": statistics.median(walls) if walls else None,
         "p90_wall_s": p90(walls),
         "median_prompt_tokens": statistics.median(toks) if toks else None,
+        "prompt_tokens_cached_share": (lambda p, c: round(c / (p + c), 3) if p + c else None)(
+            sum(r.get("llama_prompt_processed") or 0 for r in rows), sum(r.get("llama_prompt_cached") or 0 for r in rows)),
     }
 
 
@@ -425,7 +431,8 @@ def markdown(results):
                   f"| text tool calls recovered (runs) | {s['recovered_calls']} ({s['runs_with_recovered']}) |",
                   f"| timeouts / other non-zero exits | {s['timeouts']} / {s['nonzero_exits']} |",
                   f"| wall time per task, median / p90 | {s['median_wall_s']:.0f} s / {s['p90_wall_s']:.0f} s |",
-                  f"| prompt tokens per task, median | {s['median_prompt_tokens'] if s['median_prompt_tokens'] is not None else '–'} |",
+                  f"| prompt tokens per task, median (llama.cpp's count, all requests of the task) | {s['median_prompt_tokens'] if s['median_prompt_tokens'] is not None else '–'} |",
+                  f"| share of those tokens llama.cpp took from its cache | {pct(100 * (s.get('prompt_tokens_cached_share') or 0), 100) if s.get('prompt_tokens_cached_share') is not None else '–'} |",
                   ""]
         if r.get("chat"):
             lines += ["Prompt cache across one 3-turn chat (`--once`, then `-c --once` twice): tokens the requests of each",
@@ -519,6 +526,8 @@ def main():
 
     paths = setup(models)
     os.makedirs(opts.out, exist_ok=True)
+    if opts.record_dir:
+        os.makedirs(opts.record_dir, exist_ok=True)
     results = []
     for model in models:
         log(f"== {model}: {len(tasks)} tasks")
@@ -532,7 +541,7 @@ def main():
                 build = props.get("build_info", "")
             except (OSError, ValueError):
                 pass
-            chat = [] if opts.no_chat else chat_cache(agent, server, tmp_root, opts.timeout)
+            chat = [] if opts.no_chat else chat_cache(agent, server, tmp_root, opts.timeout, opts.record_dir)
             rows = []
             stopped = False
             with open(os.path.join(opts.out, f"{model}.partial.jsonl"), "w"):
@@ -553,8 +562,17 @@ def main():
                 if opts.record_dir:
                     os.makedirs(opts.record_dir, exist_ok=True)
                     args += ["--record", os.path.join(os.path.abspath(opts.record_dir), f"{task['id']}.jsonl")]
+                before = server.metrics()
                 code, events, err, wall = run_agent(agent, args, env, work, opts.timeout)
+                after = server.metrics()
                 row = grade(task, code, events, session_records(home), wall)
+                # What llama.cpp processed and took from its cache for this task's requests.
+                for key, name in (("llama_prompt_processed", "prompt_tokens_total"),
+                                  ("llama_prompt_cached", "prompt_tokens_cached_total")):
+                    a, b = counter(before, name), counter(after, name)
+                    row[key] = None if a is None or b is None else int(b - a)
+                if row["llama_prompt_processed"] is not None and row["llama_prompt_cached"] is not None:
+                    row["prompt_tokens"] = row["llama_prompt_processed"] + row["llama_prompt_cached"]
                 if code not in (0, 6, 9) and err.strip():
                     row["stderr"] = err.strip()[-800:]
                 rows.append(row)
