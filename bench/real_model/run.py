@@ -79,6 +79,11 @@ def http_get(url, timeout=5):
 class Server:
     def __init__(self, binary, model_path, port, log_path, threads):
         self.port = port
+        try:
+            http_get(self.url("/health"), timeout=2)
+            raise RuntimeError(f"something already answers on port {port}: pass another --port")
+        except OSError:
+            pass
         self.log_path = log_path
         self.log = open(log_path, "w")
         cmd = ["nice", "-n", "10", binary, "--jinja", "-m", model_path, "--host", "127.0.0.1",
