@@ -528,6 +528,11 @@ def main():
     agent = os.path.join(tmp_root, "agent")
     shutil.copy2(agent_src, agent)
     version = subprocess.run([agent, "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    # Which build: the version string stays the same between commits.
+    with open(agent, "rb") as f:
+        import hashlib
+        version += " (binary sha256 " + hashlib.sha256(f.read()).hexdigest()[:12] + ", built " + \
+            time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(agent_src))) + ")"
 
     paths = setup(models)
     os.makedirs(opts.out, exist_ok=True)
