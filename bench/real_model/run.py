@@ -481,6 +481,20 @@ def spread(tasks):
     return out
 
 
+def write_report(results, out, summary):
+    """RESULTS.md from every model with a results file, the ones just run included."""
+    every = {r["model"]: r for r in results}
+    for m in MODELS:
+        p = os.path.join(out, f"{m}.json")
+        if m not in every and os.path.exists(p):
+            with open(p) as f:
+                every[m] = json.load(f)
+    for r in every.values():
+        r["summary"] = summarize(r)
+    with open(summary, "w") as f:
+        f.write(markdown([every[m] for m in MODELS if m in every]))
+
+
 def main():
     # A SIGTERM (a stopped bench) stops llama-server too: the finally blocks run.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -505,7 +519,12 @@ def main():
                     help="leave out the bundled skills (for recording fixtures: only --skills-dir's skills)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"), help="folder for <model>.json")
     ap.add_argument("--summary", default=os.path.join(HERE, "RESULTS.md"))
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: write the summary from the results already in --out")
     opts = ap.parse_args()
+    if opts.report_only:
+        write_report([], opts.out, opts.summary)
+        return
 
     with open(os.path.join(HERE, "tasks.json")) as f:
         tasks = json.load(f)["tasks"]
@@ -603,15 +622,7 @@ def main():
             json.dump(result, f, indent=1, ensure_ascii=False)
         os.remove(os.path.join(opts.out, f"{model}.partial.jsonl"))
         log(f"== {model}: {json.dumps(result['summary'])}")
-    # RESULTS.md holds every model with a results file, the ones just run included.
-    every = {r["model"]: r for r in results}
-    for m in MODELS:
-        p = os.path.join(opts.out, f"{m}.json")
-        if m not in every and os.path.exists(p):
-            with open(p) as f:
-                every[m] = json.load(f)
-    with open(opts.summary, "w") as f:
-        f.write(markdown([every[m] for m in MODELS if m in every]))
+    write_report(results, opts.out, opts.summary)
     shutil.rmtree(tmp_root, ignore_errors=True) if not os.environ.get("KEEP_RUN") else None
 
 
