@@ -491,8 +491,14 @@ def write_report(results, out, summary):
                 every[m] = json.load(f)
     for r in every.values():
         r["summary"] = summarize(r)
+    text = markdown([every[m] for m in MODELS if m in every])
+    # Observations written by hand about a run (what the models wrote, what the agent made of it).
+    notes = os.path.join(HERE, "notes.md")
+    if os.path.exists(notes):
+        with open(notes) as f:
+            text += "\n" + f.read()
     with open(summary, "w") as f:
-        f.write(markdown([every[m] for m in MODELS if m in every]))
+        f.write(text)
 
 
 def main():
