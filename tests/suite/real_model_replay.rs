@@ -141,3 +141,35 @@ async fn the_0_5b_models_wrong_files_and_repeated_calls_end_the_turn() {
 }
 
 
+/// The agent pre-activated the time skill (a clear winner for the request) and Qwen2.5-Coder-1.5B
+/// answered at once in the format of the skill's usage line with a time it made up
+/// ("Tokyo (Asia/Tokyo): 2023-07-21 10:30 JST, UTC+09:00, Friday"): nothing ran.
+#[tokio::test]
+async fn an_invented_time_after_a_pre_activation_runs_nothing() {
+    let (code, events) = replay(
+        "qwen1.5b-time-preactivated-invented.jsonl",
+        "What time is it in Tokyo right now?",
+    )
+    .await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(field(&events, "skill_selected", "skill"), ["time"]);
+    assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
+    assert!(of_type(&events, "tool_call_recovered").is_empty(), "{events:?}");
+    assert_eq!(of_type(&events, "message").len(), 1);
+}
+
+/// What that answer should get: a skill with commands was active and none ran, so the answer
+/// rests on nothing (answer_unverified). Today a pre-activated skill does not count, and the
+/// invented time passes silently (bench/real_model: the "silent fakes" of both models).
+#[tokio::test]
+#[ignore = "issue 33: an answer after a pre-activated skill with no command run is not marked yet"]
+async fn an_invented_time_after_a_pre_activation_is_marked() {
+    let (_, events) = replay(
+        "qwen1.5b-time-preactivated-invented.jsonl",
+        "What time is it in Tokyo right now?",
+    )
+    .await;
+    let marked = of_type(&events, "answer_unverified");
+    assert_eq!(marked.len(), 1, "{events:?}");
+    assert_eq!(marked[0]["skill"], "time");
+}
