@@ -22,6 +22,7 @@ mod parser_props;
 mod phases;
 mod public_layouts;
 mod real_layouts;
+mod real_model_replay;
 mod real_skills;
 mod record_replay;
 mod repl;
