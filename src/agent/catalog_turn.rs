@@ -11,7 +11,7 @@
 use crate::output::Event;
 use crate::skills::catalog::model_line;
 
-use super::prompt;
+use super::prompt::{self, PromptMode};
 use super::turn::{Agent, CATALOG_RANKED};
 
 /// Most skills suggested after a request. Each suggestion stays in every later request: a
@@ -111,11 +111,16 @@ impl Agent {
             return;
         }
         self.catalog_noticed = true;
+        // The compact prompt offers no search_skills: the notice must not promise it.
+        let search = match self.prompt_mode {
+            PromptMode::Full => format!(", and the model can search_skills for all {omitted} not listed"),
+            PromptMode::Compact => format!(" ({omitted} not listed; the compact prompt offers no search)"),
+        };
         self.emit(Event::Warning {
             message: format!(
                 "{} skills do not fit the catalog budget of {} bytes (AGENT_CATALOG_BUDGET): the session's catalog \
                  lists the {listed} most relevant to its first request, later requests get the relevant others \
-                 appended, and the model can search_skills for all {omitted} not listed",
+                 appended{search}",
                 self.skills().all().len(),
                 self.catalog_budget,
             ),

@@ -21,6 +21,9 @@ pub struct SkillScope {
     pub entry: Option<String>,
     /// The `allowed-tools` entries, as written.
     pub grants: Vec<String>,
+    /// The command would run without the kernel sandbox: grants that let anything run (bare
+    /// `Bash`) pre-approve nothing then, since nothing would wall in what they let through.
+    pub unconfined: bool,
 }
 
 /// The approval policy in force; also the values of `--approve` (clap reads the variant names).
@@ -197,7 +200,11 @@ fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<Argv, String> {
     let dir = skill.dir.to_string_lossy();
     let words = cmdline::literal_words(command, &dir)
         .map_err(|e| format!("it is not one simple command of literal words: {e}"))?;
-    let grants: Vec<Grant> = skill.grants.iter().filter_map(|t| parse_grant(t)).collect();
+    let (grants, set_aside): (Vec<Grant>, Vec<Grant>) = skill
+        .grants
+        .iter()
+        .filter_map(|t| parse_grant(t))
+        .partition(|g| !(skill.unconfined && g.runs_anything()));
     let granted = || {
         grants.iter().any(|g| {
             g.allows(&words, |pattern, word| {
@@ -210,8 +217,13 @@ fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<Argv, String> {
         })
     };
     if !runs_own_script(&words, skill) && !granted() {
+        let aside = if set_aside.is_empty() {
+            ""
+        } else {
+            " (its grant of any shell command counts only inside the sandbox, which is off here)"
+        };
         return Err(format!(
-            "`{}` is not the skill's own script (./{} or a file under scripts/, named by a path) and no allowed-tools grant matches",
+            "`{}` is not the skill's own script (./{} or a file under scripts/, named by a path) and no allowed-tools grant matches{aside}",
             words[0],
             skill.entry.as_deref().unwrap_or("run.sh")
         ));

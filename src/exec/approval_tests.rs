@@ -13,6 +13,7 @@ fn skill_in(root: &Path) -> SkillScope {
         dir,
         entry: Some("run.sh".into()),
         grants: Vec::new(),
+        unconfined: false,
     }
 }
 
@@ -154,6 +155,40 @@ fn grants_approve_one_literal_command() {
     assert!(check(&s, "rm -rf /tmp/whatever"));
     assert!(!check(&s, "echo $(id)"));
     assert!(!check(&s, "a && b"));
+}
+
+#[test]
+fn grants_of_any_command_count_only_inside_the_sandbox() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = skill_in(tmp.path());
+    let cases = [
+        ("Bash", "python3 -c 1"),
+        ("Bash(*)", "python3 -c 1"),
+        ("Bash(sh:*)", "sh -c id"),
+        ("Bash(python3:*)", "python3 -c 1"),
+        ("Bash(env:*)", "env id"),
+    ];
+    for (broad, command) in cases {
+        s.grants = vec![broad.into(), "Bash(git:*)".into()];
+        s.unconfined = false;
+        assert!(
+            argv(evaluate(ApprovalPolicy::Auto, command, &s)).is_some(),
+            "{broad} inside the sandbox"
+        );
+        s.unconfined = true;
+        assert!(
+            matches!(evaluate(ApprovalPolicy::Auto, command, &s), Verdict::AskUser(_)),
+            "{broad} let `{command}` run unconfined"
+        );
+        assert!(
+            argv(evaluate(ApprovalPolicy::Auto, "git status", &s)).is_some(),
+            "a narrow grant still holds"
+        );
+        assert!(
+            argv(evaluate(ApprovalPolicy::Auto, "./run.sh x", &s)).is_some(),
+            "the own script still runs"
+        );
+    }
 }
 
 #[test]

@@ -40,7 +40,25 @@ pub fn parse_grant(entry: &str) -> Option<Grant> {
     Some(Grant::Exact(words))
 }
 
+/// Programs that run whatever command they are given: a grant of one of them with any arguments
+/// lets anything run, like a bare `Bash`.
+const RUNS_ANYTHING: [&str; 16] = [
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "sudo", "env", "xargs", "eval", "exec", "python", "python3", "node",
+    "perl", "ruby",
+];
+
 impl Grant {
+    /// Whether this grant lets any command at all run (`Bash`, `Bash(*)`, `Bash(sh:*)`,
+    /// `Bash(python3:*)`): such a grant is honoured only inside the sandbox (issue 34 §4), where
+    /// what it lets run is still walled in.
+    pub fn runs_anything(&self) -> bool {
+        match self {
+            Grant::Any => true,
+            Grant::Prefix(p) => p.len() == 1 && p.first().is_some_and(|w| RUNS_ANYTHING.contains(&program_name(w))),
+            Grant::Exact(_) => false,
+        }
+    }
+
     /// Whether `words` (a literal command) is granted; `same_program` decides whether the
     /// pattern's first word names the program `words[0]` names.
     pub fn allows(&self, words: &[String], same_program: impl Fn(&str, &str) -> bool) -> bool {
@@ -57,6 +75,11 @@ impl Grant {
             Grant::Exact(p) => words.len() == p.len() && !p.is_empty() && matches(p),
         }
     }
+}
+
+/// The last path component of a program word (`/usr/bin/env` → `env`).
+fn program_name(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
 }
 
 /// Whether a grant pattern has wildcards.

@@ -130,6 +130,7 @@ async fn argv_runs_without_a_shell_and_falls_back_to_sh_without_a_shebang() {
         dir: skill_dir.clone(),
         entry: Some("run.sh".into()),
         grants: vec!["Bash(./bare.sh:*)".into()],
+        unconfined: false,
     };
     let plan = Plan::for_command("$SKILL_DIR/run.sh 'a;b' \"c d\" '$(id)'", &skill);
     assert!(matches!(plan, Plan::Argv(_)), "{plan:?}");

@@ -216,3 +216,28 @@ async fn a_denial_names_the_operator_exactly_and_suggests_the_narrow_way_never_y
         assert!(!text.contains("--yes") && !text.contains("approve yes"), "{text}");
     }
 }
+
+/// A grant of any command (bare `Bash`) pre-approves only what the kernel sandbox walls in: with
+/// the sandbox off the same command is denied without a terminal, and the denial says why.
+#[tokio::test]
+async fn a_bare_bash_grant_counts_only_inside_the_sandbox() {
+    let ws = Workspace::new();
+    ws.skill(
+        "broad",
+        &skill_md("broad", "allowed-tools: Read Bash\n"),
+        Some(ECHO_ARGS),
+    );
+    let canary = ws.work().join("CANARY");
+    let command = vec![format!("touch {}", canary.display())];
+    let (code, stderr, results) = propose(&ws, "broad", &command, &["--approve", "auto", "--sandbox", "off"]).await;
+    assert_eq!(code, 6, "{stderr}");
+    assert!(!canary.exists(), "the grant ran a command without the sandbox");
+    assert!(results[0].starts_with("denied:"), "{}", results[0]);
+    assert!(results[0].contains("only inside the sandbox"), "{}", results[0]);
+    // Control: inside the sandbox the grant holds and the command runs.
+    if landlock(1) {
+        let (code, stderr, results) = propose(&ws, "broad", &command, &["--approve", "auto"]).await;
+        assert_eq!(code, 0, "{stderr} {results:?}");
+        assert!(canary.exists(), "{results:?}");
+    }
+}

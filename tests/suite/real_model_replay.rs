@@ -83,11 +83,7 @@ async fn replay(cassette: &str, request: &str) -> (i32, Vec<Value>) {
 /// answer: a warning, not a crash.
 #[tokio::test]
 async fn fenced_text_calls_from_the_1_5b_model_run_the_skills_script() {
-    let (code, events) = replay(
-        "qwen1.5b-words-fenced-calls.jsonl",
-        "How many words are in essay.txt?",
-    )
-    .await;
+    let (code, events) = replay("qwen1.5b-words-fenced-calls.jsonl", "How many words are in essay.txt?").await;
     assert_eq!(code, 0, "{events:?}");
     assert_eq!(field(&events, "skill_selected", "skill"), ["word-count"]);
     let recovered = of_type(&events, "tool_call_recovered");
@@ -117,11 +113,7 @@ async fn fenced_text_calls_from_the_1_5b_model_run_the_skills_script() {
 /// failures are the script's own (exit 1), none is denied, and the turn ends.
 #[tokio::test]
 async fn the_0_5b_models_wrong_files_and_repeated_calls_end_the_turn() {
-    let (code, events) = replay(
-        "qwen0.5b-words-wrong-files.jsonl",
-        "How many words are in essay.txt?",
-    )
-    .await;
+    let (code, events) = replay("qwen0.5b-words-wrong-files.jsonl", "How many words are in essay.txt?").await;
     assert_eq!(code, 0, "{events:?}");
     assert_eq!(field(&events, "skill_selected", "skill"), ["word-count"]);
     let recovered = of_type(&events, "tool_call_recovered");
@@ -140,7 +132,6 @@ async fn the_0_5b_models_wrong_files_and_repeated_calls_end_the_turn() {
     assert_eq!(of_type(&events, "done").len(), 1);
 }
 
-
 /// The agent pre-activated the time skill (a clear winner for the request) and Qwen2.5-Coder-1.5B
 /// answered at once in the format of the skill's usage line with a time it made up
 /// ("Tokyo (Asia/Tokyo): 2023-07-21 10:30 JST, UTC+09:00, Friday"): nothing ran.
@@ -158,11 +149,9 @@ async fn an_invented_time_after_a_pre_activation_runs_nothing() {
     assert_eq!(of_type(&events, "message").len(), 1);
 }
 
-/// What that answer should get: a skill with commands was active and none ran, so the answer
-/// rests on nothing (answer_unverified). Today a pre-activated skill does not count, and the
-/// invented time passes silently (bench/real_model: the "silent fakes" of both models).
+/// That answer is marked: a skill with commands was active and none ran, so the answer rests on
+/// nothing (answer_unverified), whether the model or the agent activated the skill.
 #[tokio::test]
-#[ignore = "issue 33: an answer after a pre-activated skill with no command run is not marked yet"]
 async fn an_invented_time_after_a_pre_activation_is_marked() {
     let (_, events) = replay(
         "qwen1.5b-time-preactivated-invented.jsonl",

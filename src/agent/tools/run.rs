@@ -239,7 +239,8 @@ impl ToolRunner {
         if let Enforcement::Refused(why) = policy.enforcement() {
             return Err(why);
         }
-        match approval::evaluate(self.settings.approve, command, &scope_of(skill)) {
+        let unconfined = matches!(policy.enforcement(), Enforcement::Unconfined);
+        match approval::evaluate(self.settings.approve, command, &scope_of(skill, unconfined)) {
             // Pre-approval leans on the walls; where a protected place beneath a writable one
             // cannot be kept read-only, a person decides instead (issue 32 §3).
             Verdict::Run(plan)
@@ -405,12 +406,14 @@ impl ToolRunner {
     }
 }
 
-/// What approval needs of a skill: its folder, entry script and grants.
-fn scope_of(skill: &Skill) -> SkillScope {
+/// What approval needs of a skill: its folder, entry script and grants, and whether its command
+/// would run without the sandbox.
+fn scope_of(skill: &Skill, unconfined: bool) -> SkillScope {
     SkillScope {
         dir: skill.dir.clone(),
         entry: skill.entry.clone(),
         grants: skill.allowed_tools.clone(),
+        unconfined,
     }
 }
 

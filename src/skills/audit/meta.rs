@@ -144,10 +144,13 @@ fn broad(grant: &str) -> Option<(Level, &'static str, &'static str)> {
         }
     };
     let parenthesised = shell.trim().is_empty() || shell.trim_start().starts_with('(');
+    // Low: such a grant is honoured only where the kernel sandbox walls in what it lets run
+    // (with the sandbox off its commands are asked about), so it is worth knowing, not a risk of
+    // its own; public collections use it widely for honest skills.
     (any && parenthesised).then_some((
-        Level::Medium,
+        Level::Low,
         "broad-allowed-tools",
-        "`allowed-tools` pre-approves any shell command for this skill",
+        "`allowed-tools` pre-approves any shell command for this skill (honoured only inside the sandbox)",
     ))
 }
 

@@ -300,12 +300,12 @@ fn grants_and_names_are_checked() {
     has(
         "---\nname: x\ndescription: y\nallowed-tools: Bash(*)\n---\nbody\n",
         "broad-allowed-tools",
-        Level::Medium,
+        Level::Low,
     );
     has(
         "---\nname: x\ndescription: y\nallowed-tools:\n  - Read\n  - Bash\n---\nbody\n",
         "broad-allowed-tools",
-        Level::Medium,
+        Level::Low,
     );
     assert!(rules_of("---\nname: x\ndescription: y\nallowed-tools: Bash(./run.sh:*) Read\n---\nbody\n").is_empty());
     has(

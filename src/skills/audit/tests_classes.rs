@@ -47,12 +47,12 @@ fn broad_grants_are_findings() {
         ("\"*\"", "broad-mcp-grant", Level::High),
         ("Read mcp__github__*", "broad-mcp-grant", Level::Medium),
         ("[Read, mcp__slack]", "broad-mcp-grant", Level::Medium),
-        ("Read Bash", "broad-allowed-tools", Level::Medium),
-        ("Bash(*)", "broad-allowed-tools", Level::Medium),
-        ("Bash(:*)", "broad-allowed-tools", Level::Medium),
-        ("Bash( * )", "broad-allowed-tools", Level::Medium),
-        ("Bash(bash:*)", "broad-allowed-tools", Level::Medium),
-        ("Bash(sudo:*), Read", "broad-allowed-tools", Level::Medium),
+        ("Read Bash", "broad-allowed-tools", Level::Low),
+        ("Bash(*)", "broad-allowed-tools", Level::Low),
+        ("Bash(:*)", "broad-allowed-tools", Level::Low),
+        ("Bash( * )", "broad-allowed-tools", Level::Low),
+        ("Bash(bash:*)", "broad-allowed-tools", Level::Low),
+        ("Bash(sudo:*), Read", "broad-allowed-tools", Level::Low),
     ];
     for (g, rule, level) in table {
         let dir = skill(&[("SKILL.md", grant(g).as_bytes())]);
