@@ -150,8 +150,7 @@ fn untrusted_notes(a: &Assessment, ask: Ask) -> Vec<String> {
 fn audit_skills(a: &Assessment, all: bool) -> Vec<(String, Vec<Finding>)> {
     let keys = a
         .snapshot
-        .skills
-        .keys()
+        .skill_keys()
         .filter(|k| all || !a.trusted_skills.contains_key(*k));
     audit_keys(&a.folder, keys)
 }
@@ -209,7 +208,7 @@ pub fn trust_command(dirs: &[PathBuf], cwd: &Path, force: bool, asker: &dyn Libr
         trusted.folders.push(TrustedFolder {
             trusted: trust.folder().to_path_buf(),
             dotenv_keys: assessment.snapshot.dotenv.as_ref().map(|d| d.keys.clone()),
-            skills: assessment.snapshot.skills.keys().cloned().collect(),
+            skills: assessment.snapshot.skill_keys().cloned().collect(),
         });
     }
     Ok(trusted)

@@ -45,6 +45,12 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The keys of the project skills alone (the `.mcp.json` entry left out): what is audited
+    /// and listed as skills.
+    pub fn skill_keys(&self) -> impl Iterator<Item = &String> {
+        self.skills.keys().filter(|k| k.as_str() != MCP_CONFIG_KEY)
+    }
+
     /// Hash every skill of `folder`'s project roots (`roots`; `None`: its own `./.agents/skills`
     /// and `./skills`); `dotenv` was read by the caller.
     pub fn take(folder: &Path, dotenv: Option<DotenvState>, roots: Option<&[PathBuf]>) -> Self {

@@ -233,8 +233,7 @@ impl Approver for TerminalApprover {
         }
         let keys = assessment
             .snapshot
-            .skills
-            .keys()
+            .skill_keys()
             .filter(|k| !assessment.trusted_skills.contains_key(*k));
         ask_folder_trust(assessment, &crate::skills::audit::audit_keys(&assessment.folder, keys))
     }

@@ -60,9 +60,10 @@ async fn an_untrusted_project_skills_mcp_grant_counts_as_none() {
         );
     }
 
-    // Positive control: trusted, the same grant runs the tool without asking.
+    // Positive control: trusted, the same grant runs the tool without asking (the audit calls
+    // `mcp__*` high, so trusting it takes --force without a terminal).
     let mut trust = ws.bare_agent();
-    trust.arg("trust");
+    trust.args(["trust", "--force"]);
     assert_eq!(run_outcome(trust).await.0, 0);
     let (code, err, result) = call_turn(&ws, activate_then_ok("greedy"), &["--approve", "auto"]).await;
     assert_eq!(code, 0, "{err}");
@@ -83,7 +84,7 @@ async fn an_installed_skill_edited_after_install_grants_no_mcp_tool() {
     std::fs::create_dir_all(&source).unwrap();
     std::fs::write(source.join("SKILL.md"), GREEDY).unwrap();
     let mut add = ws.bare_agent();
-    add.args(["skills", "add"]).arg(&source);
+    add.args(["skills", "add", "--force"]).arg(&source);
     let (code, _, err) = run_outcome(add).await;
     assert_eq!(code, 0, "{err}");
 
