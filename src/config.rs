@@ -124,8 +124,8 @@ pub struct Config {
     pub catalog_budget: usize,
     /// `AGENT_MCP_TOOLS_BUDGET`: bytes of MCP tool schemas per request.
     pub mcp_tools_budget: usize,
-    /// Activate a clear winner before the first request.
-    pub preactivate: bool,
+    /// Activate a clear winner before the first request (`None`: only with the compact prompt).
+    pub preactivate: Option<bool>,
     pub skill_roots: Vec<SkillRoot>,
     /// Where parsed skills, the search index and embeddings are kept between runs
     /// (`$XDG_CACHE_HOME/agent`); `None` when `AGENT_CACHE=0`.
@@ -203,7 +203,11 @@ impl Config {
             .map_err(|_| AppError::config("AGENT_HISTORY_BUDGET is too large"))?;
         let catalog_budget = usize::try_from(pick_number(None, &env, "AGENT_CATALOG_BUDGET", 8 * 1024)?)
             .map_err(|_| AppError::config("AGENT_CATALOG_BUDGET is too large"))?;
-        let preactivate = matches!(env.get("AGENT_PREACTIVATE"), Some("1" | "true" | "yes" | "on"));
+        let preactivate = match env.get("AGENT_PREACTIVATE") {
+            Some("1" | "true" | "yes" | "on") => Some(true),
+            Some("0" | "false" | "no" | "off") => Some(false),
+            _ => None,
+        };
         let compact_prompt = compact_prompt(&env)?;
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = roots::skill_roots(&cli.skills_dirs, &env, cwd)?;

@@ -6,10 +6,10 @@
 //!
 //! ```text
 //! main ──▶ app ──▶ ui ─────┐
-//!           │              ├──▶ output ──▶ sessions, llm, skills, exec ──▶ support
+//!           │              ├──▶ output ──▶ llm, skills, exec ──▶ support
 //!           └────▶ agent ──┘   (agent also uses sessions, llm, skills, exec, support; ui skills, exec, support)
-//!   app also uses cli, config and exit; config uses cli, exec, sessions, skills, support; cli uses exec;
-//!   sessions uses llm; mcp (beside llm, over support) is used by agent and app
+//!   app also uses cli, config and exit; config uses cli, exec, llm, sessions, skills, support; cli uses exec;
+//!   sessions uses output and llm; mcp (beside llm, over exec and support) is used by agent and app
 //! ```
 //!
 //! - [`app`]: builds the pieces from configuration and runs one command — the chat, a one-shot

@@ -8,8 +8,9 @@ use serde_json::Value;
 use super::turn::{Agent, request_bytes};
 use crate::llm::{ChatMessage, LlmError};
 use crate::output::Event;
+use crate::output::session::{ContextUse, WindowSource};
 use crate::sessions::compact::{SUMMARY_ACK, summary_request};
-use crate::sessions::context::{BYTES_PER_TOKEN, ContextUse, RequestParts, WindowSource, breakdown, estimate_tokens};
+use crate::sessions::context::{BYTES_PER_TOKEN, RequestParts, breakdown, estimate_tokens};
 
 /// Below this many estimated tokens no window is small enough to matter, so the server is not
 /// asked for it (most one-shot runs never are).

@@ -150,6 +150,8 @@ impl Agent {
     pub fn interrupted(&mut self) {
         self.count_abandoned_call();
         self.conversation.interrupted();
+        // What the cancelled turn activated and ran is not what the next turn's answer rests on.
+        self.reset_trace();
     }
 
     /// After a failed turn, answer tool calls that got no result so the conversation stays valid

@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::llm::types::AGENT_NOTE;
 use crate::llm::types::FunctionCall;
 use crate::llm::{ChatMessage, ToolCall};
 use crate::output::chat::HistoryEntry;
@@ -181,7 +182,7 @@ impl Conversation {
             .iter()
             .filter(|m| m.role == "user")
             .filter_map(|m| m.content.as_deref())
-            .filter(|c| !c.starts_with(SUMMARY_HEADING))
+            .filter(|c| !c.starts_with(SUMMARY_HEADING) && !c.starts_with(AGENT_NOTE))
             .collect()
     }
 
@@ -193,10 +194,12 @@ impl Conversation {
         for m in &self.messages[1..] {
             let text = m.content.as_deref().unwrap_or_default().trim();
             match m.role {
-                "user" if !text.starts_with(SUMMARY_HEADING) => entries.push(HistoryEntry {
-                    role: "user",
-                    text: text.to_string(),
-                }),
+                "user" if !text.starts_with(SUMMARY_HEADING) && !text.starts_with(AGENT_NOTE) => {
+                    entries.push(HistoryEntry {
+                        role: "user",
+                        text: text.to_string(),
+                    })
+                }
                 "assistant" if text != SUMMARY_ACK => {
                     let calls = m
                         .tool_calls

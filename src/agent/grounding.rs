@@ -18,6 +18,8 @@ pub struct TurnTrace {
     pub ran: usize,
     /// Calls of `run_command` or an MCP tool the model made, run or not.
     pub attempted: usize,
+    /// Calls of `run_command` made while no skill was active (refused: activate first).
+    pub unactivated: usize,
     /// What the last command or MCP call that ran returned.
     pub last_output: Option<String>,
     /// The text the turn's commands and MCP calls returned (not activations: their text is the

@@ -13,6 +13,7 @@ pub mod prompt;
 mod recover;
 pub mod retrieve;
 pub mod route;
+mod second_chance;
 pub mod session;
 pub mod text_calls;
 pub mod tools;

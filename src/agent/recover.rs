@@ -42,7 +42,7 @@ impl Hold {
             }
             Hold::Undecided(seen) => {
                 seen.push_str(&piece);
-                if seen.trim_start().is_empty() {
+                if seen.trim_start().is_empty() || text_calls::undecided(seen) {
                     return None;
                 }
                 let seen = std::mem::take(seen);

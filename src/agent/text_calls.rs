@@ -43,6 +43,12 @@ pub struct Offer<'a> {
 
 /// Read `text` as a reply of the model that made no native call.
 pub fn read(text: &str, offer: &Offer<'_>) -> Reading {
+    if let Some(call) = named_call(text.trim(), offer) {
+        return Reading::Calls {
+            calls: vec![call],
+            shape: "tool name then json",
+        };
+    }
     let Some((payloads, shape)) = payloads(text.trim()) else {
         return Reading::Answer;
     };
@@ -66,11 +72,51 @@ pub fn read(text: &str, offer: &Offer<'_>) -> Reading {
     }
 }
 
+/// The tools whose name a model may write before its arguments (`activate_skill {"name": …}`).
+const TOOL_NAMES: [&str; 4] = ["activate_skill", "run_command", "read_skill_file", "search_skills"];
+
 /// Whether a reply that begins with `start` may turn out to be a call written as text: its
 /// streaming is held back until the reply is whole. Only the shapes [`read`] takes.
 pub fn may_be_call(start: &str) -> bool {
+    let s = start.trim_start().trim_start_matches("functions.");
+    ["{", "[", "<", "```"].iter().any(|p| s.starts_with(p)) || TOOL_NAMES.iter().any(|n| s.starts_with(n))
+}
+
+/// Whether `start` is too short to tell: it could still grow into a tool's name.
+pub fn undecided(start: &str) -> bool {
     let s = start.trim_start();
-    ["{", "[", "<", "```"].iter().any(|p| s.starts_with(p))
+    s.len() < "functions.".len() && "functions.".starts_with(s)
+        || TOOL_NAMES.iter().any(|n| n.len() > s.len() && n.starts_with(s))
+}
+
+/// A call written as an offered tool's name, then its arguments as a JSON object, bare or in
+/// a fence, optionally in parentheses: `activate_skill\n```json\n{"name": "report"}\n````,
+/// `run_command({"command": "./run.sh"})`.
+fn named_call(text: &str, offer: &Offer<'_>) -> Option<TextCall> {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(text.len());
+    let name = text[..end].trim_start_matches("functions.");
+    if !offer.tools.iter().any(|t| t == name) {
+        return None;
+    }
+    let rest = text[end..].trim_start().trim_start_matches(':').trim_start();
+    let rest = match rest.strip_prefix('(') {
+        Some(inner) => inner.trim_end().strip_suffix(')')?.trim(),
+        None => rest,
+    };
+    let body = if rest.starts_with("```") {
+        fenced(rest)?
+    } else {
+        rest.to_string()
+    };
+    let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(&body) else {
+        return None;
+    };
+    Some(TextCall {
+        name: name.to_string(),
+        arguments: Value::Object(arguments).to_string(),
+    })
 }
 
 /// The JSON texts a reply holds as a call, with the shape's name; `None` when it is prose.

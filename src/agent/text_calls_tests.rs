@@ -161,3 +161,44 @@ fn what_the_half_billion_model_wrote_in_one_reply_is_every_call_in_it() {
     assert_eq!(read_text("{\"command\": \"ls\", \"exit\": 0}"), Reading::Answer);
     assert_eq!(read_text("{\"name\": \"Ada\", \"age\": 36}"), Reading::Answer);
 }
+
+#[test]
+fn a_tool_name_then_its_arguments_is_that_call() {
+    // What the 1.5B model wrote for "Give me a briefing for Tokyo." (bench/real_model).
+    for (text, name, args) in [
+        (
+            "activate_skill\n```\n{\n  \"name\": \"report\"\n}\n```",
+            "activate_skill",
+            serde_json::json!({"name": "report"}),
+        ),
+        (
+            "run_command({\"command\": \"./run.sh Tokyo\"})",
+            "run_command",
+            serde_json::json!({"command": "./run.sh Tokyo"}),
+        ),
+        (
+            "functions.activate_skill: {\"name\": \"time\"}",
+            "activate_skill",
+            serde_json::json!({"name": "time"}),
+        ),
+    ] {
+        let Reading::Calls { calls, shape } = read_text(text) else {
+            panic!("{text}")
+        };
+        assert_eq!(shape, "tool name then json");
+        assert_eq!(calls[0].name, name);
+        assert_eq!(serde_json::from_str::<Value>(&calls[0].arguments).unwrap(), args);
+        assert!(may_be_call(text), "{text}");
+    }
+    // Prose that names a tool, an unoffered name, a name with no JSON: answers.
+    for text in [
+        "activate_skill is how a skill starts.",
+        "delete_all {\"x\": 1}",
+        "run_command ./run.sh Tokyo",
+    ] {
+        assert_eq!(read_text(text), Reading::Answer, "{text}");
+    }
+    // While a reply could still grow into a tool's name, streaming waits; prose goes at once.
+    assert!(undecided("activ") && undecided("func") && undecided("r"));
+    assert!(!undecided("It is") && !undecided("run_command"));
+}

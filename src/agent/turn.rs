@@ -90,6 +90,8 @@ pub struct Agent {
     pub(super) trace: TurnTrace,
     /// Why the last answer is not backed by anything that ran, when it is not.
     pub(super) unbacked: Option<Unbacked>,
+    /// Whether this turn's one second chance for an unbacked answer was used.
+    pub(super) second_chance_used: bool,
 }
 
 impl Agent {
@@ -125,6 +127,7 @@ impl Agent {
             session,
             trace: TurnTrace::default(),
             unbacked: None,
+            second_chance_used: false,
         }
     }
 
@@ -135,6 +138,7 @@ impl Agent {
     /// Run one user turn to the model's final answer.
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.unbacked = None;
+        self.second_chance_used = false;
         let answer = self.turn_steps(user_message).await;
         self.reset_trace();
         answer
@@ -171,21 +175,7 @@ impl Agent {
             let (mut reply, held) = match reply {
                 // After tool calls, a model that says nothing more has ended its turn: the
                 // results (a denial, a failure) are the story, said by their own events.
-                Err(e) if e.empty_reply && steps > 0 => {
-                    // What the last command printed is then the answer: real output, where the
-                    // model's silence would leave the user with nothing.
-                    let last = self.trace.last_output.clone();
-                    self.emit(Event::Warning {
-                        message: match last {
-                            Some(_) => {
-                                "the model ended its turn without an answer; the last command's output is shown instead"
-                            }
-                            None => "the model ended its turn without an answer after its tool calls",
-                        }
-                        .into(),
-                    });
-                    return Ok(self.answer(last.unwrap_or_default(), None));
-                }
+                Err(e) if e.empty_reply && steps > 0 => return Ok(self.ended_in_silence()),
                 other => other?,
             };
             if reply.tool_calls.is_empty() {
@@ -194,8 +184,15 @@ impl Agent {
                         reply.tool_calls = calls;
                         reply.content.clear();
                     }
+                    None if self.second_chance(&reply.content) => {
+                        steps += 1;
+                        continue;
+                    }
                     None => return Ok(self.answer(reply.content, held)),
                 }
+            } else if let Some(text) = held {
+                // Said beside native calls while an answer was in doubt: shown, it is no answer.
+                self.emit(Event::MessageDelta { text });
             }
             steps += 1;
             if steps > self.max_steps {
@@ -210,6 +207,21 @@ impl Agent {
             self.run_calls(&reply.tool_calls, &mut recent_calls).await;
             self.record_grants();
         }
+    }
+
+    /// The answer of a turn whose model said nothing after its tool calls: what the last command
+    /// printed (real output, where the model's silence would leave the user with nothing), with
+    /// a warning.
+    fn ended_in_silence(&mut self) -> String {
+        let last = self.trace.last_output.clone();
+        self.emit(Event::Warning {
+            message: match last {
+                Some(_) => "the model ended its turn without an answer; the last command's output is shown instead",
+                None => "the model ended its turn without an answer after its tool calls",
+            }
+            .into(),
+        });
+        self.answer(last.unwrap_or_default(), None)
     }
 
     /// The turn's answer: shown (what was held back of it first), judged against what ran,
@@ -236,7 +248,12 @@ impl Agent {
         let partial = self.conversation.partial();
         partial.lock().unwrap_or_else(|p| p.into_inner()).clear();
         let mut secrets = StreamRedactor::new(self.redactor.clone());
-        let hold = std::sync::Mutex::new(Hold::default());
+        // A reply that may be set aside for a second chance is not shown until judged.
+        let hold = std::sync::Mutex::new(if self.answer_in_doubt() {
+            Hold::Holding(String::new())
+        } else {
+            Hold::default()
+        });
         let holding = &hold;
         let show = move |t: String| {
             if t.is_empty() {
@@ -285,6 +302,9 @@ impl Agent {
             };
             if matches!(outcome, ToolOutcome::Denied { .. }) {
                 self.commands_denied += 1;
+            }
+            if call.function.name == "run_command" && self.conversation.current().is_none() {
+                self.trace.unactivated += 1;
             }
             self.trace_call(&call.function.name, &outcome);
             self.conversation.tool_result(call.id.clone(), &outcome);

@@ -62,7 +62,7 @@ pub(super) fn agent(
         },
         // A clear winner activated before the first request saves a round trip, which on a
         // CPU-only server is tens of seconds of prompt processing.
-        preactivate: config.preactivate || compact,
+        preactivate: config.preactivate.unwrap_or(compact),
         context_window: config.sessions.context_window,
         compact_at: config.sessions.compact_at,
         prompt_mode: if compact { PromptMode::Compact } else { PromptMode::Full },

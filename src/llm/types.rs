@@ -3,6 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// How a message from `agent` itself to the model begins ([`ChatMessage::agent_note`]).
+pub const AGENT_NOTE: &str = "[agent]";
+
 /// One message of the conversation, in the chat-completions shape. Sessions store it as it was
 /// sent and read it back (roles other than the four below are refused); a request sends it
 /// through [`Sent`], which puts a `note` at the end of its content.
@@ -50,6 +53,12 @@ impl ChatMessage {
     /// Bytes of the content as a request sends it: with the note, if any, after a blank line.
     pub fn sent_len(&self) -> usize {
         self.content.as_ref().map_or(0, String::len) + self.note.as_ref().map_or(0, |n| n.len() + 2)
+    }
+
+    /// A message from `agent` itself to the model in the user's place (a second chance after an
+    /// answer that rests on nothing), marked so it is never taken for something the user typed.
+    pub fn agent_note(text: impl Into<String>) -> Self {
+        Self::plain("user", format!("{AGENT_NOTE} {}", text.into()))
     }
 
     /// The model's turn, as it must be echoed back on the next request.

@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
+use super::session::Totals;
 use crate::exec::approval::ApprovalPolicy;
 use crate::exec::sandbox::Mode;
 use crate::llm::types::Usage;
-use crate::sessions::replay::Totals;
 
 /// Everything that happens during a session, in order. Renderers decide how to show it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -112,6 +112,11 @@ pub enum Event {
         reason: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         skill: Option<String>,
+    },
+    /// The model's reply rested on nothing that ran (as for `AnswerUnverified`); it is not shown
+    /// as the answer and the model is asked once more, told why.
+    AnswerRetried {
+        reason: String,
     },
     MessageDelta {
         text: String,

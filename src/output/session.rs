@@ -1,15 +1,119 @@
 //! What the session commands report (SPEC §9): `agent sessions …` documents and the chat's
-//! `/sessions`, `/usage`, `/context`, `/compact`, `/export`, `/fork`, `/resume` answers. The
-//! session types themselves live in `sessions`; they are re-exported here so renderers name one
-//! vocabulary.
+//! `/sessions`, `/usage`, `/context`, `/compact`, `/export`, `/fork`, `/resume` answers, and the
+//! session facts they carry (a session's summary, its usage per turn, the context's parts). The
+//! `sessions` room computes those facts; they are defined here, in the one vocabulary renderers
+//! read.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use crate::sessions::context::{ContextPart, ContextUse, WindowSource};
-pub use crate::sessions::replay::{Totals, TurnUsage};
-pub use crate::sessions::summary::{SessionSummary, age};
+/// Where the context window's size came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowSource {
+    /// The server's `/v1/models` listing.
+    Server,
+    /// `AGENT_CONTEXT_WINDOW`.
+    Setting,
+    /// Neither: unknown.
+    Unknown,
+}
+
+/// One part of a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContextPart {
+    /// `system`, `catalog`, `tools`, `skill`, `history` or `tool_outputs`.
+    pub part: &'static str,
+    /// The skill's name, for a `skill` part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub bytes: u64,
+    /// `bytes` / 4, rounded up.
+    pub tokens: u64,
+}
+
+/// The next request, broken down.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContextUse {
+    pub parts: Vec<ContextPart>,
+    pub bytes: u64,
+    /// Estimated tokens of the whole request.
+    pub tokens: u64,
+    /// The model's context window in tokens, when known.
+    pub window: Option<u64>,
+    pub window_source: WindowSource,
+    /// Estimated tokens at which the history is compacted automatically; `None`: it is not.
+    pub compact_at: Option<u64>,
+}
+
+/// Tokens of one user turn.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TurnUsage {
+    /// The user's message (as stored, secrets redacted).
+    pub message: String,
+    pub calls: u32,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Some call of the turn had no `usage` from the server: its counts are estimates.
+    pub estimated: bool,
+}
+
+/// Tokens of a whole session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Some call sent no `usage`: the counts are partly estimated.
+    pub estimated: bool,
+}
+
+impl Totals {
+    /// The sum of `turns`.
+    pub fn of(turns: &[TurnUsage]) -> Self {
+        Self {
+            prompt_tokens: turns.iter().map(|t| t.prompt_tokens).sum(),
+            completion_tokens: turns.iter().map(|t| t.completion_tokens).sum(),
+            estimated: turns.iter().any(|t| t.estimated),
+        }
+    }
+}
+
+/// A session's vital facts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionSummary {
+    pub id: String,
+    /// When it started: RFC 3339, UTC.
+    pub started: String,
+    /// Seconds since the Unix epoch, for sorting and ages.
+    pub started_at: u64,
+    /// The working directory it ran in.
+    pub cwd: String,
+    /// The model in use at its end.
+    pub model: String,
+    pub base_url: String,
+    /// The user's first message, on one line and cut short (secrets were redacted when stored).
+    pub first_message: Option<String>,
+    /// Messages the user sent.
+    pub turns: usize,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Some model call sent no `usage`; its counts are estimated from bytes.
+    pub estimated: bool,
+    /// The session it was forked from.
+    pub parent: Option<String>,
+}
+
+/// How long ago `then` was, in the largest unit that fits: `just now`, `5m ago`, `3h ago`, `2d ago`.
+pub fn age(then: u64, now: u64) -> String {
+    let secs = now.saturating_sub(then);
+    match secs {
+        0..60 => "just now".into(),
+        60..3600 => format!("{}m ago", secs / 60),
+        3600..86_400 => format!("{}h ago", secs / 3600),
+        _ => format!("{}d ago", secs / 86_400),
+    }
+}
 
 /// `agent sessions list` (and `/sessions`): stored sessions, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

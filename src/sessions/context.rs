@@ -1,9 +1,8 @@
 //! What the next request would hold, part by part, in bytes and estimated tokens, against the
 //! model's context window: the numbers `/context` shows and automatic compaction goes by.
 
-use serde::Serialize;
-
 use crate::llm::ChatMessage;
+use crate::output::session::ContextPart;
 
 /// Bytes per token of the estimate: about right for English prose and code with the tokenizers
 /// of current models, and always said to be an estimate.
@@ -12,31 +11,6 @@ pub const BYTES_PER_TOKEN: u64 = 4;
 /// Tokens `bytes` of text come to, estimated.
 pub fn estimate_tokens(bytes: u64) -> u64 {
     bytes.div_ceil(BYTES_PER_TOKEN)
-}
-
-/// Where the context window's size came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WindowSource {
-    /// The server's `/v1/models` listing.
-    Server,
-    /// `AGENT_CONTEXT_WINDOW`.
-    Setting,
-    /// Neither: unknown.
-    Unknown,
-}
-
-/// One part of a request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ContextPart {
-    /// `system`, `catalog`, `tools`, `skill`, `history` or `tool_outputs`.
-    pub part: &'static str,
-    /// The skill's name, for a `skill` part.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub bytes: u64,
-    /// `bytes` / 4, rounded up.
-    pub tokens: u64,
 }
 
 impl ContextPart {
@@ -48,20 +22,6 @@ impl ContextPart {
             tokens: estimate_tokens(bytes),
         }
     }
-}
-
-/// The next request, broken down.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ContextUse {
-    pub parts: Vec<ContextPart>,
-    pub bytes: u64,
-    /// Estimated tokens of the whole request.
-    pub tokens: u64,
-    /// The model's context window in tokens, when known.
-    pub window: Option<u64>,
-    pub window_source: WindowSource,
-    /// Estimated tokens at which the history is compacted automatically; `None`: it is not.
-    pub compact_at: Option<u64>,
 }
 
 /// What a request is made of, for [`breakdown`].

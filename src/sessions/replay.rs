@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use super::freshness::superseded_note;
 use super::record::{CallUsage, Record};
 use crate::llm::ChatMessage;
+use crate::output::session::TurnUsage;
 
 /// A skill whose instructions are in the rebuilt messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,38 +20,6 @@ pub struct HeldSkill {
     /// Index in [`Replayed::messages`] of the tool result that carries them.
     pub message: usize,
     pub by_hand: bool,
-}
-
-/// Tokens of one user turn.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct TurnUsage {
-    /// The user's message (as stored, secrets redacted).
-    pub message: String,
-    pub calls: u32,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    /// Some call of the turn had no `usage` from the server: its counts are estimates.
-    pub estimated: bool,
-}
-
-/// Tokens of a whole session.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Totals {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    /// Some call sent no `usage`: the counts are partly estimated.
-    pub estimated: bool,
-}
-
-impl Totals {
-    /// The sum of `turns`.
-    pub fn of(turns: &[TurnUsage]) -> Self {
-        Self {
-            prompt_tokens: turns.iter().map(|t| t.prompt_tokens).sum(),
-            completion_tokens: turns.iter().map(|t| t.completion_tokens).sum(),
-            estimated: turns.iter().any(|t| t.estimated),
-        }
-    }
 }
 
 impl TurnUsage {

@@ -3,38 +3,12 @@
 
 use std::time::{Duration, SystemTime};
 
-use serde::Serialize;
-
 use super::load::Loaded;
 use super::replay::replay;
+use crate::output::session::SessionSummary;
 
 /// Most characters of the first message a listing shows.
 const FIRST_MESSAGE_CHARS: usize = 120;
-
-/// A session's vital facts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionSummary {
-    pub id: String,
-    /// When it started: RFC 3339, UTC.
-    pub started: String,
-    /// Seconds since the Unix epoch, for sorting and ages.
-    pub started_at: u64,
-    /// The working directory it ran in.
-    pub cwd: String,
-    /// The model in use at its end.
-    pub model: String,
-    pub base_url: String,
-    /// The user's first message, on one line and cut short (secrets were redacted when stored).
-    pub first_message: Option<String>,
-    /// Messages the user sent.
-    pub turns: usize,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    /// Some model call sent no `usage`; its counts are estimated from bytes.
-    pub estimated: bool,
-    /// The session it was forked from.
-    pub parent: Option<String>,
-}
 
 /// Sum up a loaded session.
 pub fn summarize(loaded: &Loaded) -> SessionSummary {
@@ -70,17 +44,6 @@ fn one_line(text: &str, max: usize) -> String {
     }
     let cut: String = joined.chars().take(max.saturating_sub(1)).collect();
     format!("{cut}…")
-}
-
-/// How long ago `then` was, in the largest unit that fits: `just now`, `5m ago`, `3h ago`, `2d ago`.
-pub fn age(then: u64, now: u64) -> String {
-    let secs = now.saturating_sub(then);
-    match secs {
-        0..60 => "just now".into(),
-        60..3600 => format!("{}m ago", secs / 60),
-        3600..86_400 => format!("{}h ago", secs / 3600),
-        _ => format!("{}d ago", secs / 86_400),
-    }
 }
 
 #[cfg(test)]

@@ -260,6 +260,13 @@ impl EventSink for HumanRenderer {
             Event::AnswerUnverified { reason, .. } => {
                 self.notice(&format!("warning: unverified answer: {}", self.lines(&reason)));
             }
+            Event::AnswerRetried { reason } => {
+                self.progress(&format!(
+                    "▸ not taken as the answer ({}): asking the model once more",
+                    self.one_line(&reason)
+                ));
+                self.wait("thinking");
+            }
             Event::MessageDelta { text } => self.delta(&text),
             Event::Message { .. } | Event::Done { .. } => {
                 self.stop_waiting();

@@ -1,7 +1,7 @@
 //! The house rules that hold the crate's shape, checked on its source: imports between top-level
-//! modules flow one way (`main → app → {ui, agent} → output → {llm, skills, exec, sessions} → support`,
+//! modules flow one way (`main → app → {ui, agent} → sessions → output → {llm, skills, exec} → support`,
 //! mcp beside llm under agent and app (over exec: a project's servers run in its sandbox),
-//! sessions over llm,
+//! sessions over llm and output (the session facts it computes are output's vocabulary),
 //! with `cli`, `config` and `exit` beside `app`), and only `ui/` (and `main.rs`) write to stdout,
 //! stderr or the terminal. `cargo test --test all architecture -- --nocapture` prints the import graph.
 
@@ -16,15 +16,19 @@ const ALLOWED: [(&str, &[&str]); 13] = [
     ("exec", &["support"]),
     ("llm", &["support"]),
     ("mcp", &["exec", "support"]),
-    ("sessions", &["llm", "support"]),
-    ("output", &["exec", "llm", "sessions", "skills", "support"]),
+    ("sessions", &["llm", "output", "support"]),
+    ("output", &["exec", "llm", "skills", "support"]),
     (
         "agent",
         &["output", "exec", "llm", "mcp", "sessions", "skills", "support"],
     ),
     ("ui", &["output", "exec", "skills", "support"]),
     ("cli", &["exec"]),
-    ("config", &["cli", "exec", "exit", "sessions", "skills", "support"]),
+    // config keeps what was learnt of the server (its tool support, its size) between runs.
+    (
+        "config",
+        &["cli", "exec", "exit", "llm", "sessions", "skills", "support"],
+    ),
     (
         "app",
         &[
@@ -81,12 +85,102 @@ fn module_of(rel: &str) -> &str {
     first.strip_suffix(".rs").unwrap_or(first)
 }
 
-/// The code of a file without its unit tests (a `#[cfg(test)]` module, a `*_tests.rs` file).
-fn production_code<'a>(rel: &str, text: &'a str) -> &'a str {
+/// The code of a file without its unit tests: a `*_tests.rs` file is all test, and a
+/// `#[cfg(test)] mod NAME { … }` block or `#[cfg(test)] mod NAME;` line is left out. Everything
+/// else is production code, including whatever follows a test module and items that are only
+/// compiled for tests but are not a module (they are scanned: a test-only import upward is still
+/// an import upward).
+fn production_code(rel: &str, text: &str) -> String {
     if rel.ends_with("_tests.rs") {
-        return "";
+        return String::new();
     }
-    text.split("#[cfg(test)]").next().unwrap_or(text)
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let item = after.trim_start();
+        let is_mod = item.starts_with("mod ") || item.starts_with("pub mod ") || item.starts_with("pub(crate) mod ");
+        if !is_mod {
+            rest = after;
+            continue;
+        }
+        let head_end = item.find([';', '{']).unwrap_or(item.len());
+        rest = if item[head_end..].starts_with('{') {
+            &item[head_end + block_len(&item[head_end..])..]
+        } else {
+            &item[(head_end + 1).min(item.len())..]
+        };
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The length of the `{ … }` block `text` starts with, braces inside string and char literals
+/// and comments not counted.
+fn block_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'\'' if i + 2 < bytes.len() && (bytes[i + 2] == b'\'' || bytes[i + 1] == b'\\') => {
+                i += if bytes[i + 1] == b'\\' { 3 } else { 2 };
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+/// The top-level modules one `crate::` path names: `crate::llm::X` → `llm`, and every member of
+/// a group, `crate::{llm::X, skills}` → `llm`, `skills`.
+fn named_modules(rest: &str) -> Vec<String> {
+    let name = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+            .collect()
+    };
+    let Some(group) = rest.strip_prefix('{') else {
+        return vec![name(rest)];
+    };
+    let end = block_len(&format!("{{{group}")).saturating_sub(2);
+    let inner = &group[..end.min(group.len())];
+    let mut names = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                names.push(name(&inner[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    names.push(name(&inner[start..]));
+    names.into_iter().filter(|n| !n.is_empty()).collect()
 }
 
 /// Top-level module → the other top-level modules its production code names as `crate::X`.
@@ -98,14 +192,12 @@ fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
             continue;
         }
         let targets = graph.entry(module.to_string()).or_default();
-        for (at, _) in production_code(&rel, &text).match_indices("crate::") {
-            let rest = &text[at + "crate::".len()..];
-            let target: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
-                .collect();
-            if !target.is_empty() && target != module {
-                targets.insert(target);
+        let code = production_code(&rel, &text);
+        for (at, _) in code.match_indices("crate::") {
+            for target in named_modules(&code[at + "crate::".len()..]) {
+                if target != module {
+                    targets.insert(target);
+                }
             }
         }
     }
@@ -138,6 +230,51 @@ fn imports_between_modules_flow_one_way() {
         "imports against the layering (lib.rs draws it):\n{}",
         wrong.join("\n")
     );
+}
+
+/// A room does not hand a lower room's items on as its own (`pub use crate::sessions::X` in
+/// `output/`): whoever imports them then depends on that lower room without the table seeing it.
+#[test]
+fn no_room_re_exports_another_rooms_items() {
+    let mut found = Vec::new();
+    for (rel, text) in sources() {
+        let code = production_code(&rel, &text);
+        for (n, line) in code.lines().enumerate() {
+            let line = line.trim_start();
+            let re_export = ["pub use crate::", "pub(crate) use crate::"]
+                .iter()
+                .find_map(|p| line.strip_prefix(p));
+            let Some(rest) = re_export else {
+                continue;
+            };
+            let module = module_of(&rel);
+            if named_modules(rest).iter().any(|m| m != module) && !matches!(module, "lib" | "main") {
+                found.push(format!("src/{rel}:{}: {line}", n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "re-exports of another room's items (import them from their room instead):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_scan_reads_past_test_modules_and_into_groups() {
+    let text = "use crate::support::x;\n#[cfg(test)]\nmod tests {\n    use crate::app::y;\n    fn f() { let s = \"}\"; }\n}\n#[cfg(test)]\nmod more_tests;\nuse crate::{llm::Z, skills};\n#[cfg(test)]\nfn helper() { crate::ui::w(); }\n";
+    let code = production_code("config.rs", text);
+    assert!(!code.contains("crate::app"), "{code}");
+    assert!(
+        code.contains("crate::{llm::Z, skills}") && code.contains("crate::ui::w"),
+        "{code}"
+    );
+    assert_eq!(
+        named_modules("{llm::Z, skills::{a, b}, support}"),
+        ["llm", "skills", "support"]
+    );
+    assert_eq!(named_modules("exec::sandbox"), ["exec"]);
+    assert!(production_code("exec/approval_tests.rs", text).is_empty());
 }
 
 #[test]

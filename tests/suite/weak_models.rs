@@ -21,8 +21,23 @@ fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
 }
 
 async fn once(ws: &Workspace, replies: Vec<Reply>, args: &[&str]) -> (i32, Vec<Value>, MockLlm) {
+    once_with(ws, replies, args, &[]).await
+}
+
+/// [`once`] with the compact prompt a small local model gets (and its second chance).
+async fn once_compact(ws: &Workspace, replies: Vec<Reply>, args: &[&str]) -> (i32, Vec<Value>, MockLlm) {
+    once_with(ws, replies, args, &[("AGENT_PROMPT", "compact")]).await
+}
+
+async fn once_with(
+    ws: &Workspace,
+    replies: Vec<Reply>,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (i32, Vec<Value>, MockLlm) {
     let mock = MockLlm::start(replies).await;
     let mut cmd = ws.agent(&mock);
+    cmd.envs(env.iter().copied());
     cmd.args(["--json", "--approve", "auto", "--once", "what time is it in Tokyo?"])
         .args(args);
     let (code, out, err) = run_outcome(cmd).await;
@@ -115,30 +130,50 @@ async fn text_that_mentions_a_command_never_runs() {
 async fn an_answer_with_nothing_run_after_an_activation_is_marked_and_fails_with_require_tool() {
     let ws = Workspace::new();
     ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    // The model answers with nothing run, gets its second chance, and answers again the same way.
     let replies = || {
         vec![
             tool("activate_skill", json!({"name": "time"})),
             text("It is 9 pm in Tokyo."),
+            text("It is 9 pm in Tokyo, as I said."),
         ]
     };
-    let (code, events, _) = once(&ws, replies(), &[]).await;
+    let (code, events, mock) = once_compact(&ws, replies(), &[]).await;
     assert_eq!(code, 0, "marked, not failed, by default");
+    assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
+    let asked = contents(&mock.requests().await[2], "user");
+    assert!(
+        asked.last().unwrap().starts_with("[agent]") && asked.last().unwrap().contains("run_command"),
+        "the model is told what to do: {asked:?}"
+    );
     let marked = of_type(&events, "answer_unverified");
     assert_eq!(marked.len(), 1, "{events:?}");
     assert_eq!(marked[0]["skill"], "time");
     assert!(marked[0]["reason"].as_str().unwrap().contains("no command ran"));
-    let (code, _, _) = once(&ws, replies(), &["--require-tool"]).await;
+    let (code, _, _) = once_compact(&ws, replies(), &["--require-tool"]).await;
     assert_eq!(code, 9);
+    // Under the full prompt a capable model gets no second chance: its first answer is marked.
+    let (code, events, mock) = once(&ws, replies(), &["--require-tool"]).await;
+    assert_eq!(code, 9);
+    assert!(of_type(&events, "answer_retried").is_empty());
+    assert_eq!(mock.requests().await.len(), 2);
 
     // In human mode the user reads it on stderr, under the answer.
     let mock = MockLlm::start(replies()).await;
     let mut cmd = ws.agent(&mock);
-    cmd.args(["--approve", "auto", "--once", "time in Tokyo"]);
+    cmd.env("AGENT_PROMPT", "compact")
+        .args(["--approve", "auto", "--once", "time in Tokyo"]);
     let (code, out, err) = run_outcome(cmd).await;
     assert_eq!(code, 0);
-    assert_eq!(out.trim(), "It is 9 pm in Tokyo.");
+    assert_eq!(
+        out.trim(),
+        "It is 9 pm in Tokyo, as I said.",
+        "the reply set aside is not shown"
+    );
     assert!(
-        err.contains("unverified answer") && err.contains("no command ran"),
+        err.contains("unverified answer")
+            && err.contains("no command ran")
+            && err.contains("asking the model once more"),
         "{err}"
     );
 }
@@ -151,8 +186,9 @@ async fn example_output_copied_from_the_skill_is_marked_even_after_a_command() {
         tool("activate_skill", json!({"name": "time"})),
         tool("run_command", json!({"command": "./run.sh JST"})),
         text("The current time in Tokyo is 2026-11-29 21:04 JST."),
+        text("The current time in Tokyo is 2026-11-29 21:04 JST."),
     ];
-    let (code, events, _) = once(&ws, replies, &["--require-tool"]).await;
+    let (code, events, _) = once_compact(&ws, replies, &["--require-tool"]).await;
     assert_eq!(code, 9, "{events:?}");
     let reason = of_type(&events, "answer_unverified")[0]["reason"]
         .as_str()
@@ -186,7 +222,7 @@ async fn a_call_of_an_unknown_tool_written_as_text_is_said_and_not_run() {
     let ws = Workspace::new();
     ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
     let reply = "{\"name\": \"get_time\", \"arguments\": {\"zone\": \"Asia/Tokyo\"}}";
-    let (code, events, _) = once(&ws, vec![text(reply)], &["--require-tool"]).await;
+    let (code, events, _) = once_compact(&ws, vec![text(reply), text(reply)], &["--require-tool"]).await;
     assert_eq!(code, 9);
     assert!(of_type(&events, "command_started").is_empty());
     let reason = of_type(&events, "answer_unverified")[0]["reason"]
@@ -276,7 +312,8 @@ async fn a_small_model_on_llama_cpp_gets_the_compact_prompt_and_progress_chunks(
                     None,
                 );
         }
-        let mock = MockLlm::start(vec![text("Hello.")]).await;
+        // Two replies: where the time skill is pre-activated, "Hello." gets a second chance.
+        let mock = MockLlm::start(vec![text("Hello."), text("Hello.")]).await;
         as_llama_cpp(&mock, params).await;
         let mut cmd = ws.agent(&mock);
         cmd.env("AGENT_TOOL_CHECK", "1")
@@ -398,7 +435,7 @@ async fn a_model_that_says_nothing_after_a_denial_ends_the_turn_with_the_denial(
 async fn an_answer_after_a_pre_activation_with_nothing_run_is_marked() {
     let ws = Workspace::new();
     ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
-    let mock = MockLlm::start(vec![text("It is 21:04 in Tokyo.")]).await;
+    let mock = MockLlm::start(vec![text("It is 21:04 in Tokyo."), text("It is 21:04 in Tokyo.")]).await;
     let mut cmd = ws.agent(&mock);
     cmd.env("AGENT_PREACTIVATE", "1").args([
         "--json",
@@ -446,8 +483,9 @@ async fn an_answer_dressed_as_a_tool_result_nothing_printed_is_marked() {
     let replies = vec![
         tool("activate_skill", json!({"name": "time"})),
         text("<tool_response>\nexit code: 0\nstdout:\n2031-05-06 07:08 JST\n</tool_response>"),
+        text("<tool_response>\nexit code: 0\nstdout:\n2031-05-06 07:08 JST\n</tool_response>"),
     ];
-    let (code, events, _) = once(&ws, replies, &["--require-tool"]).await;
+    let (code, events, _) = once_compact(&ws, replies, &["--require-tool"]).await;
     assert_eq!(code, 9, "{events:?}");
     assert!(
         of_type(&events, "answer_unverified")[0]["reason"]
@@ -471,7 +509,7 @@ async fn a_resumed_session_keeps_the_catalog_its_first_turn_listed() {
     let turn = |args: &'static [&'static str], message: &'static str| {
         let ws = &ws;
         async move {
-            let mock = MockLlm::start(vec![text("ok")]).await;
+            let mock = MockLlm::start(vec![text("ok"), text("ok")]).await;
             let mut cmd = ws.agent(&mock);
             cmd.env("AGENT_PROMPT", "compact").args(args).args(["--once", message]);
             let (code, _, err) = run_outcome(cmd).await;
@@ -501,4 +539,64 @@ async fn a_resumed_session_keeps_the_catalog_its_first_turn_listed() {
             .contains("[agent: skills not in the list above"),
         "{last_user}"
     );
+}
+
+/// The second chance works when the model takes it: told that nothing ran, it runs the skill's
+/// command and answers from its output, which is not marked. A command refused for want of an
+/// active skill, then parroted, gets the same chance.
+#[tokio::test]
+async fn a_second_chance_turns_an_unbacked_answer_into_a_real_one() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        text("Tokyo: 2026-11-29 21:04 JST"),
+        tool("run_command", json!({"command": "./run.sh JST"})),
+        text("It is 2031-01-02 03:04 JST."),
+    ];
+    let (code, events, _) = once_compact(&ws, replies, &["--require-tool"]).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
+    assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
+    assert!(of_type(&events, "answer_unverified").is_empty(), "{events:?}");
+    let messages = of_type(&events, "message");
+    assert_eq!(messages.len(), 1, "{events:?}");
+    assert_eq!(messages[0]["text"], "It is 2031-01-02 03:04 JST.");
+    let deltas: String = of_type(&events, "message_delta")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        !deltas.contains("21:04"),
+        "the reply set aside never streamed: {deltas}"
+    );
+
+    // run_command before any activation, refused; the model parrots the refusal; told, it
+    // activates and runs.
+    let replies = vec![
+        tool("run_command", json!({"command": "date"})),
+        text("To use a skill, call activate_skill first."),
+        tool("activate_skill", json!({"name": "time"})),
+        tool("run_command", json!({"command": "./run.sh JST"})),
+        text("It is 2031-01-02 03:04 JST."),
+    ];
+    let env = [("AGENT_PROMPT", "compact"), ("AGENT_PREACTIVATE", "0")];
+    let (code, events, mock) = once_with(&ws, replies, &["--require-tool"], &env).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
+    assert!(
+        of_type(&events, "answer_retried")[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("active skill")
+    );
+    assert_eq!(of_type(&events, "message")[0]["text"], "It is 2031-01-02 03:04 JST.");
+    let asked = contents(&mock.requests().await[2], "user");
+    assert!(asked.last().unwrap().contains("activate_skill"), "{asked:?}");
+
+    // Only one second chance a turn, and none for an answer that needs no command.
+    let (code, events, mock) = once_with(&ws, vec![text("Hello! How can I help?")], &[], &env).await;
+    assert_eq!(code, 0);
+    assert!(of_type(&events, "answer_retried").is_empty());
+    assert_eq!(mock.requests().await.len(), 1);
 }

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use super::Item;
 use super::md::interrupted;
-use crate::sessions::summary::SessionSummary as Overview;
+use crate::output::session::SessionSummary as Overview;
 use crate::support::terminal_text::for_terminal;
 
 const STYLE: &str = "body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;\

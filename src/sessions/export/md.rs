@@ -4,8 +4,8 @@
 use std::fmt::Write;
 
 use super::Item;
+use crate::output::session::SessionSummary as Overview;
 use crate::sessions::record::Interruption;
-use crate::sessions::summary::SessionSummary as Overview;
 use crate::support::terminal_text::for_terminal as shown;
 
 /// The session as Markdown.

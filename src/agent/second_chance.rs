@@ -1,0 +1,139 @@
+//! One second chance per turn for an answer that rests on nothing (docs/design.md "Weak
+//! models"). Small models activate a skill and then answer at once, copy its example output,
+//! imitate a tool's result, or parrot the refusal of a command they ran before activating
+//! anything. Such a reply is not shown as the answer: the model is told what was wrong and asked
+//! once more to run the command (a real small model did so in the bench); a second unbacked
+//! answer is shown and marked as before. Only under the compact prompt, the one small models
+//! get: a capable model that answers from a skill's instructions alone usually means to, and an
+//! extra request would only cost it time and tokens (its answer is still marked).
+
+use super::grounding::{self, Unbacked};
+use super::prompt::PromptMode;
+use super::turn::Agent;
+use crate::llm::types::ChatMessage;
+use crate::output::Event;
+
+/// The wording the model gets, in sections (`## name` then its text).
+const PROMPT: &str = include_str!("../../prompts/second_chance.md");
+
+/// The text of the section `name` of [`PROMPT`] (empty if absent, which a unit test rules out).
+fn section(name: &str) -> &'static str {
+    PROMPT
+        .split("## ")
+        .find_map(|s| s.strip_prefix(name).and_then(|rest| rest.strip_prefix('\n')))
+        .map(str::trim)
+        .unwrap_or_default()
+}
+
+/// Why the model gets a second chance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Retry {
+    /// Its answer is unbacked, as the grounding judge says.
+    Unbacked(Unbacked),
+    /// It proposed a command with no skill active (refused), ran nothing, and answered.
+    NoSkillActive,
+}
+
+impl Retry {
+    /// One line for the user and `--json`: what was wrong with the reply set aside.
+    pub(super) fn reason(&self) -> String {
+        match self {
+            Retry::Unbacked(u) => u.reason(),
+            Retry::NoSkillActive => {
+                "the model answered after its command was refused for want of an active skill, with nothing run".into()
+            }
+        }
+    }
+
+    /// What the model is told.
+    pub(super) fn prompt(&self) -> String {
+        let (why, todo) = match self {
+            Retry::Unbacked(Unbacked::NothingRan { skill }) => {
+                (section("nothing_ran").replace("{{skill}}", skill), "todo_run")
+            }
+            Retry::Unbacked(Unbacked::CopiedExample { skill, line }) => (
+                section("copied_example")
+                    .replace("{{skill}}", skill)
+                    .replace("{{line}}", &format!("{line:?}")),
+                "todo_run",
+            ),
+            Retry::Unbacked(Unbacked::ImitatedOutput { line }) => (
+                section("imitated_output").replace("{{line}}", &format!("{line:?}")),
+                "todo_activate",
+            ),
+            Retry::Unbacked(Unbacked::CallAsText { why }) => {
+                (section("call_as_text").replace("{{detail}}", why), "todo_activate")
+            }
+            Retry::NoSkillActive => (section("no_skill_active").to_string(), "todo_activate"),
+        };
+        section("template")
+            .replace("{{why}}", &why)
+            .replace("{{todo}}", section(todo))
+    }
+}
+
+impl Agent {
+    /// Whether a reply coming now could be an answer that gets a second chance, so it is held
+    /// back from the screen until it is judged: a skill was activated or a command refused for
+    /// want of one, nothing ran yet, and the turn's second chance is unused.
+    pub(super) fn answer_in_doubt(&self) -> bool {
+        self.prompt_mode == PromptMode::Compact
+            && !self.second_chance_used
+            && self.trace.ran == 0
+            && (!self.trace.activated.is_empty() || self.trace.unactivated > 0)
+    }
+
+    /// When `answer` (a reply without calls) rests on nothing and the turn's second chance is
+    /// unused: the reply and the model's instruction go into the conversation, the user is told,
+    /// and `true` means ask the model again.
+    pub(super) fn second_chance(&mut self, answer: &str) -> bool {
+        if self.second_chance_used || self.prompt_mode != PromptMode::Compact {
+            return false;
+        }
+        let judged = self.unbacked.clone().or_else(|| {
+            let skills = self.skills();
+            grounding::judge(answer, &self.trace, |name| skills.get(name))
+        });
+        let retry = match judged {
+            Some(unbacked) => Retry::Unbacked(unbacked),
+            None if self.trace.unactivated > 0 && self.trace.ran == 0 && !answer.trim().is_empty() => {
+                Retry::NoSkillActive
+            }
+            None => return false,
+        };
+        self.second_chance_used = true;
+        // A call written as text is judged again on the next reply.
+        self.unbacked = None;
+        self.emit(Event::AnswerRetried { reason: retry.reason() });
+        self.conversation
+            .remember(ChatMessage::assistant(Some(answer.to_string()), Vec::new()));
+        self.conversation.remember(ChatMessage::agent_note(retry.prompt()));
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_section_is_there_and_filled() {
+        for name in [
+            "template",
+            "nothing_ran",
+            "copied_example",
+            "imitated_output",
+            "call_as_text",
+            "no_skill_active",
+            "todo_run",
+            "todo_activate",
+        ] {
+            assert!(!section(name).is_empty(), "{name}");
+        }
+        let text = Retry::Unbacked(Unbacked::NothingRan { skill: "time".into() }).prompt();
+        assert!(text.contains("skill time") && text.contains("run_command"), "{text}");
+        assert!(!text.contains("{{"), "{text}");
+        let text = Retry::NoSkillActive.prompt();
+        assert!(text.contains("activate_skill") && !text.contains("{{"), "{text}");
+    }
+}
