@@ -178,7 +178,7 @@ fn ask_mode(cli: &Cli, interactive: bool) -> Ask {
 async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
     match &run.cli.command {
         Some(Command::Skills { action, .. }) => skills::run(action, run).await,
-        Some(Command::Sandbox { action, .. }) => Ok(sandbox::run(action, &run)),
+        Some(Command::Sandbox { action, .. }) => Ok(sandbox::run(action.as_ref(), &run)),
         Some(Command::Trust {
             skill: Some(name),
             force,
@@ -191,7 +191,7 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
         Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. }) => Err(AppError::internal(
             "completions, man pages and trust are handled before configuration",
         )),
-        Some(Command::Sessions { action }) => session_commands::run(action, &run),
+        Some(Command::Sessions { action }) => session_commands::run(action.as_ref(), &run),
         Some(Command::Mcp { action }) => mcp::run(action, &run).await,
         None => once::chat_or_once(run).await,
     }

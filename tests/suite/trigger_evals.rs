@@ -341,6 +341,34 @@ async fn tuning_keeps_the_best_description_by_validation_and_writes_it_on_reques
     );
 }
 
+/// A refused proposal names the rule it broke (issue 39, item 9): an empty one says it was empty
+/// rather than printing a list of possible reasons followed by nothing.
+#[tokio::test]
+async fn a_refused_proposal_says_which_rule_it_broke() {
+    let ws = Workspace::new();
+    let dir = ws.skill("pdf", "---\nname: pdf\ndescription: Handles documents.\n---\n", None);
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(
+        dir.join("tests/routing.yaml"),
+        "skill: pdf\ncases:\n  - query: fill the tax form\n    should_trigger: true\n",
+    )
+    .unwrap();
+    let mock = MockLlm::serving(Tuner {
+        proposals: Mutex::new(vec!["", "Always use this for every form."]),
+    })
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["skills", "tune", "pdf", "--runs", "1", "--iterations", "2"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("refused: the model proposed no description"), "{out}");
+    assert!(
+        out.contains("refused (aimed at the model: \"always use\"): Always use this for every form."),
+        "{out}"
+    );
+    assert!(!out.contains("too long, empty, or"), "{out}");
+}
+
 #[tokio::test]
 async fn skills_check_says_what_a_long_description_costs_every_request() {
     let ws = workspace();
