@@ -90,12 +90,8 @@ pub(super) async fn tune(
         let proposal = propose(agent, &skill.name, &best).await?;
         let description = match acceptable(&proposal) {
             Ok(description) => description,
-            Err(why) if proposal.is_empty() => {
-                tried.push(format!("refused: {why}"));
-                continue;
-            }
             Err(why) => {
-                tried.push(format!("refused ({why}): {proposal}"));
+                tried.push(refused(&why, &proposal));
                 continue;
             }
         };
@@ -256,6 +252,15 @@ fn acceptable(proposal: &str) -> Result<String, String> {
         return Err(format!("the audit objects: {objection}"));
     }
     Ok(proposal.to_string())
+}
+
+/// A refused proposal as the report lists it: why, then the proposal (when there was one).
+fn refused(why: &str, proposal: &str) -> String {
+    if proposal.is_empty() {
+        format!("refused: {why}")
+    } else {
+        format!("refused ({why}): {proposal}")
+    }
 }
 
 /// The audit's objection to `description`, if any: its first finding of an injection or hidden
