@@ -54,3 +54,47 @@ async fn a_running_commands_output_shows_live_and_stays_after_it_ends_or_is_inte
     })
     .await;
 }
+
+/// Copy a folder tree (the checkout's skills into a newcomer's clone).
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// The README's first block, run line by line as a newcomer's script would (no terminal, no
+/// network: the model mocked), succeeds: trust comes before the first question, and the first
+/// question is one the offline `time` skill answers for real (item 2).
+#[tokio::test]
+async fn the_readmes_first_commands_succeed_in_a_script_offline() {
+    let readme = std::fs::read_to_string(repo_path("README.md")).unwrap();
+    let block = readme.split("```sh\n").nth(1).unwrap().split("```").next().unwrap();
+    let commands: Vec<Vec<String>> = block
+        .lines()
+        .filter_map(|l| l.strip_prefix("cargo run --release -- "))
+        .map(|rest| shell_words::split(rest.split("  #").next().unwrap()).unwrap())
+        .collect();
+    let first_question = commands.iter().position(|c| c.contains(&"--once".to_string()));
+    let trust = commands.iter().position(|c| c[0] == "trust");
+    assert!(matches!((trust, first_question), (Some(t), Some(q)) if t < q), "{commands:?}");
+
+    let ws = Workspace::new();
+    copy_tree(&repo_path("skills"), &ws.work().join("skills"));
+    let mock = MockLlm::start(activate_run_answer("time", "./run.sh Tokyo", "It is evening in Tokyo.")).await;
+    for args in &commands {
+        let mut cmd = ws.bare_agent();
+        cmd.env("AGENT_BASE_URL", mock.base_url())
+            .env("AGENT_API_KEY", "sk-test-key-0123456789")
+            .args(args);
+        let (code, out, err) = run_outcome(cmd).await;
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+    }
+    let reqs = mock.requests().await;
+    assert_eq!(reqs.len(), 3, "one question, answered through the time skill");
+    let result = last_tool_result(&reqs[2]);
+    assert!(result.contains("Asia/Tokyo") && result.contains("exit code: 0"), "{result}");
+}
