@@ -44,6 +44,8 @@ pub(crate) struct Run<'a> {
     /// The search index being read on another thread while discovery runs (a one-shot or a
     /// chat over a big library ranks with it at once); the skill set takes it.
     pub index_preload: std::sync::Mutex<Option<crate::skills::catalog::IndexPreload>>,
+    /// This run is the chat (not a one-shot): its session is marked so, and `-c` prefers one.
+    pub chat: bool,
 }
 
 /// Run the program; returns the process exit code.
@@ -100,6 +102,7 @@ pub async fn run(cli: Cli) -> i32 {
                         front: front.clone(),
                         redactor,
                         index_preload: std::sync::Mutex::default(),
+                        chat: false,
                     };
                     dispatch(run).await
                 }

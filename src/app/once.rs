@@ -31,6 +31,7 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
     let message = initial_message(run.cli)?;
     endpoint::settle(run.cli, &mut run.config).await?;
     let Some(message) = message else {
+        run.chat = true;
         return chat::run(run, discovery).await;
     };
     let (mut agent, _) = session::started_agent(&run, discovery)?;

@@ -40,6 +40,7 @@ pub(super) fn new_session(run: &Run<'_>, model: &str) -> NewSession {
             .collect(),
         cwd: cwd_text(),
         parent: None,
+        chat: run.chat,
     }
 }
 
@@ -162,7 +163,7 @@ pub(super) fn take_up(agent: &mut Agent, loaded: &Loaded, keep_model: bool) -> S
 /// The session `-c` or `--resume` names, if either was given.
 fn target(run: &Run<'_>, store: &SessionStore) -> Result<Option<SessionId>, AppError> {
     if run.cli.continue_session {
-        return continued(store).map(Some);
+        return continued(store, run.chat).map(Some);
     }
     match run.cli.resume.as_deref() {
         None => Ok(None),
@@ -171,10 +172,15 @@ fn target(run: &Run<'_>, store: &SessionStore) -> Result<Option<SessionId>, AppE
     }
 }
 
-/// The session `-c` goes on with: the newest one started in this folder that reached the model.
-fn continued(store: &SessionStore) -> Result<SessionId, AppError> {
+/// The session `-c` goes on with: the newest one started in this folder that reached the model;
+/// for the chat, the newest chat among them if there is one (a one-shot run in between is not
+/// the conversation a person means to go on with).
+fn continued(store: &SessionStore, chat: bool) -> Result<SessionId, AppError> {
     let cwd = cwd_text();
-    match store.latest_in(&cwd).map_err(app_error)? {
+    if chat && let Some(id) = store.latest_in(&cwd, true).map_err(app_error)? {
+        return Ok(id);
+    }
+    match store.latest_in(&cwd, false).map_err(app_error)? {
         Some(id) => Ok(id),
         None => Err(AppError::usage(format!(
             "no stored session was started in {cwd}; `agent sessions list` shows them all, `agent --resume ID` \
@@ -190,7 +196,7 @@ pub(super) fn check_continue(cli: &crate::cli::Cli) -> Result<(), AppError> {
         return Ok(());
     }
     match store() {
-        Some(store) => continued(&store).map(|_| ()),
+        Some(store) => continued(&store, false).map(|_| ()),
         // Said by `start`, with the rest of the configuration.
         None => Ok(()),
     }

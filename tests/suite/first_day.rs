@@ -80,7 +80,10 @@ async fn the_readmes_first_commands_succeed_in_a_script_offline() {
         .collect();
     let first_question = commands.iter().position(|c| c.contains(&"--once".to_string()));
     let trust = commands.iter().position(|c| c[0] == "trust");
-    assert!(matches!((trust, first_question), (Some(t), Some(q)) if t < q), "{commands:?}");
+    assert!(
+        matches!((trust, first_question), (Some(t), Some(q)) if t < q),
+        "{commands:?}"
+    );
 
     let ws = Workspace::new();
     copy_tree(&repo_path("skills"), &ws.work().join("skills"));
@@ -96,5 +99,46 @@ async fn the_readmes_first_commands_succeed_in_a_script_offline() {
     let reqs = mock.requests().await;
     assert_eq!(reqs.len(), 3, "one question, answered through the time skill");
     let result = last_tool_result(&reqs[2]);
-    assert!(result.contains("Asia/Tokyo") && result.contains("exit code: 0"), "{result}");
+    assert!(
+        result.contains("Asia/Tokyo") && result.contains("exit code: 0"),
+        "{result}"
+    );
+}
+
+/// `-c` opening the chat goes on with the last chat, not a one-shot run made since, and says which
+/// it resumed; a one-shot `-c` still takes the newest of either (item 14).
+#[tokio::test(flavor = "multi_thread")]
+async fn continue_in_the_chat_takes_the_last_chat_not_a_later_one_shot() {
+    use super::sessions::{once, pty_chat, say};
+    let ws = Arc::new(Workspace::new());
+    let mock = Arc::new(MockLlm::start(vec![text("Chat answer."), text("Once answer."), text("Chat goes on.")]).await);
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = pty_chat(&w, &m, &[]);
+        say(&mut p, "chat question");
+        p.exp_string("Chat answer.").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(once(&ws, &mock, "one-shot question", &[]).await.0, 0);
+    let chat_id = ws
+        .session_files()
+        .iter()
+        .map(|f| super::sessions::records(f)[0].clone())
+        .find(|h| h["chat"] == true)
+        .and_then(|h| h["id"].as_str().map(str::to_string))
+        .expect("the chat's session is marked");
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = pty_chat(&w, &m, &["-c"]);
+        p.exp_string(&format!("resumed session {chat_id}")).unwrap();
+        say(&mut p, "go on");
+        p.exp_string("Chat goes on.").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let requests = mock.requests().await;
+    let users = super::sessions::users(requests.last().unwrap());
+    assert_eq!(users, ["chat question", "go on"]);
 }
