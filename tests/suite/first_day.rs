@@ -142,3 +142,32 @@ async fn continue_in_the_chat_takes_the_last_chat_not_a_later_one_shot() {
     let users = super::sessions::users(requests.last().unwrap());
     assert_eq!(users, ["chat question", "go on"]);
 }
+
+/// `mcp add` with a launcher that is not installed says so at once, with how to get it, and
+/// `mcp list` says the same rather than a raw operating-system error (item 3).
+#[tokio::test]
+async fn adding_an_mcp_server_whose_program_is_missing_says_how_to_get_it() {
+    let ws = Workspace::new();
+    let empty = ws.dir.path().join("empty-bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut add = ws.bare_agent();
+    add.env("PATH", &empty)
+        .args(["mcp", "add", "time", "--", "uvx", "mcp-server-time"]);
+    let (code, out, err) = run_outcome(add).await;
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("MCP server time: `uvx` is not on PATH") && err.contains("pip install uv"),
+        "{err}"
+    );
+    let mut list = ws.bare_agent();
+    list.env("PATH", &empty).args(["mcp", "list"]);
+    let (_, out, err) = run_outcome(list).await;
+    assert!(out.contains("`uvx` is not on PATH"), "{out}{err}");
+    assert!(!out.contains("os error"), "{out}");
+    // A program that is there is added without a word.
+    let mut add = ws.bare_agent();
+    add.args(["mcp", "add", "shell", "--", "sh", "-c", "exit 0"]);
+    let (code, _, err) = run_outcome(add).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("not on PATH"), "{err}");
+}
