@@ -171,3 +171,37 @@ async fn adding_an_mcp_server_whose_program_is_missing_says_how_to_get_it() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("not on PATH"), "{err}");
 }
+
+/// `skills show` and `--skill` say the same of an unknown name: the nearest names, not the whole
+/// library (item 8).
+#[tokio::test]
+async fn an_unknown_skill_name_gets_the_same_suggestion_everywhere() {
+    let ws = Workspace::new();
+    for name in [
+        "weather", "slugify", "alpha", "beta", "gamma", "delta", "epsilon", "zeta",
+    ] {
+        ws.skill(
+            name,
+            &format!("---\nname: {name}\ndescription: Does {name} things.\n---\n"),
+            None,
+        );
+    }
+    let mock = MockLlm::start(vec![]).await;
+    let mut show = ws.agent(&mock);
+    show.args(["skills", "show", "weathr"]);
+    let (code, _, err) = run_outcome(show).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("weathr: there is no skill of that name; did you mean weather?"),
+        "{err}"
+    );
+    assert!(!err.contains("epsilon"), "the whole library is not listed: {err}");
+    let mut invoke = ws.agent(&mock);
+    invoke.args(["--skill", "slugfy", "x"]);
+    let (code, _, err) = run_outcome(invoke).await;
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("slugfy: there is no skill of that name; did you mean slugify?"),
+        "{err}"
+    );
+}
