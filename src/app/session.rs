@@ -67,6 +67,17 @@ pub(super) fn started_agent(run: &Run<'_>, discovery: Discovery) -> Result<(Agen
     let approver = run.front.approver(run.config.interactive);
     let mut agent = super::build::agent(run, discovery, run.front.output.clone(), approver)?;
     let resumed = start(run, &mut agent, &*run.front.output)?;
+    // Over the budget, every run of the same library would say so: once per library and budget,
+    // every time with -v or --json.
+    let library = format!(
+        "{} skills, budget {}",
+        agent.skills().routable().count(),
+        run.config.catalog_budget
+    );
+    let detailed = run.cli.json || run.cli.verbose > 0;
+    if !detailed && !super::notices::is_news("catalog", vec![library]) {
+        agent.catalog_notice_said();
+    }
     Ok((agent, resumed))
 }
 

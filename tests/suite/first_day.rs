@@ -205,3 +205,119 @@ async fn an_unknown_skill_name_gets_the_same_suggestion_everywhere() {
         "{err}"
     );
 }
+
+/// Skills named and described at length, as a public collection's are.
+fn a_collection(ws: &Workspace, count: usize) {
+    for i in 0..count {
+        let name = format!("collection-tool-number-{i:02}-with-a-long-name");
+        ws.skill(
+            &name,
+            &format!(
+                "---\nname: {name}\ndescription: Automates tool number {i} through its web API, with pagination, \
+                 retries and rate limits handled. Use when the user asks about tool {i}.\n---\nbody\n"
+            ),
+            None,
+        );
+    }
+}
+
+/// The same notices every run are said once per change (more with -v), and the catalog notice
+/// counts the skills as `skills list` does (item 4).
+#[tokio::test]
+async fn repeated_notices_are_said_once_per_change_and_counts_agree() {
+    let ws = Workspace::new();
+    a_collection(&ws, 30);
+    ws.skill(
+        "Bad Name",
+        "---\nname: Bad Name\ndescription: Has a name against the rules.\n---\n",
+        None,
+    );
+    let mock = MockLlm::start((0..4).map(|_| text("ok")).collect()).await;
+    let run = |extra: &[&str]| {
+        let mut cmd = ws.agent(&mock);
+        cmd.env("AGENT_CATALOG_BUDGET", "2000")
+            .args(["--once", "hi"])
+            .args(extra);
+        run_outcome(cmd)
+    };
+    let (code, _, first) = run(&[]).await;
+    assert_eq!(code, 0, "{first}");
+    assert!(first.contains("loaded with problems"), "{first}");
+    assert!(first.contains("31 skills do not fit the catalog budget"), "{first}");
+    let (_, _, second) = run(&[]).await;
+    assert!(!second.contains("loaded with problems"), "{second}");
+    assert!(!second.contains("do not fit"), "{second}");
+    let (_, _, asked) = run(&["-v"]).await;
+    assert!(asked.contains("do not fit") && asked.contains("Bad Name"), "{asked}");
+    // A change is news again.
+    ws.skill(
+        "Other Bad",
+        "---\nname: Other Bad\ndescription: Another name against the rules.\n---\n",
+        None,
+    );
+    let (_, _, changed) = run(&[]).await;
+    assert!(changed.contains("2 skill(s) loaded with problems"), "{changed}");
+    assert!(changed.contains("32 skills do not fit"), "{changed}");
+
+    let mut list = ws.agent(&mock);
+    list.env("AGENT_CATALOG_BUDGET", "2000")
+        .args(["--json", "skills", "list"]);
+    let (_, out, _) = run_outcome(list).await;
+    let doc: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    let costing = doc["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["catalog_bytes"].as_u64() > Some(0))
+        .count();
+    assert_eq!(costing, 32, "{doc}");
+}
+
+/// `skills list` on a narrow terminal: the footer wraps at words rather than being cut, and a
+/// ROOT column left out is said (items 5 and 20); `skills check`'s info line has no runs of
+/// spaces (item 5).
+#[tokio::test]
+async fn narrow_listings_wrap_at_words_and_say_what_they_leave_out() {
+    let ws = Arc::new(Workspace::new());
+    a_collection(&ws, 30);
+    let w = ws.clone();
+    let screen = blocking_text(move || {
+        let mut cmd = crate::common::pty::pty_agent(&w);
+        cmd.env("COLUMNS", "80")
+            .env("AGENT_CATALOG_BUDGET", "2000")
+            .args(["skills", "list"]);
+        let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).unwrap();
+        from_pty(&p.exp_eof().unwrap())
+    })
+    .await;
+    let lines: Vec<&str> = screen.lines().map(|l| l.trim_end_matches('\r')).collect();
+    // Under the table (whose rows keep a minimum of description, so long names overflow).
+    let under = lines
+        .iter()
+        .position(|l| l.starts_with("(ROOT left out"))
+        .expect(&screen);
+    let long: Vec<&&str> = lines[under..].iter().filter(|l| l.chars().count() > 80).collect();
+    assert!(long.is_empty(), "{long:?}");
+    let joined = lines[under..].join(" ");
+    assert!(joined.contains("those most relevant to it (largest:"), "{screen}");
+    assert!(
+        joined.contains("(ROOT left out: the table needs more than 80 columns"),
+        "{screen}"
+    );
+    assert!(!lines[0].contains("ROOT"), "{screen}");
+
+    let mut check = ws.bare_agent();
+    check
+        .env("AGENT_CATALOG_BUDGET", "400")
+        .args(["skills", "check"])
+        .arg(ws.skills());
+    let (_, out, _) = run_outcome(check).await;
+    assert!(out.contains("catalog line costs"), "{out}");
+    assert!(!out.contains("    library"), "{out}");
+    assert!(!out.lines().any(|l| l.trim_start().contains("      ")), "{out}");
+}
+
+/// Run `f` off the async threads and return what it returns.
+async fn blocking_text<F: FnOnce() -> String + Send + 'static>(f: F) -> String {
+    tokio::task::spawn_blocking(f).await.unwrap()
+}

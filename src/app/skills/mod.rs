@@ -155,7 +155,12 @@ fn summary_known(skill: Skill, trust: &FolderTrust, listing: &mut Listing) -> Sk
         .filter(|d| d.severity >= Severity::Warning)
         .map(|d| d.code)
         .collect();
-    let catalog_bytes = crate::skills::catalog::line_len(&skill);
+    // A skill only a person invokes is never listed to the model: it costs the catalog nothing.
+    let catalog_bytes = if skill.invocation.model {
+        crate::skills::catalog::line_len(&skill)
+    } else {
+        0
+    };
     let (accepted_findings, signature) = provenance(&skill.dir, skill.may_be_signed, &mut listing.locks);
     SkillSummary {
         accepted_findings,
