@@ -32,6 +32,20 @@ pub struct Rules {
     pub agent_skills_everywhere: bool,
 }
 
+/// The description `skills new` wrote, placeholders and all: fine to try, not to ship.
+fn placeholder(skill: &Skill) -> Option<Diagnostic> {
+    skill.description.contains(super::skeleton::PLACEHOLDER).then(|| {
+        Diagnostic::new(
+            code::SKELETON_PLACEHOLDER,
+            Severity::Warning,
+            &skill.skill_file,
+            Some(1),
+            "the description is still the skeleton's, with its \"(replace with …)\" placeholders: say what the \
+             skill does and when to use it, in your own words, before it ships",
+        )
+    })
+}
+
 /// Every check for one skill under `rules`.
 pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -83,6 +97,7 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
             ),
         ));
     }
+    out.extend(placeholder(skill));
     if let Ok(body) = skill.read_body() {
         out.extend(live_examples(skill, &body));
         let lines = body.lines().count();
