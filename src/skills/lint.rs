@@ -73,7 +73,9 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
         ));
     }
     let words = skill.description.split_whitespace().count();
-    if words < MIN_DESCRIPTION_WORDS {
+    // A description loading already called too short is one finding, not two on two lines.
+    let said = skill.diagnostics.iter().any(|d| d.code == code::DESCRIPTION_TOO_SHORT);
+    if words < MIN_DESCRIPTION_WORDS && !said {
         out.push(Diagnostic::new(
             code::VAGUE_DESCRIPTION,
             Severity::Info,

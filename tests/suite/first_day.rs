@@ -321,3 +321,45 @@ async fn narrow_listings_wrap_at_words_and_say_what_they_leave_out() {
 async fn blocking_text<F: FnOnce() -> String + Send + 'static>(f: F) -> String {
     tokio::task::spawn_blocking(f).await.unwrap()
 }
+
+/// `skills check` reports a short description once, and its list of known keys names every key
+/// it accepts (item 12).
+#[tokio::test]
+async fn a_short_description_is_one_finding_and_known_keys_are_all_named() {
+    let ws = Workspace::new();
+    ws.skill(
+        "terse",
+        "---\nname: terse\ndescription: Does it.\nargument-hint: \"[file]\"\ncolour: blue\n---\nbody\n",
+        None,
+    );
+    let mut check = ws.bare_agent();
+    check.args(["--json", "skills", "check"]).arg(ws.skills());
+    let (_, out, err) = run_outcome(check).await;
+    let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_else(|_| panic!("{out}{err}"));
+    let findings = report["skills"][0]["findings"].as_array().unwrap().clone();
+    let about_length = findings
+        .iter()
+        .filter(|f| matches!(f["code"].as_str(), Some("description-too-short" | "vague-description")))
+        .count();
+    assert_eq!(about_length, 1, "{findings:?}");
+    let unknown = findings
+        .iter()
+        .find(|f| f["code"] == "unknown-key")
+        .expect("colour is unknown");
+    let message = unknown["message"].as_str().unwrap();
+    for key in [
+        "requires",
+        "argument-hint",
+        "disable-model-invocation",
+        "arguments",
+        "user-invocable",
+    ] {
+        assert!(message.contains(key), "{key} missing from: {message}");
+    }
+    assert!(
+        !findings
+            .iter()
+            .any(|f| f["message"].as_str().unwrap_or("").contains("`argument-hint`")),
+        "{findings:?}"
+    );
+}
