@@ -2,12 +2,14 @@
 //! skill's folder, or scripts it runs that are not executable: the instructions would send the
 //! model to a path that fails.
 //!
-//! Only unmistakable references count, so prose is never misread: `./x`, paths under the
+//! Only unmistakable references can be missing, so prose is never misread: `./x`, paths under the
 //! conventional `scripts/`, `references/` and `assets/` folders, bare script names (`run.sh`), and
 //! relative link targets. Absolute paths, URLs, `..`, globs and placeholders are left alone. A
 //! bare name is found anywhere in the skill (`comment.py` for `scripts/comment.py`); what the
 //! commands write, example names, folder-tree drawings and `./place` arguments (the working
-//! folder's, not the skill's) are not files to look for ([`usage`]).
+//! folder's, not the skill's) are not files to look for ([`usage`]). A file name written as a plain
+//! word (`see FORMS.md`) is checked only for letter case: reported when the skill has it as
+//! `forms.md`, never as missing.
 
 mod usage;
 
@@ -47,7 +49,8 @@ pub fn check_references(skill: &Skill) -> Vec<Diagnostic> {
         return Vec::new();
     };
     // Checked as the model reads it: `${CLAUDE_SKILL_DIR}/x` names `./x`.
-    let named = references(&super::invoke::claude_skill_dir(text));
+    let text = super::invoke::claude_skill_dir(text);
+    let named = references(&text);
     let files = SkillFiles::new(&skill.dir);
     let mut out = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
@@ -60,7 +63,75 @@ pub fn check_references(skill: &Skill) -> Vec<Diagnostic> {
             out.push(d);
         }
     }
+    let prose = plain_mentions(&text);
+    for (name, line) in &prose {
+        if !seen.contains(&name.as_str()) {
+            seen.push(name);
+            out.extend(case_only(skill, &files, name, *line));
+        }
+    }
     out
+}
+
+/// Extensions that make a word of prose a file name (`see FORMS.md`).
+const PROSE_EXTENSIONS: [&str; 11] = [
+    ".md", ".py", ".sh", ".js", ".ts", ".txt", ".json", ".yaml", ".yml", ".csv", ".html",
+];
+
+/// File names written as plain words of prose (outside code and links), with their lines: real
+/// skills name their files in sentences ("fill in FORMS.md"). Only a name that exists in another
+/// letter case is reported of these ([`case_only`]): a word of prose is never called missing.
+fn plain_mentions(text: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for (idx, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence || usage::is_tree_line(line) {
+            continue;
+        }
+        let prose = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        for word in prose.split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '"' | '\'' | ',')) {
+            let word = word.trim_end_matches(['.', ':', ';', '!', '?']);
+            let lower = word.to_lowercase();
+            let looks_like_file = PROSE_EXTENSIONS
+                .iter()
+                .any(|e| lower.ends_with(e) && lower.len() > e.len())
+                && word
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+                && !word.starts_with('/')
+                && !word.contains("..");
+            if looks_like_file {
+                out.push((word.to_string(), idx + 1));
+            }
+        }
+    }
+    out
+}
+
+/// The finding for a name of prose that is the skill's file in other letter case, if it is.
+fn case_only(skill: &Skill, files: &SkillFiles, name: &str, line: usize) -> Option<Diagnostic> {
+    let relative = usage::clean(name);
+    if skill.dir.join(relative).exists() {
+        return None;
+    }
+    let bare = !relative.contains('/');
+    if bare && files.has_name(relative) {
+        return None;
+    }
+    let actual = files.in_other_case(relative, bare)?;
+    Some(Diagnostic::new(
+        code::FILE_NAME_CASE,
+        Severity::Warning,
+        &skill.skill_file,
+        Some(line),
+        format!(
+            "names `{name}`, but the skill's file is `{actual}`: names are case-sensitive here, so the path fails; write `{actual}`"
+        ),
+    ))
 }
 
 /// The finding for one reference, if it needs one.

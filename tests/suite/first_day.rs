@@ -363,3 +363,31 @@ async fn a_short_description_is_one_finding_and_known_keys_are_all_named() {
         "{findings:?}"
     );
 }
+
+/// A file named in a plain sentence (`fill in FORMS.md`) where the skill has `forms.md` is
+/// reported as a case mismatch, as it is in backticks; a word of prose naming no file is not
+/// called missing (item 18).
+#[tokio::test]
+async fn a_file_named_in_prose_in_other_letter_case_is_reported() {
+    let ws = Workspace::new();
+    let dir = ws.skill(
+        "forms",
+        "---\nname: forms\ndescription: Fills PDF forms from the fields a user gives. Use for form filling.\n---\n\
+         First read FORMS.md for the field names, then fill them.\nSee also NOTES.md if you have one.\n",
+        None,
+    );
+    std::fs::write(dir.join("forms.md"), "fields\n").unwrap();
+    let mut check = ws.bare_agent();
+    check.args(["--json", "skills", "check"]).arg(ws.skills());
+    let (_, out, err) = run_outcome(check).await;
+    let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_else(|_| panic!("{out}{err}"));
+    let findings = report["skills"][0]["findings"].as_array().unwrap();
+    let case: Vec<&serde_json::Value> = findings.iter().filter(|f| f["code"] == "file-name-case").collect();
+    assert_eq!(case.len(), 1, "{findings:?}");
+    assert!(
+        case[0]["message"].as_str().unwrap().contains("write `forms.md`"),
+        "{case:?}"
+    );
+    assert_eq!(case[0]["line"], 5, "{case:?}");
+    assert!(!findings.iter().any(|f| f["code"] == "missing-file"), "{findings:?}");
+}
