@@ -391,3 +391,67 @@ async fn a_file_named_in_prose_in_other_letter_case_is_reported() {
     assert_eq!(case[0]["line"], 5, "{case:?}");
     assert!(!findings.iter().any(|f| f["code"] == "missing-file"), "{findings:?}");
 }
+
+/// Bash completes skill names after `skills show`, `skills tune` and `--skill`, from the skills
+/// the agent finds (item 15); other words are still clap's.
+#[test]
+fn bash_completes_skill_names() {
+    if !std::process::Command::new("bash")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        return;
+    }
+    let ws = Workspace::new();
+    for name in ["weather", "web-search", "time"] {
+        ws.skill(
+            name,
+            &format!("---\nname: {name}\ndescription: The {name} skill for tests.\n---\n"),
+            None,
+        );
+    }
+    let out = ws.bare_agent().args(["completions", "bash"]).output().unwrap();
+    let script = ws.dir.path().join("agent.bash");
+    std::fs::write(&script, &out.stdout).unwrap();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_agent"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let complete = |words: &str| {
+        let out = std::process::Command::new("bash")
+            .args([
+                "-c",
+                &format!(
+                    "source \"$1\"; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+                     _agent_skill_names \"${{COMP_WORDS[0]}}\" \"${{COMP_WORDS[COMP_CWORD]}}\" \
+                     \"${{COMP_WORDS[COMP_CWORD-1]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+                ),
+                "sh",
+            ])
+            .arg(&script)
+            .env_clear()
+            .env(
+                "PATH",
+                format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()),
+            )
+            .env("HOME", ws.home())
+            .env("AGENT_SKILLS_PATH", ws.skills())
+            .env("AGENT_BUNDLED_SKILLS", "0")
+            .current_dir(ws.work())
+            .output()
+            .unwrap();
+        let mut got: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        got.sort();
+        got
+    };
+    assert_eq!(complete("agent skills show we"), ["weather", "web-search"]);
+    assert_eq!(complete("agent --skill ti"), ["time"]);
+    assert!(
+        complete("agent skills sh").contains(&"show".to_string()),
+        "clap's own words still complete"
+    );
+}
