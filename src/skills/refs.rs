@@ -11,6 +11,7 @@
 //! word (`see FORMS.md`) is checked only for letter case: reported when the skill has it as
 //! `forms.md`, never as missing.
 
+mod prose;
 mod usage;
 
 use std::path::{Path, PathBuf};
@@ -63,75 +64,14 @@ pub fn check_references(skill: &Skill) -> Vec<Diagnostic> {
             out.push(d);
         }
     }
-    let prose = plain_mentions(&text);
+    let prose = prose::plain_mentions(&text);
     for (name, line) in &prose {
         if !seen.contains(&name.as_str()) {
             seen.push(name);
-            out.extend(case_only(skill, &files, name, *line));
+            out.extend(prose::case_only(skill, &files, name, *line));
         }
     }
     out
-}
-
-/// Extensions that make a word of prose a file name (`see FORMS.md`).
-const PROSE_EXTENSIONS: [&str; 11] = [
-    ".md", ".py", ".sh", ".js", ".ts", ".txt", ".json", ".yaml", ".yml", ".csv", ".html",
-];
-
-/// File names written as plain words of prose (outside code and links), with their lines: real
-/// skills name their files in sentences ("fill in FORMS.md"). Only a name that exists in another
-/// letter case is reported of these ([`case_only`]): a word of prose is never called missing.
-fn plain_mentions(text: &str) -> Vec<(String, usize)> {
-    let mut out = Vec::new();
-    let mut in_fence = false;
-    for (idx, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence || usage::is_tree_line(line) {
-            continue;
-        }
-        let prose = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
-        for word in prose.split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '"' | '\'' | ',')) {
-            let word = word.trim_end_matches(['.', ':', ';', '!', '?']);
-            let lower = word.to_lowercase();
-            let looks_like_file = PROSE_EXTENSIONS
-                .iter()
-                .any(|e| lower.ends_with(e) && lower.len() > e.len())
-                && word
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
-                && !word.starts_with('/')
-                && !word.contains("..");
-            if looks_like_file {
-                out.push((word.to_string(), idx + 1));
-            }
-        }
-    }
-    out
-}
-
-/// The finding for a name of prose that is the skill's file in other letter case, if it is.
-fn case_only(skill: &Skill, files: &SkillFiles, name: &str, line: usize) -> Option<Diagnostic> {
-    let relative = usage::clean(name);
-    if skill.dir.join(relative).exists() {
-        return None;
-    }
-    let bare = !relative.contains('/');
-    if bare && files.has_name(relative) {
-        return None;
-    }
-    let actual = files.in_other_case(relative, bare)?;
-    Some(Diagnostic::new(
-        code::FILE_NAME_CASE,
-        Severity::Warning,
-        &skill.skill_file,
-        Some(line),
-        format!(
-            "names `{name}`, but the skill's file is `{actual}`: names are case-sensitive here, so the path fails; write `{actual}`"
-        ),
-    ))
 }
 
 /// The finding for one reference, if it needs one.
@@ -161,13 +101,25 @@ fn file_finding(skill: &Skill, files: &SkillFiles, r: &Reference, usage: &Usage)
             ),
         ));
     }
-    let message = match sibling_with(&skill.dir, relative) {
-        Some(other) => format!(
+    // A file to read that the model's read finds by its name (`read_skill_file` resolves it the
+    // same way) is not missing; a path a command runs (itself, or through an interpreter) must
+    // be exact.
+    let by_name = crate::support::skill_dirs::unique_by_name(&files.relative, relative);
+    let runs = r.command || usage.runs_through_interpreter(&r.path);
+    if !runs && by_name.is_some() {
+        return None;
+    }
+    let message = match (sibling_with(&skill.dir, relative), by_name) {
+        (_, Some(found)) => format!(
+            "runs `{}`, which is not there; the skill's file of that name is `{found}`: write that path",
+            r.path
+        ),
+        (Some(other), None) => format!(
             "names `{}`, which is a file of the skill `{other}` beside it, not of this one: run from this skill's \
              folder it fails; bundle a copy, or name that skill's folder (`$AGENT_SKILLS_PATH` lists the skill roots)",
             r.path
         ),
-        None => format!(
+        (None, None) => format!(
             "names `{}`, which is not in the skill folder; add the file or fix the path",
             r.path
         ),

@@ -455,3 +455,54 @@ fn bash_completes_skill_names() {
         "clap's own words still complete"
     );
 }
+
+/// A path an instruction gives to a file the skill has elsewhere (`references/api.md` for
+/// `api.md`) is read by the model and not reported missing: `read_skill_file` and `skills check`
+/// resolve it by the same rule; a command's path must still be exact (item 19).
+#[tokio::test]
+async fn check_and_the_models_read_resolve_a_misplaced_path_alike() {
+    let ws = Workspace::new();
+    let dir = ws.skill(
+        "api",
+        "---\nname: api\ndescription: Calls the example API for its records. Use for API records.\n---\n\
+         Read `references/api.md` for the endpoints.\nThen run `python3 scripts/fetch.py` to fetch.\n",
+        None,
+    );
+    std::fs::write(dir.join("api.md"), "GET /records\n").unwrap();
+    std::fs::write(dir.join("fetch.py"), "print('x')\n").unwrap();
+    let mut check = ws.bare_agent();
+    check.args(["--json", "skills", "check"]).arg(ws.skills());
+    let (_, out, err) = run_outcome(check).await;
+    let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_else(|_| panic!("{out}{err}"));
+    let missing: Vec<String> = report["skills"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "missing-file")
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert!(
+        missing[0].contains("scripts/fetch.py") && missing[0].contains("`fetch.py`"),
+        "{missing:?}"
+    );
+
+    let mock = MockLlm::start(vec![
+        tool("activate_skill", serde_json::json!({"name": "api"})),
+        tool(
+            "read_skill_file",
+            serde_json::json!({"skill": "api", "path": "references/api.md"}),
+        ),
+        text("done"),
+    ])
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--once", "records please"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let result = last_tool_result(&mock.requests().await[2]);
+    assert!(
+        result.contains("GET /records") && result.contains("the skill's only file of that name"),
+        "{result}"
+    );
+}
