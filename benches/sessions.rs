@@ -91,6 +91,7 @@ fn start() -> NewSession {
         skill_roots: vec!["/home/me/.agents/skills".into(), "/home/me/project/skills".into()],
         cwd: "/home/me/project".into(),
         parent: None,
+        chat: true,
     }
 }
 

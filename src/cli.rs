@@ -213,12 +213,12 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
-    /// What the sandbox can enforce on this machine.
+    /// What the sandbox can enforce on this machine (alone: `status`).
     Sandbox {
         #[command(flatten)]
         confinement: SandboxArgs,
         #[command(subcommand)]
-        action: SandboxCommand,
+        action: Option<SandboxCommand>,
     },
     /// Trust a folder (default: the working directory): its .env is read and its project skills
     /// (./.agents/skills, ./skills, parents' .agents/skills up to the repository root, other
@@ -242,10 +242,11 @@ pub enum Command {
         #[command(subcommand)]
         action: McpCommand,
     },
-    /// Browse, export and remove stored sessions (`agent -c` and `agent --resume ID` go on with one).
+    /// Browse, export and remove stored sessions (`agent -c` and `agent --resume ID` go on with
+    /// one); alone: `list`.
     Sessions {
         #[command(subcommand)]
-        action: SessionsCommand,
+        action: Option<SessionsCommand>,
     },
 }
 

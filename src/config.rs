@@ -103,7 +103,8 @@ impl std::fmt::Debug for ApiKey {
 pub struct Config {
     pub api_key: Option<ApiKey>,
     pub base_url: String,
-    /// Whether the base URL was set (flag, environment, `.env`) rather than defaulted.
+    /// Whether the base URL was set (flag, environment, `.env`), or a local server was found,
+    /// rather than defaulted.
     pub base_url_given: bool,
     pub model: String,
     /// Whether the model was set (flag, environment, `.env`) rather than defaulted; a default

@@ -120,11 +120,18 @@ impl Agent {
             message: format!(
                 "{} skills do not fit the catalog budget of {} bytes (AGENT_CATALOG_BUDGET): the session's catalog \
                  lists the {listed} most relevant to its first request, later requests get the relevant others \
-                 appended{search}",
-                self.skills().all().len(),
+                 appended{search}. Said again when the library or the budget changes",
+                // The skills the model may pick, as `skills list` counts them in its footer.
+                listed + omitted,
                 self.catalog_budget,
             ),
         });
+    }
+
+    /// Do not tell the user the library is over the catalog budget: an earlier run already did,
+    /// for the same library and budget (the front end keeps track).
+    pub fn catalog_notice_said(&mut self) {
+        self.catalog_noticed = true;
     }
 
     /// Forget the kept catalog (the skills changed): the next turn ranks anew.

@@ -129,6 +129,7 @@ fn llm_with(run: &Run<'_>, tape: Tape, sink: Arc<dyn EventSink>) -> Result<LlmCl
             base_url: config.base_url.clone(),
             api_key: config.api_key.as_ref().map(|k| k.value.clone()),
             key_var: config.api_key.as_ref().map(|k| k.var),
+            base_url_given: config.base_url_given,
             model: config.model.clone(),
             stream: config.stream,
             retries: config.retries,

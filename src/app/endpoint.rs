@@ -52,6 +52,8 @@ pub async fn settle(cli: &Cli, config: &mut Config) -> Result<(), AppError> {
         };
         tracing::debug!("found {} at {}", found.kind, found.base_url);
         config.base_url = found.base_url;
+        // Not the default: messages about it name the server found, not the key.
+        config.base_url_given = true;
         if !config.model_given {
             let place = format!("{} at {}", found.kind, config.base_url);
             config.model = choose(&place, found.models)?;

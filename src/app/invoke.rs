@@ -19,18 +19,7 @@ pub(super) async fn skill_once(mut run: Run<'_>, discovery: Discovery, name: &st
         .iter()
         .any(|s| s.name == name || s.name.eq_ignore_ascii_case(name));
     if !known {
-        let names: Vec<&str> = discovery.skills.iter().map(|s| s.name.as_str()).collect();
-        let near = nearest(name, &names, MAX_SUGGESTED);
-        let hint = if near.is_empty() {
-            "`agent skills list` shows every skill".to_string()
-        } else {
-            format!("did you mean {}?", near.join(", "))
-        };
-        return Err(AppError::config(format!(
-            "--skill {}: there is no skill of that name; {}",
-            visible(name),
-            visible(&hint)
-        )));
+        return Err(AppError::config(format!("--skill {}", unknown_skill(name, &discovery))));
     }
     let args = arguments(&run)?;
     endpoint::settle(run.cli, &mut run.config).await?;
@@ -43,6 +32,22 @@ pub(super) async fn skill_once(mut run: Run<'_>, discovery: Discovery, name: &st
         None => invoked.request,
     };
     Ok(one_turn(&run, &mut agent, &message).await)
+}
+
+/// What every command that takes a skill's name says of one it does not know: the nearest names,
+/// never the whole library (which can be thousands), and where the full list is.
+pub(super) fn unknown_skill(name: &str, discovery: &Discovery) -> String {
+    let names: Vec<&str> = discovery.skills.iter().map(|s| s.name.as_str()).collect();
+    let near = nearest(name, &names, MAX_SUGGESTED);
+    let hint = if near.is_empty() {
+        "`agent skills list` shows every skill".to_string()
+    } else {
+        format!(
+            "did you mean {}? (`agent skills list` shows every skill)",
+            near.join(", ")
+        )
+    };
+    format!("{}: there is no skill of that name; {}", visible(name), visible(&hint))
 }
 
 /// The arguments of `--skill`, and piped stdin.

@@ -244,6 +244,14 @@ fn add(action: &McpCommand, run: &Run<'_>) -> Result<McpChanged, AppError> {
             // (`./srv`, `server.py`) are stored whole so they keep naming what the user meant.
             let here = &run.config.sandbox.cwd;
             raw.command = Some(whole_path(program, here, true));
+            let path = std::env::var("PATH").unwrap_or_default();
+            if let Some(why) = crate::mcp::program::missing(program, &path) {
+                run.front.output.emit(crate::output::Event::Warning {
+                    message: format!(
+                        "MCP server {name}: {why}. It is added all the same; `agent mcp list` says whether it starts"
+                    ),
+                });
+            }
             raw.args = args.iter().map(|a| whole_path(a, here, false)).collect();
             raw.cwd = cwd
                 .as_ref()

@@ -44,6 +44,8 @@ pub(crate) struct Run<'a> {
     /// The search index being read on another thread while discovery runs (a one-shot or a
     /// chat over a big library ranks with it at once); the skill set takes it.
     pub index_preload: std::sync::Mutex<Option<crate::skills::catalog::IndexPreload>>,
+    /// This run is the chat (not a one-shot): its session is marked so, and `-c` prefers one.
+    pub chat: bool,
 }
 
 /// Run the program; returns the process exit code.
@@ -100,6 +102,7 @@ pub async fn run(cli: Cli) -> i32 {
                         front: front.clone(),
                         redactor,
                         index_preload: std::sync::Mutex::default(),
+                        chat: false,
                     };
                     dispatch(run).await
                 }
@@ -178,7 +181,7 @@ fn ask_mode(cli: &Cli, interactive: bool) -> Ask {
 async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
     match &run.cli.command {
         Some(Command::Skills { action, .. }) => skills::run(action, run).await,
-        Some(Command::Sandbox { action, .. }) => Ok(sandbox::run(action, &run)),
+        Some(Command::Sandbox { action, .. }) => Ok(sandbox::run(action.as_ref(), &run)),
         Some(Command::Trust {
             skill: Some(name),
             force,
@@ -191,7 +194,7 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
         Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. }) => Err(AppError::internal(
             "completions, man pages and trust are handled before configuration",
         )),
-        Some(Command::Sessions { action }) => session_commands::run(action, &run),
+        Some(Command::Sessions { action }) => session_commands::run(action.as_ref(), &run),
         Some(Command::Mcp { action }) => mcp::run(action, &run).await,
         None => once::chat_or_once(run).await,
     }

@@ -31,6 +31,7 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
     let message = initial_message(run.cli)?;
     endpoint::settle(run.cli, &mut run.config).await?;
     let Some(message) = message else {
+        run.chat = true;
         return chat::run(run, discovery).await;
     };
     let (mut agent, _) = session::started_agent(&run, discovery)?;
@@ -120,10 +121,19 @@ pub(super) fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, deta
                 sink.emit(Event::Warning { message: d.to_string() });
             }
         }
-    } else if !with_warnings.is_empty() {
-        sink.emit(Event::Warning {
-            message: problems_summary(&with_warnings),
-        });
+    } else {
+        // The same problems every run are said once, and again when they change.
+        let problems = discovery
+            .skills
+            .iter()
+            .flat_map(|s| s.diagnostics.iter().filter(|d| d.severity >= Severity::Warning))
+            .map(ToString::to_string)
+            .collect();
+        if super::notices::is_news("problems", problems) && !with_warnings.is_empty() {
+            sink.emit(Event::Warning {
+                message: problems_summary(&with_warnings),
+            });
+        }
     }
 }
 
@@ -139,7 +149,8 @@ fn problems_summary(names: &[&str]) -> String {
         n => format!(" and {n} more"),
     };
     format!(
-        "{} skill(s) loaded with problems ({shown}{more}); details: `agent skills check`",
+        "{} skill(s) loaded with problems ({shown}{more}); details: `agent skills check` (said again when they \
+         change; -v says them every run)",
         names.len()
     )
 }

@@ -9,9 +9,10 @@ use crate::exit::ExitCode;
 use crate::output::Report;
 use crate::output::report::SandboxStatus;
 
-/// `agent sandbox ACTION`; a sandbox that does not hold is a failed check (1), as `skills check` is.
-pub(super) fn run(action: &SandboxCommand, run: &Run<'_>) -> ExitCode {
-    match action {
+/// `agent sandbox ACTION` (none: `status`, the only one, so the bare command answers rather than
+/// prints help); a sandbox that does not hold is a failed check (1), as `skills check` is.
+pub(super) fn run(action: Option<&SandboxCommand>, run: &Run<'_>) -> ExitCode {
+    match action.unwrap_or(&SandboxCommand::Status) {
         SandboxCommand::Status => {
             let status = status(&run.config);
             let failed = status.enforced == Some(false);

@@ -40,6 +40,7 @@ pub(super) fn new_session(run: &Run<'_>, model: &str) -> NewSession {
             .collect(),
         cwd: cwd_text(),
         parent: None,
+        chat: run.chat,
     }
 }
 
@@ -66,6 +67,17 @@ pub(super) fn started_agent(run: &Run<'_>, discovery: Discovery) -> Result<(Agen
     let approver = run.front.approver(run.config.interactive);
     let mut agent = super::build::agent(run, discovery, run.front.output.clone(), approver)?;
     let resumed = start(run, &mut agent, &*run.front.output)?;
+    // Over the budget, every run of the same library would say so: once per library and budget,
+    // every time with -v or --json.
+    let library = format!(
+        "{} skills, budget {}",
+        agent.skills().routable().count(),
+        run.config.catalog_budget
+    );
+    let detailed = run.cli.json || run.cli.verbose > 0;
+    if !detailed && !super::notices::is_news("catalog", vec![library]) {
+        agent.catalog_notice_said();
+    }
     Ok((agent, resumed))
 }
 
@@ -162,7 +174,7 @@ pub(super) fn take_up(agent: &mut Agent, loaded: &Loaded, keep_model: bool) -> S
 /// The session `-c` or `--resume` names, if either was given.
 fn target(run: &Run<'_>, store: &SessionStore) -> Result<Option<SessionId>, AppError> {
     if run.cli.continue_session {
-        return continued(store).map(Some);
+        return continued(store, run.chat).map(Some);
     }
     match run.cli.resume.as_deref() {
         None => Ok(None),
@@ -171,10 +183,15 @@ fn target(run: &Run<'_>, store: &SessionStore) -> Result<Option<SessionId>, AppE
     }
 }
 
-/// The session `-c` goes on with: the newest one started in this folder that reached the model.
-fn continued(store: &SessionStore) -> Result<SessionId, AppError> {
+/// The session `-c` goes on with: the newest one started in this folder that reached the model;
+/// for the chat, the newest chat among them if there is one (a one-shot run in between is not
+/// the conversation a person means to go on with).
+fn continued(store: &SessionStore, chat: bool) -> Result<SessionId, AppError> {
     let cwd = cwd_text();
-    match store.latest_in(&cwd).map_err(app_error)? {
+    if chat && let Some(id) = store.latest_in(&cwd, true).map_err(app_error)? {
+        return Ok(id);
+    }
+    match store.latest_in(&cwd, false).map_err(app_error)? {
         Some(id) => Ok(id),
         None => Err(AppError::usage(format!(
             "no stored session was started in {cwd}; `agent sessions list` shows them all, `agent --resume ID` \
@@ -190,7 +207,7 @@ pub(super) fn check_continue(cli: &crate::cli::Cli) -> Result<(), AppError> {
         return Ok(());
     }
     match store() {
-        Some(store) => continued(&store).map(|_| ()),
+        Some(store) => continued(&store, false).map(|_| ()),
         // Said by `start`, with the rest of the configuration.
         None => Ok(()),
     }

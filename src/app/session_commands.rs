@@ -11,8 +11,9 @@ use crate::output::session::{SessionExported, SessionRemoved};
 use crate::sessions::SessionStore;
 use crate::sessions::export::{Format, render};
 
-/// Run one `sessions` subcommand.
-pub(super) fn run(action: &SessionsCommand, run: &Run<'_>) -> Result<ExitCode, AppError> {
+/// Run one `sessions` subcommand; none is `list`, what a bare `agent sessions` is after.
+pub(super) fn run(action: Option<&SessionsCommand>, run: &Run<'_>) -> Result<ExitCode, AppError> {
+    let action = action.unwrap_or(&SessionsCommand::List { limit: 0 });
     let store = store().ok_or_else(|| {
         AppError::config("there is no home folder to find stored sessions in: set HOME (or XDG_STATE_HOME)")
     })?;

@@ -2,6 +2,7 @@
 //! counted and dropped, so memory stays flat whatever the command prints.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::watch;
@@ -20,6 +21,20 @@ pub struct Captured {
     pub binary: bool,
 }
 
+/// Receives each piece of a stream as it is read, before any cap: a live view of a running
+/// command (the pieces are raw bytes; the receiver decodes and redacts them).
+#[derive(Clone)]
+pub struct Live(pub Arc<LiveFn>);
+
+/// What a [`Live`] calls with each piece.
+pub type LiveFn = dyn Fn(&[u8]) + Send + Sync;
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Live")
+    }
+}
+
 /// Bytes of a stream shown from its start and from its end.
 #[derive(Debug, Clone, Copy)]
 pub struct Caps {
@@ -30,11 +45,13 @@ pub struct Caps {
 /// Read a stream to its end, or until `stop` turns true (an escaped process may hold the pipe
 /// open forever), keeping at most `head + tail` bytes plus, on each side, the length of the
 /// longest secret form (so a secret straddling a cut is seen whole and redacted before the cut).
+/// Each piece read also goes to `live`, if there is one.
 pub async fn capture(
     mut reader: impl AsyncRead + Unpin,
     caps: Caps,
     redactor: Redactor,
     mut stop: watch::Receiver<bool>,
+    live: Option<Live>,
 ) -> Captured {
     let slack = redactor.longest();
     let head_cap = caps.head + slack;
@@ -54,6 +71,9 @@ pub async fn capture(
             _ = stop.wait_for(|stop| *stop) => break,
         };
         total += n as u64;
+        if let Some(live) = &live {
+            (live.0)(&buf[..n]);
+        }
         let mut chunk = &buf[..n];
         if head.len() < head_cap {
             let take = (head_cap - head.len()).min(chunk.len());

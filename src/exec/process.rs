@@ -13,8 +13,8 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::approval::{Argv, Plan};
-pub use super::capture::Captured;
 use super::capture::{Caps, capture};
+pub use super::capture::{Captured, Live};
 use super::sandbox::Confinement;
 use super::tree::{self, Tree};
 use crate::support::redact::Redactor;
@@ -41,6 +41,8 @@ pub struct CommandSpec<'a> {
     pub redactor: &'a Redactor,
     /// The sandbox the child enters between fork and exec; `None` runs it unconfined.
     pub confinement: Option<&'a Arc<Confinement>>,
+    /// Who sees stdout and stderr (in that order) as they are read, if anyone.
+    pub live: [Option<Live>; 2],
 }
 
 /// The outcome of a command.
@@ -68,18 +70,19 @@ pub async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
         head: spec.head_bytes,
         tail: spec.tail_bytes,
     };
+    let [live_out, live_err] = spec.live.clone();
     let mut streams = [
         Stream::new(
             child
                 .stdout
                 .take()
-                .map(|s| tokio::spawn(capture(s, caps, spec.redactor.clone(), stopped.clone()))),
+                .map(|s| tokio::spawn(capture(s, caps, spec.redactor.clone(), stopped.clone(), live_out))),
         ),
         Stream::new(
             child
                 .stderr
                 .take()
-                .map(|s| tokio::spawn(capture(s, caps, spec.redactor.clone(), stopped))),
+                .map(|s| tokio::spawn(capture(s, caps, spec.redactor.clone(), stopped, live_err))),
         ),
     ];
 

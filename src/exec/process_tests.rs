@@ -25,6 +25,7 @@ async fn run_plan(plan: &Plan, cwd: &Path, timeout: Duration) -> CommandOutput {
         tail_bytes: 100,
         redactor: &Redactor::NONE,
         confinement: None,
+        live: Default::default(),
     };
     run(&spec).await.unwrap()
 }
@@ -174,6 +175,7 @@ async fn confined_commands_are_still_timed_out_and_their_escapes_killed() {
         tail_bytes: 100,
         redactor: &Redactor::NONE,
         confinement: confinement.as_ref(),
+        live: Default::default(),
     };
     let out = run(&spec).await.unwrap();
     assert!(out.timed_out);

@@ -58,6 +58,8 @@ pub struct LlmSettings {
     pub base_url: String,
     pub api_key: Option<String>,
     pub key_var: Option<&'static str>,
+    /// The base URL was set (flag or variable) rather than the default, or a local server found.
+    pub base_url_given: bool,
     pub model: String,
     pub stream: bool,
     pub retries: u32,
@@ -123,6 +125,7 @@ impl LlmClient {
             base_url: crate::support::public_url::without_credentials(&settings.base_url),
             model: settings.model.clone(),
             key_var: settings.key_var,
+            base_url_given: settings.base_url_given,
         };
         let endpoint = Endpoint {
             base: settings.base_url,

@@ -28,6 +28,8 @@ pub struct EndpointInfo {
     pub model: String,
     /// Which variable the key came from, if any.
     pub key_var: Option<&'static str>,
+    /// The base URL was set by the user (or is a local server found), not OpenAI's default.
+    pub base_url_given: bool,
 }
 
 /// A tower service that sends requests with retries and hands async-openai an SSE body.
@@ -192,7 +194,10 @@ impl Transport {
         {
             "The TLS handshake failed: a local server usually wants http://, not https://; a private CA must be in the system's trust store."
         } else if lower.contains("dns") || lower.contains("lookup") || lower.contains("resolve") {
-            "The host name does not resolve: check the spelling in AGENT_BASE_URL."
+            return LlmError::new(format!(
+                "cannot reach the model endpoint {url}{after}: {cause}. {}",
+                unresolved_hint(&self.info)
+            ));
         } else if lower.contains("refused") {
             "Nothing is listening there: is the server running, on that port?"
         } else {
@@ -203,6 +208,24 @@ impl Transport {
             self.info.base_url
         ))
     }
+}
+
+/// Why the host was tried at all: a base URL the user set may be misspelt; the default one is
+/// there because a key is set, which also skipped looking for a local server.
+fn unresolved_hint(info: &EndpointInfo) -> String {
+    if info.base_url_given {
+        return format!(
+            "The host name does not resolve: check the spelling of the base URL ({}).",
+            info.base_url
+        );
+    }
+    let key = info.key_var.unwrap_or("an API key");
+    format!(
+        "The host name does not resolve (is this machine offline?). No base URL is set, so this is \
+         OpenAI's ({}), used because {key} is set; with a key set, no local server on 127.0.0.1 is \
+         looked for. For a local server, unset {key} or set AGENT_BASE_URL=http://127.0.0.1:PORT/v1.",
+        info.base_url
+    )
 }
 
 /// Async-openai parses SSE; a server that answers with plain JSON (it ignored `stream`, or we
@@ -436,6 +459,24 @@ mod tests {
         assert!(is_completion_like(&serde_json::json!({"choices": []})));
         assert!(is_completion_like(&serde_json::json!({"error": {"message": "x"}})));
         assert_eq!(describe_json(&serde_json::json!([1, 2])), "an array of 2 item(s)");
+    }
+
+    #[test]
+    fn an_unresolved_default_host_names_the_key_that_chose_it() {
+        let mut info = EndpointInfo {
+            base_url: "https://api.openai.com/v1".into(),
+            model: "m".into(),
+            key_var: Some("AGENT_API_KEY"),
+            base_url_given: false,
+        };
+        let hint = unresolved_hint(&info);
+        assert!(
+            hint.contains("because AGENT_API_KEY is set") && hint.contains("no local server"),
+            "{hint}"
+        );
+        assert!(!hint.contains("spelling"), "{hint}");
+        info.base_url_given = true;
+        assert!(unresolved_hint(&info).contains("check the spelling of the base URL"));
     }
 
     #[test]

@@ -61,6 +61,16 @@ impl Drop for Connection {
     }
 }
 
+/// Why a stdio server did not start: a program that is not there says how to get it rather than
+/// only the operating system's "No such file or directory".
+fn not_started(command: &str, launch: &Launch<'_>, e: &std::io::Error) -> String {
+    let path = launch.env.get("PATH").map_or("", String::as_str);
+    match super::program::missing(command, path) {
+        Some(why) if e.kind() == std::io::ErrorKind::NotFound => format!("cannot start it: {why}"),
+        _ => format!("cannot start {command} in {}: {e}", launch.cwd.display()),
+    }
+}
+
 /// Connect to a server whose `${VAR}`s are already expanded; the error says what failed.
 pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Connection, String> {
     match transport {
@@ -92,7 +102,7 @@ pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Conne
                 let (child, _) = TokioChildProcess::builder(cmd)
                     .stderr(stderr)
                     .spawn()
-                    .map_err(|e| format!("cannot start {command} in {}: {e}", launch.cwd.display()))?;
+                    .map_err(|e| not_started(command, launch, &e))?;
                 let listed = child.id().map(|pid| {
                     // A pid always fits in i32 on Linux.
                     live.push(pid.cast_signed());

@@ -8,6 +8,7 @@ pub mod client;
 pub mod config;
 pub mod confine;
 pub mod hub;
+pub mod program;
 pub mod result;
 pub mod tape;
 

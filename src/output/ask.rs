@@ -26,7 +26,13 @@ pub trait Approver: Send + Sync {
     fn ask_yes_no(&self, _question: &str) -> bool {
         false
     }
-    /// Skills the person answered "always" for, this session (stored with it).
+    /// Ask whether a tool call (an MCP server's tool, `key` its name for the model) may run,
+    /// `question` showing the call; the person may answer "always" for that tool this session.
+    fn ask_tool(&self, _key: &str, question: &str) -> bool {
+        self.ask_yes_no(question)
+    }
+    /// Skills (and MCP tools, by their names for the model) the person answered "always" for,
+    /// this session (stored with it).
     fn always_granted(&self) -> Vec<String> {
         Vec::new()
     }

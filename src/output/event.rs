@@ -63,6 +63,12 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         sandbox_hint: Option<String>,
     },
+    /// A piece of a running command's output (stdout or stderr), decoded and redacted, for a
+    /// live view on a terminal. Never written by `--json`: its `command_finished` says how the
+    /// command ended, and the model sees the captured output.
+    CommandOutput {
+        text: String,
+    },
     CommandDenied {
         skill: Option<String>,
         command: String,

@@ -34,6 +34,10 @@ pub struct Header {
     /// The session this one was forked from (`/fork`, or resuming one that another agent holds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
+    /// The session of a chat (absent: a one-shot run, or a session written before this was
+    /// recorded): `-c` in the chat goes on with the newest chat.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub chat: bool,
 }
 
 /// Tokens one model call took, from the server's `usage` or estimated from bytes.
@@ -141,6 +145,7 @@ pub(crate) fn test_header(id: &str, cwd: &str) -> Header {
         cwd: cwd.into(),
         started_at: 1,
         parent: None,
+        chat: false,
     }
 }
 

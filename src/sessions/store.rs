@@ -32,6 +32,8 @@ pub struct NewSession {
     pub skill_roots: Vec<String>,
     pub cwd: String,
     pub parent: Option<SessionId>,
+    /// A chat, not a one-shot run.
+    pub chat: bool,
 }
 
 /// A session opened to go on with it.
@@ -101,6 +103,7 @@ impl SessionStore {
             cwd: start.cwd,
             started_at: unix_seconds(now),
             parent: start.parent.map(|p| p.to_string()),
+            chat: start.chat,
         };
         let mut writer = SessionWriter::new(id, path, file, 0, redactor);
         writer.append(&Record::Session(header))?;
@@ -221,10 +224,10 @@ impl SessionStore {
 
     /// The newest session started in `cwd` that holds an exchange with the model, if any. Ids
     /// order sessions by the second they started; of several started in the same second, the
-    /// one written to last.
-    pub fn latest_in(&self, cwd: &str) -> Result<Option<SessionId>, SessionError> {
+    /// one written to last. `chat_only`: only a chat's session.
+    pub fn latest_in(&self, cwd: &str, chat_only: bool) -> Result<Option<SessionId>, SessionError> {
         let mut matching = self.ids()?.into_iter().filter(|id| {
-            self.header(id).is_ok_and(|h| h.cwd == cwd)
+            self.header(id).is_ok_and(|h| h.cwd == cwd && (h.chat || !chat_only))
                 && self.load(id).is_ok_and(|l| l.records.iter().any(Record::is_exchange))
         });
         let Some(newest) = matching.next() else {

@@ -9,6 +9,7 @@ fn start(cwd: &str) -> NewSession {
         skill_roots: vec!["/skills".into()],
         cwd: cwd.into(),
         parent: None,
+        chat: false,
     }
 }
 
@@ -84,9 +85,9 @@ fn the_newest_session_of_a_folder_with_an_exchange_is_found() {
     let b = session("/b", &[used()]);
     // Newer, but it never reached the model.
     session("/a", &[Record::Message(ChatMessage::user("no key"))]);
-    assert_eq!(store.latest_in("/a").unwrap(), Some(a));
-    assert_eq!(store.latest_in("/b").unwrap(), Some(b));
-    assert_eq!(store.latest_in("/c").unwrap(), None);
+    assert_eq!(store.latest_in("/a", false).unwrap(), Some(a));
+    assert_eq!(store.latest_in("/b", false).unwrap(), Some(b));
+    assert_eq!(store.latest_in("/c", false).unwrap(), None);
 }
 
 fn used() -> Record {
@@ -115,7 +116,7 @@ fn of_sessions_started_in_the_same_second_the_last_written_is_the_newest() {
         let file = File::options().write(true).open(&path).unwrap();
         file.set_modified(now - std::time::Duration::from_secs(age)).unwrap();
     }
-    let newest = store.latest_in("/w").unwrap().unwrap();
+    let newest = store.latest_in("/w", false).unwrap().unwrap();
     assert_eq!(newest.as_str(), "20261201-112233-aaaa");
 }
 

@@ -64,6 +64,7 @@ mod tests {
             cwd: "/w".into(),
             started_at: 1_796_124_153,
             parent: None,
+            chat: false,
         };
         let usage = |p, c| {
             Record::Usage(CallUsage {

@@ -93,6 +93,8 @@ pub const UNEXPECTED_KEY: &str = "unexpected-key";
 pub const VAGUE_DESCRIPTION: &str = "vague-description";
 /// A description that gives the model orders.
 pub const ADDRESSES_THE_MODEL: &str = "addresses-the-model";
+/// The description is still the one `skills new` wrote, placeholders and all.
+pub const SKELETON_PLACEHOLDER: &str = "skeleton-placeholder";
 /// A body over 500 lines.
 pub const LONG_BODY: &str = "long-body";
 /// Example output in the body that shows a live value (a date, a clock time) a model may copy.
@@ -169,6 +171,7 @@ pub const ALL: &[&str] = &[
     UNEXPECTED_KEY,
     VAGUE_DESCRIPTION,
     ADDRESSES_THE_MODEL,
+    SKELETON_PLACEHOLDER,
     LONG_BODY,
     EXAMPLE_LOOKS_REAL,
     HIDDEN_CHARACTERS,

@@ -253,6 +253,13 @@ fn description(out: &mut SkillText, fm: &Frontmatter, manifest: Option<&Map<Stri
     }
 }
 
+/// Every key the loader takes without calling it unknown: its own, then other tools' (read, or
+/// knowingly ignored), so the list never omits a key it accepts.
+fn known_keys() -> String {
+    let others: Vec<&str> = super::invocation::OTHER_TOOL_KEYS.iter().map(|(k, _)| *k).collect();
+    format!("known: {}; other tools': {}", KNOWN_KEYS.join(", "), others.join(", "))
+}
+
 /// `compatibility`, `metadata`, `allowed-tools`, `version` and keys the spec does not know.
 fn other_fields(out: &mut SkillText, fm: &Frontmatter) {
     let fields = &fm.fields;
@@ -302,9 +309,7 @@ fn other_fields(out: &mut SkillText, fm: &Frontmatter) {
             code::UNKNOWN_KEY,
             Severity::Warning,
             fm.line(key),
-            format!(
-                "unknown frontmatter key `{key}` ignored (known: name, description, license, compatibility, metadata, allowed-tools, requires)"
-            ),
+            format!("unknown frontmatter key `{key}` ignored ({})", known_keys()),
         ));
     }
     if fields.contains_key("version") {

@@ -32,6 +32,20 @@ pub struct Rules {
     pub agent_skills_everywhere: bool,
 }
 
+/// The description `skills new` wrote, placeholders and all: fine to try, not to ship.
+fn placeholder(skill: &Skill) -> Option<Diagnostic> {
+    skill.description.contains(super::skeleton::PLACEHOLDER).then(|| {
+        Diagnostic::new(
+            code::SKELETON_PLACEHOLDER,
+            Severity::Warning,
+            &skill.skill_file,
+            Some(1),
+            "the description is still the skeleton's, with its \"(replace with …)\" placeholders: say what the \
+             skill does and when to use it, in your own words, before it ships",
+        )
+    })
+}
+
 /// Every check for one skill under `rules`.
 pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -59,7 +73,9 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
         ));
     }
     let words = skill.description.split_whitespace().count();
-    if words < MIN_DESCRIPTION_WORDS {
+    // A description loading already called too short is one finding, not two on two lines.
+    let said = skill.diagnostics.iter().any(|d| d.code == code::DESCRIPTION_TOO_SHORT);
+    if words < MIN_DESCRIPTION_WORDS && !said {
         out.push(Diagnostic::new(
             code::VAGUE_DESCRIPTION,
             Severity::Info,
@@ -83,6 +99,7 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
             ),
         ));
     }
+    out.extend(placeholder(skill));
     if let Ok(body) = skill.read_body() {
         out.extend(live_examples(skill, &body));
         let lines = body.lines().count();

@@ -2,13 +2,16 @@
 //! skill's folder, or scripts it runs that are not executable: the instructions would send the
 //! model to a path that fails.
 //!
-//! Only unmistakable references count, so prose is never misread: `./x`, paths under the
+//! Only unmistakable references can be missing, so prose is never misread: `./x`, paths under the
 //! conventional `scripts/`, `references/` and `assets/` folders, bare script names (`run.sh`), and
 //! relative link targets. Absolute paths, URLs, `..`, globs and placeholders are left alone. A
 //! bare name is found anywhere in the skill (`comment.py` for `scripts/comment.py`); what the
 //! commands write, example names, folder-tree drawings and `./place` arguments (the working
-//! folder's, not the skill's) are not files to look for ([`usage`]).
+//! folder's, not the skill's) are not files to look for ([`usage`]). A file name written as a plain
+//! word (`see FORMS.md`) is checked only for letter case: reported when the skill has it as
+//! `forms.md`, never as missing.
 
+mod prose;
 mod usage;
 
 use std::path::{Path, PathBuf};
@@ -47,7 +50,8 @@ pub fn check_references(skill: &Skill) -> Vec<Diagnostic> {
         return Vec::new();
     };
     // Checked as the model reads it: `${CLAUDE_SKILL_DIR}/x` names `./x`.
-    let named = references(&super::invoke::claude_skill_dir(text));
+    let text = super::invoke::claude_skill_dir(text);
+    let named = references(&text);
     let files = SkillFiles::new(&skill.dir);
     let mut out = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
@@ -58,6 +62,13 @@ pub fn check_references(skill: &Skill) -> Vec<Diagnostic> {
         seen.push(&r.path);
         if let Some(d) = file_finding(skill, &files, r, &named.usage) {
             out.push(d);
+        }
+    }
+    let prose = prose::plain_mentions(&text);
+    for (name, line) in &prose {
+        if !seen.contains(&name.as_str()) {
+            seen.push(name);
+            out.extend(prose::case_only(skill, &files, name, *line));
         }
     }
     out
@@ -90,13 +101,25 @@ fn file_finding(skill: &Skill, files: &SkillFiles, r: &Reference, usage: &Usage)
             ),
         ));
     }
-    let message = match sibling_with(&skill.dir, relative) {
-        Some(other) => format!(
+    // A file to read that the model's read finds by its name (`read_skill_file` resolves it the
+    // same way) is not missing; a path a command runs (itself, or through an interpreter) must
+    // be exact.
+    let by_name = crate::support::skill_dirs::unique_by_name(&files.relative, relative);
+    let runs = r.command || usage.runs_through_interpreter(&r.path);
+    if !runs && by_name.is_some() {
+        return None;
+    }
+    let message = match (sibling_with(&skill.dir, relative), by_name) {
+        (_, Some(found)) => format!(
+            "runs `{}`, which is not there; the skill's file of that name is `{found}`: write that path",
+            r.path
+        ),
+        (Some(other), None) => format!(
             "names `{}`, which is a file of the skill `{other}` beside it, not of this one: run from this skill's \
              folder it fails; bundle a copy, or name that skill's folder (`$AGENT_SKILLS_PATH` lists the skill roots)",
             r.path
         ),
-        None => format!(
+        (None, None) => format!(
             "names `{}`, which is not in the skill folder; add the file or fix the path",
             r.path
         ),

@@ -169,10 +169,76 @@ pub fn to_yaml(skill: &str, cases: &[Case], threshold: Option<f64>, note: &str) 
     out
 }
 
+/// `text`, a cases file in YAML, with `added` (cases about `skill`) appended in the file's own
+/// shape: its list's indentation, and `prompt` with `expect_skill` or `query` with
+/// `should_trigger` as its cases are written, so what an author wrote stays as written (comments
+/// too). `None` when the file does not end with its list of cases (it is then written anew).
+pub fn append_yaml(text: &str, skill: &str, added: &[Case]) -> Option<String> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let content = |l: &&&str| !l.trim().is_empty() && !l.trim_start().starts_with('#');
+    let lines: Vec<&str> = text.lines().collect();
+    let last_item = lines.iter().rposition(|l| l.trim_start().starts_with("- "))?;
+    let at = indent(lines[last_item]);
+    // Anything after the last case that is not inside it (a `threshold:` below `cases:`) means
+    // the list does not end the file.
+    let inside = |l: &&str| indent(l) > at || (indent(l) == at && l.trim_start().starts_with("- "));
+    if !lines[last_item..].iter().filter(content).all(inside) {
+        return None;
+    }
+    let ours = lines
+        .iter()
+        .any(|l| l.trim_start().trim_start_matches("- ").starts_with("expect_skill:"));
+    let quote = |s: &str| Value::String(s.to_string()).to_string();
+    let (pad, field) = (" ".repeat(at), " ".repeat(at + 2));
+    let mut out = text.to_string();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    for c in added {
+        if ours {
+            out.push_str(&format!("{pad}- prompt: {}\n", quote(&c.prompt)));
+            if c.should_trigger {
+                out.push_str(&format!("{field}expect_skill: {}\n", quote(skill)));
+            } else {
+                out.push_str(&format!(
+                    "{field}skill: {}\n{field}should_trigger: false\n",
+                    quote(skill)
+                ));
+            }
+        } else {
+            out.push_str(&format!("{pad}- query: {}\n", quote(&c.prompt)));
+            out.push_str(&format!("{field}should_trigger: {}\n", c.should_trigger));
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn appended_cases_take_the_files_shape_or_none_when_the_list_does_not_end_it() {
+        let new = |q: &str, t| Case {
+            prompt: q.into(),
+            skill: Some("pdf".into()),
+            should_trigger: t,
+        };
+        let creator = "- query: fill the form\n  should_trigger: true\n";
+        assert_eq!(
+            append_yaml(creator, "pdf", &[new("sum it", false)]).unwrap(),
+            format!("{creator}- query: \"sum it\"\n  should_trigger: false\n")
+        );
+        assert!(
+            append_yaml(
+                "cases:\n  - prompt: a\n    expect_skill: pdf\nthreshold: 0.9\n",
+                "pdf",
+                &[]
+            )
+            .is_none()
+        );
+    }
 
     #[test]
     fn every_shape_reads_into_cases() {

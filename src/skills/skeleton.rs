@@ -1,5 +1,6 @@
-//! The skeleton `agent skills new` writes (SPEC §10): a skill in either dialect that passes
-//! `skills check --strict` and runs as it is, for an author to replace part by part.
+//! The skeleton `agent skills new` writes (SPEC §10): a skill in either dialect that loads and runs
+//! as it is, for an author to replace part by part. `skills check` warns while its description
+//! still holds the placeholders, so `--strict` fails on a skeleton shipped unchanged.
 
 use std::io::Write;
 use std::path::Path;
@@ -17,6 +18,9 @@ pub struct SkeletonFile {
     /// One line on what the file is for, shown after writing it.
     pub purpose: &'static str,
 }
+
+/// What marks the template's placeholder text (both dialects' descriptions hold it).
+pub const PLACEHOLDER: &str = "(replace with ";
 
 const SKILL_MD: &str = include_str!("../../templates/skill/SKILL.md");
 const SKILL_MD_SCP: &str = include_str!("../../templates/skill/SKILL.scp.md");

@@ -82,9 +82,34 @@ pub fn files_below(dir: &Path, enough: usize) -> Vec<(PathBuf, std::fs::FileType
     found
 }
 
+/// The one file among `files` (paths relative to a skill folder) whose name is the last part of
+/// `rel`, in any letter case: where a path an instruction gives (`references/api.md`) leads when
+/// the file sits elsewhere in the skill (`api.md`). `None` when no file, or several, have that
+/// name. Reading a skill file and `skills check` both resolve a path this way, so a file the
+/// model can read is never reported missing.
+pub fn unique_by_name<'a>(files: &'a [String], rel: &str) -> Option<&'a str> {
+    let name = rel.trim_end_matches('/').rsplit('/').next()?.to_lowercase();
+    let mut matching = files
+        .iter()
+        .filter(|f| f.rsplit('/').next().is_some_and(|n| n.to_lowercase() == name));
+    let found = matching.next()?;
+    matching.next().is_none().then_some(found.as_str())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_resolves_by_its_name_only_when_one_file_has_it() {
+        let files: Vec<String> = ["api.md", "scripts/fill.py", "a/x.md", "b/X.md"]
+            .map(String::from)
+            .into();
+        assert_eq!(unique_by_name(&files, "references/api.md"), Some("api.md"));
+        assert_eq!(unique_by_name(&files, "FILL.py"), Some("scripts/fill.py"));
+        assert_eq!(unique_by_name(&files, "refs/x.md"), None, "two files have it");
+        assert_eq!(unique_by_name(&files, "none.md"), None);
+    }
 
     #[test]
     fn the_skill_file_in_any_letter_case() {

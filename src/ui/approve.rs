@@ -19,7 +19,8 @@ const MAX_LISTED_SKILLS: usize = 12;
 pub struct TerminalApprover {
     interactive: bool,
     renderer: Option<Arc<HumanRenderer>>,
-    /// Skills the user said "always" for, this session.
+    /// Skills (and MCP tools, by their names for the model) the user said "always" for, this
+    /// session.
     always: Mutex<HashSet<String>>,
 }
 
@@ -240,6 +241,28 @@ impl Approver for TerminalApprover {
 
     fn ask_yes_no(&self, question: &str) -> bool {
         self.interactive && matches!(self.prompt(&for_terminal(question)).as_str(), "y" | "yes")
+    }
+
+    fn ask_tool(&self, key: &str, question: &str) -> bool {
+        let mut always = self.always.lock().unwrap_or_else(|p| p.into_inner());
+        if always.contains(key) {
+            return true;
+        }
+        if !self.interactive {
+            return false;
+        }
+        let answer = self.prompt(&format!(
+            "{}\n  [y]es / [n]o / [a]lways for this tool this session? ",
+            for_terminal(question)
+        ));
+        match answer.as_str() {
+            "y" | "yes" => true,
+            "a" | "always" => {
+                always.insert(key.to_string());
+                true
+            }
+            _ => false,
+        }
     }
 
     fn always_granted(&self) -> Vec<String> {

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::live_tail::LiveTail;
 use super::markdown::MarkdownStream;
 use super::report_text::{Screen, render};
 use super::skill_list::terminal_width;
@@ -25,6 +26,8 @@ struct State {
     break_before_text: bool,
     markdown: MarkdownStream,
     spinner: Option<ProgressBar>,
+    /// A command is running under the spinner: the last lines of its output, shown below it.
+    tail: Option<LiveTail>,
 }
 
 /// Renders events for a person.
@@ -49,6 +52,7 @@ impl HumanRenderer {
                 break_before_text: false,
                 markdown: MarkdownStream::new(styled, width),
                 spinner: None,
+                tail: None,
             }),
             verbose,
             spinners: std::io::stderr().is_terminal(),
@@ -81,20 +85,56 @@ impl HumanRenderer {
             old.finish_and_clear();
         }
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+        // The message is a running command's tail, on the lines below the label.
+        let style = ProgressStyle::with_template("{spinner} {prefix} {elapsed}{msg}")
             .unwrap_or_else(|_| ProgressStyle::default_spinner());
         bar.set_style(style);
-        bar.set_message(label.to_string());
+        bar.set_prefix(label.to_string());
         bar.enable_steady_tick(Duration::from_millis(100));
         state.spinner = Some(bar);
     }
 
     /// Remove the spinner (before anything else is written, or a question is asked).
     pub fn stop_waiting(&self) {
-        if let Some(bar) = self.lock().spinner.take() {
+        self.stop_waiting_keeping_tail();
+    }
+
+    /// Remove the spinner; a running command's tail is written in its place, to stay in the
+    /// transcript (the command ended, or was interrupted). Returns the tail's lines as shown.
+    fn stop_waiting_keeping_tail(&self) -> Vec<String> {
+        let (bar, tail) = {
+            let mut state = self.lock();
+            (state.spinner.take(), state.tail.take())
+        };
+        if let Some(bar) = bar {
             bar.finish_and_clear();
             // After Ctrl-C the terminal may have echoed into the spinner's line; wipe it for sure.
             let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        }
+        let lines: Vec<String> = tail
+            .map(|t| t.lines().iter().map(|l| self.one_line(l)).collect())
+            .unwrap_or_default();
+        let mut err = std::io::stderr().lock();
+        for line in &lines {
+            let _ = writeln!(err, "{}", tail_line(line));
+        }
+        lines
+    }
+
+    /// A piece of a running command's output: the spinner shows the tail's last lines under it.
+    fn command_output(&self, text: &str) {
+        let mut state = self.lock();
+        let Some(tail) = state.tail.as_mut() else {
+            return;
+        };
+        tail.push(text);
+        let shown: String = tail
+            .lines()
+            .iter()
+            .map(|l| format!("\n{}", tail_line(&self.one_line(l))))
+            .collect();
+        if let Some(bar) = &state.spinner {
+            bar.set_message(shown);
         }
     }
 
@@ -157,6 +197,7 @@ impl HumanRenderer {
             (_, None, Some(sig)) => format!("killed by signal {sig}"),
             _ => "finished".to_string(),
         };
+        let shown = self.stop_waiting_keeping_tail();
         self.progress(&format!(
             "  {status} · {:.1}s · {} out",
             *duration_ms as f64 / 1000.0,
@@ -169,7 +210,8 @@ impl HumanRenderer {
             } else {
                 stderr_tail
             };
-            for line in why {
+            // Lines the live tail already left on screen are not said twice.
+            for line in why.iter().filter(|l| !shown.contains(&self.one_line(l))) {
                 let shown = format!("  │ {}", visible(line));
                 self.progress(&console::style(shown).for_stderr().dim().to_string());
             }
@@ -237,7 +279,11 @@ impl EventSink for HumanRenderer {
                 self.progress(&format!("▸ run [{}] {command}", self.one_line(&skill)));
                 let shown: String = command.chars().take(60).collect();
                 self.wait(&format!("running {shown}"));
+                if self.spinners {
+                    self.lock().tail = Some(LiveTail::default());
+                }
             }
+            Event::CommandOutput { text } => self.command_output(&text),
             finished @ Event::CommandFinished { .. } => self.command_finished(&finished),
             Event::CommandDenied { command, reason, .. } => {
                 self.progress(&format!(
@@ -282,6 +328,15 @@ impl EventSink for HumanRenderer {
             }
         }
     }
+}
+
+/// One line of a command's output as the transcript shows it: indented under the command, cut to
+/// the terminal's width (a wrapped line would throw off the spinner's redraw), dimmed.
+fn tail_line(line: &str) -> String {
+    let width = terminal_width(&console::Term::stderr()).saturating_sub(1);
+    let line = format!("  │ {line}");
+    let cut = console::truncate_str(&line, width, "…");
+    console::style(cut).for_stderr().dim().to_string()
 }
 
 impl HumanRenderer {

@@ -222,6 +222,8 @@ impl EventSink for JsonWriter {
     fn emit(&self, event: Event) {
         match event {
             Event::Warning { message } if self.document => self.remark("warning", &message),
+            // A live view's pieces are for a person; the JSON format stays as documented.
+            Event::CommandOutput { .. } => {}
             event => self.write_lines(&[event_line(&event)]),
         }
     }

@@ -10,6 +10,7 @@ pub mod human;
 pub mod json;
 pub mod library_text;
 pub mod line_editor;
+pub mod live_tail;
 pub mod markdown;
 pub mod mcp_text;
 pub mod pick;

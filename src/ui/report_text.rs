@@ -311,9 +311,11 @@ fn skill_new(r: &SkillNew) -> Vec<String> {
         out.push(format!("  {file:<19} {purpose}"));
     }
     out.push("next:".into());
-    out.push(format!("  agent skills check --strict {shown}"));
     out.push(format!("  {shown}/run.sh hello"));
     out.push(format!("  agent skills eval {shown}/tests/routing.yaml"));
+    out.push(format!(
+        "  replace the description's \"(replace with …)\" parts, then: agent skills check --strict {shown}"
+    ));
     if !r.found_by_agent {
         let root = r.created.parent().unwrap_or(&r.created).display();
         out.push(format!(

@@ -51,14 +51,24 @@ pub fn table_lines(skills: &[SkillSummary], width: usize, budget: Option<usize>)
             ]
         })
         .collect();
-    let mut lines = Table {
+    let table = Table {
         headers: &HEADERS,
         rows,
         droppable: Some(ROOT_COLUMN),
+    };
+    let mut lines = table.render(width);
+    if table.drops_a_column(width) {
+        lines.extend(super::table::wrap_words(
+            &format!(
+                "(ROOT left out: the table needs more than {width} columns for it; `agent skills show NAME`, \
+                 the piped listing and --json have it)"
+            ),
+            width,
+        ));
     }
-    .render(width);
     if let Some(footer) = catalog_footer(skills, budget) {
-        lines.push(footer.chars().take(width.max(1)).collect());
+        // Wrapped at words, never cut: the footer's end says what a request holds.
+        lines.extend(super::table::wrap_words(&footer, width));
     }
     lines
 }
@@ -68,14 +78,16 @@ pub fn table_lines(skills: &[SkillSummary], width: usize, budget: Option<usize>)
 fn catalog_footer(skills: &[SkillSummary], budget: Option<usize>) -> Option<String> {
     let largest = skills.iter().max_by_key(|s| s.catalog_bytes)?;
     let total: usize = skills.iter().map(|s| s.catalog_bytes).sum();
+    // The skills the model may pick (one only a person invokes costs nothing), as the run's
+    // notice over the budget counts them.
+    let count = skills.iter().filter(|s| s.catalog_bytes > 0).count();
     let largest = format!("largest: {} {} B", visible(&largest.name), largest.catalog_bytes);
     Some(match budget {
         Some(cap) if total > cap => {
             // How many average lines fit: what ranking takes in, give or take their lengths.
-            let fit = (cap * skills.len() / total.max(1)).min(skills.len());
+            let fit = (cap * count / total.max(1)).min(count);
             format!(
-                "catalog: {total} B in all, over the {cap} B cap per request: each request lists about {fit} of the {} skills, those most relevant to it ({largest})",
-                skills.len()
+                "catalog: {total} B in all, over the {cap} B cap per request: each request lists about {fit} of the {count} skills, those most relevant to it ({largest})"
             )
         }
         Some(cap) => format!("catalog: {total} B per request, within the {cap} B cap ({largest})"),

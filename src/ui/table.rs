@@ -24,23 +24,10 @@ impl Table<'_> {
         let Some(last) = columns.checked_sub(1) else {
             return Vec::new();
         };
-        let widest = |col: usize| {
-            self.rows
-                .iter()
-                .map(|r| r.get(col).map_or(0, |c| c.width()))
-                .chain([self.headers[col].width()])
-                .max()
-                .unwrap_or(0)
-        };
-        let widths: Vec<usize> = (0..columns).map(widest).collect();
+        let widths = self.widths();
         let fixed =
             |shown: &[usize]| -> usize { shown[..shown.len() - 1].iter().map(|&c| widths[c] + GAP.len()).sum() };
-        let mut shown: Vec<usize> = (0..columns).collect();
-        if let Some(drop) = self.droppable.filter(|&d| d < last)
-            && fixed(&shown) + MIN_LAST_WIDTH > width
-        {
-            shown.retain(|&c| c != drop);
-        }
+        let shown = self.shown(width);
         let room = width.saturating_sub(fixed(&shown)).max(MIN_LAST_WIDTH);
         let header: Vec<String> = self.headers.iter().map(|h| h.to_string()).collect();
         std::iter::once(&header)
@@ -61,6 +48,59 @@ impl Table<'_> {
             })
             .collect()
     }
+
+    /// Whether the droppable column is left out at `width`.
+    pub fn drops_a_column(&self, width: usize) -> bool {
+        self.shown(width).len() < self.headers.len()
+    }
+
+    /// Each column's widest cell, header included.
+    fn widths(&self) -> Vec<usize> {
+        let widest = |col: usize| {
+            self.rows
+                .iter()
+                .map(|r| r.get(col).map_or(0, |c| c.width()))
+                .chain([self.headers[col].width()])
+                .max()
+                .unwrap_or(0)
+        };
+        (0..self.headers.len()).map(widest).collect()
+    }
+
+    /// The columns shown at `width`: all, or all but the droppable one when the prose column
+    /// would get less than its minimum.
+    fn shown(&self, width: usize) -> Vec<usize> {
+        let columns = self.headers.len();
+        let widths = self.widths();
+        let mut shown: Vec<usize> = (0..columns).collect();
+        let fixed: usize = widths[..columns.saturating_sub(1)].iter().map(|w| w + GAP.len()).sum();
+        if let Some(drop) = self.droppable.filter(|&d| d + 1 < columns)
+            && fixed + MIN_LAST_WIDTH > width
+        {
+            shown.retain(|&c| c != drop);
+        }
+        shown
+    }
+}
+
+/// `text` as lines of at most `width` display columns, broken at spaces (a word longer than a
+/// line gets a line of its own, as it is).
+pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.width() + 1 + word.width() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// `text` within `max` display columns: whole when it fits, else cut after the last whole word

@@ -343,11 +343,11 @@ async fn on_a_terminal_an_ungranted_call_is_asked_about() {
     blocking(move || {
         type_line(&mut p, "call it");
         p.exp_string("MCP tool call: server fault, tool ok").unwrap();
-        p.exp_string("Run it? [y/N]").unwrap();
+        p.exp_string("[a]lways for this tool this session?").unwrap();
         type_line(&mut p, "y");
         p.exp_string("first done").unwrap();
         type_line(&mut p, "again");
-        p.exp_string("Run it? [y/N]").unwrap();
+        p.exp_string("[a]lways for this tool this session?").unwrap();
         type_line(&mut p, "n");
         p.exp_string("second done").unwrap();
         ctrl_d_exits_zero(p);
@@ -356,4 +356,39 @@ async fn on_a_terminal_an_ungranted_call_is_asked_about() {
     let requests = mock.requests().await;
     assert_eq!(last_tool_result(&requests[1]), "fine");
     assert!(last_tool_result(&requests[3]).contains("denied by the user"));
+}
+
+/// "always" for an MCP tool in the chat runs its later calls without asking, this session
+/// (issue 39, item 7), as it does for a skill's commands.
+#[tokio::test(flavor = "multi_thread")]
+async fn always_for_an_mcp_tool_stops_the_asking_for_that_tool() {
+    use crate::common::pty::*;
+    let ws = Workspace::new();
+    configure(&ws, json!({"fault": {"command": fault_server()}}));
+    let mock = MockLlm::start(vec![
+        tool("mcp__fault__ok", json!({})),
+        text("first done"),
+        tool("mcp__fault__ok", json!({})),
+        text("second done"),
+    ])
+    .await;
+    let mut p = chat(&ws, &mock, &["--approve", "auto"]);
+    let asked_again = blocking_text(move || {
+        type_line(&mut p, "call it");
+        p.exp_string("[a]lways for this tool this session?").unwrap();
+        type_line(&mut p, "a");
+        p.exp_string("first done").unwrap();
+        type_line(&mut p, "again");
+        let between = p.exp_string("second done").unwrap();
+        ctrl_d_exits_zero(p);
+        between
+    })
+    .await;
+    assert!(!asked_again.contains("[a]lways"), "asked again: {asked_again:?}");
+    let requests = mock.requests().await;
+    assert_eq!(last_tool_result(&requests[3]), "fine");
+}
+
+async fn blocking_text<F: FnOnce() -> String + Send + 'static>(f: F) -> String {
+    tokio::task::spawn_blocking(f).await.unwrap()
 }

@@ -419,3 +419,15 @@ async fn skills_show_and_sandbox_status_say_what_commands_get() {
         "{stdout}"
     );
 }
+
+/// `agent sandbox` alone is `agent sandbox status` (issue 39, item 6), not a usage error.
+#[tokio::test]
+async fn sandbox_alone_reports_the_status() {
+    let ws = Workspace::new();
+    let mut cmd = ws.bare_agent();
+    cmd.args(["sandbox", "--json"]);
+    let (code, stdout, stderr) = run_outcome(cmd).await;
+    assert!(code == 0 || code == 1, "{stderr}");
+    let status: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|_| panic!("{stdout}{stderr}"));
+    assert!(status.get("enforced").is_some(), "{status}");
+}

@@ -485,3 +485,16 @@ async fn export_without_a_file_writes_beside_the_sessions_not_into_the_working_f
         "{work:?}"
     );
 }
+
+/// `agent sessions` alone lists them, as `agent sessions list` does (issue 39, item 6).
+#[tokio::test]
+async fn sessions_alone_lists_them() {
+    let ws = Workspace::new();
+    let mock = MockLlm::start(vec![text("One.")]).await;
+    assert_eq!(once(&ws, &mock, "alpha", &[]).await.0, 0);
+    let mut cmd = ws.bare_agent();
+    cmd.args(["sessions"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("alpha"), "{out}");
+}

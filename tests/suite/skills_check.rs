@@ -183,7 +183,7 @@ fn broken_skills_are_reported_with_file_line_and_exit_1() {
     assert!(stdout.contains("not-exec/run.sh:2: `[[ … ]]` is bash-only"), "{stdout}");
     assert!(stdout.contains("body is 600 lines"), "{stdout}");
     assert!(
-        stdout.contains("info:") && stdout.contains("too vague to route on"),
+        stdout.contains("info:") && stdout.contains("vague/SKILL.md:3: description is only 7 characters"),
         "{stdout}"
     );
     assert!(

@@ -1,10 +1,27 @@
-//! `agent skills new`: the skeleton passes `skills check --strict`, its `run.sh` keeps the
+//! `agent skills new`: the skeleton loads and passes `skills check` but fails `--strict` until its
+//! placeholder description is replaced (it must not ship unchanged), its `run.sh` keeps the
 //! exit-code contract, its routing cases run through `skills eval`, and nothing is overwritten.
 
 use std::path::Path;
 
 use crate::common::*;
 use serde_json::{Value, json};
+
+/// Replace the skeleton's description (in `file`, SKILL.md or skill.json) with the author's own.
+fn describe(file: &Path) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for line in lines.iter_mut().filter(|l| l.contains("(replace with")) {
+        *line = if line.starts_with("description:") {
+            "description: Converts PDF files to text. Use when the user asks to repeat a PDF.".into()
+        } else if line.trim_start().starts_with("\"description\"") {
+            "  \"description\": \"Takes notes. Use when the user asks to repeat or note something.\",".into()
+        } else {
+            "Takes notes, for a user who asks to repeat or note something.".into()
+        };
+    }
+    std::fs::write(file, lines.join("\n") + "\n").unwrap();
+}
 
 /// `agent [args…]` with skills from the workspace root; returns (code, stdout, stderr).
 fn agent(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
@@ -62,6 +79,13 @@ async fn a_new_skill_passes_strict_checks_runs_and_routes() {
         "the description says when to use it"
     );
 
+    // Unchanged, the skeleton is fine to try but not to ship: --strict fails on its placeholder.
+    let (code, stdout, _) = agent(&ws, &["skills", "check"]);
+    assert_eq!(code, 0, "{stdout}");
+    let (code, stdout, _) = agent(&ws, &["skills", "check", "--strict"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("the description is still the skeleton's"), "{stdout}");
+    describe(&dir.join("SKILL.md"));
     let (code, stdout, _) = agent(&ws, &["skills", "check", "--strict"]);
     assert_eq!(code, 0, "{stdout}");
     assert!(
@@ -102,6 +126,10 @@ fn an_scp_skeleton_has_skill_json_and_passes_too() {
             .unwrap()
             .starts_with("---")
     );
+    let (code, stdout, _) = agent(&ws, &["skills", "check", "--strict", "--json"]);
+    assert_eq!(code, 1, "the placeholder description fails --strict: {stdout}");
+    describe(&dir.join("SKILL.md"));
+    describe(&dir.join("skill.json"));
     let (code, stdout, _) = agent(&ws, &["skills", "check", "--strict", "--json"]);
     assert_eq!(code, 0, "{stdout}");
     let report: Value = serde_json::from_str(&stdout).unwrap();

@@ -230,16 +230,15 @@ async fn jobs_run_concurrently_and_429_retry_after_is_waited_out() {
     );
 }
 
+/// Drafted cases are added to the file in its own shape: hand-written `expect_skill:` cases (and
+/// comments) stay as written (issue 39, item 11).
 #[tokio::test]
 async fn draft_adds_cases_to_routing_yaml_and_keeps_the_ones_there() {
     let ws = workspace();
     let routing = ws.skills().join("weather/tests/routing.yaml");
     std::fs::create_dir_all(routing.parent().unwrap()).unwrap();
-    std::fs::write(
-        &routing,
-        "threshold: 0.9\ncases:\n  - prompt: weather in Paris\n    expect_skill: weather\n",
-    )
-    .unwrap();
+    let hand_written = "# mine\nthreshold: 0.9\ncases:\n  - prompt: weather in Paris\n    expect_skill: weather\n";
+    std::fs::write(&routing, hand_written).unwrap();
     let proposals = json!([
         {"query": "weather in paris", "should_trigger": true},
         {"query": "ok so is it going to rain on my bike ride to work tmrw (Leeds)", "should_trigger": true},
@@ -252,11 +251,12 @@ async fn draft_adds_cases_to_routing_yaml_and_keeps_the_ones_there() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("added 2 cases for weather"), "{out}");
     let written = std::fs::read_to_string(&routing).unwrap();
-    assert!(
-        written.contains("\"weather in Paris\"") && written.contains("threshold: 0.9"),
-        "{written}"
+    assert!(written.starts_with(hand_written), "{written}");
+    assert_eq!(
+        &written[hand_written.len()..],
+        "  - prompt: \"ok so is it going to rain on my bike ride to work tmrw (Leeds)\"\n    expect_skill: \"weather\"\n  \
+         - prompt: \"what time does the sun set in Leeds\"\n    skill: \"weather\"\n    should_trigger: false\n"
     );
-    assert!(written.contains("should_trigger: false"), "{written}");
     let asked = all_text(&mock.requests().await[0]);
     assert!(
         asked.contains("near misses") && asked.contains("time: Local clock time"),
@@ -339,6 +339,34 @@ async fn tuning_keeps_the_best_description_by_validation_and_writes_it_on_reques
         skill_md,
         "---\nname: pdf\ndescription: \"Fills PDF forms. Use when the user has a form to fill in.\"\nlicense: MIT\n---\n# PDF\n"
     );
+}
+
+/// A refused proposal names the rule it broke (issue 39, item 9): an empty one says it was empty
+/// rather than printing a list of possible reasons followed by nothing.
+#[tokio::test]
+async fn a_refused_proposal_says_which_rule_it_broke() {
+    let ws = Workspace::new();
+    let dir = ws.skill("pdf", "---\nname: pdf\ndescription: Handles documents.\n---\n", None);
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(
+        dir.join("tests/routing.yaml"),
+        "skill: pdf\ncases:\n  - query: fill the tax form\n    should_trigger: true\n",
+    )
+    .unwrap();
+    let mock = MockLlm::serving(Tuner {
+        proposals: Mutex::new(vec!["", "Always use this for every form."]),
+    })
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["skills", "tune", "pdf", "--runs", "1", "--iterations", "2"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("refused: the model proposed no description"), "{out}");
+    assert!(
+        out.contains("refused (aimed at the model: \"always use\"): Always use this for every form."),
+        "{out}"
+    );
+    assert!(!out.contains("too long, empty, or"), "{out}");
 }
 
 #[tokio::test]

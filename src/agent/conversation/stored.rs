@@ -137,6 +137,7 @@ mod tests {
             skill_roots: Vec::new(),
             cwd: "/w".into(),
             parent: None,
+            chat: false,
         };
         let writer = store.create(start, Redactor::NONE).unwrap();
         let id = writer.id().clone();
@@ -179,6 +180,7 @@ mod tests {
             skill_roots: Vec::new(),
             cwd: "/w".into(),
             parent: None,
+            chat: false,
         }
     }
 

@@ -201,13 +201,14 @@ impl ToolRunner {
         // Server and tool names come from outside (a server lists its tools): shown escaped, so a
         // newline in a name cannot draw lines of its own under the question.
         let question = format!(
-            "MCP tool call: server {}, tool {}\n  arguments: {}\nRun it? [y/N] ",
+            "MCP tool call: server {}, tool {}\n  arguments: {}",
             visible(server),
             visible(tool),
             visible(shown)
         );
         let approver = self.approver.clone();
-        let yes = tokio::task::spawn_blocking(move || approver.ask_yes_no(&question))
+        let key = qualified.to_string();
+        let yes = tokio::task::spawn_blocking(move || approver.ask_tool(&key, &question))
             .await
             .unwrap_or(false);
         if yes { Ok(()) } else { Err("denied by the user".into()) }

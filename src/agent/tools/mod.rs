@@ -8,6 +8,7 @@
 mod activate;
 mod decode;
 mod installed;
+mod live;
 mod mcp;
 mod mcp_budget;
 mod needs;

@@ -51,7 +51,20 @@ pub fn read_inside(dir: &Path, rel: &str) -> Result<String, ToolOutcome> {
                     )),
                 )
             }
-            None => return Err(ToolOutcome::failed(not_found(dir, rel))),
+            None => match by_name(dir, rel) {
+                Some(found) => {
+                    let shown = found.strip_prefix(dir).unwrap_or(&found).display().to_string();
+                    let target = std::fs::canonicalize(&found)
+                        .map_err(|e| ToolOutcome::failed(format!("cannot open {shown:?}: {e}")))?;
+                    (
+                        target,
+                        Some(format!(
+                            "[{rel:?} does not exist; this is {shown:?}, the skill's only file of that name]\n"
+                        )),
+                    )
+                }
+                None => return Err(ToolOutcome::failed(not_found(dir, rel))),
+            },
         },
         Err(e) => return Err(ToolOutcome::failed(format!("cannot open {rel:?}: {e}"))),
     };
@@ -96,6 +109,16 @@ fn case_insensitive(dir: &Path, rel: &Path) -> Option<std::path::PathBuf> {
         at = found.path();
     }
     Some(at)
+}
+
+/// The skill's only file named as `rel` ends (`references/api.md` for `api.md`), if there is one:
+/// the same rule `skills check` holds a named file to.
+fn by_name(dir: &Path, rel: &str) -> Option<std::path::PathBuf> {
+    let files: Vec<String> = crate::support::skill_dirs::files_below(dir, 2000)
+        .into_iter()
+        .filter_map(|(path, _)| path.strip_prefix(dir).ok().map(|r| r.display().to_string()))
+        .collect();
+    crate::support::skill_dirs::unique_by_name(&files, rel).map(|f| dir.join(f))
 }
 
 /// Why `rel` cannot be read, naming the skill's files closest to it.

@@ -16,6 +16,7 @@ use crate::skills::discover::RootKind;
 use crate::skills::library::lock::Installed;
 
 use super::ToolRunner;
+use super::live::LiveOutput;
 use crate::agent::outcome::ToolOutcome;
 
 /// Lines of stderr a `command_finished` event carries, and the most characters of each.
@@ -106,6 +107,7 @@ impl ToolRunner {
         );
         env.insert("AGENT_SANDBOX".into(), policy.child_value().into());
         env.extend(temp.iter().flat_map(PrivateTemp::child_vars));
+        let live = LiveOutput::new(self.sink.clone(), &self.settings.redactor);
         let spec = CommandSpec {
             plan,
             cwd: &self.settings.workdir,
@@ -115,8 +117,11 @@ impl ToolRunner {
             tail_bytes: DEFAULT_TAIL_BYTES,
             redactor: &self.settings.redactor,
             confinement: confinement.as_ref(),
+            live: live.receivers(),
         };
-        match process::run(&spec).await {
+        let ran = process::run(&spec).await;
+        live.finish();
+        match ran {
             Ok(out) => {
                 let removed = self.sweep(snapshot).await;
                 self.finished(skill, command, policy, &out, &removed)

@@ -158,7 +158,10 @@ fn catalog_cost(skill: &Skill, budget: usize) -> Option<Diagnostic> {
         &skill.skill_file,
         None,
         format!(
-            "its catalog line costs {bytes} B of every request ({:.0}% of the {budget} B catalog budget): a library              of more than {} skills like it goes over the budget, where each request lists only the best-ranked              skills; a description of one or two sentences (under ~300 characters) says what and when for less",
+            "its catalog line costs {bytes} B of every request ({:.0}% of the {budget} B catalog budget): a \
+             library of more than {} skills like it goes over the budget, where each request lists only the \
+             best-ranked skills; a description of one or two sentences (under ~300 characters) says what and \
+             when for less",
             bytes as f64 * 100.0 / budget as f64,
             fits
         ),

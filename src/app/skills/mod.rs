@@ -155,7 +155,12 @@ fn summary_known(skill: Skill, trust: &FolderTrust, listing: &mut Listing) -> Sk
         .filter(|d| d.severity >= Severity::Warning)
         .map(|d| d.code)
         .collect();
-    let catalog_bytes = crate::skills::catalog::line_len(&skill);
+    // A skill only a person invokes is never listed to the model: it costs the catalog nothing.
+    let catalog_bytes = if skill.invocation.model {
+        crate::skills::catalog::line_len(&skill)
+    } else {
+        0
+    };
     let (accepted_findings, signature) = provenance(&skill.dir, skill.may_be_signed, &mut listing.locks);
     SkillSummary {
         accepted_findings,
@@ -285,14 +290,10 @@ fn list(discovery: Discovery, trust: &FolderTrust, catalog_budget: usize) -> Ski
     }
 }
 
-/// `skills show NAME`: one skill in full; a usage error naming the known ones when there is none.
+/// `skills show NAME`: one skill in full; a usage error naming the nearest ones when there is none.
 fn show(discovery: &Discovery, run: &Run<'_>, name: &str) -> Result<SkillShow, AppError> {
     let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
-        let names: Vec<&str> = discovery.skills.iter().map(|s| s.name.as_str()).collect();
-        return Err(AppError::usage(format!(
-            "no skill named {name:?}; known: {}",
-            crate::support::terminal_text::visible(&names.join(", "))
-        )));
+        return Err(AppError::usage(super::invoke::unknown_skill(name, discovery)));
     };
     let requires = &skill.requires;
     Ok(SkillShow {

@@ -27,6 +27,7 @@ fn session() -> Loaded {
         cwd: "/work/<project>".into(),
         started_at: 1_796_124_153,
         parent: None,
+        chat: false,
     };
     let m = Record::Message;
     let records = vec![

@@ -61,7 +61,7 @@ pub(in crate::app::skills) async fn draft(agent: &mut Agent, skill: &str, count:
     let mut all = existing;
     all.extend(added.iter().cloned());
     if !added.is_empty() {
-        write(&file, &found.name, &all, threshold)?;
+        write(&file, &found.name, (&all, &added), threshold)?;
     }
     Ok(EvalDraft {
         skill: found.name.clone(),
@@ -116,10 +116,23 @@ fn merge(existing: &[Case], proposed: Vec<Case>) -> Vec<Case> {
     added
 }
 
-fn write(file: &Path, skill: &str, cases: &[Case], threshold: Option<f64>) -> Result<(), AppError> {
+/// Write the file: the new cases appended to it in its own shape when it ends with its list of
+/// cases (and reads back as every case), else all of them (`cases.0`) written anew.
+fn write(file: &Path, skill: &str, cases: (&[Case], &[Case]), threshold: Option<f64>) -> Result<(), AppError> {
+    let (all, added) = cases;
+    let reads_back = |text: &String| {
+        crate::support::yaml::document(text)
+            .ok()
+            .and_then(|doc| routing_cases::parse(&doc, Some(skill)).ok())
+            .is_some_and(|(read, _)| read.len() == all.len())
+    };
+    let appended = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|text| routing_cases::append_yaml(&text, skill, added))
+        .filter(reads_back);
     let note = "Routing cases for `agent skills eval` (skill-creator's trigger-eval fields).\n\
                 Drafted in part by `agent skills eval --draft`: review them, fix or delete what is wrong.";
-    let text = routing_cases::to_yaml(skill, cases, threshold, note);
+    let text = appended.unwrap_or_else(|| routing_cases::to_yaml(skill, all, threshold, note));
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(|e| AppError::config(format!("cannot create {}: {e}", dir.display())))?;
     }
