@@ -1,4 +1,4 @@
-//! Whether a turn's answer rests on something that ran (docs/design.md "Weak models"). A small
+//! Whether a turn's answer rests on something that ran (docs/configuration.md "Small local models"). A small
 //! model that activated a skill and then answered without running anything, or copied the
 //! example output of the skill's own SKILL.md, prints a confident answer no command produced.
 //! Such an answer is marked, never silently passed off: the user sees a line saying so, `--json`

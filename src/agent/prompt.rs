@@ -20,7 +20,7 @@ const INVOKED_PLAIN: &str = include_str!("../../prompts/invoked_plain.md");
 const UNMET_NEEDS: &str = include_str!("../../prompts/unmet_needs.md");
 
 /// How much the model is told: everything, or the short form for small local models
-/// (docs/design.md "Weak models"): a shorter system prompt, two tools with one-line descriptions,
+/// (docs/configuration.md "Small local models"): a shorter system prompt, two tools with one-line descriptions,
 /// and (with a small catalog budget) only the skills most relevant to the session's first request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PromptMode {

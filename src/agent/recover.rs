@@ -1,4 +1,4 @@
-//! The turn loop's side of weak models (docs/design.md "Weak models"): a reply that may be a call
+//! The turn loop's side of weak models (docs/configuration.md "Small local models"): a reply that may be a call
 //! written as text is held back from the screen until it is whole, then read ([`text_calls`]);
 //! calls found run as native ones, through the same approval path; an answer is judged against
 //! what ran ([`grounding`]) and marked when nothing backs it.
@@ -84,7 +84,19 @@ impl Agent {
             tools: &offered,
             skills: &skills,
         };
-        match text_calls::read(text, &offer) {
+        // Told by its second chance to call run_command, a model that answers with nothing but
+        // a fenced command line means to run it; anywhere else such a block is only shown.
+        let asked_to_run = self.second_chance_used && self.conversation.current().is_some();
+        let reading = match text_calls::read(text, &offer) {
+            Reading::Answer if asked_to_run => text_calls::bare_command(text)
+                .filter(|_| offered.iter().any(|t| t == "run_command"))
+                .map_or(Reading::Answer, |command| Reading::Calls {
+                    calls: vec![text_calls::run_command(&command)],
+                    shape: "fenced command",
+                }),
+            other => other,
+        };
+        match reading {
             Reading::Answer => None,
             Reading::Unusable { why } => {
                 self.unbacked = Some(Unbacked::CallAsText { why });

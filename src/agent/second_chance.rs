@@ -1,5 +1,5 @@
-//! One second chance per turn for an answer that rests on nothing (docs/design.md "Weak
-//! models"). Small models activate a skill and then answer at once, copy its example output,
+//! One second chance per turn for an answer that rests on nothing (docs/configuration.md "Small
+//! local models"). Small models activate a skill and then answer at once, copy its example output,
 //! imitate a tool's result, or parrot the refusal of a command they ran before activating
 //! anything. Such a reply is not shown as the answer: the model is told what was wrong and asked
 //! once more to run the command (a real small model did so in the bench); a second unbacked
@@ -30,8 +30,9 @@ fn section(name: &str) -> &'static str {
 pub(super) enum Retry {
     /// Its answer is unbacked, as the grounding judge says.
     Unbacked(Unbacked),
-    /// It proposed a command with no skill active (refused), ran nothing, and answered.
-    NoSkillActive,
+    /// It proposed a command with no skill active (refused), ran nothing, and answered;
+    /// `candidates` are the skills whose words best match the request (best first).
+    NoSkillActive { candidates: Vec<String> },
 }
 
 impl Retry {
@@ -39,7 +40,7 @@ impl Retry {
     pub(super) fn reason(&self) -> String {
         match self {
             Retry::Unbacked(u) => u.reason(),
-            Retry::NoSkillActive => {
+            Retry::NoSkillActive { .. } => {
                 "the model answered after its command was refused for want of an active skill, with nothing run".into()
             }
         }
@@ -64,7 +65,14 @@ impl Retry {
             Retry::Unbacked(Unbacked::CallAsText { why }) => {
                 (section("call_as_text").replace("{{detail}}", why), "todo_activate")
             }
-            Retry::NoSkillActive => (section("no_skill_active").to_string(), "todo_activate"),
+            Retry::NoSkillActive { candidates } => {
+                let mut why = section("no_skill_active").to_string();
+                if !candidates.is_empty() {
+                    why.push(' ');
+                    why.push_str(&section("candidates").replace("{{skills}}", &candidates.join(", ")));
+                }
+                (why, "todo_activate")
+            }
         };
         section("template")
             .replace("{{why}}", &why)
@@ -72,7 +80,26 @@ impl Retry {
     }
 }
 
+/// Most skills a second chance names as fitting the request.
+const MAX_CANDIDATES: usize = 2;
+
 impl Agent {
+    /// Up to `n` skills whose words match the turn's request best, best first.
+    fn best_matches(&self, n: usize) -> Vec<String> {
+        let Some(request) = self.conversation.user_turns().last().map(|r| r.to_string()) else {
+            return Vec::new();
+        };
+        let skills = self.skills();
+        let scores = skills.index().score(&request).scores;
+        let mut ranked: Vec<(usize, f32)> = scores.into_iter().enumerate().filter(|(_, s)| *s > 0.0).collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        ranked
+            .into_iter()
+            .take(n)
+            .filter_map(|(i, _)| skills.all().get(i).map(|s| s.name.clone()))
+            .collect()
+    }
+
     /// Whether a reply coming now could be an answer that gets a second chance, so it is held
     /// back from the screen until it is judged: a skill was activated or a command refused for
     /// want of one, nothing ran yet, and the turn's second chance is unused.
@@ -97,7 +124,9 @@ impl Agent {
         let retry = match judged {
             Some(unbacked) => Retry::Unbacked(unbacked),
             None if self.trace.unactivated > 0 && self.trace.ran == 0 && !answer.trim().is_empty() => {
-                Retry::NoSkillActive
+                Retry::NoSkillActive {
+                    candidates: self.best_matches(MAX_CANDIDATES),
+                }
             }
             None => return false,
         };
@@ -120,6 +149,7 @@ mod tests {
     fn every_section_is_there_and_filled() {
         for name in [
             "template",
+            "candidates",
             "nothing_ran",
             "copied_example",
             "imitated_output",
@@ -133,7 +163,12 @@ mod tests {
         let text = Retry::Unbacked(Unbacked::NothingRan { skill: "time".into() }).prompt();
         assert!(text.contains("skill time") && text.contains("run_command"), "{text}");
         assert!(!text.contains("{{"), "{text}");
-        let text = Retry::NoSkillActive.prompt();
+        let text = Retry::NoSkillActive { candidates: Vec::new() }.prompt();
         assert!(text.contains("activate_skill") && !text.contains("{{"), "{text}");
+        let text = Retry::NoSkillActive {
+            candidates: vec!["database".into(), "report".into()],
+        }
+        .prompt();
+        assert!(text.contains("database, report") && !text.contains("{{"), "{text}");
     }
 }

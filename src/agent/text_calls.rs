@@ -1,4 +1,4 @@
-//! Tool calls a model wrote as text (docs/design.md "Weak models"). Small local models often
+//! Tool calls a model wrote as text (docs/configuration.md "Small local models"). Small local models often
 //! answer a request that needs a tool with the call itself as their reply: fenced JSON,
 //! `<tool_call>` tags, `{"function": …, "parameters": …}`, the arguments as a JSON string, or a
 //! skill's name where the tool's should be. Printed as the answer, that is a fake answer with
@@ -281,8 +281,29 @@ fn call_of(object: &Map<String, Value>, offer: &Offer<'_>) -> Result<Vec<TextCal
     ))
 }
 
+/// The one command line of a reply made only of fences and that line (```` ```sh\n./run.sh
+/// Tokyo\n``` ````, a `$ ` prompt dropped): what a model writes when told to run a command and
+/// it cannot call the tool. Prose, several lines or JSON are not a command.
+pub fn bare_command(text: &str) -> Option<String> {
+    let mut fences = 0;
+    let mut content = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if line.starts_with("```") {
+            fences += 1;
+        } else {
+            content.push(line);
+        }
+    }
+    let [line] = content.as_slice() else {
+        return None;
+    };
+    let command = line.strip_prefix("$ ").unwrap_or(line).trim();
+    let shaped = fences >= 2 && !command.is_empty() && !command.starts_with(['{', '[', '<', '#']);
+    shaped.then(|| command.to_string())
+}
+
 /// A `run_command` call of `command`.
-fn run_command(command: &str) -> TextCall {
+pub fn run_command(command: &str) -> TextCall {
     TextCall {
         name: "run_command".into(),
         arguments: serde_json::json!({ "command": command }).to_string(),

@@ -202,3 +202,25 @@ fn a_tool_name_then_its_arguments_is_that_call() {
     assert!(undecided("activ") && undecided("func") && undecided("r"));
     assert!(!undecided("It is") && !undecided("run_command"));
 }
+
+#[test]
+fn a_reply_of_one_fenced_command_line_is_that_command_and_nothing_else_is() {
+    // What the 1.5B model wrote when told to call run_command.
+    assert_eq!(
+        bare_command("```\n```\n./run.sh Tokyo\n```").as_deref(),
+        Some("./run.sh Tokyo")
+    );
+    assert_eq!(
+        bare_command("```sh\n$ python3 scripts/x.py a.csv\n```").as_deref(),
+        Some("python3 scripts/x.py a.csv")
+    );
+    for text in [
+        "./run.sh Tokyo",
+        "Run this:\n```\n./run.sh Tokyo\n```",
+        "```\n./run.sh Tokyo\n./run.sh Oslo\n```",
+        "```json\n{\"command\": \"x\"}\n```",
+        "```\n# a comment\n```",
+    ] {
+        assert_eq!(bare_command(text), None, "{text}");
+    }
+}

@@ -186,3 +186,17 @@ pub struct CompactReport {
     /// Skills whose instructions were sent again.
     pub skills: Vec<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_are_short() {
+        assert_eq!(age(100, 100), "just now");
+        assert_eq!(age(0, 150), "2m ago");
+        assert_eq!(age(0, 7200), "2h ago");
+        assert_eq!(age(0, 3 * 86_400), "3d ago");
+        assert_eq!(age(10, 0), "just now");
+    }
+}

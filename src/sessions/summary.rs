@@ -97,13 +97,8 @@ mod tests {
     }
 
     #[test]
-    fn lines_and_ages_are_short() {
+    fn lines_are_short() {
         assert_eq!(one_line("a\nb", 10), "a b");
         assert_eq!(one_line("abcdefghij", 5), "abcd…");
-        assert_eq!(age(100, 100), "just now");
-        assert_eq!(age(0, 150), "2m ago");
-        assert_eq!(age(0, 7200), "2h ago");
-        assert_eq!(age(0, 3 * 86_400), "3d ago");
-        assert_eq!(age(10, 0), "just now");
     }
 }
