@@ -76,89 +76,80 @@ async fn replay(cassette: &str, request: &str) -> (i32, Vec<Value>) {
     (code, events(&out))
 }
 
-/// Qwen2.5-Coder-1.5B wrote every call as text: the skill named as if it were a tool, in a
-/// ```json fence (`{"name": "word-count", "arguments": {"text": "essay.txt"}}`), then
-/// run_command in a fence. Both are recovered, the skill's own script runs pre-approved, and the
-/// model's last word (the skill activated again, then an empty reply) ends the turn without an
-/// answer: a warning, not a crash.
+/// Qwen2.5-Coder-1.5B activated csv-stats with a call in a ```json fence, then ran its script
+/// with a bare JSON object: both are recovered, the skill's own script runs pre-approved
+/// (without a shell) on the real sales.csv, and the answer rests on its output.
 #[tokio::test]
-async fn fenced_text_calls_from_the_1_5b_model_run_the_skills_script() {
-    let (code, events) = replay("qwen1.5b-words-fenced-calls.jsonl", "How many words are in essay.txt?").await;
+async fn calls_written_as_text_by_the_1_5b_model_run_the_skills_script() {
+    let (code, events) = replay(
+        "qwen1.5b-csv-mean-recovered-calls.jsonl",
+        "What is the average amount in sales.csv?",
+    )
+    .await;
     assert_eq!(code, 0, "{events:?}");
-    assert_eq!(field(&events, "skill_selected", "skill"), ["word-count"]);
+    assert_eq!(field(&events, "skill_selected", "skill"), ["csv-stats"]);
     let recovered = of_type(&events, "tool_call_recovered");
-    assert!(recovered.len() >= 2, "{events:?}");
-    assert_eq!(recovered[0]["tool"], "activate_skill");
-    assert_eq!(recovered[0]["shape"], "fenced json");
-    assert_eq!(recovered[1]["tool"], "run_command");
+    assert_eq!(recovered.len(), 2, "{events:?}");
+    assert_eq!(
+        (&recovered[0]["tool"], &recovered[0]["shape"]),
+        (&"activate_skill".into(), &"fenced json".into())
+    );
+    assert_eq!(
+        (&recovered[1]["tool"], &recovered[1]["shape"]),
+        (&"run_command".into(), &"json".into())
+    );
     let started = of_type(&events, "command_started");
     assert_eq!(started.len(), 1, "{events:?}");
     assert!(
-        started[0]["command"].as_str().unwrap().contains("count.py essay.txt"),
-        "{started:?}"
-    );
-    assert!(
         started[0]["argv"].is_array(),
-        "the skill's own script runs pre-approved, without a shell: {started:?}"
+        "the skill's own script, without a shell: {started:?}"
     );
-    let finished = of_type(&events, "command_finished");
-    assert_eq!(finished[0]["exit_code"], 0, "{finished:?}");
-    assert!(of_type(&events, "command_denied").is_empty(), "{events:?}");
-    assert_eq!(of_type(&events, "done").len(), 1);
+    assert_eq!(of_type(&events, "command_finished")[0]["exit_code"], 0);
+    assert!(of_type(&events, "answer_unverified").is_empty(), "{events:?}");
+    assert!(of_type(&events, "answer_retried").is_empty(), "{events:?}");
 }
 
-/// Qwen2.5-Coder-0.5B wrote its calls as bare JSON, two in one reply, counted the wrong file
-/// (notes.txt), then asked three times for essay.md, which does not exist, activating the skill
-/// again before each try, and ended with an empty reply. Every call is recovered and runs; the
-/// failures are the script's own (exit 1), none is denied, and the turn ends.
+/// The agent pre-activated json-query; the 1.5B model answered "5000" with nothing run. That
+/// reply is set aside (never shown) and the model told to run the command; it apologised
+/// instead, and that second answer is marked.
 #[tokio::test]
-async fn the_0_5b_models_wrong_files_and_repeated_calls_end_the_turn() {
-    let (code, events) = replay("qwen0.5b-words-wrong-files.jsonl", "How many words are in essay.txt?").await;
-    assert_eq!(code, 0, "{events:?}");
-    assert_eq!(field(&events, "skill_selected", "skill"), ["word-count"]);
-    let recovered = of_type(&events, "tool_call_recovered");
-    assert!(recovered.len() >= 6, "{events:?}");
-    assert!(recovered.iter().all(|e| e["shape"] == "json"), "{recovered:?}");
-    let commands = field(&events, "command_started", "command");
-    assert_eq!(commands.len(), 4, "{events:?}");
-    assert!(commands[0].contains("notes.txt"), "{commands:?}");
-    assert!(commands[1..].iter().all(|c| c.contains("essay.md")), "{commands:?}");
-    let exits: Vec<Value> = of_type(&events, "command_finished")
-        .iter()
-        .map(|e| e["exit_code"].clone())
-        .collect();
-    assert_eq!(exits, [0, 1, 1, 1]);
-    assert!(of_type(&events, "command_denied").is_empty(), "{events:?}");
-    assert_eq!(of_type(&events, "done").len(), 1);
-}
-
-/// The agent pre-activated the time skill (a clear winner for the request) and Qwen2.5-Coder-1.5B
-/// answered at once in the format of the skill's usage line with a time it made up
-/// ("Tokyo (Asia/Tokyo): 2023-07-21 10:30 JST, UTC+09:00, Friday"): nothing ran.
-#[tokio::test]
-async fn an_invented_time_after_a_pre_activation_runs_nothing() {
+async fn an_invented_value_gets_a_second_chance_and_the_second_answer_is_marked() {
     let (code, events) = replay(
-        "qwen1.5b-time-preactivated-invented.jsonl",
-        "What time is it in Tokyo right now?",
+        "qwen1.5b-json-invented-then-second-chance.jsonl",
+        "What port does the server in config.json listen on?",
     )
     .await;
     assert_eq!(code, 0, "{events:?}");
-    assert_eq!(field(&events, "skill_selected", "skill"), ["time"]);
+    assert_eq!(field(&events, "skill_selected", "skill"), ["json-query"]);
     assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
-    assert!(of_type(&events, "tool_call_recovered").is_empty(), "{events:?}");
-    assert_eq!(of_type(&events, "message").len(), 1);
-}
-
-/// That answer is marked: a skill with commands was active and none ran, so the answer rests on
-/// nothing (answer_unverified), whether the model or the agent activated the skill.
-#[tokio::test]
-async fn an_invented_time_after_a_pre_activation_is_marked() {
-    let (_, events) = replay(
-        "qwen1.5b-time-preactivated-invented.jsonl",
-        "What time is it in Tokyo right now?",
-    )
-    .await;
+    assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
+    let shown: String = field(&events, "message_delta", "text").concat();
+    assert!(
+        !shown.contains("5000"),
+        "the invented value never reached the user: {shown}"
+    );
+    let messages = field(&events, "message", "text");
+    assert_eq!(messages.len(), 1, "{events:?}");
+    assert!(!messages[0].contains("5000"), "{messages:?}");
     let marked = of_type(&events, "answer_unverified");
     assert_eq!(marked.len(), 1, "{events:?}");
-    assert_eq!(marked[0]["skill"], "time");
+    assert_eq!(marked[0]["skill"], "json-query");
+}
+
+/// After activating report (a call in a fence), the 1.5B model wrote prose that names the
+/// command in a ```bash block: text that mentions a command never runs. It gets its second
+/// chance, answers without running anything, and is marked.
+#[tokio::test]
+async fn a_command_named_in_prose_never_runs_and_the_answer_is_marked() {
+    let (code, events) = replay(
+        "qwen1.5b-report-command-in-prose.jsonl",
+        "Give me a briefing for Tokyo.",
+    )
+    .await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(field(&events, "skill_selected", "skill"), ["report"]);
+    assert_eq!(of_type(&events, "tool_call_recovered").len(), 1, "{events:?}");
+    assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
+    assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
+    assert_eq!(of_type(&events, "answer_unverified").len(), 1, "{events:?}");
 }
