@@ -204,11 +204,7 @@ impl Config {
             .map_err(|_| AppError::config("AGENT_HISTORY_BUDGET is too large"))?;
         let catalog_budget = usize::try_from(pick_number(None, &env, "AGENT_CATALOG_BUDGET", 8 * 1024)?)
             .map_err(|_| AppError::config("AGENT_CATALOG_BUDGET is too large"))?;
-        let preactivate = match env.get("AGENT_PREACTIVATE") {
-            Some("1" | "true" | "yes" | "on") => Some(true),
-            Some("0" | "false" | "no" | "off") => Some(false),
-            _ => None,
-        };
+        let preactivate = switch(env.get("AGENT_PREACTIVATE"));
         let compact_prompt = compact_prompt(&env)?;
         let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
         let skill_roots = roots::skill_roots(&cli.skills_dirs, &env, cwd)?;
@@ -356,6 +352,16 @@ fn is_local_ip(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => v4.is_loopback() || v4.is_private() || v4.is_link_local() || v4.is_unspecified(),
         IpAddr::V6(v6) => v6.is_loopback() || v6.is_unspecified(),
+    }
+}
+
+/// An on/off setting: `Some(true)` for 1/true/yes/on, `Some(false)` for 0/false/no/off, `None`
+/// when unset or anything else (the default applies).
+fn switch(value: Option<&str>) -> Option<bool> {
+    match value {
+        Some("1" | "true" | "yes" | "on") => Some(true),
+        Some("0" | "false" | "no" | "off") => Some(false),
+        _ => None,
     }
 }
 
