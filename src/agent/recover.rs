@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::grounding::{self, TurnTrace, Unbacked};
 use super::outcome::ToolOutcome;
+use super::prompt::PromptMode;
 use super::text_calls::{self, Offer, Reading};
 use super::turn::Agent;
 use crate::llm::ToolCall;
@@ -84,16 +85,8 @@ impl Agent {
             tools: &offered,
             skills: &skills,
         };
-        // Told by its second chance to call run_command, a model that answers with nothing but
-        // a fenced command line means to run it; anywhere else such a block is only shown.
-        let asked_to_run = self.second_chance_used && self.conversation.current().is_some();
         let reading = match text_calls::read(text, &offer) {
-            Reading::Answer if asked_to_run => text_calls::bare_command(text)
-                .filter(|_| offered.iter().any(|t| t == "run_command"))
-                .map_or(Reading::Answer, |command| Reading::Calls {
-                    calls: vec![text_calls::run_command(&command)],
-                    shape: "fenced command",
-                }),
+            Reading::Answer if offered.iter().any(|t| t == "run_command") => self.command_meant(text),
             other => other,
         };
         match reading {
@@ -126,6 +119,34 @@ impl Agent {
                         .collect(),
                 )
             }
+        }
+    }
+
+    /// A reply with no call in it that still means to run a command, for a small model (compact
+    /// prompt) with a skill active: nothing but one fenced command line, before anything ran or
+    /// after its second chance told it to call run_command; after that second chance also one
+    /// quoted invocation of the skill's own script in a sentence ("run `./scripts/roman.py
+    /// 1987`"). Anywhere else, and for a capable model, such text is only shown: text that
+    /// mentions a command is not a call. What is taken goes through approval like any call.
+    fn command_meant(&self, text: &str) -> Reading {
+        let compact = self.prompt_mode == PromptMode::Compact && self.conversation.current().is_some();
+        let fenced = compact && (self.second_chance_used || self.trace.ran == 0);
+        let command = fenced
+            .then(|| text_calls::bare_command(text))
+            .flatten()
+            .map(|c| (c, "fenced command"))
+            .or_else(|| {
+                (compact && self.second_chance_used)
+                    .then(|| text_calls::quoted_own_script(text))
+                    .flatten()
+                    .map(|c| (c, "quoted script"))
+            });
+        match command {
+            Some((command, shape)) => Reading::Calls {
+                calls: vec![text_calls::run_command(&command)],
+                shape,
+            },
+            None => Reading::Answer,
         }
     }
 

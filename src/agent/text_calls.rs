@@ -302,6 +302,32 @@ pub fn bare_command(text: &str) -> Option<String> {
     shaped.then(|| command.to_string())
 }
 
+/// Most characters of a sentence around a quoted script for it to count as "run this".
+const MAX_SENTENCE: usize = 200;
+
+/// The one quoted command of a short reply that runs one of a skill's own files (`./x`,
+/// `scripts/x`, or an interpreter then such a path): "To get it, run `./scripts/roman.py 1987`".
+/// Any other quoted text, several quotes, or a long reply are not taken.
+pub fn quoted_own_script(text: &str) -> Option<String> {
+    if text.chars().count() > MAX_SENTENCE || text.contains("```") {
+        return None;
+    }
+    let parts: Vec<&str> = text.split('`').collect();
+    let [_, quoted, _] = parts.as_slice() else {
+        return None;
+    };
+    let command = quoted.trim();
+    let mut words = command.split_whitespace();
+    let first = words.next()?;
+    let path = if ["python3", "python", "bash", "sh", "node"].contains(&first) {
+        words.next()?
+    } else {
+        first
+    };
+    let own = (path.starts_with("./") || path.starts_with("scripts/")) && !path.contains("..");
+    (own && !command.contains(['\n', ';', '&', '|', '$', '>', '<'])).then(|| command.to_string())
+}
+
 /// A `run_command` call of `command`.
 pub fn run_command(command: &str) -> TextCall {
     TextCall {

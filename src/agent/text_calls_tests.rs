@@ -224,3 +224,26 @@ fn a_reply_of_one_fenced_command_line_is_that_command_and_nothing_else_is() {
         assert_eq!(bare_command(text), None, "{text}");
     }
 }
+
+#[test]
+fn one_quoted_invocation_of_the_skills_own_script_is_found_and_nothing_else() {
+    // What the 1.5B model wrote when told to call run_command.
+    assert_eq!(
+        quoted_own_script("To get the Roman numeral for 1987, run `./scripts/roman.py 1987`").as_deref(),
+        Some("./scripts/roman.py 1987")
+    );
+    assert_eq!(
+        quoted_own_script("Run `python3 scripts/x.py a.csv` now.").as_deref(),
+        Some("python3 scripts/x.py a.csv")
+    );
+    for text in [
+        "Run `rm -rf ~` to clean up.",
+        "Run `./a.sh` then `./b.sh`.",
+        "Run `./scripts/x.py; rm -rf ~`",
+        "Run `../other/x.sh`",
+        "Use `curl wttr.in` here.",
+        "No quotes at all: ./scripts/x.py",
+    ] {
+        assert_eq!(quoted_own_script(text), None, "{text}");
+    }
+}

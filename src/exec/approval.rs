@@ -222,10 +222,15 @@ fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<Argv, String> {
         } else {
             " (its grant of any shell command counts only inside the sandbox, which is off here)"
         };
+        // Name the scripts the skill has: a small model that wrote `./run.sh scripts/x.py` for a
+        // skill without a run.sh can correct itself from this.
+        let own = match skill.entry.as_deref() {
+            Some(entry) => format!("./{entry} or a file under scripts/, named by a path"),
+            None => "a file under scripts/, named by a path; this skill has no run.sh".to_string(),
+        };
         return Err(format!(
-            "`{}` is not the skill's own script (./{} or a file under scripts/, named by a path) and no allowed-tools grant matches{aside}",
+            "`{}` is not the skill's own script ({own}) and no allowed-tools grant matches{aside}",
             words[0],
-            skill.entry.as_deref().unwrap_or("run.sh")
         ));
     }
     let mut words = words;

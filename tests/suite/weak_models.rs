@@ -600,3 +600,40 @@ async fn a_second_chance_turns_an_unbacked_answer_into_a_real_one() {
     assert!(of_type(&events, "answer_retried").is_empty());
     assert_eq!(mock.requests().await.len(), 1);
 }
+
+/// Under the compact prompt, with a skill active and nothing run yet, a reply of nothing but a
+/// fenced command line is that command (through approval); after the second chance, one quoted
+/// invocation of the skill's own script in a sentence is too. A capable model's same reply
+/// under the full prompt is shown, never run.
+#[tokio::test]
+async fn a_small_models_command_in_a_fence_or_quoted_after_its_second_chance_runs() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let fenced = || {
+        vec![
+            tool("activate_skill", json!({"name": "time"})),
+            text("```bash\n./run.sh JST\n```"),
+            text("It is 2031-01-02 03:04 JST."),
+        ]
+    };
+    let (code, events, _) = once_compact(&ws, fenced(), &["--require-tool"]).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "tool_call_recovered")[0]["shape"], "fenced command");
+    assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
+
+    let quoted = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        text("It is 9 pm."),
+        text("To get the time, run `./run.sh JST`"),
+        text("It is 2031-01-02 03:04 JST."),
+    ];
+    let (code, events, _) = once_compact(&ws, quoted, &["--require-tool"]).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "tool_call_recovered")[0]["shape"], "quoted script");
+    assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
+
+    let (code, events, mock) = once(&ws, fenced(), &[]).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
+    assert_eq!(mock.requests().await.len(), 2);
+}
