@@ -87,9 +87,10 @@ pub fn judge<'a>(answer: &str, trace: &TurnTrace, skill: impl Fn(&str) -> Option
                 line,
             });
         }
-        // A denied or failed command is already said (exit 6, the failure's lines); an answer
-        // explaining it is not a fake.
-        if trace.ran == 0 && trace.attempted == 0 && has_commands(skill, &body) {
+        // A command that ran and failed is said by its own lines, and an answer from them is
+        // not a fake. A denied one ran nothing: an answer after it rests on nothing either (the
+        // bench's 1.5B model, denied, answered with an output it made up).
+        if trace.ran == 0 && has_commands(skill, &body) {
             return Some(Unbacked::NothingRan {
                 skill: skill.name.clone(),
             });
@@ -241,12 +242,21 @@ mod tests {
             ..TurnTrace::default()
         };
         assert_eq!(judge("Short sentences are best.", &trace, |_| Some(&guide)), None);
-        // A denied command: the denial is the story (exit 6), not a fake.
+    }
+
+    #[test]
+    fn an_answer_after_a_denied_command_rests_on_nothing() {
+        let (_g, skill) = skill_with("# time\nRun `./run.sh ZONE`.\n", true);
+        // What the 1.5B model did: its command was denied, and it answered with an output.
         let denied = TurnTrace {
             activated: vec!["time".into()],
             attempted: 1,
+            outputs: "denied: needs approval\n".into(),
             ..TurnTrace::default()
         };
-        assert_eq!(judge("The command was denied.", &denied, |_| Some(&skill)), None);
+        assert_eq!(
+            judge("This will output 2026-01-01 00:00 JST.", &denied, |_| Some(&skill)),
+            Some(Unbacked::NothingRan { skill: "time".into() })
+        );
     }
 }
