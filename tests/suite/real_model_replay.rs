@@ -76,46 +76,71 @@ async fn replay(cassette: &str, request: &str) -> (i32, Vec<Value>) {
     (code, events(&out))
 }
 
-/// Qwen2.5-Coder-1.5B activated csv-stats with a call in a ```json fence, then ran its script
-/// with a bare JSON object: both are recovered, the skill's own script runs pre-approved
-/// (without a shell) on the real sales.csv, and the answer rests on its output.
+/// Qwen2.5-Coder-1.5B activated csv-stats with a call in a ```json fence, then wrote its
+/// run_command in `<tools>` tags, and repeated it: every call is recovered, the skill's own script
+/// runs pre-approved (without a shell) on the real sales.csv, and the answer it finally wrote
+/// (dressed as a tool result) repeats what the script printed, so it is not marked.
 #[tokio::test]
 async fn calls_written_as_text_by_the_1_5b_model_run_the_skills_script() {
     let (code, events) = replay(
-        "qwen1.5b-csv-mean-recovered-calls.jsonl",
+        "qwen1.5b-csv-mean-tools-tags.jsonl",
         "What is the average amount in sales.csv?",
     )
     .await;
     assert_eq!(code, 0, "{events:?}");
     assert_eq!(field(&events, "skill_selected", "skill"), ["csv-stats"]);
-    let recovered = of_type(&events, "tool_call_recovered");
-    assert_eq!(recovered.len(), 2, "{events:?}");
-    assert_eq!(
-        (&recovered[0]["tool"], &recovered[0]["shape"]),
-        (&"activate_skill".into(), &"fenced json".into())
-    );
-    assert_eq!(
-        (&recovered[1]["tool"], &recovered[1]["shape"]),
-        (&"run_command".into(), &"json".into())
-    );
+    let shapes = field(&events, "tool_call_recovered", "shape");
+    assert_eq!(shapes[..2], ["fenced json", "tools tags"], "{events:?}");
     let started = of_type(&events, "command_started");
-    assert_eq!(started.len(), 1, "{events:?}");
+    assert!(!started.is_empty(), "{events:?}");
     assert!(
-        started[0]["argv"].is_array(),
+        started.iter().all(|s| s["argv"].is_array()),
         "the skill's own script, without a shell: {started:?}"
     );
-    assert_eq!(of_type(&events, "command_finished")[0]["exit_code"], 0);
+    assert!(
+        of_type(&events, "command_finished").iter().all(|f| f["exit_code"] == 0),
+        "{events:?}"
+    );
+    assert!(
+        field(&events, "message", "text")[0].contains("mean: 162.00"),
+        "{events:?}"
+    );
     assert!(of_type(&events, "answer_unverified").is_empty(), "{events:?}");
-    assert!(of_type(&events, "answer_retried").is_empty(), "{events:?}");
+}
+
+/// The 1.5B model answered "MCMXVII" for 1987 with nothing run (wrong: it is MCMLXXXVII). The
+/// reply is set aside, never shown; told to run the command, the model ran the skill's script and
+/// answered from its output.
+#[tokio::test]
+async fn a_second_chance_turns_an_invented_answer_into_the_scripts_output() {
+    let (code, events) = replay(
+        "qwen1.5b-roman-invented-then-run.jsonl",
+        "What is 1987 in Roman numerals?",
+    )
+    .await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
+    assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
+    let shown = format!(
+        "{}{}",
+        field(&events, "message_delta", "text").concat(),
+        field(&events, "message", "text").concat()
+    );
+    assert!(
+        !shown.contains("MCMXVII"),
+        "the invented answer never reached the user: {shown}"
+    );
+    assert!(shown.contains("MCMLXXXVII"), "{shown}");
+    assert!(of_type(&events, "answer_unverified").is_empty(), "{events:?}");
 }
 
 /// The agent pre-activated json-query; the 1.5B model answered "5000" with nothing run. That
-/// reply is set aside (never shown) and the model told to run the command; it apologised
-/// instead, and that second answer is marked.
+/// reply is set aside and the model told to run the command; it apologised instead, and that
+/// second answer is marked.
 #[tokio::test]
 async fn an_invented_value_gets_a_second_chance_and_the_second_answer_is_marked() {
     let (code, events) = replay(
-        "qwen1.5b-json-invented-then-second-chance.jsonl",
+        "qwen1.5b-json-invented-then-apology.jsonl",
         "What port does the server in config.json listen on?",
     )
     .await;
@@ -123,33 +148,41 @@ async fn an_invented_value_gets_a_second_chance_and_the_second_answer_is_marked(
     assert_eq!(field(&events, "skill_selected", "skill"), ["json-query"]);
     assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
     assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
-    let shown: String = field(&events, "message_delta", "text").concat();
+    let shown = format!(
+        "{}{}",
+        field(&events, "message_delta", "text").concat(),
+        field(&events, "message", "text").concat()
+    );
     assert!(
         !shown.contains("5000"),
         "the invented value never reached the user: {shown}"
     );
-    let messages = field(&events, "message", "text");
-    assert_eq!(messages.len(), 1, "{events:?}");
-    assert!(!messages[0].contains("5000"), "{messages:?}");
     let marked = of_type(&events, "answer_unverified");
     assert_eq!(marked.len(), 1, "{events:?}");
     assert_eq!(marked[0]["skill"], "json-query");
 }
 
-/// After activating report (a call in a fence), the 1.5B model wrote prose that names the
-/// command in a ```bash block: text that mentions a command never runs. It gets its second
-/// chance, answers without running anything, and is marked.
+/// After activating file-hash, the 1.5B model twice wrote a `<tool_response>` of its own (the
+/// activation text, echoed) instead of running the script: nothing runs, and the answer is
+/// marked as dressed as output no command printed.
 #[tokio::test]
-async fn a_command_named_in_prose_never_runs_and_the_answer_is_marked() {
+async fn an_imitated_tool_result_runs_nothing_and_is_marked() {
     let (code, events) = replay(
-        "qwen1.5b-report-command-in-prose.jsonl",
-        "Give me a briefing for Tokyo.",
+        "qwen1.5b-hash-imitated-tool-result.jsonl",
+        "What is the SHA-256 of fox.txt?",
     )
     .await;
     assert_eq!(code, 0, "{events:?}");
-    assert_eq!(field(&events, "skill_selected", "skill"), ["report"]);
-    assert_eq!(of_type(&events, "tool_call_recovered").len(), 1, "{events:?}");
+    assert_eq!(field(&events, "skill_selected", "skill"), ["file-hash"]);
     assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
     assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
-    assert_eq!(of_type(&events, "answer_unverified").len(), 1, "{events:?}");
+    let marked = of_type(&events, "answer_unverified");
+    assert_eq!(marked.len(), 1, "{events:?}");
+    assert!(
+        marked[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no command of this turn printed"),
+        "{marked:?}"
+    );
 }
