@@ -39,6 +39,8 @@ pub enum Unbacked {
     /// The answer is written as a tool's result (`<tool_response>`, `exit code: 0` and `stdout:`)
     /// holding lines no command of this turn printed.
     ImitatedOutput { line: String },
+    /// A command was proposed with no skill active (refused) and nothing ran.
+    NoSkillActive,
 }
 
 impl Unbacked {
@@ -54,6 +56,9 @@ impl Unbacked {
             Unbacked::ImitatedOutput { line } => {
                 format!("the answer is written as a command's output ({line:?}) that no command of this turn printed")
             }
+            Unbacked::NoSkillActive => "a command was proposed with no skill active and refused; nothing ran, so \
+                 nothing in this answer comes from a command"
+                .to_string(),
             Unbacked::CallAsText { why } => format!(
                 "the model wrote a tool call as text that cannot be run ({why}); nothing ran. A model that calls \
                  tools natively (a larger one) does better; AGENT_PROMPT=compact helps small ones"
@@ -65,7 +70,7 @@ impl Unbacked {
     pub fn skill(&self) -> Option<&str> {
         match self {
             Unbacked::NothingRan { skill } | Unbacked::CopiedExample { skill, .. } => Some(skill),
-            Unbacked::CallAsText { .. } | Unbacked::ImitatedOutput { .. } => None,
+            Unbacked::CallAsText { .. } | Unbacked::ImitatedOutput { .. } | Unbacked::NoSkillActive => None,
         }
     }
 }
@@ -96,7 +101,9 @@ pub fn judge<'a>(answer: &str, trace: &TurnTrace, skill: impl Fn(&str) -> Option
             });
         }
     }
-    None
+    // The model skipped activation, its command was refused, and it answered anyway (the 1.5B
+    // model then gave a conversion "result" of its own).
+    (trace.unactivated > 0 && trace.ran == 0).then_some(Unbacked::NoSkillActive)
 }
 
 /// A line of an answer dressed as a tool's result that no output of the turn holds. Small models
@@ -242,6 +249,23 @@ mod tests {
             ..TurnTrace::default()
         };
         assert_eq!(judge("Short sentences are best.", &trace, |_| Some(&guide)), None);
+    }
+
+    #[test]
+    fn an_answer_after_a_command_refused_for_want_of_a_skill_rests_on_nothing() {
+        // What the 1.5B model did: run_command before any activation, refused, then "e.g. 5 US
+        // gallons = 18.93705852 liters".
+        let refused = TurnTrace {
+            attempted: 1,
+            unactivated: 1,
+            ..TurnTrace::default()
+        };
+        let verdict = judge("5 US gallons = 18.93705852 liters", &refused, |_| None);
+        assert_eq!(verdict, Some(Unbacked::NoSkillActive));
+        assert!(verdict.unwrap().reason().contains("nothing ran"));
+        // Once a command ran, the answer may rest on it.
+        let ran = TurnTrace { ran: 1, ..refused };
+        assert_eq!(judge("18.93 liters", &ran, |_| None), None);
     }
 
     #[test]

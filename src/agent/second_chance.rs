@@ -65,6 +65,7 @@ impl Retry {
             Retry::Unbacked(Unbacked::CallAsText { why }) => {
                 (section("call_as_text").replace("{{detail}}", why), "todo_activate")
             }
+            Retry::Unbacked(Unbacked::NoSkillActive) => (section("no_skill_active").to_string(), "todo_activate"),
             Retry::NoSkillActive { candidates } => {
                 let mut why = section("no_skill_active").to_string();
                 if !candidates.is_empty() {
@@ -122,12 +123,10 @@ impl Agent {
             grounding::judge(answer, &self.trace, |name| skills.get(name))
         });
         let retry = match judged {
+            Some(Unbacked::NoSkillActive) => Retry::NoSkillActive {
+                candidates: self.best_matches(MAX_CANDIDATES),
+            },
             Some(unbacked) => Retry::Unbacked(unbacked),
-            None if self.trace.unactivated > 0 && self.trace.ran == 0 && !answer.trim().is_empty() => {
-                Retry::NoSkillActive {
-                    candidates: self.best_matches(MAX_CANDIDATES),
-                }
-            }
             None => return false,
         };
         self.second_chance_used = true;
