@@ -206,7 +206,7 @@ impl Config {
             .map_err(|_| AppError::config("AGENT_CATALOG_BUDGET is too large"))?;
         let preactivate = switch(env.get("AGENT_PREACTIVATE"));
         let compact_prompt = compact_prompt(&env)?;
-        let stream = !cli.no_stream && !matches!(env.get("AGENT_STREAM"), Some("0" | "false" | "no" | "off"));
+        let stream = !cli.no_stream && switch(env.get("AGENT_STREAM")) != Some(false);
         let skill_roots = roots::skill_roots(&cli.skills_dirs, &env, cwd)?;
         let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
         let root_paths: Vec<std::path::PathBuf> = skill_roots.iter().map(|r| r.path.clone()).collect();
@@ -357,7 +357,7 @@ fn is_local_ip(ip: IpAddr) -> bool {
 
 /// An on/off setting: `Some(true)` for 1/true/yes/on, `Some(false)` for 0/false/no/off, `None`
 /// when unset or anything else (the default applies).
-fn switch(value: Option<&str>) -> Option<bool> {
+pub(crate) fn switch(value: Option<&str>) -> Option<bool> {
     match value {
         Some("1" | "true" | "yes" | "on") => Some(true),
         Some("0" | "false" | "no" | "off") => Some(false),

@@ -21,8 +21,7 @@ impl SessionSettings {
     pub fn resolve(env: &Environment, no_session: bool, replaying: bool) -> Result<Self, AppError> {
         let store = match env.get("AGENT_SESSIONS").map(|v| v.trim().to_ascii_lowercase()) {
             None => true,
-            Some(v) if matches!(v.as_str(), "1" | "true" | "yes" | "on") => true,
-            Some(v) if matches!(v.as_str(), "0" | "false" | "no" | "off") => false,
+            Some(v) if let Some(on) = super::switch(Some(&v)) => on,
             Some(v) => {
                 return Err(AppError::config(format!(
                     "AGENT_SESSIONS={v:?} is neither on (1) nor off (0)"
