@@ -1,5 +1,5 @@
-//! `agent completions SHELL` and `agent man`: shell completion and manual pages, both generated
-//! from the same clap definitions as the parser, so they never drift from the real flags.
+//! `agent man`: manual pages, generated from the same clap definitions as the parser, so they
+//! never drift from the real flags.
 
 use std::path::{Path, PathBuf};
 
@@ -9,25 +9,6 @@ use crate::cli::Cli;
 use crate::exit::AppError;
 use crate::output::Report;
 use crate::output::report::ManPages;
-
-/// What bash and fish get after clap's script: skill names, which clap's static scripts cannot
-/// know (they depend on where `agent` runs), asked of `agent skills list` when completing.
-const BASH_SKILL_NAMES: &str = include_str!("../../templates/completions/skills.bash");
-const FISH_SKILL_NAMES: &str = include_str!("../../templates/completions/skills.fish");
-
-/// The completion script for `shell`.
-pub fn completions(shell: clap_complete::Shell) -> Result<Report, AppError> {
-    let mut cmd = Cli::command();
-    let mut script = Vec::new();
-    clap_complete::generate(shell, &mut cmd, "agent", &mut script);
-    let mut text = String::from_utf8_lossy(&script).into_owned();
-    match shell {
-        clap_complete::Shell::Bash => text.push_str(BASH_SKILL_NAMES),
-        clap_complete::Shell::Fish => text.push_str(FISH_SKILL_NAMES),
-        _ => {}
-    }
-    Ok(Report::Text(text))
-}
 
 /// agent(1) as roff, or with `dir` a page for every command written into it.
 pub fn man(dir: Option<&Path>) -> Result<Report, AppError> {

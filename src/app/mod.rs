@@ -8,6 +8,7 @@
 
 mod build;
 mod chat;
+mod completions;
 mod endpoint;
 mod folder_trust;
 mod install;
@@ -118,7 +119,7 @@ pub async fn run(cli: Cli) -> i32 {
 /// break them. `None` for every other command.
 fn generated(cli: &Cli) -> Option<i32> {
     let result = match &cli.command {
-        Some(Command::Completions { shell }) => install::completions(*shell),
+        Some(Command::Completions { shell }) => completions::completions(*shell),
         Some(Command::Man { dir }) => install::man(dir.as_deref()),
         _ => return None,
     };

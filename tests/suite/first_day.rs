@@ -506,3 +506,113 @@ async fn check_and_the_models_read_resolve_a_misplaced_path_alike() {
         "{result}"
     );
 }
+
+/// With only a key set, an endpoint that cannot be looked up says what was tried and why: the
+/// default endpoint, chosen because the key is set, which also skipped looking for a local server,
+/// never "check the spelling" of a base URL the user did not set (item 13). The lookup fails for
+/// real, without the network: the binary runs in a network namespace of its own.
+#[tokio::test]
+async fn an_unresolvable_default_endpoint_names_the_key_that_chose_it() {
+    let isolated = std::process::Command::new("unshare")
+        .args(["--map-current-user", "--net", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !isolated {
+        eprintln!("SKIP an_unresolvable_default_endpoint: no unprivileged network namespace here");
+        return;
+    }
+    let ws = Workspace::new();
+    let mut cmd = assert_cmd::Command::new("unshare");
+    cmd.args(["--map-current-user", "--net"])
+        .arg(assert_cmd::cargo::cargo_bin("agent"))
+        .args(["--once", "hello"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", ws.home())
+        .env("AGENT_RETRIES", "0")
+        .env("AGENT_MODEL", "gpt-4.1-mini")
+        .env("AGENT_TOOL_CHECK", "0")
+        .env("AGENT_BUNDLED_SKILLS", "0")
+        .env("AGENT_API_KEY", "sk-test-key-0123456789")
+        .current_dir(ws.work())
+        .timeout(Duration::from_secs(60));
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 4, "an unreachable endpoint is an LLM error: {out}{err}");
+    assert!(err.contains("api.openai.com"), "names what was tried: {err}");
+    assert!(
+        err.contains("because AGENT_API_KEY is set") && err.contains("no local server"),
+        "says why, and what was skipped: {err}"
+    );
+    assert!(
+        err.contains("AGENT_BASE_URL=http://127.0.0.1"),
+        "says the way to a local server: {err}"
+    );
+    assert!(!err.contains("check the spelling"), "the user set no base URL: {err}");
+}
+
+/// zsh completes skill names where a skill is named (item 15): the script clap writes parses, and
+/// its helper lists the skills the agent finds where it runs (which names match the typed prefix
+/// is zsh's own `compadd`, stood in for here).
+#[test]
+fn zsh_completes_skill_names() {
+    if !std::process::Command::new("zsh")
+        .args(["-c", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        eprintln!("SKIP zsh_completes_skill_names: zsh is not installed (.ci/run installs it)");
+        return;
+    }
+    let ws = Workspace::new();
+    for name in ["weather", "web-search", "time"] {
+        ws.skill(
+            name,
+            &format!("---\nname: {name}\ndescription: The {name} skill for tests.\n---\n"),
+            None,
+        );
+    }
+    let out = ws.bare_agent().args(["completions", "zsh"]).output().unwrap();
+    assert!(out.status.success());
+    let script = ws.dir.path().join("_agent");
+    std::fs::write(&script, &out.stdout).unwrap();
+    let syntax = std::process::Command::new("zsh")
+        .arg("-n")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_agent"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let listed = std::process::Command::new("zsh")
+        .args([
+            "-fc",
+            "autoload -Uz compinit && compinit -u -D; source \"$1\"; \
+             compadd() { print -l -- ${(P)2} }; words=(agent skills show we); _agent_skill_names",
+            "zsh",
+        ])
+        .arg(&script)
+        .env_clear()
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()),
+        )
+        .env("HOME", ws.home())
+        .env("AGENT_SKILLS_PATH", ws.skills())
+        .env("AGENT_BUNDLED_SKILLS", "0")
+        .current_dir(ws.work())
+        .output()
+        .unwrap();
+    let mut names: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["time", "weather", "web-search"],
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+}
