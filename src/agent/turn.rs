@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::llm::types::{Reply, Usage};
+use crate::llm::types::{Reply, ToolChoice, Usage};
 use crate::llm::{ChatMessage, LlmClient, LlmError, ToolCall};
 use crate::output::{Approver, Event, EventSink};
 use crate::sessions::compact::CompactAt;
@@ -81,7 +81,7 @@ pub struct Agent {
     in_flight: Option<u64>,
     usage: Option<Usage>,
     /// Commands refused by the approval policy, a person, or for want of a terminal, this turn.
-    commands_denied: usize,
+    pub(super) commands_denied: usize,
     /// Tokens of calls whose server reported none, estimated from bytes.
     tokens_estimated: u64,
     /// What the session keeps besides messages: usage per turn, grants, context settings.
@@ -92,6 +92,8 @@ pub struct Agent {
     pub(super) unbacked: Option<Unbacked>,
     /// Whether this turn's one second chance for an unbacked answer was used.
     pub(super) second_chance_used: bool,
+    /// Requests of this turn that required a tool call (`force_call`).
+    pub(super) forced_calls: u32,
 }
 
 impl Agent {
@@ -128,6 +130,7 @@ impl Agent {
             trace: TurnTrace::default(),
             unbacked: None,
             second_chance_used: false,
+            forced_calls: 0,
         }
     }
 
@@ -139,6 +142,7 @@ impl Agent {
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.unbacked = None;
         self.second_chance_used = false;
+        self.forced_calls = 0;
         let answer = self.turn_steps(user_message).await;
         self.reset_trace();
         answer
@@ -244,6 +248,10 @@ impl Agent {
         &mut self,
         tools: &serde_json::Value,
     ) -> Result<(crate::llm::types::Reply, Option<String>), LlmError> {
+        let choice = self.tool_choice();
+        if choice == ToolChoice::Required {
+            self.forced_calls += 1;
+        }
         let sink = self.sink.clone();
         let partial = self.conversation.partial();
         partial.lock().unwrap_or_else(|p| p.into_inner()).clear();
@@ -268,7 +276,7 @@ impl Agent {
         let mut on_text = |t: &str| show(secrets.push(t));
         let reply = self
             .llm
-            .complete(self.conversation.messages(), tools, &mut on_text)
+            .complete_choosing(self.conversation.messages(), tools, choice, &mut on_text)
             .await;
         show(secrets.finish());
         let held = hold.into_inner().unwrap_or_else(|p| p.into_inner()).into_held();

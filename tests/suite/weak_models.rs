@@ -637,3 +637,65 @@ async fn a_small_models_command_in_a_fence_or_quoted_after_its_second_chance_run
     assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
     assert_eq!(mock.requests().await.len(), 2);
 }
+
+/// Under the compact prompt, a request made while a skill with commands is active and nothing
+/// has run requires a tool call (`tool_choice: "required"`, which llama.cpp enforces by grammar);
+/// once a command ran, or under the full prompt, or for a skill with nothing to run, the model
+/// chooses again. At most two requests a turn require one.
+#[tokio::test]
+async fn a_small_model_with_an_active_skill_must_call_a_tool_until_a_command_runs() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    ws.skill(
+        "style",
+        "---\nname: style\ndescription: House style for release notes.\n---\nWrite plainly.\n",
+        None,
+    );
+    let choice = |r: &Value| r.get("tool_choice").cloned();
+    let env = [("AGENT_PROMPT", "compact"), ("AGENT_PREACTIVATE", "0")];
+    let (code, events, mock) = once_with(
+        &ws,
+        activate_run_answer("time", "./run.sh JST", "03:04 JST."),
+        &[],
+        &env,
+    )
+    .await;
+    assert_eq!(code, 0, "{events:?}");
+    let requests = mock.requests().await;
+    let choices: Vec<_> = requests.iter().map(choice).collect();
+    assert_eq!(
+        choices,
+        [None, Some(json!("required")), None],
+        "before, after activation, after the run"
+    );
+
+    // Activated before the first request: that one requires a call already. A model that keeps
+    // activating is asked twice at most, then chooses (and its answer is judged as ever).
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        tool("activate_skill", json!({"name": "time"})),
+        text("It is late in Tokyo."),
+        text("It is late in Tokyo."),
+    ];
+    let env = [("AGENT_PROMPT", "compact"), ("AGENT_PREACTIVATE", "1")];
+    let (_, events, mock) = once_with(&ws, replies, &[], &env).await;
+    let choices: Vec<_> = mock.requests().await.iter().map(choice).collect();
+    assert_eq!(
+        choices[..2],
+        [Some(json!("required")), Some(json!("required"))],
+        "{events:?}"
+    );
+    assert!(choices[2..].iter().all(Option::is_none), "{choices:?}");
+
+    // Nothing to run in a guidance skill; the full prompt never requires a call.
+    let (_, _, mock) = once_with(
+        &ws,
+        vec![tool("activate_skill", json!({"name": "style"})), text("Plainly: 9 am.")],
+        &[],
+        &[("AGENT_PROMPT", "compact"), ("AGENT_PREACTIVATE", "0")],
+    )
+    .await;
+    assert!(mock.requests().await.iter().all(|r| choice(r).is_none()));
+    let (_, _, mock) = once(&ws, activate_run_answer("time", "./run.sh JST", "03:04 JST."), &[]).await;
+    assert!(mock.requests().await.iter().all(|r| choice(r).is_none()));
+}
