@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::grounding::{self, TurnTrace, Unbacked};
 use super::outcome::ToolOutcome;
 use super::text_calls::{self, Offer, Reading};
+use super::tools::files::is_file_tool;
 use super::turn::Agent;
 use crate::llm::ToolCall;
 use crate::llm::types::FunctionCall;
@@ -124,7 +125,7 @@ impl Agent {
         }
         // Only what ran counts as output: an activation's text is the skill's own SKILL.md,
         // examples included.
-        if name == "run_command" || name.starts_with(PREFIX) {
+        if name == "run_command" || name.starts_with(PREFIX) || is_file_tool(name) {
             self.trace.attempted += 1;
             if matches!(outcome, ToolOutcome::Ok { .. }) {
                 self.trace.ran += 1;
