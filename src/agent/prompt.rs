@@ -8,6 +8,7 @@ use crate::skills::catalog::{Catalog, model_line};
 const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/system.md");
 const SYSTEM_COMPACT: &str = include_str!("../../prompts/system_compact.md");
 const TOOLS_COMPACT_JSON: &str = include_str!("../../prompts/tools_compact.json");
+const FILE_TOOLS_JSON: &str = include_str!("../../prompts/file_tools.json");
 const NO_SKILLS: &str = include_str!("../../prompts/no_skills.md");
 const CATALOG_MORE: &str = include_str!("../../prompts/catalog_more.md");
 const TOOLS_JSON: &str = include_str!("../../prompts/tools.json");
@@ -135,6 +136,11 @@ pub fn tools(skills: &SkillSet, budgeted: bool) -> Value {
         }
     } else if let Some(slot) = tools.pointer_mut("/0/function/parameters/properties/name/enum") {
         *slot = Value::from(skills.names());
+    }
+    if let (Some(list), Ok(Value::Array(files))) =
+        (tools.as_array_mut(), serde_json::from_str::<Value>(FILE_TOOLS_JSON))
+    {
+        list.extend(files);
     }
     tools
 }

@@ -296,6 +296,15 @@ impl EventSink for HumanRenderer {
             mcp @ (Event::McpCallStarted { .. } | Event::McpCallFinished { .. } | Event::McpCallDenied { .. }) => {
                 self.mcp_event(mcp);
             }
+            Event::FileTool { tool, path, bytes } => {
+                let path = self.one_line(&path);
+                self.progress(&match tool.as_str() {
+                    "Write" | "Edit" => format!("▸ {tool} {path} ({bytes} B)"),
+                    "Glob" | "Grep" => format!("▸ {tool} in {path}: {bytes} found"),
+                    _ => format!("▸ {tool} {path}"),
+                });
+                self.wait("thinking");
+            }
             Event::ToolCallRecovered { tool, shape, .. } => {
                 self.progress(&format!(
                     "▸ the model wrote a call of {} as text ({shape}): running it as that call",
