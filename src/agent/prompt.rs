@@ -190,6 +190,27 @@ mod tests {
     }
 
     #[test]
+    fn the_full_tools_end_with_the_file_tools_and_the_compact_ones_leave_them_out() {
+        let skills = SkillSet::new(vec![crate::skills::Skill::synthetic("time", "Tells the time.")]);
+        let names = |tools: &Value| -> Vec<String> {
+            tools
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let full = names(&tools(&skills, false));
+        assert_eq!(full[3..], ["Read", "Write", "Edit", "Glob", "Grep"]);
+        assert_eq!(names(&tools(&skills, true)).len(), 9, "search_skills too");
+        assert_eq!(names(&compact_tools(&skills, None)), ["activate_skill", "run_command"]);
+        assert_eq!(tools(&SkillSet::new(Vec::new()), false), Value::Null);
+        // Terse: they are in every request (docs/configuration.md gives the figure).
+        let file_tools: Value = serde_json::from_str(FILE_TOOLS_JSON).unwrap();
+        assert!(file_tools.to_string().len() < 1400, "{}", file_tools.to_string().len());
+    }
+
+    #[test]
     fn the_compact_prompt_is_short_and_names_only_the_listed_skills() {
         let skills = SkillSet::new(vec![
             crate::skills::Skill::synthetic("time", "Tells the time in a city."),

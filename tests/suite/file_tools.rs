@@ -1,9 +1,12 @@
 //! File tools in the working folder (issue 34 item 1), through the real binary and the real
-//! sandbox: `Read` with offsets (a binary file described), `Write`, `Edit` (absent or repeated
-//! strings refused), `Glob`, `Grep`; confined to the working folder (reads also the skill's), never
-//! into `.git` or a link out; writes under `auto` only where the sandbox is enforced, denied
-//! without a terminal otherwise; an untrusted project skill writes nothing.
+//! sandbox: `Read` with offsets (a binary file described, a big file read in parts), `Write`,
+//! `Edit` (absent or repeated strings refused), `Glob`, `Grep`; confined to the working folder
+//! (reads also the skill's), never into `.git`, `.envrc` or through a link out; writes under
+//! `auto` only where the sandbox is enforced, denied without a terminal otherwise; an untrusted
+//! project skill writes nothing. An office skill in the shape of the public docx skills is
+//! followed end to end; events, sessions and cassettes carry the calls.
 
+use crate::common::events_doc::EventsDoc;
 use crate::common::*;
 use serde_json::{Value, json};
 
@@ -23,7 +26,7 @@ async fn calls(ws: &Workspace, calls: &[(&str, Value)], args: &[&str]) -> (i32, 
     let mut cmd = ws.agent(&mock);
     cmd.args(["--json", "--once", "edit the document"]).args(args);
     let (code, out, _) = run_outcome(cmd).await;
-    let requests = mock.requests().await;
+    let requests = mock.chat_requests().await;
     let results = requests.iter().skip(2).map(last_tool_result).collect();
     (code, results, events(&out))
 }
@@ -108,6 +111,7 @@ async fn file_tools_never_reach_outside_or_into_places_that_run_later() {
     std::fs::write(&outside, "SECRET-OUTSIDE\n").unwrap();
     std::os::unix::fs::symlink(&outside, ws.work().join("link.txt")).unwrap();
     std::fs::create_dir_all(ws.work().join(".git/hooks")).unwrap();
+    std::fs::write(ws.work().join(".git/config"), "[core]\n").unwrap();
     let (_, results, _) = calls(
         &ws,
         &[
@@ -120,6 +124,15 @@ async fn file_tools_never_reach_outside_or_into_places_that_run_later() {
             ),
             ("Write", json!({"file_path": "sub/.envrc", "content": "x"})),
             ("Grep", json!({"pattern": "SECRET", "path": ".."})),
+            ("Read", json!({"file_path": outside.display().to_string()})),
+            (
+                "Glob",
+                json!({"pattern": "*", "path": ws.dir.path().display().to_string()}),
+            ),
+            (
+                "Edit",
+                json!({"file_path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\thooksPath = /tmp"}),
+            ),
             (
                 "Write",
                 json!({"file_path": ws.skills().join("xml-edit/SKILL.md"), "content": "x"}),
@@ -138,36 +151,54 @@ async fn file_tools_never_reach_outside_or_into_places_that_run_later() {
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "SECRET-OUTSIDE\n");
     assert!(!ws.work().join(".git/hooks/post-checkout").exists());
     assert!(!ws.work().join("sub/.envrc").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.work().join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    // Each refusal says what to do instead.
+    assert!(results[0].contains("outside the working folder"), "{}", results[0]);
+    assert!(results[3].contains("never write there"), "{}", results[3]);
 }
 
 #[tokio::test]
 async fn writes_follow_the_approval_policy() {
     let ws = Workspace::new();
     ws.skill("xml-edit", XML_SKILL, None);
+    std::fs::write(ws.work().join("notes.txt"), "kept\n").unwrap();
     let write = [("Write", json!({"file_path": "a.txt", "content": "x"}))];
-    // `no` writes nothing.
-    let (code, results, _) = calls(&ws, &write, &["--approve", "no"]).await;
+    // `no` writes nothing, and reading needs no approval.
+    let read_then_write = [
+        ("Read", json!({"file_path": "notes.txt"})),
+        ("Write", json!({"file_path": "a.txt", "content": "x"})),
+    ];
+    let (code, results, _) = calls(&ws, &read_then_write, &["--approve", "no"]).await;
     assert_eq!(code, 6);
-    assert!(results[0].starts_with("denied:"), "{}", results[0]);
+    assert_eq!(results[0], "     1\tkept\n");
+    assert!(results[1].starts_with("denied:"), "{}", results[1]);
     assert!(!ws.work().join("a.txt").exists());
     // Without the sandbox, `auto` needs a grant; the denial names what would allow it.
     let (code, results, events) = calls(&ws, &write, &["--approve", "auto", "--sandbox", "off"]).await;
     assert_eq!(code, 6);
-    assert!(results[0].contains("allowed-tools"), "{}", results[0]);
+    assert!(results[0].contains("rerun with --yes"), "{}", results[0]);
     assert!(
         events
             .iter()
             .any(|e| e["type"] == "command_denied" && e["command"] == "Write a.txt")
     );
     assert!(!ws.work().join("a.txt").exists());
+    // A grant names its tool and, in parentheses, the paths it covers.
     ws.skill(
         "xml-edit",
-        &XML_SKILL.replace("---\nRead", "allowed-tools: Write\n---\nRead"),
+        &XML_SKILL.replace("---\nRead", "allowed-tools: Read Edit Write(*.json)\n---\nRead"),
         None,
     );
     let (code, _, _) = calls(&ws, &write, &["--approve", "auto", "--sandbox", "off"]).await;
+    assert_eq!(code, 6, "Write(*.json) does not cover a.txt");
+    assert!(!ws.work().join("a.txt").exists());
+    let json_write = [("Write", json!({"file_path": "out/a.json", "content": "{}"}))];
+    let (code, _, _) = calls(&ws, &json_write, &["--approve", "auto", "--sandbox", "off"]).await;
     assert_eq!(code, 0, "granted");
-    assert!(ws.work().join("a.txt").exists());
+    assert!(ws.work().join("out/a.json").exists());
 }
 
 #[tokio::test]
@@ -185,4 +216,234 @@ async fn an_untrusted_project_skill_writes_nothing() {
     assert_eq!(code, 6);
     assert!(results[0].contains("is not trusted"), "{}", results[0]);
     assert!(!ws.work().join("a.txt").exists());
+}
+
+#[tokio::test]
+async fn a_big_file_is_read_in_parts() {
+    let ws = Workspace::new();
+    ws.skill("xml-edit", XML_SKILL, None);
+    let lines: String = (1..=200_000).map(|i| format!("log line {i}\n")).collect();
+    std::fs::write(ws.work().join("big.log"), &lines).unwrap();
+    let (code, results, _) = calls(
+        &ws,
+        &[
+            ("Read", json!({"file_path": "big.log", "offset": 150_000, "limit": 2})),
+            ("Read", json!({"file_path": "big.log"})),
+            ("Read", json!({"file_path": "big.log", "offset": 300_000})),
+        ],
+        &["--approve", "no"],
+    )
+    .await;
+    assert_eq!(code, 0);
+    assert_eq!(
+        results[0],
+        "150000\tlog line 150000\n150001\tlog line 150001\n(lines 150000-150001 of 200000; read on with offset 150002)\n"
+    );
+    assert!(results[1].starts_with("     1\tlog line 1\n"), "{}", &results[1][..40]);
+    assert!(results[1].len() < 40 * 1024, "capped: {} bytes", results[1].len());
+    let tail = results[1].lines().last().unwrap();
+    assert!(
+        tail.starts_with("(lines 1-")
+            && tail.contains("of 200000, cut at the size a read returns; read on with offset"),
+        "{tail}"
+    );
+    assert!(results[2].contains("past its end"), "{}", results[2]);
+}
+
+/// A skill in the shape of the public office-document skills: the document is unpacked into a
+/// folder of XML, the model reads and edits the XML, and the skill's script packs it again.
+const DOCX_SKILL: &str = "---\nname: docx\ndescription: Edit Word documents (.docx): change text, keep formatting.\n\
+license: Proprietary\n---\n# DOCX editing\n\n## Editing an existing document\n\
+1. The document is unpacked into a folder (`python3 scripts/unpack.py in.docx unpacked`).\n\
+2. Read `unpacked/word/document.xml` and find the `<w:t>` runs to change; Grep helps in big documents.\n\
+3. Change the XML with Edit, one run at a time, keeping `<w:r>` and `<w:rPr>` as they are.\n\
+4. Pack it: `python3 scripts/pack.py unpacked out.docx` (it checks the XML is well formed).\n";
+
+const PACK_PY: &str = r#"import os, sys, zipfile
+from xml.dom import minidom
+src, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    for root, _, files in os.walk(src):
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            if name.endswith(".xml") or name.endswith(".rels"):
+                minidom.parse(path)
+            z.write(path, os.path.relpath(path, src))
+with zipfile.ZipFile(out) as z:
+    doc = minidom.parseString(z.read("word/document.xml"))
+    text = "".join(t.firstChild.data for t in doc.getElementsByTagName("w:t") if t.firstChild)
+print(f"packed {out}: {text}")
+"#;
+
+const DOCUMENT_XML: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n\
+<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>\
+<w:p><w:r><w:rPr><w:b/></w:rPr><w:t>Quarterly report: </w:t></w:r><w:r><w:t>DRAFT</w:t></w:r></w:p>\
+<w:p><w:r><w:t>Revenue grew.</w:t></w:r></w:p></w:body></w:document>\n";
+
+/// The docx skill and an unpacked document in the working folder.
+fn docx_workspace() -> Workspace {
+    let ws = Workspace::new();
+    let dir = ws.skill("docx", DOCX_SKILL, None);
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(dir.join("scripts/pack.py"), PACK_PY).unwrap();
+    let doc = ws.work().join("unpacked");
+    std::fs::create_dir_all(doc.join("word")).unwrap();
+    std::fs::create_dir_all(doc.join("_rels")).unwrap();
+    std::fs::write(doc.join("word/document.xml"), DOCUMENT_XML).unwrap();
+    std::fs::write(
+        doc.join("[Content_Types].xml"),
+        "<?xml version=\"1.0\"?><Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"/>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        doc.join("_rels/.rels"),
+        "<?xml version=\"1.0\"?><Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"/>\n",
+    )
+    .unwrap();
+    ws
+}
+
+/// What the scripted model does, following the docx skill's steps as written.
+fn docx_replies() -> Vec<Reply> {
+    vec![
+        tool("activate_skill", json!({"name": "docx"})),
+        tool("Glob", json!({"pattern": "unpacked/**/*.xml"})),
+        tool("Grep", json!({"pattern": "<w:t>DRAFT</w:t>", "glob": "*.xml"})),
+        tool(
+            "Edit",
+            json!({"file_path": "unpacked/word/document.xml", "old_string": "<w:t>DRAFT</w:t>", "new_string": "<w:t>FINAL</w:t>"}),
+        ),
+        tool(
+            "run_command",
+            json!({"command": "python3 scripts/pack.py unpacked out.docx"}),
+        ),
+        tool("Read", json!({"file_path": "out.docx"})),
+        text("The report now says FINAL; out.docx is packed."),
+    ]
+}
+
+#[tokio::test]
+async fn an_office_skill_is_followed_with_file_tools_and_its_script() {
+    if !landlock(1) {
+        return;
+    }
+    let ws = docx_workspace();
+    let mock = MockLlm::start(docx_replies()).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--json", "--once", "mark the quarterly report final"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let requests = mock.chat_requests().await;
+    let results: Vec<String> = requests.iter().skip(2).map(last_tool_result).collect();
+    assert_eq!(
+        results[0], "unpacked/[Content_Types].xml\nunpacked/word/document.xml\n",
+        "sorted, and .rels is not *.xml"
+    );
+    assert!(
+        results[1].starts_with("unpacked/word/document.xml:2:") && results[1].contains("<w:t>DRAFT</w:t>"),
+        "{}",
+        results[1]
+    );
+    assert_eq!(results[2], "edited unpacked/word/document.xml: 1 replacement(s)");
+    assert!(
+        results[3].contains("packed out.docx: Quarterly report: FINALRevenue grew."),
+        "{}",
+        results[3]
+    );
+    assert!(
+        results[4].starts_with("out.docx is a binary file") && results[4].contains("office document"),
+        "{}",
+        results[4]
+    );
+    let packed = std::fs::read(ws.work().join("out.docx")).unwrap();
+    assert!(packed.starts_with(b"PK\x03\x04"));
+    assert!(
+        !std::fs::read_to_string(ws.work().join("unpacked/word/document.xml"))
+            .unwrap()
+            .contains("DRAFT")
+    );
+
+    // Every event is a documented one; each file tool says what it did.
+    let doc = EventsDoc::read();
+    let events = events(&out);
+    for e in &events {
+        doc.validate_typed(e).unwrap_or_else(|why| panic!("{why}: {e}"));
+    }
+    let files: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e["type"] == "file_tool")
+        .map(|e| (e["tool"].as_str().unwrap(), e["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("Glob", "."),
+            ("Grep", "."),
+            ("Edit", "unpacked/word/document.xml"),
+            ("Read", "out.docx")
+        ]
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "command_finished" && e["exit_code"] == 0)
+    );
+
+    // The session holds the calls: `sessions show` lists them, and a resumed run sends them.
+    let mut show = ws.bare_agent();
+    let session = events.iter().find(|e| e["type"] == "session").unwrap();
+    let id = session["session_id"].as_str().unwrap().to_string();
+    show.args(["sessions", "show", &id]);
+    let shown = String::from_utf8_lossy(&show.output().unwrap().stdout).into_owned();
+    assert!(shown.contains("Edit") && shown.contains("<w:t>FINAL</w:t>"), "{shown}");
+    let next = MockLlm::start(vec![text("Still FINAL.")]).await;
+    let mut cmd = ws.agent(&next);
+    cmd.args(["-c", "--once", "is it final?"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let resumed = next.chat_requests().await.remove(0);
+    let calls: Vec<String> = resumed["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .map(|c| c["function"]["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(calls, ["activate_skill", "Glob", "Grep", "Edit", "run_command", "Read"]);
+    assert!(all_text(&resumed).contains("edited unpacked/word/document.xml"));
+}
+
+#[tokio::test]
+async fn a_recorded_run_with_file_tools_replays_them() {
+    if !landlock(1) {
+        return;
+    }
+    let ws = docx_workspace();
+    let cassette = ws.dir.path().join("docx.jsonl");
+    let mock = MockLlm::start(docx_replies()).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.arg("--record")
+        .arg(&cassette)
+        .args(["--once", "mark the quarterly report final"]);
+    assert_eq!(run_outcome(cmd).await.0, 0);
+    // Put the document back as it was: the replay edits it again, for real.
+    std::fs::write(ws.work().join("unpacked/word/document.xml"), DOCUMENT_XML).unwrap();
+    std::fs::remove_file(ws.work().join("out.docx")).unwrap();
+    let mut replay = ws.bare_agent();
+    replay
+        .arg("--skills-dir")
+        .arg(ws.skills())
+        .arg("--replay")
+        .arg(&cassette)
+        .args(["--once", "mark the quarterly report final"]);
+    let (code, out, err) = run_outcome(replay).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("The report now says FINAL"), "{out}");
+    assert!(
+        std::fs::read_to_string(ws.work().join("unpacked/word/document.xml"))
+            .unwrap()
+            .contains("FINAL")
+    );
+    assert!(ws.work().join("out.docx").exists());
 }

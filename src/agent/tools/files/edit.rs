@@ -58,6 +58,11 @@ impl ToolRunner {
             Ok(text) => text,
             Err(why) => return ToolOutcome::failed(format!("cannot edit {}: {why}", target.shown)),
         };
+        if old.is_empty() {
+            return ToolOutcome::refused(
+                "old_string is empty; give the exact text to replace, or use Write for a new file",
+            );
+        }
         if old == new {
             return ToolOutcome::refused("old_string and new_string are the same: nothing to change");
         }

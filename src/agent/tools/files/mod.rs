@@ -20,6 +20,7 @@ use std::path::Path;
 use super::ToolRunner;
 use crate::agent::outcome::ToolOutcome;
 use crate::exec::approval::ApprovalPolicy;
+use crate::exec::grant::grants_file_tool;
 use crate::exec::sandbox::policy::Enforcement;
 use crate::output::Event;
 use crate::support::terminal_text::visible;
@@ -76,7 +77,16 @@ impl ToolRunner {
                 None => need(r#"{"pattern": "**/*.csv", "path": "<folder>"}"#),
             },
             "Grep" => match text("pattern") {
-                Some(pattern) => self.grep(current, pattern, text("path"), text("glob")),
+                Some(pattern) => {
+                    let options = search::GrepOptions {
+                        path: text("path"),
+                        glob: text("glob"),
+                        ignore_case: args.get("-i").and_then(serde_json::Value::as_bool) == Some(true),
+                        mode: text("output_mode"),
+                        head_limit: number("head_limit").and_then(|n| usize::try_from(n).ok()),
+                    };
+                    self.grep(current, pattern, &options)
+                }
                 None => need(r#"{"pattern": "<regex>", "path": "<folder>", "glob": "*.py"}"#),
             },
             other => ToolOutcome::refused(format!("there is no file tool named {other:?}")),
@@ -118,22 +128,22 @@ impl ToolRunner {
         }
         let granted = skill
             .as_ref()
-            .is_some_and(|s| s.allowed_tools.iter().any(|g| g.trim() == tool));
+            .is_some_and(|s| grants_file_tool(&s.allowed_tools, tool, &target.shown));
         let walls = self.sandbox_contains_writes();
-        if policy == ApprovalPolicy::Yes || granted || (policy == ApprovalPolicy::Auto && walls) {
+        // As for commands: a grant or the walls let a write go without asking under `auto` only.
+        if policy == ApprovalPolicy::Yes || (policy == ApprovalPolicy::Auto && (granted || walls)) {
             return Ok(());
         }
         if !self.approver.can_ask() {
-            return denied(format!(
-                "needs approval but there is no terminal to ask on; {}",
-                if walls {
-                    "rerun with --approve auto to let file tools write in the working folder".to_string()
-                } else {
-                    format!(
-                        "the sandbox is not enforced here, so --approve auto does not write either; grant `{tool}` in the skill's allowed-tools or rerun with --yes"
-                    )
+            let way = match (policy, walls) {
+                (ApprovalPolicy::Auto, _) => {
+                    "the sandbox is not enforced here, so --approve auto does not let file tools write; \
+                     rerun with --yes (file tools still write only in the working folder)"
                 }
-            ));
+                (_, true) => "rerun with --approve auto to let file tools write in the working folder",
+                _ => "rerun with --yes (file tools still write only in the working folder)",
+            };
+            return denied(format!("needs approval but there is no terminal to ask on; {way}"));
         }
         let question = format!(
             "{tool} {} ({})\nWrite it? [y/N] ",

@@ -27,14 +27,26 @@ pub struct Resolved {
 
 impl Places<'_> {
     /// `path` for reading: inside the working folder or the active skill's folder.
+    /// A relative path found only in the skill's folder is read there: skills say "read
+    /// references/api.md" of their own files.
     pub fn for_reading(&self, path: &str) -> Result<Resolved, String> {
-        let real = self.real(path)?;
+        let mut real = self.real(path)?;
+        if !real.exists()
+            && Path::new(path.trim()).is_relative()
+            && let Some(skill) = self.skill_dir
+            && let Ok(in_skill) = self.real_in(skill, path)
+            && in_skill.exists()
+            && in_skill.starts_with(real_or_same(skill))
+        {
+            real = in_skill;
+        }
         let roots = std::iter::once(self.workdir).chain(self.skill_dir);
         if roots.map(real_or_same).any(|root| real.starts_with(&root)) {
             return Ok(self.resolved(real));
         }
         Err(format!(
-            "{path} is outside the working folder{}: file tools reach only those",
+            "{path} is outside the working folder{}: file tools reach only those (symlinks are followed \
+             before this is judged); ask the user to copy the file into the working folder, or to start agent there",
             if self.skill_dir.is_some() {
                 " and the active skill's folder"
             } else {
@@ -50,7 +62,8 @@ impl Places<'_> {
         let root = real_or_same(self.workdir);
         let Ok(inside) = real.strip_prefix(&root) else {
             return Err(format!(
-                "{path} is outside the working folder: file tools write only there"
+                "{path} is outside the working folder (symlinks are followed before this is judged): file tools \
+                 write only there; write inside it, or tell the user where the result should go"
             ));
         };
         if inside.as_os_str().is_empty() {
@@ -78,13 +91,18 @@ impl Places<'_> {
     /// `path` joined to the working folder, `.` and `..` taken out, symlinks resolved as far as
     /// the path exists (the rest appended as named).
     fn real(&self, path: &str) -> Result<PathBuf, String> {
+        self.real_in(self.workdir, path)
+    }
+
+    /// [`Self::real`] taken from `base` instead of the working folder.
+    fn real_in(&self, base: &Path, path: &str) -> Result<PathBuf, String> {
         if path.trim().is_empty() {
             return Err("the path is empty".into());
         }
         if path.contains('\0') {
             return Err("the path holds a NUL byte".into());
         }
-        let joined = self.workdir.join(path.trim());
+        let joined = base.join(path.trim());
         let mut clean = PathBuf::new();
         for c in joined.components() {
             match c {
@@ -103,6 +121,7 @@ impl Places<'_> {
         let shown = real
             .strip_prefix(&root)
             .map_or_else(|_| real.display().to_string(), |rel| rel.display().to_string());
+        let shown = if shown.is_empty() { ".".to_string() } else { shown };
         Resolved { shown, real }
     }
 }
