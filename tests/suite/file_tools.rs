@@ -7,6 +7,7 @@
 //! followed end to end; events, sessions and cassettes carry the calls.
 
 use crate::common::events_doc::EventsDoc;
+use crate::common::pty::{blocking, chat, ctrl_d_exits_zero, type_line};
 use crate::common::*;
 use serde_json::{Value, json};
 
@@ -37,7 +38,9 @@ async fn read_edit_write_glob_and_grep_work_in_the_working_folder() {
         return;
     }
     let ws = Workspace::new();
-    ws.skill("xml-edit", XML_SKILL, None);
+    let skill = ws.skill("xml-edit", XML_SKILL, None);
+    std::fs::create_dir_all(skill.join("references")).unwrap();
+    std::fs::write(skill.join("references/guide.md"), "# Guide\nKeep the tags.\n").unwrap();
     std::fs::write(
         ws.work().join("doc.xml"),
         "<doc>\n  <title>Old</title>\n  <p>one</p>\n  <p>one</p>\n</doc>\n",
@@ -67,6 +70,7 @@ async fn read_edit_write_glob_and_grep_work_in_the_working_folder() {
             ("Glob", json!({"pattern": "**/*.json"})),
             ("Grep", json!({"pattern": "title", "glob": "*.xml"})),
             ("Read", json!({"file_path": "pic.png"})),
+            ("Read", json!({"file_path": "references/guide.md", "offset": 2})),
         ],
         &["--approve", "auto"],
     )
@@ -87,6 +91,8 @@ async fn read_edit_write_glob_and_grep_work_in_the_working_folder() {
         "{}",
         results[7]
     );
+    // A relative path found only in the skill's folder is read there (its own references).
+    assert_eq!(results[8], "     2\tKeep the tags.\n");
     assert!(
         std::fs::read_to_string(ws.work().join("doc.xml"))
             .unwrap()
@@ -446,4 +452,43 @@ async fn a_recorded_run_with_file_tools_replays_them() {
             .contains("FINAL")
     );
     assert!(ws.work().join("out.docx").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn under_ask_a_write_is_asked_on_the_terminal_and_always_holds_for_the_tool() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    ws.skill("xml-edit", XML_SKILL, None);
+    let mock = std::sync::Arc::new(
+        MockLlm::start(vec![
+            tool("activate_skill", json!({"name": "xml-edit"})),
+            tool("Write", json!({"file_path": "a.txt", "content": "first\n"})),
+            tool("Write", json!({"file_path": "b.txt", "content": "second\n"})),
+            tool(
+                "Edit",
+                json!({"file_path": "a.txt", "old_string": "first", "new_string": "1st"}),
+            ),
+            text("all written"),
+        ])
+        .await,
+    );
+    let (w, m) = (ws.clone(), mock.clone());
+    blocking(move || {
+        let mut p = chat(&w, &m, &["--approve", "ask"]);
+        type_line(&mut p, "write the files");
+        p.exp_string("Write a.txt (creates it with 6 bytes)").unwrap();
+        p.exp_string("[a]lways").unwrap();
+        assert!(!w.work().join("a.txt").exists(), "written before the answer");
+        type_line(&mut p, "a");
+        p.exp_string("Write a.txt (6 B)").unwrap();
+        p.exp_string("Write b.txt (7 B)").unwrap();
+        // Always was for Write: an Edit is asked about, and a no leaves the file as it was.
+        p.exp_string("Edit a.txt (replaces 1 occurrence(s) of 5 bytes)")
+            .unwrap();
+        type_line(&mut p, "n");
+        p.exp_string("all written").unwrap();
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    assert_eq!(std::fs::read_to_string(ws.work().join("a.txt")).unwrap(), "first\n");
+    assert_eq!(std::fs::read_to_string(ws.work().join("b.txt")).unwrap(), "second\n");
 }

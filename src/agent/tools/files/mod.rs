@@ -145,13 +145,11 @@ impl ToolRunner {
             };
             return denied(format!("needs approval but there is no terminal to ask on; {way}"));
         }
-        let question = format!(
-            "{tool} {} ({})\nWrite it? [y/N] ",
-            visible(&target.shown),
-            visible(summary)
-        );
+        // "Always" holds for this tool for the rest of the session, as for an MCP tool.
+        let question = format!("{tool} {} ({})", visible(&target.shown), visible(summary));
         let approver = self.approver.clone();
-        let yes = tokio::task::spawn_blocking(move || approver.ask_yes_no(&question))
+        let key = format!("file tool {tool}");
+        let yes = tokio::task::spawn_blocking(move || approver.ask_tool(&key, &question))
             .await
             .unwrap_or(false);
         if yes {
