@@ -185,7 +185,11 @@ async fn writes_follow_the_approval_policy() {
     // Without the sandbox, `auto` needs a grant; the denial names what would allow it.
     let (code, results, events) = calls(&ws, &write, &["--approve", "auto", "--sandbox", "off"]).await;
     assert_eq!(code, 6);
-    assert!(results[0].contains("rerun with --yes"), "{}", results[0]);
+    assert!(
+        results[0].contains("rerun without --sandbox off, or grant `Write`"),
+        "{}",
+        results[0]
+    );
     assert!(
         events
             .iter()

@@ -135,13 +135,21 @@ impl ToolRunner {
             return Ok(());
         }
         if !self.approver.can_ask() {
+            let off = self.settings.sandbox.mode == crate::exec::sandbox::Mode::Off;
             let way = match (policy, walls) {
-                (ApprovalPolicy::Auto, _) => {
-                    "the sandbox is not enforced here, so --approve auto does not let file tools write; \
-                     rerun with --yes (file tools still write only in the working folder)"
-                }
-                (_, true) => "rerun with --approve auto to let file tools write in the working folder",
-                _ => "rerun with --yes (file tools still write only in the working folder)",
+                (ApprovalPolicy::Auto, _) if off => format!(
+                    "--approve auto lets file tools write only inside the sandbox, which --sandbox off turns off; \
+                     rerun without --sandbox off, or grant `{tool}` in the skill's allowed-tools"
+                ),
+                (ApprovalPolicy::Auto, _) => format!(
+                    "--approve auto lets file tools write only inside the kernel sandbox, which this machine lacks; \
+                     run on a terminal to be asked, grant `{tool}` in the skill's allowed-tools, or rerun with --yes \
+                     (which allows every command too)"
+                ),
+                (_, true) => "rerun with --approve auto: the sandbox is enforced here, so file tools then write \
+                              in the working folder"
+                    .to_string(),
+                _ => "run on a terminal to be asked, or rerun with --yes (which allows every command too)".to_string(),
             };
             return denied(format!("needs approval but there is no terminal to ask on; {way}"));
         }
