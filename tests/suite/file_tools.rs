@@ -118,7 +118,7 @@ async fn file_tools_never_reach_outside_or_into_places_that_run_later() {
     std::os::unix::fs::symlink(&outside, ws.work().join("link.txt")).unwrap();
     std::fs::create_dir_all(ws.work().join(".git/hooks")).unwrap();
     std::fs::write(ws.work().join(".git/config"), "[core]\n").unwrap();
-    let (_, results, _) = calls(
+    let (code, results, events) = calls(
         &ws,
         &[
             ("Read", json!({"file_path": "../outside.txt"})),
@@ -144,7 +144,7 @@ async fn file_tools_never_reach_outside_or_into_places_that_run_later() {
                 json!({"file_path": ws.skills().join("xml-edit/SKILL.md"), "content": "x"}),
             ),
         ],
-        &["--yes"],
+        &["--yes", "--max-steps", "20"],
     )
     .await;
     for (i, r) in results.iter().enumerate() {
@@ -160,6 +160,18 @@ async fn file_tools_never_reach_outside_or_into_places_that_run_later() {
     assert_eq!(
         std::fs::read_to_string(ws.work().join(".git/config")).unwrap(),
         "[core]\n"
+    );
+    // A write into a place that runs later is a denial the user sees (exit 6), whatever the
+    // policy; a path elsewhere is an error the model corrects.
+    assert_eq!(code, 6);
+    let denied: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "command_denied")
+        .map(|e| e["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        denied,
+        ["Write .git/hooks/post-checkout", "Write sub/.envrc", "Edit .git/config"]
     );
     // Each refusal says what to do instead.
     assert!(results[0].contains("outside the working folder"), "{}", results[0]);

@@ -11,9 +11,9 @@ const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
 impl ToolRunner {
     /// `Write` `content` to `path`.
     pub(super) async fn write_file(&self, current: Option<&str>, path: &str, content: &str) -> ToolOutcome {
-        let target = match self.places(current).for_writing(path) {
+        let target = match self.writable(current, "Write", path) {
             Ok(target) => target,
-            Err(why) => return ToolOutcome::refused(why),
+            Err(outcome) => return outcome,
         };
         if target.real.is_dir() {
             return ToolOutcome::refused(format!("{} is a folder", target.shown));
@@ -50,9 +50,9 @@ impl ToolRunner {
         new: &str,
         all: bool,
     ) -> ToolOutcome {
-        let target = match self.places(current).for_writing(path) {
+        let target = match self.writable(current, "Edit", path) {
             Ok(target) => target,
-            Err(why) => return ToolOutcome::refused(why),
+            Err(outcome) => return outcome,
         };
         let text = match read_text(&target.real) {
             Ok(text) => text,

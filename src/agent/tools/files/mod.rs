@@ -24,7 +24,7 @@ use crate::exec::grant::grants_file_tool;
 use crate::exec::sandbox::policy::Enforcement;
 use crate::output::Event;
 use crate::support::terminal_text::visible;
-use place::{Places, Resolved};
+use place::{Places, Resolved, WriteRefused};
 
 /// The names the model calls them by (Claude Code's, which `allowed-tools` and hooks use).
 pub const FILE_TOOLS: [&str; 5] = ["Read", "Write", "Edit", "Glob", "Grep"];
@@ -93,6 +93,29 @@ impl ToolRunner {
         }
     }
 
+    /// `path` as a place `tool` may write, else the outcome that says why not: a path elsewhere is
+    /// an error the model corrects; one inside a place that runs later or that the sandbox
+    /// protects (the sandbox's own list) is a denial the user sees too, under every policy.
+    fn writable(&self, current: Option<&str>, tool: &str, path: &str) -> Result<Resolved, ToolOutcome> {
+        let kept = match self.places(current).for_writing(path) {
+            Ok(target) => match self.settings.sandbox.protected.conflict(&target.real) {
+                None => return Ok(target),
+                Some(conflict) => format!(
+                    "{} is a protected place ({conflict}): file tools never write there",
+                    target.shown
+                ),
+            },
+            Err(WriteRefused::Elsewhere(why)) => return Err(ToolOutcome::refused(why)),
+            Err(WriteRefused::Kept(why)) => why,
+        };
+        self.emit(Event::CommandDenied {
+            skill: current.map(str::to_string),
+            command: format!("{tool} {path}"),
+            reason: kept.clone(),
+        });
+        Err(ToolOutcome::denied(kept))
+    }
+
     /// Whether `tool` may write `target` now, else why not (the model reads the reason; the user
     /// sees a `command_denied` line naming what would allow it).
     async fn approve_write(
@@ -110,12 +133,6 @@ impl ToolRunner {
             });
             Err(reason)
         };
-        if let Some(conflict) = self.settings.sandbox.protected.conflict(&target.real) {
-            return denied(format!(
-                "{} is a protected place ({conflict}): file tools never write there",
-                target.shown
-            ));
-        }
         let policy = self.settings.approve;
         if policy == ApprovalPolicy::No {
             return denied("denied by policy: --approve no writes nothing".into());

@@ -8,6 +8,25 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::exec::sandbox::readonly::KEPT_READ_ONLY;
 
+/// Why a path may not be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteRefused {
+    /// Outside the working folder, the folder itself, or the active skill's: the model can pick
+    /// another path.
+    Elsewhere(String),
+    /// Inside a place other tools run on their own (`.git`, `.envrc` …): a denial the user sees.
+    Kept(String),
+}
+
+impl WriteRefused {
+    /// What the model and the user are told.
+    pub fn message(&self) -> &str {
+        match self {
+            Self::Elsewhere(m) | Self::Kept(m) => m,
+        }
+    }
+}
+
 /// The folders a file tool works in.
 pub struct Places<'a> {
     /// The user's working folder.
@@ -57,33 +76,35 @@ impl Places<'_> {
 
     /// `path` for writing: inside the working folder, not the active skill's folder, not inside
     /// a place other tools run on their own.
-    pub fn for_writing(&self, path: &str) -> Result<Resolved, String> {
-        let real = self.real(path)?;
+    pub fn for_writing(&self, path: &str) -> Result<Resolved, WriteRefused> {
+        let real = self.real(path).map_err(WriteRefused::Elsewhere)?;
         let root = real_or_same(self.workdir);
         let Ok(inside) = real.strip_prefix(&root) else {
-            return Err(format!(
+            return Err(WriteRefused::Elsewhere(format!(
                 "{path} is outside the working folder (symlinks are followed before this is judged): file tools \
                  write only there; write inside it, or tell the user where the result should go"
-            ));
+            )));
         };
         if inside.as_os_str().is_empty() {
-            return Err(format!("{path} is the working folder itself, not a file"));
+            return Err(WriteRefused::Elsewhere(format!(
+                "{path} is the working folder itself, not a file"
+            )));
         }
         if let Some(kept) = inside.components().find_map(|c| match c {
             Component::Normal(name) => KEPT_READ_ONLY.iter().find(|k| name == **k),
             _ => None,
         }) {
-            return Err(format!(
+            return Err(WriteRefused::Kept(format!(
                 "{path} is inside {kept}, which other tools run on their own (git hooks, direnv, editor tasks): \
                  file tools never write there"
-            ));
+            )));
         }
         if let Some(skill) = self.skill_dir.map(real_or_same)
             && real.starts_with(&skill)
         {
-            return Err(format!(
+            return Err(WriteRefused::Elsewhere(format!(
                 "{path} is inside the active skill's folder, which is read-only"
-            ));
+            )));
         }
         Ok(self.resolved(real))
     }
