@@ -8,6 +8,7 @@ use crate::skills::catalog::{Catalog, model_line};
 const SYSTEM_TEMPLATE: &str = include_str!("../../prompts/system.md");
 const SYSTEM_COMPACT: &str = include_str!("../../prompts/system_compact.md");
 const TOOLS_COMPACT_JSON: &str = include_str!("../../prompts/tools_compact.json");
+const FILE_TOOLS_JSON: &str = include_str!("../../prompts/file_tools.json");
 const NO_SKILLS: &str = include_str!("../../prompts/no_skills.md");
 const CATALOG_MORE: &str = include_str!("../../prompts/catalog_more.md");
 const TOOLS_JSON: &str = include_str!("../../prompts/tools.json");
@@ -136,6 +137,11 @@ pub fn tools(skills: &SkillSet, budgeted: bool) -> Value {
     } else if let Some(slot) = tools.pointer_mut("/0/function/parameters/properties/name/enum") {
         *slot = Value::from(skills.names());
     }
+    if let (Some(list), Ok(Value::Array(files))) =
+        (tools.as_array_mut(), serde_json::from_str::<Value>(FILE_TOOLS_JSON))
+    {
+        list.extend(files);
+    }
     tools
 }
 
@@ -181,6 +187,27 @@ mod tests {
         assert_eq!(search["function"]["name"], "search_skills");
         let compact: Value = serde_json::from_str(TOOLS_COMPACT_JSON).unwrap();
         assert_eq!(compact.as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn the_full_tools_end_with_the_file_tools_and_the_compact_ones_leave_them_out() {
+        let skills = SkillSet::new(vec![crate::skills::Skill::synthetic("time", "Tells the time.")]);
+        let names = |tools: &Value| -> Vec<String> {
+            tools
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let full = names(&tools(&skills, false));
+        assert_eq!(full[3..], ["Read", "Write", "Edit", "Glob", "Grep"]);
+        assert_eq!(names(&tools(&skills, true)).len(), 9, "search_skills too");
+        assert_eq!(names(&compact_tools(&skills, None)), ["activate_skill", "run_command"]);
+        assert_eq!(tools(&SkillSet::new(Vec::new()), false), Value::Null);
+        // Terse: they are in every request (docs/configuration.md gives the figure).
+        let file_tools: Value = serde_json::from_str(FILE_TOOLS_JSON).unwrap();
+        assert!(file_tools.to_string().len() < 1400, "{}", file_tools.to_string().len());
     }
 
     #[test]

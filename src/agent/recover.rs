@@ -9,6 +9,7 @@ use super::grounding::{self, TurnTrace, Unbacked};
 use super::outcome::ToolOutcome;
 use super::prompt::PromptMode;
 use super::text_calls::{self, Offer, Reading};
+use super::tools::files::is_file_tool;
 use super::turn::Agent;
 use crate::llm::ToolCall;
 use crate::llm::types::FunctionCall;
@@ -157,7 +158,7 @@ impl Agent {
         }
         // Only what ran counts as output: an activation's text is the skill's own SKILL.md,
         // examples included.
-        if name == "run_command" || name.starts_with(PREFIX) {
+        if name == "run_command" || name.starts_with(PREFIX) || is_file_tool(name) {
             self.trace.attempted += 1;
             if let ToolOutcome::Ok { text, .. } = outcome {
                 self.trace.ran += 1;

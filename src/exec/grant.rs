@@ -111,6 +111,35 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|c| *c == '*')
 }
 
+/// Whether one of a skill's `allowed-tools` `entries` lets the file tool `tool` (`Write`, `Edit`)
+/// change `path` (relative to the working folder) without asking: the bare name or `Name(*)`
+/// for any path the file tools may write, `Name(PATTERN)` for paths the pattern matches (a
+/// pattern without `/` matches a file's name in any folder, as a `.gitignore` line does). One
+/// tool's grant is not another's.
+pub fn grants_file_tool(entries: &[String], tool: &str, path: &str) -> bool {
+    entries.iter().any(|entry| {
+        let entry = entry.trim();
+        let (name, spec) = match entry.split_once('(') {
+            Some((name, rest)) => match rest.strip_suffix(')') {
+                Some(spec) => (name.trim(), Some(spec.trim())),
+                None => return false,
+            },
+            None => (entry, None),
+        };
+        if name != tool {
+            return false;
+        }
+        match spec {
+            None | Some("" | "*" | "**" | "**/*") => true,
+            Some(pattern) => {
+                let pattern = pattern.trim_start_matches("./").trim_start_matches('/');
+                let name = path.rsplit('/').next().unwrap_or(path);
+                glob_match(pattern, path) || (!pattern.contains('/') && glob_match(pattern, name))
+            }
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +183,20 @@ mod tests {
         assert!(exact.allows(&w("npm run test"), eq));
         assert!(!exact.allows(&w("npm run test -- --evil"), eq));
         assert!(!Grant::Any.allows(&[], eq));
+    }
+
+    #[test]
+    fn file_tool_grants_name_their_tool_and_paths() {
+        let grants = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(grants_file_tool(&grants(&["Read", "Write"]), "Write", "a/b.json"));
+        assert!(!grants_file_tool(&grants(&["Read", "Write"]), "Edit", "a/b.json"));
+        assert!(!grants_file_tool(&grants(&["Bash", "write"]), "Write", "x"));
+        assert!(grants_file_tool(&grants(&["Edit(*)"]), "Edit", "deep/x.xml"));
+        let xml = grants(&["Edit(*.xml)", "Write(out/*)"]);
+        assert!(grants_file_tool(&xml, "Edit", "unpacked/word/document.xml"));
+        assert!(!grants_file_tool(&xml, "Edit", "notes.md"));
+        assert!(grants_file_tool(&xml, "Write", "out/r.json"));
+        assert!(!grants_file_tool(&xml, "Write", "r.json"));
+        assert!(!grants_file_tool(&grants(&["Edit(*.xml"]), "Edit", "a.xml"));
     }
 }

@@ -102,6 +102,14 @@ pub enum Event {
         tool: String,
         reason: String,
     },
+    /// A file tool (`Read`, `Write`, `Edit`, `Glob`, `Grep`) did its job.
+    FileTool {
+        tool: String,
+        /// The file or folder, relative to the working folder when inside it.
+        path: String,
+        /// Bytes read or written; for `Glob` and `Grep`, what they found.
+        bytes: u64,
+    },
     /// The model wrote a tool call as the text of its reply; it is run as that call, through the
     /// same approval as a native one.
     ToolCallRecovered {

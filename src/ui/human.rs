@@ -296,6 +296,7 @@ impl EventSink for HumanRenderer {
             mcp @ (Event::McpCallStarted { .. } | Event::McpCallFinished { .. } | Event::McpCallDenied { .. }) => {
                 self.mcp_event(mcp);
             }
+            Event::FileTool { tool, path, bytes } => self.file_tool(&tool, &path, bytes),
             Event::ToolCallRecovered { tool, shape, .. } => {
                 self.progress(&format!(
                     "▸ the model wrote a call of {} as text ({shape}): running it as that call",
@@ -341,6 +342,17 @@ fn tail_line(line: &str) -> String {
 
 impl HumanRenderer {
     /// An MCP tool call's progress: what is called, and one line when it fails or is refused.
+    /// One progress line for what a file tool did.
+    fn file_tool(&self, tool: &str, path: &str, bytes: u64) {
+        let path = self.one_line(path);
+        self.progress(&match tool {
+            "Write" | "Edit" => format!("▸ {tool} {path} ({bytes} B)"),
+            "Glob" | "Grep" => format!("▸ {tool} in {path}: {bytes} found"),
+            _ => format!("▸ {tool} {path}"),
+        });
+        self.wait("thinking");
+    }
+
     fn mcp_event(&self, event: Event) {
         match event {
             Event::McpCallStarted {

@@ -463,6 +463,30 @@ pub fn activate_run_all_answer(skill: &str, commands: &[&str], answer: &str) -> 
     ]
 }
 
+/// The names of the tools a request offers, in order.
+pub fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The tools every full-prompt request with skills offers: the skill tools, then the file tools.
+pub const FULL_TOOLS: [&str; 8] = [
+    "activate_skill",
+    "run_command",
+    "read_skill_file",
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "Grep",
+];
+
 /// The result the model got for the last tool call before `request`.
 pub fn last_tool_result(request: &Value) -> String {
     contents(request, "tool").last().cloned().unwrap_or_default()

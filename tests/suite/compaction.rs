@@ -27,7 +27,7 @@ async fn automatic_compaction_keeps_the_active_skill_and_the_file_keeps_everythi
     let (code, _, err) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("replaced by a summary"), "{err}");
-    let requests = mock.requests().await;
+    let requests = mock.chat_requests().await;
     assert_eq!(requests.len(), 4);
     assert!(
         all_text(&requests[2]).contains("Sunny in Tokyo."),
@@ -64,7 +64,7 @@ async fn compact_in_the_chat_then_a_question_holds_the_summary_and_the_skill() {
     })
     .await
     .unwrap();
-    let requests = mock.requests().await;
+    let requests = mock.chat_requests().await;
     assert!(
         all_text(&requests[1]).contains("keep the city"),
         "the focus is asked for"

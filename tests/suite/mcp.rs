@@ -61,17 +61,6 @@ fn lines(out: &str) -> Vec<Value> {
         .collect()
 }
 
-fn tool_names(request: &Value) -> Vec<String> {
-    request["tools"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[tokio::test]
 async fn mcp_add_list_tools_and_remove_work_against_both_real_servers() {
     let (Some(time), Some(everything)) = (real_server("time"), real_server("everything")) else {

@@ -9,6 +9,7 @@ mod chat_watch;
 mod cmdline_props;
 mod compaction;
 mod failed_commands;
+mod file_tools;
 mod first_day;
 mod folder_trust;
 mod hostile_inputs;

@@ -67,7 +67,7 @@ async fn slash_commands_completion_and_reset() {
         ctrl_d_exits_zero(p);
     })
     .await;
-    let reqs = mock.requests().await;
+    let reqs = mock.chat_requests().await;
     assert!(
         contents(&reqs[0], "tool")[0].contains("WEATHER-BODY"),
         "/skill activated it by hand"
@@ -165,7 +165,7 @@ async fn ctrl_c_during_a_command_leaves_no_process() {
         ctrl_d_exits_zero(p);
     })
     .await;
-    let reqs = mock.requests().await;
+    let reqs = mock.chat_requests().await;
     assert!(
         contents(&reqs[2], "tool").last().unwrap().contains("interrupted"),
         "the open call was answered"

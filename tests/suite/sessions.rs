@@ -103,7 +103,7 @@ async fn kill_during_third_turn(ws: Arc<Workspace>, third: Vec<Reply>, wait_for:
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Going on."));
     assert_eq!(ws.session_files().len(), 1, "continued in the same file");
-    (next.requests().await.remove(0), records(&files[0]))
+    (next.chat_requests().await.remove(0), records(&files[0]))
 }
 
 /// The user messages of a request, in order.
@@ -366,7 +366,7 @@ async fn a_skill_that_changed_since_is_sent_again_and_said() {
     let (code, _, err) = once(&ws, &mock, "and Oslo?", &["-c"]).await;
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("skill weather changed"), "{err}");
-    let request = mock.requests().await.remove(2);
+    let request = mock.chat_requests().await.remove(2);
     let text = all_text(&request);
     assert!(text.contains("NEW-BODY"), "the current instructions were sent");
     assert!(

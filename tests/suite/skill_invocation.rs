@@ -49,7 +49,7 @@ async fn skill_flag_substitutes_arguments_and_hidden_skills_stay_out_of_the_cata
     let (code, out, err) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Deployed."), "{out}");
-    let requests = mock.requests().await;
+    let requests = mock.chat_requests().await;
     let first = &requests[0];
     let activation = contents(first, "tool").join("\n");
     assert!(
@@ -103,7 +103,7 @@ async fn without_placeholders_the_arguments_are_the_request_and_unknown_names_ex
     cmd.args(["--skill", "weather", "--once", "Oslo tomorrow"]);
     let (code, _, err) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{err}");
-    let requests = mock.requests().await;
+    let requests = mock.chat_requests().await;
     assert_eq!(contents(&requests[0], "user"), ["Oslo tomorrow"]);
     assert!(contents(&requests[0], "tool")[0].contains("Run ./run.sh CITY"));
 
@@ -137,7 +137,7 @@ async fn slash_name_in_the_chat_substitutes_and_an_edit_is_seen_by_the_next_turn
         ctrl_d_exits_zero(p);
     })
     .await;
-    let requests = mock.requests().await;
+    let requests = mock.chat_requests().await;
     let activation = contents(&requests[0], "tool").join("\n");
     assert!(
         activation.contains("Deploy to staging now: run ./run.sh staging  (all: staging)."),

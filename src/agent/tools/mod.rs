@@ -7,6 +7,7 @@
 
 mod activate;
 mod decode;
+pub mod files;
 mod installed;
 mod live;
 mod mcp;
@@ -130,6 +131,9 @@ impl ToolRunner {
     pub async fn dispatch(&mut self, conversation: &Conversation, name: &str, raw_args: &str) -> ToolOutcome {
         if mcp::is_mcp_tool(name) {
             return self.call_mcp(conversation.current(), name, raw_args).await;
+        }
+        if files::is_file_tool(name) {
+            return self.call_file_tool(conversation.current(), name, raw_args).await;
         }
         match decode_call(name, raw_args) {
             Ok(ToolRequest::Activate { name }) => self.activate_off_thread(conversation, &name).await,
