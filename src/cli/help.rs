@@ -35,7 +35,7 @@ pub const ENVIRONMENT: [(&str, &str); 27] = [
     ),
     (
         "AGENT_ALLOW_COMMANDS, AGENT_ALLOW_NETWORK",
-        "yours only (never a project's .env): commands auto runs unasked, as 'Bash(pdftotext:*), …'; 1 lets \
+        "yours only (never a project's .env): commands auto runs unasked, as 'Bash(pdftotext:*), Bash(gh:*)'; 1 lets \
          contained commands use the network",
     ),
     (

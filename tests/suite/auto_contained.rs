@@ -68,6 +68,8 @@ async fn an_ordinary_pipeline_runs_contained_without_a_terminal() {
     // Contained: the network is closed to it, as the child is told.
     assert!(results[1].contains("sandbox=strict"), "{}", results[1]);
     assert!(events.iter().all(|e| e["type"] != "command_denied"), "{events:?}");
+    let started: Vec<&Value> = events.iter().filter(|e| e["type"] == "command_started").collect();
+    assert!(started.iter().all(|e| e["contained"] == true), "{started:?}");
     // Control: the same pipeline under the classic rule (sandbox off) is denied.
     let (code, _, results, _) = turn(&ws, "counter", &commands[..1], &["--sandbox", "off"], &[]).await;
     assert_eq!(code, 6);

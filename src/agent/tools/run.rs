@@ -105,6 +105,7 @@ impl ToolRunner {
                 Plan::Argv(argv) => Some(argv.words().to_vec()),
                 Plan::Shell(_) => None,
             },
+            contained: approved.contained,
         });
         let mut env = child_env(
             &self.settings.base_env,

@@ -42,7 +42,7 @@ impl Hint {
     pub fn message(&self) -> String {
         let fix = "the skill can declare `requires.write`, or the user can pass `--allow-write PATH`";
         let net_fix = "the skill can declare `requires.network: true`, or the user can allow it with \
-                       AGENT_ALLOW_NETWORK=1 in ~/.config/agent/.env (under --sandbox strict: --sandbox on)";
+                       AGENT_ALLOW_NETWORK=1 in ~/.config/agent/.env (with --sandbox on, not strict)";
         // An installed skill's own folder is inside a skill root: the more useful advice first.
         if self.installed {
             return format!(
