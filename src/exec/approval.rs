@@ -232,7 +232,16 @@ pub fn evaluate(policy: ApprovalPolicy, command: &str, skill: &SkillScope) -> Ve
             "denied by policy: --approve no runs nothing (to allow it: {})",
             plan.narrowest_way()
         )),
-        (ApprovalPolicy::Auto, plan @ Plan::Argv(_)) if broad && skill.containable => Verdict::Contained(plan),
+        (ApprovalPolicy::Auto, plan @ Plan::Argv(_)) if broad && skill.containable => {
+            match installer::sweeping_removal(command) {
+                // A grant of any command does not make `rm -rf /` one to run unasked.
+                Some(why) => Verdict::AskUser(Pending(Plan::Shell(ShellCommand {
+                    command: command.to_string(),
+                    why,
+                }))),
+                None => Verdict::Contained(plan),
+            }
+        }
         (ApprovalPolicy::Auto, plan @ Plan::Argv(_)) => Verdict::Run(plan),
         (ApprovalPolicy::Auto, Plan::Shell(shell))
             if skill.containable

@@ -312,6 +312,9 @@ fn auto_contains_what_the_sandbox_can_wall_in_but_never_an_installer() {
         Verdict::Contained(Plan::Argv(_))
     ));
     assert!(matches!(verdict(&s, "./run.sh x"), Verdict::Run(Plan::Argv(_))));
+    // Nor does it make a sweeping removal one: that is asked about, as a shell command.
+    assert!(matches!(verdict(&s, "rm -rf /"), Verdict::AskUser(_)));
+    assert!(matches!(verdict(&s, "rm -rf build"), Verdict::Contained(_)));
     // An installer writing outside the working folder is asked about, the grant of `Bash`
     // notwithstanding, and the way to allow it names the user's own setting.
     for installer in [
