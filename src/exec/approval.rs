@@ -287,7 +287,9 @@ fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<(Argv, bool), S
     let own = runs_own_script(&words, skill) || pymodule::runs_skill_module(&words, &skill.dir, &skill.workdir);
     let plainly = own || granted_by(&user) || granted_by(&narrow);
     if !plainly && !granted_by(&any) {
-        let aside = if set_aside.is_empty() {
+        let aside = if installs && skill.grants.iter().any(|g| parse_grant(g).is_some()) {
+            " (it installs software, which no skill's grant covers)"
+        } else if set_aside.is_empty() {
             ""
         } else {
             " (its grant of any shell command counts only inside the sandbox, which is off here)"

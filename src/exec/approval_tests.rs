@@ -330,6 +330,11 @@ fn auto_contains_what_the_sandbox_can_wall_in_but_never_an_installer() {
             way.contains("AGENT_ALLOW_COMMANDS='Bash(") && way.contains("--allow-write"),
             "{way}"
         );
+        if let Plan::Shell(shell) = pending.plan()
+            && !installer.contains("&&")
+        {
+            assert!(shell.why().contains("no skill's grant covers"), "{}", shell.why());
+        }
     }
     // The user's own grant lets it run (as its words, inside the walls of the skill).
     s.user_grants = vec!["Bash(pip install:*)".into()];
