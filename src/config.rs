@@ -75,6 +75,16 @@ impl Environment {
             .filter(|v| !v.is_empty())
     }
 
+    /// A variable of the user's own: the process environment, then the user's `.env`, never a
+    /// project folder's (settings that widen what commands may do). Empty counts as unset.
+    pub fn get_own(&self, name: &str) -> Option<&str> {
+        self.process
+            .get(name)
+            .or_else(|| self.user.get(name))
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
     /// Every variable a child process should see before the agent's own edits (SPEC §5): the
     /// process environment plus `.env` entries it does not already define.
     pub fn merged(&self) -> BTreeMap<String, String> {

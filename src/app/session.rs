@@ -136,7 +136,7 @@ fn start(run: &Run<'_>, agent: &mut Agent, sink: &dyn EventSink) -> Result<Optio
         sandbox
             .warning()
             .into_iter()
-            .chain(sandbox.allow_write_warnings())
+            .chain(sandbox.prepare_allow_write())
             .chain(sandbox.protected_warning()),
     );
     for message in warnings {

@@ -6,7 +6,7 @@ pub const SETTINGS_SOURCES: &str = "Settings without a flag come from the enviro
 ~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
 
 /// Every variable a person sets, with what it does.
-pub const ENVIRONMENT: [(&str, &str); 26] = [
+pub const ENVIRONMENT: [(&str, &str); 27] = [
     (
         "AGENT_API_KEY, OPENAI_API_KEY",
         "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
@@ -32,6 +32,11 @@ pub const ENVIRONMENT: [(&str, &str); 26] = [
     (
         "AGENT_ALLOW_WRITE",
         "extra writable paths, ':'-separated (as --allow-write)",
+    ),
+    (
+        "AGENT_ALLOW_COMMANDS, AGENT_ALLOW_NETWORK",
+        "yours only (never a project's .env): commands auto runs unasked, as 'Bash(pdftotext:*), Bash(gh:*)'; 1 lets \
+         contained commands use the network",
     ),
     (
         "AGENT_SKILLS_PATH",

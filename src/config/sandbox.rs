@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::Environment;
 use crate::cli::Cli;
+use crate::exec::sandbox::contain::Extra;
 use crate::exec::sandbox::protected::Protected;
 use crate::exec::sandbox::{Kernel, Mode, Settings};
 use crate::exit::AppError;
@@ -32,7 +33,29 @@ pub fn resolve(cli: &Cli, env: &Environment, cwd: &Path, skill_roots: &[PathBuf]
         repository_root(cwd).as_deref(),
         skill_roots,
     );
-    Ok(Settings::new(mode, Kernel::detect(), cwd, home, env.get("TMPDIR"), &allow_write).protecting(protected))
+    let mut settings =
+        Settings::new(mode, Kernel::detect(), cwd, home, env.get("TMPDIR"), &allow_write).protecting(protected);
+    settings.extra = extra(env);
+    Ok(settings)
+}
+
+/// The user's own allowances (`AGENT_ALLOW_COMMANDS`, `AGENT_ALLOW_NETWORK`), read from the
+/// environment and `~/.config/agent/.env` only: a project's `.env` cannot widen what its own
+/// skills may do. The tools' caches live under the agent's cache folder.
+fn extra(env: &Environment) -> Extra {
+    let cache_home = env
+        .get_own("XDG_CACHE_HOME")
+        .filter(|v| Path::new(v).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| env.get_own("HOME").map(|h| Path::new(h).join(".cache")));
+    Extra {
+        commands: env
+            .get_own("AGENT_ALLOW_COMMANDS")
+            .map(Extra::parse_commands)
+            .unwrap_or_default(),
+        network: super::switch(env.get_own("AGENT_ALLOW_NETWORK")) == Some(true),
+        tool_cache: cache_home.map(|c| c.join("agent").join("tools")),
+    }
 }
 
 #[cfg(test)]
@@ -57,6 +80,20 @@ mod tests {
         assert_eq!(s.mode, Mode::Off);
         let err = settings(&[], &[("AGENT_SANDBOX", "maybe")]).unwrap_err();
         assert!(err.message.contains("on, strict, off"), "{}", err.message);
+    }
+
+    #[test]
+    fn the_users_allowances_come_from_their_own_settings_never_a_project_folder() {
+        let cli = Cli::try_parse_from(["agent"]).unwrap();
+        let project = [("AGENT_ALLOW_COMMANDS", "Bash(rm:*)"), ("AGENT_ALLOW_NETWORK", "1")];
+        let env = Environment::from_maps(&[("HOME", "/h")], &project, &[]);
+        let s = resolve(&cli, &env, Path::new("/w"), &[]).unwrap();
+        assert!(s.extra.commands.is_empty() && !s.extra.network);
+        assert_eq!(s.extra.tool_cache, Some(PathBuf::from("/h/.cache/agent/tools")));
+        let env = Environment::from_maps(&[("HOME", "/h")], &[], &project);
+        let s = resolve(&cli, &env, Path::new("/w"), &[]).unwrap();
+        assert_eq!(s.extra.commands, ["Bash(rm:*)"]);
+        assert!(s.extra.network);
     }
 
     #[test]

@@ -6,8 +6,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::cmdline;
 use super::grant::{Grant, glob_match, has_wildcards, parse_grant};
+use super::{cmdline, installer, pymodule};
 
 /// What approval needs to know of the skill a command is proposed for: where it lives, its entry
 /// script and its `allowed-tools` grants. Built by the caller from the loaded skill, so this module
@@ -24,6 +24,14 @@ pub struct SkillScope {
     /// The command would run without the kernel sandbox: grants that let anything run (bare
     /// `Bash`) pre-approve nothing then, since nothing would wall in what they let through.
     pub unconfined: bool,
+    /// The user's own grants (`AGENT_ALLOW_COMMANDS` in their environment or `~/.config/agent/.env`),
+    /// in the same `Bash(pdftotext:*)` form; unlike a skill's, they also let installers run.
+    pub user_grants: Vec<String>,
+    /// The sandbox can wall in any command here (issue 34 §2): writes, the network and secrets
+    /// confined as [`Verdict::Contained`] says. Under `auto` such a command runs unasked.
+    pub containable: bool,
+    /// The user's working folder, where commands run (a module there shadows the skill's).
+    pub workdir: PathBuf,
 }
 
 /// The approval policy in force; also the values of `--approve` (clap reads the variant names).
@@ -32,7 +40,7 @@ pub struct SkillScope {
 pub enum ApprovalPolicy {
     /// Every command needs a yes from the user.
     Ask,
-    /// A skill's own scripts (and its grants) run; anything else needs a yes (denied without a terminal).
+    /// A skill's own scripts (and its grants) run; other commands run contained where the sandbox can wall them in; anything else needs a yes (denied without a terminal).
     Auto,
     /// Everything runs.
     Yes,
@@ -124,12 +132,21 @@ pub enum Plan {
 impl Plan {
     /// The plan for `command` proposed for `skill`: an argv when it would be pre-approved.
     pub fn for_command(command: &str, skill: &SkillScope) -> Self {
+        Self::with_reach(command, skill).0
+    }
+
+    /// The plan, and whether an argv is allowed only by a skill's grant of any command (so it
+    /// runs as contained as any other command would).
+    fn with_reach(command: &str, skill: &SkillScope) -> (Self, bool) {
         match preapproved_argv(command, skill) {
-            Ok(argv) => Plan::Argv(argv),
-            Err(why) => Plan::Shell(ShellCommand {
-                command: anchor_leading_script(command, skill),
-                why,
-            }),
+            Ok((argv, broad)) => (Plan::Argv(argv), broad),
+            Err(why) => (
+                Plan::Shell(ShellCommand {
+                    command: anchor_leading_script(command, skill),
+                    why,
+                }),
+                false,
+            ),
         }
     }
 
@@ -139,10 +156,15 @@ impl Plan {
     pub fn narrowest_way(&self) -> String {
         match self {
             Plan::Argv(_) => "rerun with --approve auto".into(),
+            Plan::Shell(shell) if installer::find(shell.command()).is_some() => installer_way(shell),
+            Plan::Shell(shell) if let Some(why) = installer::sweeping_removal(shell.command()) => {
+                format!("{why}: run it on a terminal to look at it and approve it once")
+            }
             Plan::Shell(shell) => match shell.program() {
                 Some(program) => format!(
-                    "run it on a terminal to approve it once, or grant it in the skill's allowed-tools \
-                     (Bash({program}:*)) to let it run unasked"
+                    "run it on a terminal to approve it once, or allow it yourself with \
+                     AGENT_ALLOW_COMMANDS='Bash({program}:*)' in ~/.config/agent/.env (or grant it in the \
+                     skill's allowed-tools) to let it run unasked"
                 ),
                 None => "run it on a terminal to look at it and approve it once".into(),
             },
@@ -150,11 +172,31 @@ impl Plan {
     }
 }
 
+/// How an installer that writes outside the working folder could be let run.
+fn installer_way(shell: &ShellCommand) -> String {
+    let Some(found) = installer::find(shell.command()) else {
+        return "run it on a terminal to look at it and approve it once".into();
+    };
+    format!(
+        "`{}` installs into {}, outside the working folder, which nothing run unasked may do \
+                 (a skill's grant does not change that): approve it on a terminal, or allow it yourself with \
+                 AGENT_ALLOW_COMMANDS='{}' in ~/.config/agent/.env and --allow-write for where it installs; \
+                 or install into the working folder (a virtual environment there, `pip install --target DIR`)",
+        found.words,
+        found.writes,
+        found.grant()
+    )
+}
+
 /// What the policy says about one command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// Run this without asking.
     Run(Plan),
+    /// Run this without asking, but only inside the tightest walls: writes to the working folder,
+    /// the temp folder and declared places, no network unless declared or allowed by the user, no
+    /// undeclared secrets (the caller applies them).
+    Contained(Plan),
     /// A person must decide; a yes releases the plan.
     AskUser(Pending),
     /// Refused without asking, with the reason the model and user are told.
@@ -178,15 +220,36 @@ impl Pending {
 }
 
 /// Apply `policy` to `command` proposed for `skill`.
+///
+/// Under `auto`, where the sandbox can contain it ([`SkillScope::containable`]), a command that is
+/// not the skill's own script runs contained with `sh -c` (issue 34 §2), unless it installs
+/// software outside the working folder; so does one only a skill's grant of any command allows.
 pub fn evaluate(policy: ApprovalPolicy, command: &str, skill: &SkillScope) -> Verdict {
-    let plan = Plan::for_command(command, skill);
+    let (plan, broad) = Plan::with_reach(command, skill);
     match (policy, plan) {
         (ApprovalPolicy::Yes, plan) => Verdict::Run(plan),
         (ApprovalPolicy::No, plan) => Verdict::Deny(format!(
             "denied by policy: --approve no runs nothing (to allow it: {})",
             plan.narrowest_way()
         )),
+        (ApprovalPolicy::Auto, plan @ Plan::Argv(_)) if broad && skill.containable => {
+            match installer::sweeping_removal(command) {
+                // A grant of any command does not make `rm -rf /` one to run unasked.
+                Some(why) => Verdict::AskUser(Pending(Plan::Shell(ShellCommand {
+                    command: command.to_string(),
+                    why,
+                }))),
+                None => Verdict::Contained(plan),
+            }
+        }
         (ApprovalPolicy::Auto, plan @ Plan::Argv(_)) => Verdict::Run(plan),
+        (ApprovalPolicy::Auto, Plan::Shell(shell))
+            if skill.containable
+                && installer::find(shell.command()).is_none()
+                && installer::sweeping_removal(shell.command()).is_none() =>
+        {
+            Verdict::Contained(Plan::Shell(shell))
+        }
         (ApprovalPolicy::Auto | ApprovalPolicy::Ask, plan) => Verdict::AskUser(Pending(plan)),
     }
 }
@@ -195,17 +258,20 @@ pub fn evaluate(policy: ApprovalPolicy, command: &str, skill: &SkillScope) -> Ve
 const INTERPRETERS: [&str; 7] = ["sh", "bash", "python3", "python", "node", "ruby", "perl"];
 
 /// The argv of `command` when it is one literal simple command of the skill's own script or
-/// allowed by a grant; otherwise why not.
-fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<Argv, String> {
+/// allowed by a grant, and whether only a skill's grant of any command allows it; otherwise why not.
+fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<(Argv, bool), String> {
     let dir = skill.dir.to_string_lossy();
     let words = cmdline::literal_words(command, &dir)
         .map_err(|e| format!("it is not one simple command of literal words: {e}"))?;
+    // A skill's grant never lets an installer write outside the working folder; the user's may.
+    let installs = installer::of_words(&words).is_some();
     let (grants, set_aside): (Vec<Grant>, Vec<Grant>) = skill
         .grants
         .iter()
+        .filter(|_| !installs)
         .filter_map(|t| parse_grant(t))
         .partition(|g| !(skill.unconfined && g.runs_anything()));
-    let granted = || {
+    let granted_by = |grants: &[Grant]| {
         grants.iter().any(|g| {
             g.allows(&words, |pattern, word| {
                 same_program(
@@ -216,8 +282,14 @@ fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<Argv, String> {
             })
         })
     };
-    if !runs_own_script(&words, skill) && !granted() {
-        let aside = if set_aside.is_empty() {
+    let user: Vec<Grant> = skill.user_grants.iter().filter_map(|t| parse_grant(t)).collect();
+    let (narrow, any): (Vec<Grant>, Vec<Grant>) = grants.into_iter().partition(|g| !g.runs_anything());
+    let own = runs_own_script(&words, skill) || pymodule::runs_skill_module(&words, &skill.dir, &skill.workdir);
+    let plainly = own || granted_by(&user) || granted_by(&narrow);
+    if !plainly && !granted_by(&any) {
+        let aside = if installs && skill.grants.iter().any(|g| parse_grant(g).is_some()) {
+            " (it installs software, which no skill's grant covers)"
+        } else if set_aside.is_empty() {
             ""
         } else {
             " (its grant of any shell command counts only inside the sandbox, which is off here)"
@@ -245,7 +317,7 @@ fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<Argv, String> {
         }
     }
     let program = PathBuf::from(&words[0]);
-    Ok(Argv { program, words })
+    Ok((Argv { program, words }, !plainly))
 }
 
 /// `path` (relative to the skill folder, or absolute) as an absolute, lexically normal path.

@@ -14,6 +14,7 @@ fn skill_in(root: &Path) -> SkillScope {
         entry: Some("run.sh".into()),
         grants: Vec::new(),
         unconfined: false,
+        ..SkillScope::default()
     }
 }
 
@@ -290,4 +291,77 @@ fn shell_commands_name_the_skills_leading_script_absolutely() {
     ] {
         assert_eq!(shell(same), same);
     }
+}
+
+#[test]
+fn auto_contains_what_the_sandbox_can_wall_in_but_never_an_installer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = skill_in(tmp.path());
+    s.grants = vec!["Bash".into()];
+    let verdict = |s: &SkillScope, c: &str| evaluate(ApprovalPolicy::Auto, c, s);
+    // Without containment (sandbox off, no network rules): the classic rule.
+    assert!(matches!(verdict(&s, "pdftotext a.pdf | wc -l"), Verdict::AskUser(_)));
+    s.containable = true;
+    assert!(matches!(
+        verdict(&s, "pdftotext a.pdf | wc -l"),
+        Verdict::Contained(Plan::Shell(_))
+    ));
+    // A skill's grant of any command runs contained too; its own script runs as ever.
+    assert!(matches!(
+        verdict(&s, "pdftotext a.pdf out.txt"),
+        Verdict::Contained(Plan::Argv(_))
+    ));
+    assert!(matches!(verdict(&s, "./run.sh x"), Verdict::Run(Plan::Argv(_))));
+    // Nor does it make a sweeping removal one: that is asked about, as a shell command.
+    assert!(matches!(verdict(&s, "rm -rf /"), Verdict::AskUser(_)));
+    assert!(matches!(verdict(&s, "rm -rf build"), Verdict::Contained(_)));
+    // An installer writing outside the working folder is asked about, the grant of `Bash`
+    // notwithstanding, and the way to allow it names the user's own setting.
+    for installer in [
+        "pip install requests",
+        "cd x && npm install -g y",
+        "python3 -m pip install z",
+    ] {
+        let Verdict::AskUser(pending) = verdict(&s, installer) else {
+            panic!("{installer} was not asked about");
+        };
+        let way = pending.plan().narrowest_way();
+        assert!(
+            way.contains("AGENT_ALLOW_COMMANDS='Bash(") && way.contains("--allow-write"),
+            "{way}"
+        );
+        if let Plan::Shell(shell) = pending.plan()
+            && !installer.contains("&&")
+        {
+            assert!(shell.why().contains("no skill's grant covers"), "{}", shell.why());
+        }
+    }
+    // The user's own grant lets it run (as its words, inside the walls of the skill).
+    s.user_grants = vec!["Bash(pip install:*)".into()];
+    assert!(matches!(
+        verdict(&s, "pip install requests"),
+        Verdict::Run(Plan::Argv(_))
+    ));
+    // `ask` still asks about everything not pre-approved.
+    assert!(matches!(evaluate(ApprovalPolicy::Ask, "ls", &s), Verdict::AskUser(_)));
+}
+
+#[test]
+fn a_python_module_of_the_skill_is_its_own_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = skill_in(tmp.path());
+    std::fs::write(s.dir.join("scripts/fill.py"), "").unwrap();
+    s.workdir = tmp.path().join("work");
+    std::fs::create_dir_all(&s.workdir).unwrap();
+    let run = |s: &SkillScope, c: &str| argv(evaluate(ApprovalPolicy::Auto, c, s));
+    assert_eq!(
+        run(&s, "python3 -m scripts.fill in.pdf").unwrap(),
+        ["python3", "-m", "scripts.fill", "in.pdf"]
+    );
+    assert!(run(&s, "python3 -m http.server").is_none());
+    std::fs::write(s.workdir.join("scripts.py"), "").unwrap();
+    assert!(
+        run(&s, "python3 -m scripts.fill in.pdf").is_none(),
+        "shadowed by the working folder"
+    );
 }

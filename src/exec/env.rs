@@ -3,6 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::sandbox::contain::Extra;
+use crate::support::redact::is_secret_name;
+
 /// Variables that hold the agent's own LLM key, in lookup order (`config` reads the first set);
 /// children never see them.
 pub const AGENT_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
@@ -12,8 +15,9 @@ pub const AGENT_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
 pub const WORKDIR_VAR: &str = "AGENT_WORKDIR";
 
 /// The user's environment minus the agent's key variables, plus the skill's own variables: both
-/// folders, the skill roots, and `PYTHONDONTWRITEBYTECODE=1` (Python would otherwise write
-/// `__pycache__/` next to a skill's modules: into the skill itself).
+/// folders, the skill roots, `PYTHONDONTWRITEBYTECODE=1` (Python would otherwise write
+/// `__pycache__/` next to a skill's modules: into the skill itself), and the skill's folder first
+/// on `PYTHONPATH`, so its scripts import their sibling modules as other agents let them.
 pub fn child_env(
     base: &BTreeMap<String, String>,
     skill_name: &str,
@@ -30,9 +34,30 @@ pub fn child_env(
     env.insert("SKILL_NAME".into(), skill_name.into());
     env.insert(WORKDIR_VAR.into(), workdir.display().to_string());
     env.insert("PYTHONDONTWRITEBYTECODE".into(), "1".into());
+    let python_path = match env.get("PYTHONPATH").filter(|p| !p.is_empty()) {
+        Some(before) => format!("{}:{before}", skill_dir.display()),
+        None => skill_dir.display().to_string(),
+    };
+    env.insert("PYTHONPATH".into(), python_path);
     let roots: Vec<String> = skill_roots.iter().map(|p| p.display().to_string()).collect();
     env.insert("AGENT_SKILLS_PATH".into(), roots.join(":"));
     env
+}
+
+/// Point uv, pip and npm at the agent's per-user caches for them (`UV_CACHE_DIR` …), which a
+/// confined command may write, unless the user's environment `base` names caches of its own.
+pub fn tool_caches(env: &mut BTreeMap<String, String>, base: &BTreeMap<String, String>, extra: &Extra) {
+    for (var, dir) in extra.tool_dirs() {
+        if !base.contains_key(var) && dir.is_dir() {
+            env.insert(var.to_string(), dir.display().to_string());
+        }
+    }
+}
+
+/// Remove the secrets (SPEC §6 names) a contained command was not declared to need: it runs
+/// unasked, so it gets only the keys its skill's `requires.env` names.
+pub fn without_undeclared_secrets(env: &mut BTreeMap<String, String>, declared: &[String]) {
+    env.retain(|name, _| !is_secret_name(name) || declared.iter().any(|d| d == name));
 }
 
 #[cfg(test)]
@@ -59,5 +84,17 @@ mod tests {
         assert_eq!(env["AGENT_SKILLS_PATH"], "/s:/t");
         assert_eq!(env["AGENT_WORKDIR"], "/home/me/proj");
         assert_eq!(env["PYTHONDONTWRITEBYTECODE"], "1");
+        assert_eq!(env["PYTHONPATH"], "/s/w");
+    }
+
+    #[test]
+    fn a_contained_command_keeps_only_declared_secrets() {
+        let mut env: BTreeMap<String, String> =
+            [("GITHUB_TOKEN", "a"), ("AWS_SECRET_ACCESS_KEY", "b"), ("PATH", "/bin")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        without_undeclared_secrets(&mut env, &["GITHUB_TOKEN".to_string()]);
+        assert_eq!(env.keys().collect::<Vec<_>>(), ["GITHUB_TOKEN", "PATH"]);
     }
 }

@@ -132,6 +132,7 @@ async fn argv_runs_without_a_shell_and_falls_back_to_sh_without_a_shebang() {
         entry: Some("run.sh".into()),
         grants: vec!["Bash(./bare.sh:*)".into()],
         unconfined: false,
+        ..SkillScope::default()
     };
     let plan = Plan::for_command("$SKILL_DIR/run.sh 'a;b' \"c d\" '$(id)'", &skill);
     assert!(matches!(plan, Plan::Argv(_)), "{plan:?}");

@@ -43,6 +43,9 @@ pub enum Event {
         /// absent when it runs with `sh -c`.
         #[serde(skip_serializing_if = "Option::is_none")]
         argv: Option<Vec<String>>,
+        /// `auto` ran it unasked inside the walls of a contained command (docs/safety.md).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        contained: bool,
     },
     CommandFinished {
         skill: String,

@@ -191,6 +191,9 @@ fn key_note(key: &str) -> Option<&'static str> {
         "AGENT_APPROVE" => "which commands run without asking",
         "AGENT_SKILLS_PATH" => "where skills are loaded from",
         "AGENT_SANDBOX" | "AGENT_ALLOW_WRITE" => "what commands may write and reach",
+        "AGENT_ALLOW_COMMANDS" | "AGENT_ALLOW_NETWORK" => {
+            "ignored in a project's .env: only your own settings widen this"
+        }
         "PATH" | "BASH_ENV" | "ENV" | "SHELLOPTS" | "PYTHONPATH" | "PYTHONSTARTUP" | "PERL5LIB" | "RUBYOPT" => {
             "changes what commands run"
         }

@@ -274,9 +274,16 @@ impl EventSink for HumanRenderer {
                 self.progress(&format!("▸ skill {} ({})", self.one_line(&skill), self.one_line(&dir)));
                 self.wait("thinking");
             }
-            Event::CommandStarted { skill, command, .. } => {
+            Event::CommandStarted {
+                skill,
+                command,
+                contained,
+                ..
+            } => {
                 let command = self.one_line(&command);
-                self.progress(&format!("▸ run [{}] {command}", self.one_line(&skill)));
+                // Said, so a person sees which commands ran unasked inside the tighter walls.
+                let walls = if contained { " (contained by the sandbox)" } else { "" };
+                self.progress(&format!("▸ run [{}] {command}{walls}", self.one_line(&skill)));
                 let shown: String = command.chars().take(60).collect();
                 self.wait(&format!("running {shown}"));
                 if self.spinners {

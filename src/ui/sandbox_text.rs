@@ -14,6 +14,7 @@ fn grant(g: Grant) -> &'static str {
         Grant::Temp => "temp",
         Grant::Declared => "requires.write",
         Grant::AllowWrite => "--allow-write",
+        Grant::ToolCache => "tools' cache",
     }
 }
 

@@ -65,8 +65,10 @@ async fn probes_are_denied_under_auto_and_through_grants() {
     let canary = ws.work().join("CANARY");
     let commands = probes(&canary);
     assert!(commands.len() <= 16, "one response runs at most 16 calls");
+    // The classic rule of `auto`, where the sandbox cannot contain a command (off here); with it
+    // on, see `probes_run_inside_the_walls_under_auto_with_the_sandbox`.
     for (skill, policy) in [("plain", "auto"), ("granted", "auto"), ("granted", "ask")] {
-        let (code, stderr, results) = propose(&ws, skill, &commands, &["--approve", policy]).await;
+        let (code, stderr, results) = propose(&ws, skill, &commands, &["--approve", policy, "--sandbox", "off"]).await;
         assert!(!canary.exists(), "{skill}/{policy}: a probe ran: {results:?}");
         assert_eq!(code, 6, "{skill}/{policy}: {stderr}");
         for (command, result) in commands.iter().zip(&results) {
@@ -76,6 +78,39 @@ async fn probes_are_denied_under_auto_and_through_grants() {
             );
         }
     }
+}
+
+/// With the sandbox able to contain them, `auto` runs the same probes inside the walls (issue 34
+/// §2): aimed at a canary outside the working folder, none of them reaches it, and each that
+/// tried is told what the sandbox refused and what would allow it.
+#[tokio::test]
+async fn probes_run_inside_the_walls_under_auto_with_the_sandbox() {
+    if !landlock(4) {
+        return;
+    }
+    let ws = Workspace::new();
+    ws.skill("plain", &skill_md("plain", ""), Some(ECHO_ARGS));
+    let canary = ws.home().join("CANARY");
+    let commands = probes(&canary);
+    let (code, stderr, results) = propose(&ws, "plain", &commands, &["--approve", "auto"]).await;
+    assert!(
+        !canary.exists(),
+        "a probe wrote outside the working folder: {results:?}"
+    );
+    assert_eq!(code, 0, "{stderr}");
+    // Every one that failed for it says so (a shell command that went on after it succeeded).
+    let refused: Vec<&String> = results
+        .iter()
+        .filter(|r| !r.starts_with("exit code: 0") && r.contains("Read-only file system"))
+        .collect();
+    assert!(refused.len() >= 8, "{results:?}");
+    for result in refused {
+        assert!(
+            result.contains("blocked by the sandbox") && result.contains("--allow-write"),
+            "{result}"
+        );
+    }
+    assert!(results.iter().all(|r| !r.starts_with("denied:")), "{results:?}");
 }
 
 #[tokio::test]
@@ -96,7 +131,8 @@ async fn a_bare_script_name_is_never_looked_up_on_path() {
         let replies = activate_run_all_answer(skill, &["run.sh Tokyo", "./run.sh Tokyo"], "done");
         let mock = MockLlm::start(replies).await;
         let mut cmd = ws.agent(&mock);
-        cmd.env("PATH", &path).args(["--once", "go", "--approve", "auto"]);
+        cmd.env("PATH", &path)
+            .args(["--once", "go", "--approve", "auto", "--sandbox", "off"]);
         let out = run(cmd).await;
         assert_eq!(out.status.code(), Some(6), "{skill}");
         assert!(!canary.exists(), "{skill}: the run.sh on PATH ran");
@@ -135,7 +171,7 @@ async fn skill_dir_with_a_space_runs_the_real_script_with_the_right_words() {
         .env("AGENT_API_KEY", "sk-test-key-0123456789")
         .arg("--skills-dir")
         .arg(&root)
-        .args(["--once", "go", "--approve", "auto", "--json"]);
+        .args(["--once", "go", "--approve", "auto", "--json", "--sandbox", "off"]);
     let out = run(cmd).await;
     assert_eq!(out.status.code(), Some(6), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!canary.exists(), "the path up to the space ran");
@@ -175,7 +211,7 @@ async fn grants_run_one_literal_command_as_its_words() {
         format!("printf x | touch {}", canary.display()),
         format!("printf x > {}", canary.display()),
     ];
-    let (code, _, results) = propose(&ws, "granted", &commands, &["--approve", "auto"]).await;
+    let (code, _, results) = propose(&ws, "granted", &commands, &["--approve", "auto", "--sandbox", "off"]).await;
     assert_eq!(code, 6);
     assert!(results[0].contains("<a b><$(id)><c;d>"), "{}", results[0]);
     assert!(
@@ -206,7 +242,7 @@ async fn a_denial_names_the_operator_exactly_and_suggests_the_narrow_way_never_y
     let ws = Workspace::new();
     ws.skill("plain", &skill_md("plain", ""), Some(ECHO_ARGS));
     let commands = ["make && rm -rf build".to_string(), "rm -rf build".to_string()];
-    let (code, stderr, results) = propose(&ws, "plain", &commands, &[]).await;
+    let (code, stderr, results) = propose(&ws, "plain", &commands, &["--sandbox", "off"]).await;
     assert_eq!(code, 6, "{stderr}");
     assert!(results[0].contains("an operator (&&)"), "{}", results[0]);
     assert!(results[0].contains("on a terminal"), "{}", results[0]);

@@ -3,6 +3,7 @@
 
 mod approval_boundary;
 mod architecture;
+mod auto_contained;
 mod bundled_skills;
 mod catalog_budget;
 mod chat_watch;
@@ -41,6 +42,7 @@ mod skill_audit_trust;
 mod skill_cache;
 mod skill_eval;
 mod skill_fixtures;
+mod skill_habits;
 mod skill_invocation;
 mod skill_library;
 mod skill_loading;

@@ -168,7 +168,8 @@ async fn allowed_tools_grants_in_every_spelling() {
         ])
         .await;
         let mut cmd = ws.agent(&mock);
-        cmd.args(["--once", "x", "--approve", "auto"]);
+        // The classic rule: with the sandbox on, `auto` would run the second one contained.
+        cmd.args(["--once", "x", "--approve", "auto", "--sandbox", "off"]);
         let out = run(cmd).await;
         assert_eq!(out.status.code(), Some(6), "{name}: the second command was denied");
         let reqs = mock.requests().await;

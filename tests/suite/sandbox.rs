@@ -151,7 +151,7 @@ async fn a_refused_write_is_explained_to_the_model_and_the_user() {
     assert_eq!(code, 0, "{stderr}");
     assert!(result.starts_with("exit code: 0"), "{result}");
     assert!(canary.exists());
-    // A path that does not exist cannot be granted: the user is told once, before anything runs.
+    // A folder that does not exist yet is created, and the user is told once, before anything runs.
     let (_, stderr, _) = turn(
         &ws,
         "strict-writer",
@@ -163,11 +163,12 @@ async fn a_refused_write_is_explained_to_the_model_and_the_user() {
     let out = ws.work().join("out").display().to_string();
     assert_eq!(
         stderr
-            .matches(&format!("--allow-write {out}: it does not exist"))
+            .matches(&format!("--allow-write {out}: it did not exist; created it"))
             .count(),
         1,
         "{stderr}"
     );
+    assert!(ws.work().join("out").is_dir());
 
     let second = ws.home().join("second");
     let command = format!("./run.sh {}", args(&[&second]));

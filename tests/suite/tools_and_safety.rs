@@ -54,6 +54,8 @@ async fn child_env_drops_agent_keys_adds_skill_vars_and_redacts_secrets() {
 
 #[tokio::test]
 async fn without_terminal_unapproved_commands_are_denied_with_a_hint() {
+    // The classic rule, where the sandbox cannot contain a command (tests/suite/auto_contained.rs
+    // has the rule with it on).
     let ws = probe_workspace();
     let canary = ws.work().join("canary");
     let mock = MockLlm::start(vec![
@@ -66,7 +68,7 @@ async fn without_terminal_unapproved_commands_are_denied_with_a_hint() {
     ])
     .await;
     let mut cmd = ws.agent(&mock);
-    cmd.args(["--once", "probe"]);
+    cmd.args(["--once", "probe", "--sandbox", "off"]);
     let out = run(cmd).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(

@@ -102,7 +102,8 @@ async fn a_recovered_command_the_policy_would_ask_about_is_denied_without_a_term
         )),
         text("I could not run it."),
     ];
-    let (code, events, _) = once(&ws, replies, &[]).await;
+    // The classic rule (with the sandbox on, `auto` would run it contained, as a native call).
+    let (code, events, _) = once(&ws, replies, &["--sandbox", "off"]).await;
     assert_eq!(code, 6, "the same denial as a native call: {events:?}");
     assert_eq!(of_type(&events, "command_denied").len(), 1);
     assert!(!canary.exists());
@@ -418,7 +419,7 @@ async fn a_model_that_says_nothing_after_a_denial_ends_the_turn_with_the_denial(
         tool("run_command", json!({"command": "/elsewhere/run.sh Tokyo"})),
         text(""),
     ];
-    let (code, events, _) = once(&ws, replies, &[]).await;
+    let (code, events, _) = once(&ws, replies, &["--sandbox", "off"]).await;
     assert_eq!(code, 6, "the denial is what happened: {events:?}");
     assert!(of_type(&events, "error").is_empty(), "{events:?}");
     assert!(

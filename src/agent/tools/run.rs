@@ -8,7 +8,7 @@ use crate::exec::private_temp::PrivateTemp;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
 use crate::exec::sandbox::planted::{Snapshot, Watch};
 use crate::exec::sandbox::policy::Enforcement;
-use crate::exec::sandbox::{Confinement, Policy, hint};
+use crate::exec::sandbox::{Confinement, Mode, Policy, hint};
 use crate::exec::trust::Comparison;
 use crate::output::{ApprovalRequest, Event};
 use crate::skills::Skill;
@@ -53,15 +53,22 @@ impl ToolRunner {
             return ToolOutcome::denied(reason);
         }
         let requires = &skill.requires;
-        let mut policy = self
-            .settings
-            .sandbox
-            .policy(&skill.dir, &requires.write, requires.network);
+        let sandbox = &self.settings.sandbox;
+        if sandbox.mode != Mode::Off && sandbox.kernel.filesystem() {
+            sandbox.extra.ensure_tool_dirs();
+        }
+        let mut policy = sandbox.policy(&skill.dir, &requires.write, requires.network);
         if self.is_locked(&skill).await {
             policy = policy.lock_skill_folder();
         }
-        let plan = match self.approve(&skill, command, &policy).await {
-            Ok(plan) => plan,
+        // The tighter walls a command that is not the skill's own runs in under `auto`, if any.
+        let tight = policy.contained(requires.network, sandbox.extra.network);
+        let plan = match self.approve(&skill, command, &policy, tight.is_some()).await {
+            Ok((plan, true)) => {
+                policy = tight.unwrap_or(policy);
+                Approved { plan, contained: true }
+            }
+            Ok((plan, false)) => Approved { plan, contained: false },
             Err(reason) => {
                 self.emit(Event::CommandDenied {
                     skill: Some(skill.name.clone()),
@@ -75,7 +82,8 @@ impl ToolRunner {
     }
 
     /// Start the approved `plan` in the sandbox `policy` describes and report how it ended.
-    async fn execute(&self, skill: &Skill, command: &str, plan: &Plan, policy: &Policy) -> ToolOutcome {
+    async fn execute(&self, skill: &Skill, command: &str, approved: &Approved, policy: &Policy) -> ToolOutcome {
+        let plan = &approved.plan;
         // Its own temp folder, removed when this returns (and the command's processes are gone).
         let temp = PrivateTemp::create(&self.settings.sandbox.temp)
             .inspect_err(|e| tracing::debug!("no private temp folder: {e}"))
@@ -97,6 +105,7 @@ impl ToolRunner {
                 Plan::Argv(argv) => Some(argv.words().to_vec()),
                 Plan::Shell(_) => None,
             },
+            contained: approved.contained,
         });
         let mut env = child_env(
             &self.settings.base_env,
@@ -107,6 +116,12 @@ impl ToolRunner {
         );
         env.insert("AGENT_SANDBOX".into(), policy.child_value().into());
         env.extend(temp.iter().flat_map(PrivateTemp::child_vars));
+        if policy.enforcement() == Enforcement::Confined {
+            crate::exec::env::tool_caches(&mut env, &self.settings.base_env, &self.settings.sandbox.extra);
+        }
+        if approved.contained {
+            crate::exec::env::without_undeclared_secrets(&mut env, &skill.requires.env);
+        }
         let live = LiveOutput::new(self.sink.clone(), &self.settings.redactor);
         let spec = CommandSpec {
             plan,
@@ -150,7 +165,13 @@ impl ToolRunner {
         removed: &[String],
     ) -> ToolOutcome {
         let succeeded = !out.timed_out && out.exit_code == Some(0);
-        let hint = hint::explain(policy, succeeded, &out.stderr.text, &self.settings.workdir).map(|h| {
+        // A tool that reports on stdout (or a command that sent stderr there) is read there.
+        let said = if out.stderr.text.trim().is_empty() {
+            &out.stdout.text
+        } else {
+            &out.stderr.text
+        };
+        let hint = hint::explain(policy, succeeded, said, &self.settings.workdir).map(|h| {
             h.naming_protected(&self.settings.sandbox.protected, &self.settings.workdir)
                 .message()
         });
@@ -233,7 +254,15 @@ impl ToolRunner {
 
     /// What runs, once the policy (or a person) allowed it; else why not. A command the sandbox
     /// must refuse (`strict` where the kernel cannot enforce it) is not even asked about.
-    async fn approve(&self, skill: &Skill, command: &str, policy: &Policy) -> Result<Plan, String> {
+    /// `containable`: the sandbox could wall in any command here; the flag returned says the plan
+    /// runs contained (the caller then tightens the walls).
+    async fn approve(
+        &self,
+        skill: &Skill,
+        command: &str,
+        policy: &Policy,
+        containable: bool,
+    ) -> Result<(Plan, bool), String> {
         // Before anything is asked: a command of a skill missing what it needs would fail halfway.
         if let Some(reason) = self.unmet(skill) {
             return Err(reason);
@@ -244,8 +273,20 @@ impl ToolRunner {
         if let Enforcement::Refused(why) = policy.enforcement() {
             return Err(why);
         }
-        let unconfined = matches!(policy.enforcement(), Enforcement::Unconfined);
-        match approval::evaluate(self.settings.approve, command, &scope_of(skill, unconfined)) {
+        let mut scope = scope_of(skill, matches!(policy.enforcement(), Enforcement::Unconfined));
+        scope.containable = containable;
+        scope.user_grants = self.settings.sandbox.extra.commands.clone();
+        scope.workdir = self.settings.workdir.clone();
+        let plan = match approval::evaluate(self.settings.approve, command, &scope) {
+            Verdict::Contained(plan) => return Ok((plan, true)),
+            verdict => self.decide(skill, command, policy, verdict).await?,
+        };
+        Ok((plan, false))
+    }
+
+    /// What a person (or the lack of one) decides about a verdict that is not contained.
+    async fn decide(&self, skill: &Skill, command: &str, policy: &Policy, verdict: Verdict) -> Result<Plan, String> {
+        match verdict {
             // Pre-approval leans on the walls; where a protected place beneath a writable one
             // cannot be kept read-only, a person decides instead (issue 32 §3).
             Verdict::Run(plan)
@@ -266,7 +307,7 @@ impl ToolRunner {
                     Err("denied by the user".to_string())
                 }
             }
-            Verdict::Run(plan) => Ok(plan),
+            Verdict::Run(plan) | Verdict::Contained(plan) => Ok(plan),
             Verdict::Deny(reason) => Err(reason),
             Verdict::AskUser(pending) if !self.approver.can_ask() => Err(no_terminal(pending.plan())),
             Verdict::AskUser(pending) => {
@@ -419,7 +460,14 @@ fn scope_of(skill: &Skill, unconfined: bool) -> SkillScope {
         entry: skill.entry.clone(),
         grants: skill.allowed_tools.clone(),
         unconfined,
+        ..SkillScope::default()
     }
+}
+
+/// A plan someone (or the policy) allowed, and whether it runs contained.
+struct Approved {
+    plan: Plan,
+    contained: bool,
 }
 
 /// Why a command that needs a yes was denied without a terminal, with the narrowest way that

@@ -32,19 +32,23 @@ pub struct Hint {
     /// (`~/.config/agent: the agent's configuration`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub kept: Vec<String>,
+    /// Hosts the command failed to connect to while the network was closed to it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
 }
 
 impl Hint {
     /// One sentence for the model and the user, saying what to do about it.
     pub fn message(&self) -> String {
         let fix = "the skill can declare `requires.write`, or the user can pass `--allow-write PATH`";
-        let net_fix = "the skill can declare `requires.network: true`, or the user can run with `--sandbox on`";
+        let net_fix = "the skill can declare `requires.network: true`, or the user can allow it with \
+                       AGENT_ALLOW_NETWORK=1 in ~/.config/agent/.env (with --sandbox on, not strict)";
         // An installed skill's own folder is inside a skill root: the more useful advice first.
         if self.installed {
             return format!(
-                "blocked by the sandbox: an installed skill's own folder is read-only to its commands ({}), so \
-                 running it never changes it; write outputs into the working folder instead (give the script an \
-                 output path there)",
+                "blocked by the sandbox: an installed skill's own folder is read-only to its commands, so running it \
+                 never changes it, and any skill's folder is to a command that is not its own script ({}); write \
+                 outputs into the working folder instead (give the script an output path there)",
                 self.paths.join(", ")
             );
         }
@@ -58,13 +62,19 @@ impl Hint {
                 self.kept.join("; ")
             );
         }
+        if !self.hosts.is_empty() && self.paths.is_empty() {
+            return format!(
+                "blocked by the sandbox: connecting to {} (this command has no network); {net_fix}",
+                self.hosts.join(", ")
+            );
+        }
         match (self.paths.is_empty(), self.network) {
             (false, _) => format!(
                 "blocked by the sandbox: writing outside the folders this skill may write ({}); {fix}",
                 self.paths.join(", ")
             ),
             (true, true) => format!(
-                "this may have been blocked by the sandbox: under --sandbox strict this skill may not use the network ({net_fix}), and it may write only in its folder, the working directory and the temp folder ({fix})"
+                "this may have been blocked by the sandbox: this command may not use the network ({net_fix}), and it may write only in the working directory, the temp folder and the places it was granted ({fix})"
             ),
             (true, false) => format!(
                 "this may have been blocked by the sandbox: it may write only in its folder, the working directory and the temp folder; {fix}"
@@ -98,13 +108,20 @@ pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Op
     let mut denied_lines = 0;
     let mut candidates = Vec::new();
     let mut connect_failed = false;
+    let mut hosts: Vec<String> = Vec::new();
     for line in stderr.lines() {
         let lower = line.to_lowercase();
+        // Node reports a write refused on the way (`mkdir -p` of a folder it may not make) as ENOENT.
+        let refused_make = lower.contains("enoent")
+            && ["mkdir", "rename", "copyfile", "symlink", "link '"]
+                .iter()
+                .any(|w| lower.contains(w));
         let denied = lower.contains("permission denied")
             || lower.contains("operation not permitted")
             || lower.contains("read-only file system")
             || lower.contains("eacces")
-            || lower.contains("erofs");
+            || lower.contains("erofs")
+            || refused_make;
         if denied {
             denied_lines += 1;
             candidates.extend(paths_in(line));
@@ -115,6 +132,9 @@ pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Op
             .any(|w| lower.contains(w));
         if about_network && (denied || lower.contains("fail") || lower.contains("could")) {
             connect_failed = true;
+            if network {
+                hosts.extend(host_in(line).filter(|h| !hosts.contains(h)));
+            }
         }
     }
     // Device and `/proc` paths are left alone: writing to them is allowed, or not ours to judge.
@@ -146,6 +166,7 @@ pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Op
             network,
             installed,
             kept,
+            hosts,
         });
     }
     let unexplained = denied_lines > 0 && candidates.is_empty();
@@ -154,6 +175,27 @@ pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Op
         network,
         installed: false,
         kept: Vec::new(),
+        hosts,
+    })
+}
+
+/// The host a failed connection names, in the words tools print it: curl's `connect to HOST
+/// port N`, wget's `Connecting to HOST`, Node's `connect EACCES ADDRESS:PORT`.
+fn host_in(line: &str) -> Option<String> {
+    let lower = line.to_lowercase();
+    let after = ["connect to ", "connecting to ", "connect eacces ", "connect eperm "]
+        .iter()
+        .find_map(|m| lower.find(m).map(|i| &line[i + m.len()..]))?;
+    let word = after.split_whitespace().next()?;
+    let host = word.trim_matches(|c: char| matches!(c, '(' | ')' | '\'' | '"' | ',' | ':' | '.'));
+    let port = after
+        .split_whitespace()
+        .nth(2)
+        .filter(|_| after.split_whitespace().nth(1) == Some("port"))
+        .map(|p| p.trim_end_matches(|c: char| !c.is_ascii_digit()));
+    (!host.is_empty()).then(|| match port {
+        Some(p) if !p.is_empty() => format!("{host}:{p}"),
+        _ => host.to_string(),
     })
 }
 

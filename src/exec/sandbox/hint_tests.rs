@@ -188,3 +188,21 @@ fn a_refused_protected_place_outside_the_writable_ones_is_named_too() {
     let plain = c.explain(Mode::On, &other).unwrap().naming_protected(&protected, &work);
     assert!(plain.kept.is_empty() && plain.message().contains("requires.write"));
 }
+
+#[test]
+fn a_refused_connection_names_the_host() {
+    assert_eq!(
+        host_in("curl: (7) Failed to connect to example.com port 443 after 0 ms: Couldn't connect to server")
+            .as_deref(),
+        Some("example.com:443")
+    );
+    assert_eq!(
+        host_in("Error: connect EACCES 93.184.216.34:443").as_deref(),
+        Some("93.184.216.34:443")
+    );
+    assert_eq!(
+        host_in("Connecting to example.com (example.com)|1.2.3.4|:80... failed: Permission denied.").as_deref(),
+        Some("example.com")
+    );
+    assert_eq!(host_in("no network words here"), None);
+}

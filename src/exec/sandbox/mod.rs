@@ -5,6 +5,7 @@
 //!
 //! - [`Mode`]: `on`, `strict` or `off`, as the user chose.
 //! - [`kernel`]: what this machine's Landlock can enforce.
+//! - [`contain`]: the tighter walls of a command `auto` runs unasked that is not the skill's own.
 //! - [`policy`]: what one skill's commands may write and reach, from the user's settings and what
 //!   the skill declares (`requires.write`, `requires.network`).
 //! - [`confine`]: a policy turned into a Landlock ruleset (and, under `strict`, a seccomp filter),
@@ -17,6 +18,7 @@
 //! - [`probe`]: checking on this machine that a confined child really cannot write.
 
 pub mod confine;
+pub mod contain;
 pub mod guard;
 pub mod hint;
 pub mod kernel;

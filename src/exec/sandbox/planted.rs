@@ -41,7 +41,7 @@ impl Watch {
         let roots = policy
             .write
             .iter()
-            .filter(|w| !w.file && w.grant != Grant::Temp)
+            .filter(|w| !w.file && !matches!(w.grant, Grant::Temp | Grant::ToolCache))
             .map(|w| w.real.clone())
             .collect();
         let mut skip = policy.read_only.clone();

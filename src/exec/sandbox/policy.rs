@@ -33,6 +33,8 @@ pub enum Grant {
     Declared,
     /// `--allow-write` or `AGENT_ALLOW_WRITE`.
     AllowWrite,
+    /// The agent's per-user caches for uv, pip and npm (`UV_CACHE_DIR` …), see [`super::contain`].
+    ToolCache,
 }
 
 /// One place a command may write.
@@ -98,6 +100,8 @@ pub struct Settings {
     pub allow_write: Vec<PathBuf>,
     /// Places no skill declaration can open.
     pub protected: Protected,
+    /// The user's own allowances and the tools' caches (issue 34).
+    pub extra: super::contain::Extra,
 }
 
 impl Settings {
@@ -127,6 +131,7 @@ impl Settings {
             temp,
             allow_write,
             protected: Protected::default(),
+            extra: super::contain::Extra::default(),
         }
     }
 
@@ -186,6 +191,14 @@ impl Settings {
         for path in &self.allow_write {
             builder.add(path.clone(), Grant::AllowWrite, false);
         }
+        // Only once made (a command's run makes them): `skills show` lists no missing cache.
+        for (_, dir) in self
+            .extra
+            .tool_dirs()
+            .filter(|(_, d)| skill_dir.is_some() && d.is_dir())
+        {
+            builder.add(dir, Grant::ToolCache, false);
+        }
         (builder.write, builder.skipped)
     }
 
@@ -197,7 +210,7 @@ impl Settings {
         }
         let unavailable = super::readonly::available().err();
         let guard = guard::beneath(write, &self.protected, unavailable.is_none());
-        let mut kept = kept_read_only(write);
+        let mut kept = super::readonly::kept_read_only(write);
         for (path, _) in &guard.kept {
             if !kept.contains(path) {
                 kept.push(path.clone());
@@ -214,21 +227,19 @@ impl Settings {
         }
     }
 
-    /// The user's `--allow-write` paths that do not exist, as warnings: Landlock grants rights on
-    /// existing files and folders only, so writing there stays refused (and `agent` does not
-    /// create them on the user's behalf).
-    pub fn allow_write_warnings(&self) -> Vec<String> {
+    /// The user's `--allow-write` folders that do not exist yet, created now (Landlock grants
+    /// rights on existing places only, and the user named this one), each said in a line; one
+    /// that cannot be created stays unwritable, and the line says why.
+    pub fn prepare_allow_write(&self) -> Vec<String> {
         if self.mode == Mode::Off || !self.kernel.filesystem() {
             return Vec::new();
         }
         self.allow_write
             .iter()
-            .filter(|p| !p.exists())
-            .map(|p| {
-                format!(
-                    "--allow-write {}: it does not exist, so commands cannot write there; create it first",
-                    p.display()
-                )
+            .filter(|p| std::fs::symlink_metadata(p).is_err())
+            .map(|p| match std::fs::create_dir_all(p) {
+                Ok(()) => format!("--allow-write {}: it did not exist; created it (empty) so commands can write there", p.display()),
+                Err(e) => format!("--allow-write {}: it does not exist and could not be created ({e}), so commands cannot write there", p.display()),
             })
             .collect()
     }
@@ -254,27 +265,8 @@ impl Settings {
     }
 }
 
-/// The places of [`super::readonly::KEPT_READ_ONLY`] that exist directly inside a writable folder
-/// (not the temp folders), unless the user's `--allow-write` names them or a place inside them.
-fn kept_read_only(write: &[Writable]) -> Vec<PathBuf> {
-    let allowed: Vec<&Writable> = write.iter().filter(|w| w.grant == Grant::AllowWrite).collect();
-    let mut out = Vec::new();
-    for w in write.iter().filter(|w| !w.file && w.grant != Grant::Temp) {
-        for name in super::readonly::KEPT_READ_ONLY {
-            let place = w.real.join(name);
-            let opened = allowed
-                .iter()
-                .any(|a| a.real.starts_with(&place) || place.starts_with(&a.real));
-            if !opened && std::fs::symlink_metadata(&place).is_ok() && !out.contains(&place) {
-                out.push(place);
-            }
-        }
-    }
-    out
-}
-
 /// What `strict` needs that the kernel lacks, if anything.
-fn strict_gap(k: &Kernel) -> Option<String> {
+pub(super) fn strict_gap(k: &Kernel) -> Option<String> {
     if !k.filesystem() {
         Some(k.missing.clone().unwrap_or_else(|| "no Landlock".into()))
     } else if !k.truncate() || !k.tcp() {

@@ -84,14 +84,24 @@ fn missing_and_unexpandable_declarations_are_skipped_with_a_reason() {
 }
 
 #[test]
-fn a_missing_allow_write_path_is_warned_about_unless_nothing_is_confined() {
+fn a_missing_allow_write_folder_is_created_and_said_unless_nothing_is_confined() {
     let l = layout();
-    let s = settings(&l, Mode::On, 7, &["out", "~"]);
-    let warnings = s.allow_write_warnings();
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].contains(&l.work.join("out").display().to_string()) && warnings[0].contains("does not exist"));
-    assert!(settings(&l, Mode::Off, 7, &["out"]).allow_write_warnings().is_empty());
-    assert!(settings(&l, Mode::On, 0, &["out"]).allow_write_warnings().is_empty());
+    assert!(settings(&l, Mode::Off, 7, &["out"]).prepare_allow_write().is_empty());
+    assert!(settings(&l, Mode::On, 0, &["out"]).prepare_allow_write().is_empty());
+    assert!(!l.work.join("out").exists());
+    let s = settings(&l, Mode::On, 7, &["out/deep", "~"]);
+    let said = s.prepare_allow_write();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains(&l.work.join("out/deep").display().to_string()) && said[0].contains("created it"));
+    assert!(l.work.join("out/deep").is_dir());
+    let g = grants(&s.policy(&l.skill, &[], false));
+    assert!(
+        !s.policy(&l.skill, &[], false)
+            .skipped
+            .iter()
+            .any(|k| k.reason == "does not exist"),
+        "{g:?}"
+    );
 }
 
 #[test]

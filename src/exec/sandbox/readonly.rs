@@ -18,6 +18,7 @@
 //! namespaces are unavailable (some container runtimes, distributions that restrict them), a probe
 //! says so once and the places stay writable, which `skills show` states.
 
+use super::policy::{Grant, Writable};
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -288,6 +289,28 @@ fn probe() -> Result<(), String> {
         Ok(status) => Err(format!("the check exited with {status}")),
         Err(e) => Err(format!("user namespaces are unavailable here ({e})")),
     }
+}
+
+/// The places of [`KEPT_READ_ONLY`] that exist directly inside a writable folder
+/// (not the temp folders), unless the user's `--allow-write` names them or a place inside them.
+pub(super) fn kept_read_only(write: &[Writable]) -> Vec<PathBuf> {
+    let allowed: Vec<&Writable> = write.iter().filter(|w| w.grant == Grant::AllowWrite).collect();
+    let mut out = Vec::new();
+    for w in write
+        .iter()
+        .filter(|w| !w.file && !matches!(w.grant, Grant::Temp | Grant::ToolCache))
+    {
+        for name in KEPT_READ_ONLY {
+            let place = w.real.join(name);
+            let opened = allowed
+                .iter()
+                .any(|a| a.real.starts_with(&place) || place.starts_with(&a.real));
+            if !opened && std::fs::symlink_metadata(&place).is_ok() && !out.contains(&place) {
+                out.push(place);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
