@@ -43,10 +43,12 @@ fn folder_dotenv(folder: &Path, user: Option<&Dotenv>) -> Option<Dotenv> {
     (!same).then_some(found)
 }
 
+/// Whether `a` and `b` are one file once symlinks are resolved (both must exist).
 fn same_file(a: &Path, b: &Path) -> bool {
     matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
 }
 
+/// What trust records of a `.env`: its path, the keys it sets and its content hash.
 fn state_of(dotenv: Option<&Dotenv>) -> Option<DotenvState> {
     dotenv.map(|d| DotenvState {
         path: d.path.clone(),
@@ -84,10 +86,6 @@ pub fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
     Ok(Settled { env, trust, notes })
 }
 
-/// The project roots whose skills a folder's trust covers: its own, its parents' up to the
-/// repository root, and the other agents' project folders selected by `AGENT_OTHER_AGENTS` (from
-/// the environment or the user's `.env`: the folder's own `.env` is not read before it is
-/// trusted; a value that names no agent counts as the default, and configuration reports it).
 /// The folder a trust decision about `cwd` is recorded for: the repository root holding it (the
 /// topmost folder whose project skills count, never the home folder), else `cwd` itself. So a
 /// decision taken in `proj/sub/dir` also covers runs in `proj`, and the other way round.
@@ -98,6 +96,10 @@ fn trusted_folder(cwd: &Path) -> PathBuf {
         .unwrap_or_else(|| cwd.to_path_buf())
 }
 
+/// The project roots whose skills a folder's trust covers: its own, its parents' up to the
+/// repository root, and the other agents' project folders selected by `AGENT_OTHER_AGENTS` (from
+/// the environment or the user's `.env`: the folder's own `.env` is not read before it is
+/// trusted; a value that names no agent counts as the default, and configuration reports it).
 fn covered_roots(folder: &Path, user: Option<&Dotenv>) -> Vec<PathBuf> {
     let from_user = user.and_then(|u| u.entries.as_ref().ok()).and_then(|entries| {
         entries
