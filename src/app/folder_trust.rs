@@ -1,6 +1,6 @@
-//! Folder trust at start-up (SPEC §3): read the user's and the working folder's `.env`, ask once
-//! on a terminal when the folder is undecided or changed, warn in one line without one, and
-//! `agent trust [DIR]`.
+//! Folder trust at start-up (docs/design.md#folder-trust): read the user's and the working folder's
+//! `.env`, ask once on a terminal when the folder is undecided or changed, warn in one line without
+//! one, and `agent trust [DIR]`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -235,7 +235,8 @@ pub fn legacy_targets(dirs: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The hidden folders of a project that hold a `skills` root (SPEC §2: ours and the other agents').
+/// The hidden folders of a project that hold a `skills` root (ours and the other agents',
+/// docs/design.md#skill-roots).
 const ROOT_HOLDERS: [&str; 5] = [".agents", ".claude", ".codex", ".gemini", ".opencode"];
 
 /// The project folder a skill root belongs to: `P` for `P/skills`, `P/.agents/skills` and the
