@@ -1,4 +1,4 @@
-//! Command-line interface: flags and subcommands of SPEC §8.
+//! Command-line interface: flags and subcommands (docs/usage.md).
 
 use std::path::PathBuf;
 

@@ -1,5 +1,5 @@
-//! Resolved settings (SPEC §3): flag > environment > the working folder's `.env` if that folder is
-//! trusted > the user's `~/.config/agent/.env` > default.
+//! Resolved settings (docs/design.md#configuration): flag > environment > the working folder's
+//! `.env` if that folder is trusted > the user's `~/.config/agent/.env` > default.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -28,8 +28,8 @@ pub const DEFAULT_EMBED_MODEL: &str = "text-embedding-3-small";
 /// Model used unless told otherwise.
 pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
 
-/// The settings sources below flags (SPEC §3): the process environment, then the working
-/// folder's `.env` when that folder is trusted, then the user's own `.env`.
+/// The settings sources below flags (docs/design.md#configuration): the process environment, then
+/// the working folder's `.env` when that folder is trusted, then the user's own `.env`.
 #[derive(Debug, Clone, Default)]
 pub struct Environment {
     process: BTreeMap<String, String>,
@@ -85,8 +85,9 @@ impl Environment {
             .filter(|v| !v.is_empty())
     }
 
-    /// Every variable a child process should see before the agent's own edits (SPEC §5): the
-    /// process environment plus `.env` entries it does not already define.
+    /// Every variable a child process should see before the agent's own edits
+    /// (docs/design.md#child-environment): the process environment plus `.env` entries it does not
+    /// already define.
     pub fn merged(&self) -> BTreeMap<String, String> {
         let mut all = self.user.clone();
         all.extend(self.folder.clone());
@@ -155,7 +156,7 @@ pub struct Config {
     pub compact_prompt: Option<bool>,
     /// Storing sessions, the context window, automatic compaction.
     pub sessions: sessions::SessionSettings,
-    /// What commands may write and reach (SPEC §5 "Sandbox").
+    /// What commands may write and reach (docs/design.md#sandbox).
     pub sandbox: crate::exec::sandbox::Settings,
     pub env: Environment,
 }

@@ -1,4 +1,4 @@
-//! Exit codes of SPEC §7 and the error type that carries one to `main`.
+//! The exit codes (docs/design.md#exit-codes) and the error type that carries one to `main`.
 
 use std::fmt;
 

@@ -31,7 +31,7 @@
 //! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, what
 //!   makes a folder a skill folder and which folders are skill roots (ours and other agents'),
 //!   outside text made safe for the terminal.
-//! - [`sessions`]: stored sessions (SPEC §9): records, the append-only store with its lock,
+//! - [`sessions`]: stored sessions: records, the append-only store with its lock,
 //!   loading and replaying, exports (md, html, json), context estimates, compaction helpers.
 //! - [`cli`], [`config`], [`exit`]: the flags, the resolved settings, the exit codes.
 //!

@@ -1,7 +1,7 @@
 //! Compaction and the context: `/compact [FOCUS]` and automatic compaction near the context limit
 //! replace the history in the request by a model-written summary, then send the instructions of
 //! the skills that were active again, read fresh, so compaction never makes the model forget a
-//! skill (SPEC §9). `/context` is the breakdown the limit is checked against.
+//! skill (docs/design.md#sessions). `/context` is the breakdown the limit is checked against.
 
 use serde_json::Value;
 

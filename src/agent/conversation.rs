@@ -48,8 +48,8 @@ pub struct Conversation {
     partial: Arc<Mutex<String>>,
     /// Whether the user was told the history is being shortened.
     budget_noticed: bool,
-    /// Where every message and activation is stored as it happens (SPEC §9); off when sessions
-    /// are not stored.
+    /// Where every message and activation is stored as it happens (docs/sessions.md); off when
+    /// sessions are not stored.
     journal: Journal,
 }
 

@@ -1,4 +1,4 @@
-//! What the agent keeps for its stored session (SPEC §9) besides the messages the conversation
+//! What the agent keeps for its stored session besides the messages the conversation
 //! records: usage per turn, "always" grants, the catalog and tool sizes `/context` reports, and
 //! taking up a stored session (skills that changed or vanished since are said, not used stale).
 

@@ -51,7 +51,8 @@ pub enum TurnError {
     StepLimit { steps: u32, repeating: String },
 }
 
-/// Tool calls of one model response that are executed (SPEC §4); the rest get an error.
+/// Tool calls of one model response that are executed (docs/design.md#limits); the rest get an
+/// error.
 pub const MAX_CALLS_PER_RESPONSE: usize = 16;
 
 /// Skills ranked for an over-budget catalog; the rest follow in catalog order while room remains.

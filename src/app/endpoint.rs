@@ -1,6 +1,6 @@
-//! Settling which server and model a run talks to before the agent is built (SPEC §3): a local
-//! server found on the usual ports when nothing is configured, and the model a server that is not
-//! api.openai.com lists when none was given.
+//! Settling which server and model a run talks to before the agent is built
+//! (docs/design.md#configuration): a local server found on the usual ports when nothing is
+//! configured, and the model a server that is not api.openai.com lists when none was given.
 
 use std::time::Duration;
 
@@ -21,9 +21,9 @@ const TOOL_CHECK_VAR: &str = "AGENT_TOOL_CHECK";
 /// Most model names an error message lists.
 const MAX_LISTED: usize = 20;
 
-/// Fill in the base URL and model where SPEC §3 says to discover them; errors are exit 3 (or 4
-/// when the server cannot be reached at all). A replayed run talks to no server and keeps its
-/// settings.
+/// Fill in the base URL and model where they are discovered (docs/configuration.md, "Local
+/// servers"); errors are exit 3 (or 4 when the server cannot be reached at all). A replayed run
+/// talks to no server and keeps its settings.
 pub async fn settle(cli: &Cli, config: &mut Config) -> Result<(), AppError> {
     if cli.replay.is_some() {
         return Ok(());

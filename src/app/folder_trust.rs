@@ -1,6 +1,6 @@
-//! Folder trust at start-up (SPEC §3): read the user's and the working folder's `.env`, ask once
-//! on a terminal when the folder is undecided or changed, warn in one line without one, and
-//! `agent trust [DIR]`.
+//! Folder trust at start-up (docs/design.md#folder-trust): read the user's and the working folder's
+//! `.env`, ask once on a terminal when the folder is undecided or changed, warn in one line without
+//! one, and `agent trust [DIR]`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,10 +43,12 @@ fn folder_dotenv(folder: &Path, user: Option<&Dotenv>) -> Option<Dotenv> {
     (!same).then_some(found)
 }
 
+/// Whether `a` and `b` are one file once symlinks are resolved (both must exist).
 fn same_file(a: &Path, b: &Path) -> bool {
     matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
 }
 
+/// What trust records of a `.env`: its path, the keys it sets and its content hash.
 fn state_of(dotenv: Option<&Dotenv>) -> Option<DotenvState> {
     dotenv.map(|d| DotenvState {
         path: d.path.clone(),
@@ -84,10 +86,6 @@ pub fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
     Ok(Settled { env, trust, notes })
 }
 
-/// The project roots whose skills a folder's trust covers: its own, its parents' up to the
-/// repository root, and the other agents' project folders selected by `AGENT_OTHER_AGENTS` (from
-/// the environment or the user's `.env`: the folder's own `.env` is not read before it is
-/// trusted; a value that names no agent counts as the default, and configuration reports it).
 /// The folder a trust decision about `cwd` is recorded for: the repository root holding it (the
 /// topmost folder whose project skills count, never the home folder), else `cwd` itself. So a
 /// decision taken in `proj/sub/dir` also covers runs in `proj`, and the other way round.
@@ -98,6 +96,10 @@ fn trusted_folder(cwd: &Path) -> PathBuf {
         .unwrap_or_else(|| cwd.to_path_buf())
 }
 
+/// The project roots whose skills a folder's trust covers: its own, its parents' up to the
+/// repository root, and the other agents' project folders selected by `AGENT_OTHER_AGENTS` (from
+/// the environment or the user's `.env`: the folder's own `.env` is not read before it is
+/// trusted; a value that names no agent counts as the default, and configuration reports it).
 fn covered_roots(folder: &Path, user: Option<&Dotenv>) -> Vec<PathBuf> {
     let from_user = user.and_then(|u| u.entries.as_ref().ok()).and_then(|entries| {
         entries
@@ -233,7 +235,8 @@ pub fn legacy_targets(dirs: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The hidden folders of a project that hold a `skills` root (SPEC §2: ours and the other agents').
+/// The hidden folders of a project that hold a `skills` root (ours and the other agents',
+/// docs/design.md#skill-roots).
 const ROOT_HOLDERS: [&str; 5] = [".agents", ".claude", ".codex", ".gemini", ".opencode"];
 
 /// The project folder a skill root belongs to: `P` for `P/skills`, `P/.agents/skills` and the

@@ -1,5 +1,5 @@
 //! `agent mcp add|list|tools|remove`, and the MCP servers of a run: the user's `mcp.json` and,
-//! once the folder is trusted, the project's `.mcp.json` (SPEC §3, §11).
+//! once the folder is trusted, the project's `.mcp.json` (docs/mcp.md).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

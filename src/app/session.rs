@@ -1,7 +1,7 @@
-//! The stored session of a run that talks to the model (SPEC §9): a new one, or the one `-c` or
-//! `--resume [ID]` names (a fork of it when another agent holds it), attached to the agent before
-//! its first turn; and the `session` event that opens the run (with the sandbox's warnings after
-//! it). A folder that cannot be written is one warning: the run goes on unstored.
+//! The stored session of a run that talks to the model (docs/design.md#sessions): a new one, or the
+//! one `-c` or `--resume [ID]` names (a fork of it when another agent holds it), attached to the
+//! agent before its first turn; and the `session` event that opens the run (with the sandbox's
+//! warnings after it). A folder that cannot be written is one warning: the run goes on unstored.
 
 use std::path::Path;
 

@@ -86,7 +86,7 @@ pub const ENVIRONMENT: [(&str, &str); 27] = [
     ),
 ];
 
-/// Every exit code and what it means (SPEC §7).
+/// Every exit code and what it means (docs/design.md#exit-codes).
 pub const EXIT_STATUS: [(&str, &str); 10] = [
     ("0", "answered"),
     (

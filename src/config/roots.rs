@@ -1,5 +1,5 @@
-//! The skill roots of a run, in precedence order (SPEC §2): `--skills-dir`, `AGENT_SKILLS_PATH`,
-//! the project's, the user's, then other agents' project and user folders.
+//! The skill roots of a run, in precedence order (docs/design.md#skill-roots): `--skills-dir`,
+//! `AGENT_SKILLS_PATH`, the project's, the user's, then other agents' project and user folders.
 
 use std::path::{Path, PathBuf};
 
@@ -8,7 +8,7 @@ use crate::exit::AppError;
 use crate::skills::discover::{RootKind, SkillRoot};
 use crate::support::skill_roots::{RootDir, other_agents, other_project_roots, own_project_roots, user_roots};
 
-/// The skill roots of SPEC §2, in precedence order.
+/// The skill roots, in precedence order (docs/design.md#skill-roots).
 pub(super) fn skill_roots(flags: &[PathBuf], env: &Environment, cwd: &Path) -> Result<Vec<SkillRoot>, AppError> {
     let mut roots = Vec::new();
     for dir in flags {

@@ -1,4 +1,4 @@
-//! The sandbox settings of a run (SPEC §5 "Sandbox"): `--sandbox` else `AGENT_SANDBOX` else `on`;
+//! The sandbox settings of a run (docs/sandbox.md): `--sandbox` else `AGENT_SANDBOX` else `on`;
 //! the writable paths of `--allow-write` together with `AGENT_ALLOW_WRITE` (`:`-separated); and
 //! what the kernel offers, asked once.
 

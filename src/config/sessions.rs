@@ -1,5 +1,5 @@
-//! Settings of sessions (SPEC §9): whether runs are stored, the model's context window when the
-//! server does not say, and when the history is compacted by itself.
+//! Settings of sessions (docs/sessions.md): whether runs are stored, the model's context window
+//! when the server does not say, and when the history is compacted by itself.
 
 use super::Environment;
 use crate::exit::AppError;

@@ -1,4 +1,4 @@
-//! Deciding whether a proposed command may run, and HOW it runs (SPEC §4a).
+//! Deciding whether a proposed command may run, and HOW it runs (docs/design.md#approval-boundary).
 //!
 //! The decision is a [`Plan`], and the plan is what `process` executes, so what was checked is
 //! what runs: a pre-approved command becomes an argument vector run without a shell; anything

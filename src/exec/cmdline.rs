@@ -1,4 +1,5 @@
-//! Reading a proposed command as ONE simple command of literal words (SPEC §4a).
+//! Reading a proposed command as ONE simple command of literal words
+//! (docs/design.md#approval-boundary).
 //!
 //! This is deliberately not a shell parser. It accepts a small grammar whose meaning is the same in
 //! every POSIX shell — plain characters, single-quoted strings, double-quoted strings without `$`,

@@ -1,4 +1,4 @@
-//! The environment a skill's command runs with (SPEC §5).
+//! The environment a skill's command runs with (docs/design.md#child-environment).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -49,8 +49,8 @@ const RUNS_ANYTHING: [&str; 16] = [
 
 impl Grant {
     /// Whether this grant lets any command at all run (`Bash`, `Bash(*)`, `Bash(sh:*)`,
-    /// `Bash(python3:*)`): such a grant is honoured only inside the sandbox (issue 34 §4), where
-    /// what it lets run is still walled in.
+    /// `Bash(python3:*)`): such a grant is honoured only inside the sandbox
+    /// (docs/design.md#approval-boundary), where what it lets run is still walled in.
     pub fn runs_anything(&self) -> bool {
         match self {
             Grant::Any => true,

@@ -1,9 +1,9 @@
-//! A temp folder of its own for every command (SPEC §5): `TMPDIR` points into it, the sandbox
-//! lets the command write there, and it is removed when the command ends. The shared temp folder
-//! is not always writable to commands (when `HOME` is under `/tmp`, as in containers and CI jobs,
-//! the rule that keeps `HOME` out of reach leaves all of `/tmp` read-only), and `mktemp` must work
-//! anyway. Python's bytecode caches go there too (`PYTHONPYCACHEPREFIX`), so Python never reads
-//! or writes a cache inside a skill's folder, which trust does not hash.
+//! A temp folder of its own for every command (docs/design.md#child-environment): `TMPDIR` points
+//! into it, the sandbox lets the command write there, and it is removed when the command ends. The
+//! shared temp folder is not always writable to commands (when `HOME` is under `/tmp`, as in
+//! containers and CI jobs, the rule that keeps `HOME` out of reach leaves all of `/tmp` read-only),
+//! and `mktemp` must work anyway. Python's bytecode caches go there too (`PYTHONPYCACHEPREFIX`), so
+//! Python never reads or writes a cache inside a skill's folder, which trust does not hash.
 
 use std::path::Path;
 

@@ -1,5 +1,6 @@
 //! Running one approved [`Plan`]: as an argv without a shell, or `sh -c` when a person allowed it;
-//! with a timeout, bounded capture, and an end to every process it started (SPEC §5).
+//! with a timeout, bounded capture, and an end to every process it started
+//! (docs/design.md#processes).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -32,12 +33,13 @@ const DRAIN_GRACE: Duration = Duration::from_millis(500);
 #[derive(Debug, Clone)]
 pub struct CommandSpec<'a> {
     pub plan: &'a Plan,
+    /// Where it runs: the user's working folder.
     pub cwd: &'a Path,
     pub env: &'a BTreeMap<String, String>,
     pub timeout: Duration,
     pub head_bytes: usize,
     pub tail_bytes: usize,
-    /// Secrets are replaced in the output before it is capped (SPEC §6).
+    /// Secrets are replaced in the output before it is capped (docs/design.md#secrets).
     pub redactor: &'a Redactor,
     /// The sandbox the child enters between fork and exec; `None` runs it unconfined.
     pub confinement: Option<&'a Arc<Confinement>>,
@@ -195,9 +197,9 @@ fn argv_command(argv: &Argv, spec: &CommandSpec<'_>, via_sh: bool) -> Command {
     prepared(cmd, spec)
 }
 
-/// Where and with what a command runs: the skill folder, the child environment, no stdin, piped
-/// output, its own process group (so a terminal's Ctrl-C reaches the agent, which ends it), and
-/// the sandbox, entered by the child before exec.
+/// Where and with what a command runs: the folder it is given (the user's working folder), the
+/// child environment, no stdin, piped output, its own process group (so a terminal's Ctrl-C
+/// reaches the agent, which ends it), and the sandbox, entered by the child before exec.
 fn prepared(mut cmd: Command, spec: &CommandSpec<'_>) -> Command {
     cmd.current_dir(spec.cwd)
         .env_clear()

@@ -1,5 +1,5 @@
 //! Every process a command starts, found and ended — even those that call `setsid`, daemonise or
-//! double-fork (SPEC §5).
+//! double-fork (docs/design.md#processes).
 //!
 //! The agent makes itself a child subreaper, so a process whose parent dies is reparented to the
 //! agent instead of to init. Everything a command started is therefore, at any moment, either in

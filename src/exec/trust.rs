@@ -1,6 +1,7 @@
-//! Folder trust (SPEC §3): a cloned repository is not the user. Its `.env`, its project skills and
-//! their commands are used only once the user has trusted that folder, and only as they were when
-//! trusted: each decision is stored with content hashes, and a change needs a new decision.
+//! Folder trust (docs/design.md#folder-trust): a cloned repository is not the user. Its `.env`, its
+//! project skills and their commands are used only once the user has trusted that folder, and only
+//! as they were when trusted: each decision is stored with content hashes, and a change needs a new
+//! decision.
 //!
 //! This module decides and remembers; asking the person is the front end's job.
 
@@ -258,7 +259,8 @@ impl FolderTrust {
     }
 
     /// Cover the skills of these project roots: the working folder's, its parents' up to the
-    /// repository root, and the other agents' project folders (SPEC §2 items 3 and 5).
+    /// repository root, and the other agents' project folders (docs/design.md#skill-roots, kinds 3
+    /// and 5).
     pub fn covering(mut self, roots: Vec<PathBuf>) -> Self {
         self.roots = Some(roots);
         self

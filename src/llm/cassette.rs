@@ -34,6 +34,8 @@ pub struct Scrubber {
 }
 
 impl Scrubber {
+    /// A scrubber that redacts with `redactor` and names each of `skill_dirs` (name, folder) and
+    /// `workdir` by a placeholder.
     pub fn new(redactor: Redactor, skill_dirs: &[(String, PathBuf)], workdir: Option<&Path>) -> Self {
         let mut paths: Vec<(String, String)> = skill_dirs
             .iter()
@@ -49,6 +51,7 @@ impl Scrubber {
         Self { redactor, paths }
     }
 
+    /// `text` with secrets redacted and the known folders replaced by their placeholders.
     pub fn scrub(&self, text: &str) -> String {
         let mut out = self.redactor.redact(text).into_owned();
         for (path, token) in &self.paths {
@@ -57,6 +60,7 @@ impl Scrubber {
         out
     }
 
+    /// A request body scrubbed, as JSON when it still parses (else as a string), for comparing.
     fn scrub_json(&self, body: &[u8]) -> Value {
         let text = self.scrub(&String::from_utf8_lossy(body));
         serde_json::from_str(&text).unwrap_or(Value::String(text))
@@ -164,6 +168,8 @@ pub struct Player {
 }
 
 impl Player {
+    /// Load the cassette at `path`; an unreadable file, a line that is not an exchange, or a
+    /// cassette without calls is an error naming the file (and line).
     pub fn open(path: &Path, scrubber: Scrubber) -> Result<Self, String> {
         let text = crate::support::fs::read_whole(path, MAX_CASSETTE_BYTES)
             .map(|read| read.text())
@@ -199,12 +205,12 @@ impl Player {
         })
     }
 
-    /// The recorded response for the next call, or why this request does not match the recording.
     /// The recorded lines that are not LLM calls (MCP results), in order.
     pub fn others(&self) -> &[Value] {
         &self.others
     }
 
+    /// The recorded response for the next call, or why this request does not match the recording.
     pub fn serve(&self, request: &[u8]) -> Result<(u16, String), LlmError> {
         let idx = self.next.fetch_add(1, Ordering::SeqCst);
         let Some(recorded) = self.exchanges.get(idx) else {
@@ -227,6 +233,7 @@ impl Player {
     }
 }
 
+/// A value as a difference message shows it: its text, cut at 160 characters.
 fn short(v: &Value) -> String {
     let text = match v {
         Value::String(s) => s.clone(),

@@ -1,5 +1,5 @@
 //! Asking an OpenAI-compatible server which models it serves (`GET {base}/models`), and looking
-//! for a local server on the usual ports when nothing is configured (SPEC §3).
+//! for a local server on the usual ports when nothing is configured (docs/design.md#configuration).
 
 use std::time::Duration;
 

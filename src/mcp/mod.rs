@@ -1,7 +1,8 @@
-//! MCP servers (SPEC §11): a second source of tools beside skills, through the official SDK
-//! (`rmcp`). Configuration (`mcp.json`, a trusted project's `.mcp.json`), connections to stdio and
-//! streamable HTTP servers, the tool-list cache, and results made into text. Approval, events and
-//! the model's tool schemas are the agent's (`agent::tools::mcp`): this layer only talks to servers.
+//! MCP servers (docs/design.md#mcp): a second source of tools beside skills, through the official
+//! SDK (`rmcp`). Configuration (`mcp.json`, a trusted project's `.mcp.json`), connections to stdio
+//! and streamable HTTP servers, the tool-list cache, and results made into text. Approval, events
+//! and the model's tool schemas are the agent's (`agent::tools::mcp`): this layer only talks to
+//! servers.
 
 pub mod cache;
 pub mod client;

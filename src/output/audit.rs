@@ -1,4 +1,4 @@
-//! The result of `agent skills audit` (SPEC §12) as a typed value: per skill, the findings of the
+//! The result of `agent skills audit` as a typed value: per skill, the findings of the
 //! static audit (`skills::audit`) and, with `--llm`, the model's second opinion, kept apart.
 
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! The results of `agent skills add|outdated|update|remove` (SPEC §10) as typed values, and the
+//! The results of `agent skills add|outdated|update|remove` as typed values, and the
 //! questions those commands ask a person. With `--json` each result is one JSON document.
 
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! The results of `agent mcp add|list|tools|remove` and `/mcp` (SPEC §11) as typed values; with
+//! The results of `agent mcp add|list|tools|remove` and `/mcp` as typed values; with
 //! `--json` each is one JSON document (docs/events.md, "Subcommands").
 
 use std::path::PathBuf;

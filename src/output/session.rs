@@ -1,4 +1,4 @@
-//! What the session commands report (SPEC §9): `agent sessions …` documents and the chat's
+//! What the session commands report: `agent sessions …` documents and the chat's
 //! `/sessions`, `/usage`, `/context`, `/compact`, `/export`, `/fork`, `/resume` answers, and the
 //! session facts they carry (a session's summary, its usage per turn, the context's parts). The
 //! `sessions` room computes those facts; they are defined here, in the one vocabulary renderers

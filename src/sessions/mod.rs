@@ -1,6 +1,6 @@
-//! Sessions that survive (SPEC §9): every chat and one-shot run is stored as an append-only JSONL
-//! file of [`Record`]s, written as things happen, so it can be resumed, forked, listed, exported,
-//! and compacted without forgetting anything.
+//! Sessions that survive (docs/sessions.md): every chat and one-shot run is stored as an
+//! append-only JSONL file of [`Record`]s, written as things happen, so it can be resumed, forked,
+//! listed, exported, and compacted without forgetting anything.
 //!
 //! This module sits beside `llm` below `agent`: it stores the conversation's own types
 //! ([`crate::llm::ChatMessage`]) and knows nothing of turns or terminals. `agent` writes records

@@ -6,10 +6,11 @@
 //! installed skill's. `AGENT_BUNDLED_SKILLS=0` turns them off.
 //!
 //! The copy on disk is the binary's, not the user's: anything could have edited it since it was
-//! written (its folder is read-only to commands, not to other programs). So it is compared with
-//! the embedded files when a run starts and again before each of its commands ([`restore`]), and
-//! what differs is put back — changed and missing files rewritten, extra files removed — so the
-//! skill still works and what runs is what shipped (issue 32 §7). Saying so is the caller's.
+//! written (its folder is read-only to commands, not to other programs). So it is compared with the
+//! embedded files when a run starts and again before each of its commands ([`restore`]), and what
+//! differs is put back — changed and missing files rewritten, extra files removed — so the skill
+//! still works and what runs is what shipped (docs/sandbox.md, "Bundled skills run as shipped").
+//! Saying so is the caller's.
 
 use std::io;
 use std::os::unix::fs::PermissionsExt;

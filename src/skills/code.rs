@@ -108,7 +108,7 @@ pub const FILE_NAME_CASE: &str = "file-name-case";
 /// Bash-only syntax in a script that says `#!/bin/sh`.
 pub const BASHISM: &str = "bashism";
 
-// Other tools' conventions and scripts that work everywhere (issue 14).
+// Other tools' conventions and scripts that work everywhere.
 /// Another tool's frontmatter key whose absence of effect in agent matters (`hooks`, `when_to_use`).
 pub const OTHER_TOOL_KEY: &str = "other-tool-key";
 /// Claude Code's shell preprocessing (`` !`command` ``) in a body: agent does not run it.

@@ -1,4 +1,4 @@
-//! Finding skill folders below the roots of SPEC §2, first name wins.
+//! Finding skill folders below the skill roots, first name wins (docs/design.md#skill-roots).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

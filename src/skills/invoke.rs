@@ -123,9 +123,11 @@ pub fn declared_arguments(value: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// Claude Code's `${CLAUDE_SKILL_DIR}` (the skill's folder), written as `.`: commands run in the
-/// skill's folder and `read_skill_file` takes paths relative to it, so a body written for Claude
-/// Code (`python3 ${CLAUDE_SKILL_DIR}/scripts/x.py`) works unchanged. Every activation gets this,
+/// Claude Code's `${CLAUDE_SKILL_DIR}` (the skill's folder), written as `.`: a command's leading
+/// skill script is read relative to the skill's folder and made absolute by approval (commands
+/// themselves run in the user's working folder, docs/design.md#approval-boundary), and
+/// `read_skill_file` takes paths relative to it, so a body written for Claude Code
+/// (`python3 ${CLAUDE_SKILL_DIR}/scripts/x.py`) works unchanged. Every activation gets this,
 /// by the model or by hand.
 pub fn claude_skill_dir(body: String) -> String {
     const PLACEHOLDER: &str = "${CLAUDE_SKILL_DIR}";

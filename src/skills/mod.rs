@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 pub use catalog::SkillSet;
 pub use requires::Requires;
 
-/// Which convention a skill folder follows (SPEC §1).
+/// Which convention a skill folder follows (docs/design.md#what-the-program-is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Dialect {

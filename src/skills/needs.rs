@@ -1,6 +1,7 @@
-//! A skill's declared needs (`requires: {env, bins, mcp}` and `skill.json`'s required `env[]`), checked
-//! against the environment its commands would get (SPEC §5) before anything runs, so a skill that
-//! needs `GITHUB_TOKEN` or `jq` says so up front instead of failing halfway.
+//! A skill's declared needs (`requires: {env, bins, mcp}` and `skill.json`'s required `env[]`),
+//! checked against the environment its commands would get (docs/design.md#child-environment) before
+//! anything runs, so a skill that needs `GITHUB_TOKEN` or `jq` says so up front instead of failing
+//! halfway.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
-//! What a skill declares it needs (SPEC §1, §10): environment variables, programs on `PATH`,
-//! places it writes to and whether it reaches the network. Read from the frontmatter's
-//! `requires:` and from `skill.json`'s `env[]` entries marked `required: true`; checking them
-//! (and confining commands to them) is the business of the agent and the sandbox.
+//! What a skill declares it needs (docs/skills.md, "Declaring what a skill needs"): environment
+//! variables, programs on `PATH`, places it writes to and whether it reaches the network. Read from
+//! the frontmatter's `requires:` and from `skill.json`'s `env[]` entries marked `required: true`;
+//! checking them (and confining commands to them) is the business of the agent and the sandbox.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -1,4 +1,4 @@
-//! The skeleton `agent skills new` writes (SPEC §10): a skill in either dialect that loads and runs
+//! The skeleton `agent skills new` writes: a skill in either dialect that loads and runs
 //! as it is, for an author to replace part by part. `skills check` warns while its description
 //! still holds the placeholders, so `--strict` fails on a skeleton shipped unchanged.
 

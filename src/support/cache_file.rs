@@ -41,12 +41,13 @@ pub enum Miss {
     Corrupt,
 }
 
-/// The cache folder of this user, or `None` when caching is off or no folder is known.
 /// Whether a setting's value turns something off: `0`, `off`, `false` or `no`, any case.
 pub fn is_off(value: &str) -> bool {
     matches!(value.trim().to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no")
 }
 
+/// The cache folder of this user (`CacheDir::from_env` is `None` when caching is off or no
+/// folder is known).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheDir {
     root: PathBuf,
@@ -98,6 +99,7 @@ fn build_id() -> u64 {
     })
 }
 
+/// The header written before `payload` in a cache file of `kind` (see [`HEADER_LEN`]).
 fn header(kind: Kind, payload: &[u8]) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[..8].copy_from_slice(&kind.magic);

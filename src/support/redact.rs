@@ -1,4 +1,5 @@
-//! Secret redaction (SPEC §6): the one place secret values are replaced before text leaves the agent.
+//! Secret redaction (docs/design.md#secrets): the one place secret values are replaced before text
+//! leaves the agent.
 //!
 //! A secret is matched in every form it is likely to leave in: as written, JSON-escaped, and
 //! base64-encoded (standard and URL-safe alphabets, padded or not, and inside a longer base64 blob

@@ -1,7 +1,7 @@
-//! Which folders are skill roots (SPEC §2): ours in the working directory and its parents up to the
-//! repository root, the user's, and the other agents' project and user folders. Discovery, the
-//! folder-trust snapshot and the modification-time check all ask this one module, so a skill that
-//! can be found is always a skill that trust covers.
+//! Which folders are skill roots (docs/design.md#skill-roots): ours in the working directory and
+//! its parents up to the repository root, the user's, and the other agents' project and user
+//! folders. Discovery, the folder-trust snapshot and the modification-time check all ask this one
+//! module, so a skill that can be found is always a skill that trust covers.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -175,7 +175,7 @@ pub fn other_project_roots(cwd: &Path, home: Option<&Path>, tools: &[Tool]) -> V
         .collect()
 }
 
-/// Every project root, ours first (the precedence of SPEC §2 items 3 and 5).
+/// Every project root, ours first (the precedence of docs/design.md#skill-roots).
 pub fn project_roots(cwd: &Path, home: Option<&Path>, tools: &[Tool]) -> Vec<RootDir> {
     let mut roots = own_project_roots(cwd, home);
     roots.extend(other_project_roots(cwd, home, tools));

@@ -1,5 +1,5 @@
 //! Making text that came from outside (model replies, proposed commands, command output, skill
-//! names and descriptions) safe to draw on a terminal (SPEC §7).
+//! names and descriptions) safe to draw on a terminal (docs/design.md#terminal-output).
 //!
 //! A terminal obeys escape sequences wherever they appear, so a hostile reply could retitle the
 //! window, clear the screen, write the clipboard (OSC 52) or redraw the approval prompt. Every piece

@@ -66,7 +66,7 @@ pub fn ask_folder_trust(assessment: &Assessment, audit: &[(String, Vec<Finding>)
 }
 
 /// The trust question with the audit's findings in the skills it would let run, before the
-/// question itself (SPEC §12): a person decides having seen them.
+/// question itself (docs/design.md#audit): a person decides having seen them.
 pub fn with_audit(question: String, audit: &[(String, Vec<Finding>)]) -> String {
     if audit.is_empty() {
         return question;

@@ -76,7 +76,6 @@ fn fit(text: &str, width: usize) -> String {
     format!("  {}", cut_at_word(text, width.saturating_sub(2)))
 }
 
-/// A chat command's answer, as lines on stderr.
 /// The chat's first line: version, model, endpoint, skills and session.
 fn banner(started: &ChatReply) -> Vec<String> {
     let ChatReply::ChatStarted {
@@ -100,6 +99,7 @@ fn banner(started: &ChatReply) -> Vec<String> {
     )]
 }
 
+/// A chat command's answer, as lines on stderr.
 pub(super) fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
     match reply {
         started @ ChatReply::ChatStarted { .. } => banner(started),
@@ -175,9 +175,8 @@ pub(super) fn chat(reply: &ChatReply, width: usize) -> Vec<String> {
     }
 }
 
-/// A message as `/history` shows it: numbered, every line of it, continuation lines indented
-/// under the first, control characters shown escaped.
-/// One `/history` message: who said it, then the text, later lines indented under it.
+/// One `/history` message: who said it, then every line of the text, later lines indented under
+/// the first, control characters shown escaped.
 fn history_line(entry: &HistoryEntry) -> String {
     let who = if entry.role == "user" { "you:  " } else { "agent:" };
     let text = for_terminal(&entry.text);

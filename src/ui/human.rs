@@ -3,7 +3,8 @@
 //! and chat replies on stderr, worded by `report_text`.
 //!
 //! Every piece of text in an event came from outside (the model, a skill, a command, a server), so
-//! it is redacted and made safe for the terminal (SPEC §6, §7) before it is styled or printed.
+//! it is redacted and made safe for the terminal (docs/design.md#secrets, #terminal-output) before
+//! it is styled or printed.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;

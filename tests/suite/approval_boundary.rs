@@ -1,6 +1,7 @@
-//! The approval boundary (SPEC §4a) under attack, through the real binary: a hostile scripted model
-//! proposes commands that once slipped past the check, under `--approve auto` and through
-//! `allowed-tools` grants, with no terminal to ask on. A canary file proves nothing ran.
+//! The approval boundary (docs/design.md#approval-boundary) under attack, through the real binary:
+//! a hostile scripted model proposes commands that once slipped past the check, under `--approve
+//! auto` and through `allowed-tools` grants, with no terminal to ask on. A canary file proves
+//! nothing ran.
 
 use std::path::{Path, PathBuf};
 

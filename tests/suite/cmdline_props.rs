@@ -1,7 +1,7 @@
-//! Property tests of the approval boundary's reading of a command (SPEC §4a): whenever a command
-//! line is accepted as literal words, those words are exactly the words POSIX `sh` makes of it —
-//! so executing them without a shell means what the shell would mean — and a line with an
-//! unquoted metacharacter is never accepted.
+//! Property tests of the approval boundary's reading of a command
+//! (docs/design.md#approval-boundary): whenever a command line is accepted as literal words, those
+//! words are exactly the words POSIX `sh` makes of it — so executing them without a shell means
+//! what the shell would mean — and a line with an unquoted metacharacter is never accepted.
 //!
 //! `sh` is the oracle, and it must not be able to run anything: it is asked only about lines the
 //! checker accepted, as the ARGUMENTS of its builtin `printf`, with `PATH` pointing nowhere (an

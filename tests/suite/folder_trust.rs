@@ -1,6 +1,7 @@
-//! Folder trust (SPEC §3) through the real binary: a hostile repository's `.env` and skills are
-//! not used until the folder is trusted, `agent trust` trusts it, a change needs trust again, and
-//! the user's own `~/.config/agent/.env` needs none. The terminal question is in tests/suite/terminal.rs.
+//! Folder trust (docs/design.md#folder-trust) through the real binary: a hostile repository's
+//! `.env` and skills are not used until the folder is trusted, `agent trust` trusts it, a change
+//! needs trust again, and the user's own `~/.config/agent/.env` needs none. The terminal question
+//! is in tests/suite/terminal.rs.
 
 use std::path::{Path, PathBuf};
 

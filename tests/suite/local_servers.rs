@@ -1,5 +1,5 @@
-//! Local servers with zero configuration (SPEC §3): the model a server's `/v1/models` lists, a
-//! local server found on a probed port, and which key is sent where.
+//! Local servers with zero configuration (docs/configuration.md, "Local servers"): the model a
+//! server's `/v1/models` lists, a local server found on a probed port, and which key is sent where.
 
 use crate::common::*;
 use serde_json::{Value, json};

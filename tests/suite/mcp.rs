@@ -1,6 +1,6 @@
-//! MCP servers as tools (SPEC §11), through the real binary against real servers from the package
-//! registries — `@modelcontextprotocol/server-everything` (npm) and `mcp-server-time` (PyPI), which
-//! `.ci/run` installs — and a stdio server that misbehaves on purpose
+//! MCP servers as tools (docs/mcp.md), through the real binary against real servers from the
+//! package registries — `@modelcontextprotocol/server-everything` (npm) and `mcp-server-time`
+//! (PyPI), which `.ci/run` installs — and a stdio server that misbehaves on purpose
 //! (`tests/fixtures/mcp/fault_server.py`): configuration and `agent mcp …`, a scripted model
 //! calling a tool, approval (exit 6), folder trust, and every fault as a tool error.
 

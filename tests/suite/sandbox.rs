@@ -1,4 +1,4 @@
-//! The sandbox through the real binary and the real kernel (SPEC §5 "Sandbox"): what a skill's
+//! The sandbox through the real binary and the real kernel (docs/sandbox.md): what a skill's
 //! command may write and reach under `--sandbox on|strict|off`, what it is told when it is
 //! refused, and what the user is told when the kernel has no Landlock (simulated with the hidden
 //! `AGENT_SANDBOX_ABI`). Every check is about the filesystem or a socket the test set up itself;

@@ -1,6 +1,6 @@
-//! Secrets (SPEC §6) through the real binary: every way a secret used to slip out is closed —
-//! the model's own tool-call arguments, a secret straddling the output cap, the human answer and
-//! progress lines, and base64 forms.
+//! Secrets (docs/design.md#secrets) through the real binary: every way a secret used to slip out is
+//! closed — the model's own tool-call arguments, a secret straddling the output cap, the human
+//! answer and progress lines, and base64 forms.
 
 use crate::common::*;
 use base64::Engine as _;

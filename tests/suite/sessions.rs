@@ -1,7 +1,7 @@
-//! Sessions (SPEC §9) through the real binary: stored as they happen, continued after `kill -9`
-//! mid-stream and mid-command, resumed by prefix or picked from a list, torn last lines, storage
-//! off, an unwritable state folder, two agents at once, skills that changed since. Exports are in
-//! `session_export`, compaction in `compaction`.
+//! Sessions (docs/sessions.md) through the real binary: stored as they happen, continued after
+//! `kill -9` mid-stream and mid-command, resumed by prefix or picked from a list, torn last lines,
+//! storage off, an unwritable state folder, two agents at once, skills that changed since. Exports
+//! are in `session_export`, compaction in `compaction`.
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command as StdCommand;

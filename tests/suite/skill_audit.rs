@@ -1,6 +1,6 @@
-//! `agent skills audit` and the install gate (SPEC §12) through the real binary, on defanged
-//! lures of every rule class: hosts on `example.invalid`, documentation-range addresses, fake
-//! passwords, nothing that works. Nothing of a fixture is ever run.
+//! `agent skills audit` and the install gate (docs/design.md#audit) through the real binary, on
+//! defanged lures of every rule class: hosts on `example.invalid`, documentation-range addresses,
+//! fake passwords, nothing that works. Nothing of a fixture is ever run.
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
-//! Installing, locking and updating skills (SPEC §10) through the real binary, from local git
-//! repositories reached through `file://` (never the network): `skills add` with `@REF` and
-//! `#SUBDIR`, the lock file, `outdated` after a new commit, `update` showing the diff and asking,
-//! `remove`, script fixes, and an installed skill edited by hand needing trust again.
+//! Installing, locking and updating skills (docs/skills-lock.md) through the real binary, from
+//! local git repositories reached through `file://` (never the network): `skills add` with `@REF`
+//! and `#SUBDIR`, the lock file, `outdated` after a new commit, `update` showing the diff and
+//! asking, `remove`, script fixes, and an installed skill edited by hand needing trust again.
 
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;

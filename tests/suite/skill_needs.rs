@@ -1,7 +1,8 @@
-//! Declared needs (SPEC §10) through the real binary: a skill whose `requires.env` names a variable
-//! the child environment lacks, or whose `requires.bins` names a program not on `PATH`, says so on
-//! activation and before any command runs (to the model and on stderr, with where to set it);
-//! `skill.json`'s `env[]` with `required: true` counts the same; `skills show` marks each ✓/✗.
+//! Declared needs (docs/skills.md, "Declaring what a skill needs") through the real binary: a skill
+//! whose `requires.env` names a variable the child environment lacks, or whose `requires.bins`
+//! names a program not on `PATH`, says so on activation and before any command runs (to the model
+//! and on stderr, with where to set it); `skill.json`'s `env[]` with `required: true` counts the
+//! same; `skills show` marks each ✓/✗.
 
 use crate::common::*;
 use serde_json::{Value, json};

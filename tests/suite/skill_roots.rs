@@ -1,8 +1,8 @@
-//! Where skills come from (SPEC §2) through the real binary: a parent folder's `.agents/skills` up
-//! to the repository root, the other agents' project and user folders after ours
-//! (`AGENT_OTHER_AGENTS`), each listed with its origin; a name in two tools' folders (the first
-//! wins, the other is warned about); the other agents' project folders under folder trust; and
-//! Claude Code's `${CLAUDE_SKILL_DIR}` and `` !`command` `` in a skill's instructions.
+//! Where skills come from (docs/design.md#skill-roots) through the real binary: a parent folder's
+//! `.agents/skills` up to the repository root, the other agents' project and user folders after
+//! ours (`AGENT_OTHER_AGENTS`), each listed with its origin; a name in two tools' folders (the
+//! first wins, the other is warned about); the other agents' project folders under folder trust;
+//! and Claude Code's `${CLAUDE_SKILL_DIR}` and `` !`command` `` in a skill's instructions.
 
 use std::path::Path;
 

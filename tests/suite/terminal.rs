@@ -1,6 +1,7 @@
-//! What reaches the terminal (SPEC §7) and the questions asked there: outside text never arrives
-//! with raw control characters, the approval prompt shows exactly what would run, and a folder is
-//! asked about once (and again after a change). Prompts run in a pseudo-terminal (rexpect).
+//! What reaches the terminal (docs/design.md#terminal-output) and the questions asked there:
+//! outside text never arrives with raw control characters, the approval prompt shows exactly what
+//! would run, and a folder is asked about once (and again after a change). Prompts run in a
+//! pseudo-terminal (rexpect).
 
 use std::process::Command;
 use std::sync::Arc;

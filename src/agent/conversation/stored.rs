@@ -1,4 +1,4 @@
-//! The conversation and its stored session (SPEC §9): where it is written, taking up a stored one,
+//! The conversation and its stored session: where it is written, taking up a stored one,
 //! closing the turn a killed agent left open, skills that changed or vanished since, and
 //! compaction. Messages are recorded as they are remembered (`Conversation::remember`); what is
 //! done here to the request alone (restoring, withdrawing) is not recorded again.

@@ -1,9 +1,9 @@
-//! Installed skills under trust (SPEC §10): a skill that `agent skills add` installed may run
-//! commands only while its content hash is the one `skills-lock.json` records. Edited by hand (or
-//! changed in any other way) it is treated like an untrusted project skill: asked about on a
-//! terminal (unless the audit of the changed content finds something of high or critical
-//! severity: then only `agent trust --skill`, which shows the findings, can trust it), refused
-//! without one, naming `agent trust --skill NAME`.
+//! Installed skills under trust (docs/design.md#installed-and-bundled-skills): a skill that `agent
+//! skills add` installed may run commands only while its content hash is the one `skills-lock.json`
+//! records. Edited by hand (or changed in any other way) it is treated like an untrusted project
+//! skill: asked about on a terminal (unless the audit of the changed content finds something of
+//! high or critical severity: then only `agent trust --skill`, which shows the findings, can trust
+//! it), refused without one, naming `agent trust --skill NAME`.
 
 use super::ToolRunner;
 use crate::exec::trust::{Comparison, ManifestStore};

@@ -1,8 +1,9 @@
 //! MCP tools (`mcp__SERVER__TOOL`): offered beside the skill tools, and called under the same
-//! approval policy as a command (SPEC §4a, §11): `ask` shows server, tool and arguments; `auto`
-//! runs only tools the user's own `autoApprove` grants, or the active skill's `allowed-tools`
-//! where that skill's commands would run (trusted, unchanged); `no` runs none; `yes` all but
-//! those an untrusted skill asks for. A server that fails is a tool error the model can act on.
+//! approval policy as a command (docs/mcp.md, "Approval"): `ask` shows server, tool and arguments;
+//! `auto` runs only tools the user's own `autoApprove` grants, or the active skill's
+//! `allowed-tools` where that skill's commands would run (trusted, unchanged); `no` runs none;
+//! `yes` all but those an untrusted skill asks for. A server that fails is a tool error the model
+//! can act on.
 
 use std::time::Instant;
 

@@ -1,6 +1,6 @@
-//! The model's tools (SPEC §4): `activate_skill`, `run_command`, `read_skill_file`, and
-//! `search_skills` when the catalog is over its budget. Each call comes back as a typed
-//! [`ToolOutcome`]; the conversation turns it into the model's text.
+//! The model's tools (docs/design.md#turn-loop): `activate_skill`, `run_command`,
+//! `read_skill_file`, and `search_skills` when the catalog is over its budget. Each call comes back
+//! as a typed [`ToolOutcome`]; the conversation turns it into the model's text.
 //!
 //! A new tool is a [`ToolRequest`] variant decoded in `decode.rs`, a schema in `prompts/`, and an
 //! arm of [`ToolRunner::dispatch`].
@@ -61,7 +61,8 @@ pub struct RunnerSettings {
     pub approve: ApprovalPolicy,
     /// Seconds before a command is killed.
     pub command_timeout: Duration,
-    /// Environment children start from (before SPEC §5 edits).
+    /// Environment children start from (before the agent's own edits,
+    /// docs/design.md#child-environment).
     pub base_env: BTreeMap<String, String>,
     /// Secret redaction for `base_env`, built once per run and shared with the LLM client.
     pub redactor: Redactor,
@@ -69,9 +70,9 @@ pub struct RunnerSettings {
     pub workdir: PathBuf,
     /// Every skill root, for `AGENT_SKILLS_PATH`.
     pub skill_roots: Vec<PathBuf>,
-    /// Whether the working folder's project skills may run commands (SPEC §3).
+    /// Whether the working folder's project skills may run commands (docs/design.md#folder-trust).
     pub trust: Arc<FolderTrust>,
-    /// What commands may write and reach (SPEC §5 "Sandbox").
+    /// What commands may write and reach (docs/design.md#sandbox).
     pub sandbox: crate::exec::sandbox::Settings,
     /// How skills are ranked for a request (the catalog over budget, `search_skills`).
     pub retriever: Arc<Retriever>,

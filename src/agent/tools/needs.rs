@@ -1,6 +1,7 @@
 //! A skill's declared needs (`requires.env`, `requires.bins`, `skill.json`'s required `env[]`),
-//! checked against the environment its commands get (SPEC §5) when it is activated and before each
-//! of its commands: what is missing is named to the model and, as a warning, to the user.
+//! checked against the environment its commands get (docs/design.md#child-environment) when it is
+//! activated and before each of its commands: what is missing is named to the model and, as a
+//! warning, to the user.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

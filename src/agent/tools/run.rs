@@ -288,7 +288,7 @@ impl ToolRunner {
     async fn decide(&self, skill: &Skill, command: &str, policy: &Policy, verdict: Verdict) -> Result<Plan, String> {
         match verdict {
             // Pre-approval leans on the walls; where a protected place beneath a writable one
-            // cannot be kept read-only, a person decides instead (issue 32 §3).
+            // cannot be kept read-only, a person decides instead (docs/design.md#approval-boundary).
             Verdict::Run(plan)
                 if self.settings.approve == ApprovalPolicy::Auto && !policy.guard.unguarded.is_empty() =>
             {
@@ -340,11 +340,11 @@ impl ToolRunner {
             .unwrap_or(false)
     }
 
-    /// A bundled skill's files on disk are put back as the binary has them before its command
-    /// runs (issue 32 §7), with a warning naming what was changed: the command then runs what
-    /// shipped. Its instructions were read at the start of the run, so a changed `SKILL.md` (which
-    /// could have granted more) refuses the command until the next run reads the restored one;
-    /// so does a copy that cannot be restored.
+    /// A bundled skill's files on disk are put back as the binary has them before its command runs
+    /// (docs/sandbox.md, "Bundled skills run as shipped"), with a warning naming what was changed:
+    /// the command then runs what shipped. Its instructions were read at the start of the run, so a
+    /// changed `SKILL.md` (which could have granted more) refuses the command until the next run
+    /// reads the restored one; so does a copy that cannot be restored.
     async fn as_shipped(&self, skill: &Skill) -> Result<(), String> {
         if skill.root_kind != RootKind::Bundled {
             return Ok(());
@@ -395,7 +395,8 @@ impl ToolRunner {
     }
 
     /// Project skills run commands only once their folder is trusted with their current content
-    /// (SPEC §3). `--yes` does not stand in for that; `--approve no` runs nothing anyway.
+    /// (docs/design.md#folder-trust). `--yes` does not stand in for that; `--approve no` runs
+    /// nothing anyway.
     pub(super) async fn untrusted(&self, skill: &Skill) -> Option<String> {
         if self.settings.approve == ApprovalPolicy::No {
             return None;

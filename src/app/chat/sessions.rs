@@ -1,4 +1,4 @@
-//! The chat's session commands (SPEC §9): `/sessions`, `/resume ID`, `/fork`, `/export [FILE]`,
+//! The chat's session commands: `/sessions`, `/resume ID`, `/fork`, `/export [FILE]`,
 //! `/usage`, and the two that ask the model or the server, `/context` and `/compact [FOCUS]`.
 
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! `agent skills add SOURCE` and `agent skills remove NAME` (SPEC §10): fetch (the system `git`, or
+//! `agent skills add SOURCE` and `agent skills remove NAME`: fetch (the system `git`, or
 //! a local folder), choose the skills, put each in place atomically, record it in
 //! `skills-lock.json`. Nothing from the skill runs; scripts with CRLF endings or no executable bit
 //! are fixed in the installed copy only when `--fix` says so or a person agrees.

@@ -1,4 +1,4 @@
-//! `agent skills audit [PATH|SOURCE]` (SPEC §12): audit a skill folder, every skill below a folder,
+//! `agent skills audit [PATH|SOURCE]`: audit a skill folder, every skill below a folder,
 //! a git source fetched into a temporary folder (nothing of it runs), or, without a target, every
 //! skill the configured roots hold. Exit 0 when nothing of medium severity or worse was found,
 //! 7 for findings, 8 for a critical one.

@@ -1,8 +1,8 @@
-//! The install gate (SPEC §12): `skills add` and `skills update` audit the staged copy before it
-//! is moved into place. Findings of high or critical severity are shown on a terminal and need a
-//! yes (critical ones the word `install`); without a terminal they refuse unless `--force`. What
-//! was accepted, and how, is the verdict `skills-lock.json` records. `agent trust --skill` passes
-//! the same gate before it records an edited skill's content as trusted ([`Gate::Trust`]).
+//! The install gate (docs/design.md#audit): `skills add` and `skills update` audit the staged copy
+//! before it is moved into place. Findings of high or critical severity are shown on a terminal and
+//! need a yes (critical ones the word `install`); without a terminal they refuse unless `--force`.
+//! What was accepted, and how, is the verdict `skills-lock.json` records. `agent trust --skill`
+//! passes the same gate before it records an edited skill's content as trusted ([`Gate::Trust`]).
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! `agent skills outdated` (SPEC §10): each installed skill against its source now. Each source
+//! `agent skills outdated`: each installed skill against its source now. Each source
 //! (URL and ref) is asked once, however many of its skills are installed — a thousand skills from
 //! four repositories make four `git ls-remote` calls, not a thousand — and a skill from a
 //! repository of many is outdated only when its own folder changed: a source that moved on is

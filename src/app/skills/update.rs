@@ -1,4 +1,4 @@
-//! `agent skills update [NAME]` (SPEC §10), from `skills-lock.json`: fetch each source again,
+//! `agent skills update [NAME]`, from `skills-lock.json`: fetch each source again,
 //! show what an update would change, and replace only after a yes (or `--yes`).
 
 use std::path::Path;

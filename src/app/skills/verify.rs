@@ -1,4 +1,4 @@
-//! `agent skills verify [NAME]` and `agent skills keys add KEY` (SPEC §12): recompute the
+//! `agent skills verify [NAME]` and `agent skills keys add KEY`: recompute the
 //! deterministic directory digest of each installed skill against the one `skills-lock.json`
 //! recorded, check publisher signatures (`SKILL.sig`) against the user's keys, and list keys.
 

@@ -1,8 +1,9 @@
-//! Protected places beneath writable places (issue 32 §3). Landlock grants a whole folder, so a
-//! working folder of `~/.config` (or `~/.local`, `~/.agents`, a folder the user `--allow-write`s)
-//! would open the agent's own `.env`, its trust records, skill roots and the lock with it. Every
-//! protected place ([`super::protected`]) lying beneath a writable place is therefore kept
-//! read-only in the command's mount namespace, as `.git` is ([`super::readonly`]):
+//! Protected places beneath writable places (docs/sandbox.md, "Protected places inside a writable
+//! folder"). Landlock grants a whole folder, so a working folder of `~/.config` (or `~/.local`,
+//! `~/.agents`, a folder the user `--allow-write`s) would open the agent's own `.env`, its trust
+//! records, skill roots and the lock with it. Every protected place ([`super::protected`]) lying
+//! beneath a writable place is therefore kept read-only in the command's mount namespace, as `.git`
+//! is ([`super::readonly`]):
 //!
 //! - one that exists is bound onto itself read-only;
 //! - every folder between the writable place and it is bound onto itself (writable), so it is a

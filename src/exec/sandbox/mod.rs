@@ -1,6 +1,6 @@
-//! The second wall (SPEC §5 "Sandbox"): approval decides *what* runs, the sandbox decides what a
-//! running command can *do*. Where the kernel offers Landlock, a skill's command and everything it
-//! starts may read whatever the user can read but write only to a few folders; under `strict` it
+//! The second wall (docs/design.md#sandbox): approval decides *what* runs, the sandbox decides what
+//! a running command can *do*. Where the kernel offers Landlock, a skill's command and everything
+//! it starts may read whatever the user can read but write only to a few folders; under `strict` it
 //! may also not open network connections unless the skill declares that it needs them.
 //!
 //! - [`Mode`]: `on`, `strict` or `off`, as the user chose.

@@ -1,9 +1,9 @@
-//! Places that run code later, created by a command inside a writable folder (issue 32 §11).
-//! Those that exist are kept read-only with a mount ([`super::readonly`]), but a mount needs
-//! something to mount on: a command could still create a new `.envrc` (direnv runs it when the
-//! user enters the folder), `.vscode` or `.idea` (editors run their tasks), `.githooks` or `.husky`
-//! (hook folders), or a nested repository's `.git` (its hooks and `core.fsmonitor` run at the
-//! user's next `git status` there).
+//! Places that run code later, created by a command inside a writable folder
+//! (docs/design.md#sandbox). Those that exist are kept read-only with a mount
+//! ([`super::readonly`]), but a mount needs something to mount on: a command could still create a
+//! new `.envrc` (direnv runs it when the user enters the folder), `.vscode` or `.idea` (editors run
+//! their tasks), `.githooks` or `.husky` (hook folders), or a nested repository's `.git` (its hooks
+//! and `core.fsmonitor` run at the user's next `git status` there).
 //!
 //! Creation cannot be prevented without making the whole folder read-only, so such entries are
 //! removed after the command ends (all its processes are gone by then), and the user and model

@@ -304,7 +304,8 @@ pub struct Policy {
     /// places above then stay writable, and file modes, owners and times everywhere changeable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_only_unavailable: Option<String>,
-    /// The protected places beneath the writable ones and how they are kept (issue 32 §3).
+    /// The protected places beneath the writable ones and how they are kept (docs/sandbox.md,
+    /// "Protected places inside a writable folder").
     #[serde(skip)]
     pub guard: Guard,
     #[serde(skip)]

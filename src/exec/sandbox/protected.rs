@@ -1,9 +1,10 @@
-//! Places no skill can be granted, whatever it declares (SPEC §5): the agent's own configuration,
-//! state, cache and skill roots (a skill writing there could turn the sandbox and approvals off
-//! for every later run, trust any folder, or plant a skill), and the places whose content runs
-//! later outside any sandbox — shell startup files, `~/.ssh`, `~/.gnupg`, autostart entries,
-//! systemd user units, crontabs, git's configuration and the working folder's `.git` (hooks,
-//! `core.fsmonitor`). Only the user's own `--allow-write` opens one, and the policy marks it.
+//! Places no skill can be granted, whatever it declares (docs/design.md#sandbox): the agent's own
+//! configuration, state, cache and skill roots (a skill writing there could turn the sandbox and
+//! approvals off for every later run, trust any folder, or plant a skill), and the places whose
+//! content runs later outside any sandbox — shell startup files, `~/.ssh`, `~/.gnupg`, autostart
+//! entries, systemd user units, crontabs, git's configuration and the working folder's `.git`
+//! (hooks, `core.fsmonitor`). Only the user's own `--allow-write` opens one, and the policy marks
+//! it.
 //!
 //! A declared path is refused when it is inside such a place or holds one (`~/.config` holds
 //! `~/.config/agent`), judged both as written and with symlinks resolved, so a skill's
@@ -84,8 +85,9 @@ pub enum Kind {
     /// A file: cannot be created on the user's behalf, so a command that could create it is not
     /// run without asking.
     File,
-    /// A project skill root: skills planted there run commands only once the folder is trusted
-    /// with their content (SPEC §3), so a missing one is neither created nor a reason to ask.
+    /// A project skill root: skills planted there run commands only once the folder is trusted with
+    /// their content (docs/design.md#folder-trust), so a missing one is neither created nor a
+    /// reason to ask.
     ProjectRoot,
     /// `.git`, `.envrc` and the like in the working folder: kept read-only where they exist,
     /// removed after the command where it creates them (see [`super::planted`]).

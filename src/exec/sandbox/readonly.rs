@@ -1,4 +1,5 @@
-//! A mount namespace of the command's own (issue 22 §3 and §5), for what Landlock cannot do:
+//! A mount namespace of the command's own (docs/sandbox.md, "Read-only inside writable folders"),
+//! for what Landlock cannot do:
 //! - Landlock has no right for a file's mode, owner, times or extended attributes, so a confined
 //!   command could `chmod 0666 ~/.ssh/authorized_keys`. In the namespace every mount but the
 //!   writable places is read-only, so that fails ("Read-only file system"), as writes do.

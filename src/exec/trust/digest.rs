@@ -145,7 +145,6 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The state of one walk: what was found, and how much of the limits it used.
 /// What a walk saw of one file without reading it: enough to tell that it was not written since
 /// (a write always moves `ctime`, which no unprivileged program can set back).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -197,6 +196,7 @@ impl Manifest {
     }
 }
 
+/// The state of one walk: what was found, and how much of the limits it used.
 #[derive(Default)]
 struct Walk<'a> {
     files: BTreeMap<String, String>,
@@ -260,7 +260,6 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// `file <sha256>` or `exec <sha256>` of a regular file, every byte of it.
     /// The digest line of a file: the recorded one when its stamp is unchanged, else read.
     fn file_stamped(&mut self, path: &Path, rel: &Path, meta: &Metadata) -> Result<String, Unverifiable> {
         let Some(known) = self.known else {
@@ -279,6 +278,7 @@ impl Walk<'_> {
         Ok(what)
     }
 
+    /// `file <sha256>` or `exec <sha256>` of a regular file, every byte of it.
     fn file(&mut self, path: &Path, meta: &Metadata) -> Result<String, Unverifiable> {
         self.bytes = self.bytes.saturating_add(meta.len());
         if self.bytes > MAX_BYTES {

@@ -1,8 +1,8 @@
-//! The skill audit (SPEC §12): a static reading of every file of a skill folder for what the
-//! public incident reports found in poisoned marketplaces — download-and-execute lures (also when
-//! written as "Prerequisites" for the user or the model), payloads and known campaign indicators,
-//! credential access and exfiltration, reverse shells, persistence, obfuscation, hidden text,
-//! prompt injection, over-broad grants and imitated names. Nothing in the folder is run.
+//! The skill audit (docs/design.md#audit): a static reading of every file of a skill folder for
+//! what the public incident reports found in poisoned marketplaces — download-and-execute lures
+//! (also when written as "Prerequisites" for the user or the model), payloads and known campaign
+//! indicators, credential access and exfiltration, reverse shells, persistence, obfuscation, hidden
+//! text, prompt injection, over-broad grants and imitated names. Nothing in the folder is run.
 //!
 //! One file per rule class: [`rules`] (the text patterns, a table), [`hidden`] (invisible
 //! characters, HTML comments), [`files`] (binaries and archives), [`meta`] (frontmatter grants and

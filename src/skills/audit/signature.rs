@@ -1,6 +1,6 @@
-//! Publisher signatures (SPEC §12): a skill may ship `SKILL.sig`, a minisign signature (ed25519)
-//! of its directory digest as text (`sha256-…`, [`super::digest`]). It is checked against the
-//! public keys the user listed with `agent skills keys add`, kept in
+//! Publisher signatures (docs/skills-lock.md, "Signatures"): a skill may ship `SKILL.sig`, a
+//! minisign signature (ed25519) of its directory digest as text (`sha256-…`, [`super::digest`]). It
+//! is checked against the public keys the user listed with `agent skills keys add`, kept in
 //! `$XDG_CONFIG_HOME/agent/skill-keys.json`; a key may be required for sources starting with a
 //! prefix, and an install from such a source then needs a valid signature by it.
 

@@ -1,7 +1,8 @@
-//! The skill library lifecycle (SPEC §10): where `agent skills add` fetches from (`source`), the
-//! system `git` run safely (`git`), skills found in what was fetched and put in place atomically
-//! (`install`), the `skills-lock.json` record (`lock`), and what an update would change (`diff`).
-//! Orchestration and asking live in `app::skills`; nothing here prints or asks.
+//! The skill library lifecycle (docs/design.md#installed-and-bundled-skills): where `agent skills
+//! add` fetches from (`source`), the system `git` run safely (`git`), skills found in what was
+//! fetched and put in place atomically (`install`), the `skills-lock.json` record (`lock`), and
+//! what an update would change (`diff`). Orchestration and asking live in `app::skills`; nothing
+//! here prints or asks.
 
 pub mod diff;
 pub mod git;
