@@ -54,7 +54,7 @@ pub fn tool_caches(env: &mut BTreeMap<String, String>, base: &BTreeMap<String, S
     }
 }
 
-/// Remove the secrets (SPEC §6 names) a contained command was not declared to need: it runs
+/// Remove the secrets (docs/design.md#secrets names) a contained command was not declared to need: it runs
 /// unasked, so it gets only the keys its skill's `requires.env` names.
 pub fn without_undeclared_secrets(env: &mut BTreeMap<String, String>, declared: &[String]) {
     env.retain(|name, _| !is_secret_name(name) || declared.iter().any(|d| d == name));

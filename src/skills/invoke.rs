@@ -123,16 +123,15 @@ pub fn declared_arguments(value: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// Claude Code's `${CLAUDE_SKILL_DIR}` (the skill's folder), written as `.`: a command's leading
-/// skill script is read relative to the skill's folder and made absolute by approval (commands
-/// themselves run in the user's working folder, docs/design.md#approval-boundary), and
-/// `read_skill_file` takes paths relative to it, so a body written for Claude Code
-/// (`python3 ${CLAUDE_SKILL_DIR}/scripts/x.py`) works unchanged. Every activation gets this,
-/// by the model or by hand.
-pub fn claude_skill_dir(body: String) -> String {
+/// Claude Code's `${CLAUDE_SKILL_DIR}` (the skill's folder) written as `dir`: the model gets the
+/// skill's absolute folder, since commands run in the user's working folder, so a body written for
+/// Claude Code (`python3 ${CLAUDE_SKILL_DIR}/scripts/x.py`, `cat ${CLAUDE_SKILL_DIR}/ref.md`)
+/// names the skill's files wherever a word of it stands. `skills check` passes `.` to read the
+/// same paths relative to the skill.
+pub fn claude_skill_dir(body: String, dir: &str) -> String {
     const PLACEHOLDER: &str = "${CLAUDE_SKILL_DIR}";
     if body.contains(PLACEHOLDER) {
-        body.replace(PLACEHOLDER, ".")
+        body.replace(PLACEHOLDER, dir)
     } else {
         body
     }
@@ -209,13 +208,16 @@ mod tests {
     }
 
     #[test]
-    fn claude_code_skill_folder_is_the_folder_commands_run_in() {
+    fn claude_code_skill_folder_is_the_skills_folder() {
         assert_eq!(
-            claude_skill_dir("Run `python3 ${CLAUDE_SKILL_DIR}/scripts/x.py \"${CLAUDE_SKILL_DIR}\"`.".into()),
-            "Run `python3 ./scripts/x.py \".\"`."
+            claude_skill_dir(
+                "Run `python3 ${CLAUDE_SKILL_DIR}/scripts/x.py \"${CLAUDE_SKILL_DIR}/ref.md\"`.".into(),
+                "/s/pdf"
+            ),
+            "Run `python3 /s/pdf/scripts/x.py \"/s/pdf/ref.md\"`."
         );
         assert_eq!(
-            claude_skill_dir("$CLAUDE_SKILL_DIRS ${SKILL_DIR}".into()),
+            claude_skill_dir("$CLAUDE_SKILL_DIRS ${SKILL_DIR}".into(), "/s/pdf"),
             "$CLAUDE_SKILL_DIRS ${SKILL_DIR}"
         );
     }

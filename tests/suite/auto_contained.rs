@@ -187,7 +187,7 @@ async fn a_contained_command_gets_only_the_secrets_its_skill_declares() {
     let (code, stderr, results, _) = turn(&ws, "keys", &[check, "./run.sh"], &[], &env).await;
     assert_eq!(code, 0, "{stderr}");
     assert!(results[0].contains("declared=set other=\n"), "{}", results[0]);
-    // The skill's own script gets the user's environment, as ever (SPEC §5).
+    // The skill's own script gets the user's environment, as ever (docs/design.md#child-environment).
     assert!(results[1].contains("own=set"), "{}", results[1]);
 }
 

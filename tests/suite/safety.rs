@@ -103,6 +103,7 @@ async fn env_shows_no_agent_key() {
     assert_eq!(out.status.code(), Some(0));
     let result = last_tool_result(&mock.requests().await[2]);
     assert!(result.contains("SKILL_NAME=plain"), "{result}");
+    assert!(result.contains("AGENT_NONINTERACTIVE=1"), "nobody can be asked: {result}");
     assert!(
         !result.contains("AGENT_API_KEY") && !result.contains("OPENAI_API_KEY"),
         "{result}"
@@ -269,4 +270,29 @@ async fn untrusted_project_skills_cannot_run_until_trusted() {
     cmd.args(["--once", "x", "--approve", "auto"]);
     run(cmd).await;
     assert!(last_tool_result(&mock.requests().await[2]).contains("project-ran"));
+}
+
+/// On a terminal someone can answer, so a command is not told otherwise: no
+/// `AGENT_NONINTERACTIVE` (a one-shot without one gets `1`, above).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_in_a_chat_on_a_terminal_is_not_told_it_is_non_interactive() {
+    use crate::common::pty::{blocking, chat, ctrl_d_exits_zero, from_pty, type_line};
+    let ws = Workspace::new();
+    ws.skill(
+        "plain",
+        PLAIN,
+        Some("#!/bin/sh\necho \"asked=${AGENT_NONINTERACTIVE:-unset}\"\n"),
+    );
+    let mock = MockLlm::start(activate_run_answer("plain", "./run.sh", "done")).await;
+    let session = chat(&ws, &mock, &["--approve", "auto"]);
+    blocking(move || {
+        let mut p = session;
+        type_line(&mut p, "go");
+        let seen = p.exp_string("done").unwrap();
+        assert!(!from_pty(&seen).contains("asked=1"), "{seen}");
+        ctrl_d_exits_zero(p);
+    })
+    .await;
+    let result = last_tool_result(&mock.requests().await[2]);
+    assert!(result.contains("asked=unset"), "{result}");
 }

@@ -190,23 +190,26 @@ async fn a_claude_code_skill_finds_its_scripts_through_claude_skill_dir() {
     std::fs::create_dir_all(dir.join("scripts")).unwrap();
     std::fs::write(
         dir.join("SKILL.md"),
-        "---\nname: hello\ndescription: Greets, written for Claude Code's folder placeholder.\n---\nRun `${CLAUDE_SKILL_DIR}/scripts/hello.sh`.\n",
+        "---\nname: hello\ndescription: Greets, written for Claude Code's folder placeholder.\n---\nRun `${CLAUDE_SKILL_DIR}/scripts/hello.sh ${CLAUDE_SKILL_DIR}/greeting.txt`.\n",
     )
     .unwrap();
-    write_script(
-        &dir.join("scripts/hello.sh"),
-        "#!/bin/sh\necho hello from claude skill\n",
-    );
+    std::fs::write(dir.join("greeting.txt"), "hello from claude skill\n").unwrap();
+    write_script(&dir.join("scripts/hello.sh"), "#!/bin/sh\ncat \"$1\"\n");
 
-    let mock = MockLlm::start(activate_run_answer("hello", "./scripts/hello.sh", "done")).await;
+    // The placeholder becomes the skill's absolute folder: commands run in the working folder,
+    // so both the script and the file it is given are found, and the script is the skill's own
+    // to approval (it runs under auto with the sandbox off, where nothing else would).
+    let folder = dir.display().to_string();
+    let command = format!("{folder}/scripts/hello.sh {folder}/greeting.txt");
+    let mock = MockLlm::start(activate_run_answer("hello", &command, "done")).await;
     let mut cmd = ws.agent(&mock);
-    cmd.args(["--yes", "--once", "say hello"]);
+    cmd.args(["--approve", "auto", "--sandbox", "off", "--once", "say hello"]);
     let (code, _, err) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{err}");
     let requests = mock.requests().await;
     let activation = last_tool_result(&requests[1]);
     assert!(
-        activation.contains("Run `./scripts/hello.sh`.") && !activation.contains("CLAUDE_SKILL_DIR"),
+        activation.contains(&format!("Run `{command}`.")) && !activation.contains("CLAUDE_SKILL_DIR"),
         "{activation}"
     );
     assert!(last_tool_result(&requests[2]).contains("hello from claude skill"));

@@ -23,7 +23,9 @@ impl SkillFiles {
     /// Blocking: the `SKILL.md` body (a checked, capped read) and the bundled file list.
     fn read(skill: &Skill) -> Self {
         Self {
-            body: skill.read_body().map(claude_skill_dir),
+            body: skill
+                .read_body()
+                .map(|body| claude_skill_dir(body, &skill.dir.display().to_string())),
             files: skill.bundled_files(MAX_LISTED_FILES),
         }
     }

@@ -115,6 +115,11 @@ impl ToolRunner {
             &self.settings.skill_roots,
         );
         env.insert("AGENT_SANDBOX".into(), policy.child_value().into());
+        // Nobody can answer a prompt: a script that would ask (a confirmation, a login) should
+        // take its default or fail at once rather than wait on a stdin that is /dev/null.
+        if !self.approver.can_ask() {
+            env.insert("AGENT_NONINTERACTIVE".into(), "1".into());
+        }
         env.extend(temp.iter().flat_map(PrivateTemp::child_vars));
         if policy.enforcement() == Enforcement::Confined {
             crate::exec::env::tool_caches(&mut env, &self.settings.base_env, &self.settings.sandbox.extra);
