@@ -217,6 +217,21 @@ async fn every_command_takes_the_skills_name_or_its_folders_and_a_typo_gets_the_
         let (code, _, err) = outcome(&ws, &["trust", "--skill", name]).await;
         assert_eq!(code, 0, "trust --skill {name}: {err}");
     }
+    // By hand, by the folder's name: the skill the catalog calls youtube-downloader is invoked.
+    let mock = MockLlm::start(vec![text("Downloaded.")]).await;
+    let mut invoke = ws.bare_agent();
+    invoke
+        .env("AGENT_BASE_URL", mock.base_url())
+        .env("AGENT_API_KEY", "sk-test-key-0123456789")
+        .args(["--skill", "video-downloader", "a talk"]);
+    let (code, _, err) = run_outcome(invoke).await;
+    assert_eq!(code, 0, "{err}");
+    let requests = mock.requests().await;
+    assert!(
+        contents(&requests[0], "tool")[0].contains("Run it."),
+        "{:?}",
+        contents(&requests[0], "tool")
+    );
     let commands: [&[&str]; 5] = [
         &["skills", "show"],
         &["skills", "audit"],
