@@ -48,6 +48,8 @@ pub struct SkillsAdded {
     pub clashes: Vec<Clash>,
     /// Template skeletons `--all` left out (`src/skills/library/templates.rs`).
     pub templates: Vec<SkippedTemplate>,
+    /// Skills `--all` did not install because the audit refused them (the command exits 7 or 8).
+    pub refused: Vec<Refused>,
     /// Whether the root is a project's (`--project`): its folder must be trusted before the
     /// skills run commands.
     pub project: bool,
@@ -79,6 +81,18 @@ pub struct Clash {
     pub taken_by: PathBuf,
     /// The command that installs it under another name that is free.
     pub fix: String,
+}
+
+/// A skill `--all` did not install because the install gate refused it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refused {
+    /// The folder it would have had.
+    pub name: String,
+    pub subdir: Option<String>,
+    /// Whether a finding was critical (exit 8) rather than high (exit 7).
+    pub critical: bool,
+    /// The gate's refusal: the findings and how to install it anyway.
+    pub message: String,
 }
 
 /// A template skeleton `--all` left out.

@@ -99,6 +99,10 @@ fn left_out(r: &SkillsAdded) -> Vec<String> {
             one(&c.fix)
         ));
     }
+    for refusal in &r.refused {
+        // The gate's message starts with the skill's name.
+        err.push(format!("not installed: {}", one(&refusal.message)));
+    }
     if !r.clashes.is_empty() {
         err.push(format!(
             "installed {}, {} not installed because their names are taken (each above, with the command that takes it)",

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use super::choose::{Wanted, choose};
 use super::plan::{Asked, Plan, plan};
 use crate::exec::trust::ManifestStore;
-use crate::exit::AppError;
-use crate::output::library::{Clash, InstalledSkill, LibraryAsker, SkillRemoved, SkillsAdded};
+use crate::exit::{AppError, ExitCode};
+use crate::output::library::{Clash, InstalledSkill, LibraryAsker, Refused, SkillRemoved, SkillsAdded};
 use crate::skills::library::git;
 use crate::skills::library::install::{self, Candidate, InstallError, find_candidates};
 use crate::skills::library::lock::{LockEntry, LockFile, now_rfc3339};
@@ -91,13 +91,7 @@ pub async fn add(
     install::clear_leftovers(root);
     let fetched = fetch(&source).await?;
     let candidates = find_candidates(&fetched.tree);
-    let searched = format!(
-        "{} and its folders {MAX_DEPTH_TEXT} (hidden ones only as `skills/.NAME` categories or other agents' folders)",
-        source
-            .subdir
-            .as_deref()
-            .map_or_else(|| "the source".to_string(), |s| format!("#{s}"))
-    );
+    let searched = searched(&source);
     let wanted = Wanted {
         names: &request.skills,
         all: request.all,
@@ -124,25 +118,29 @@ pub async fn add(
     }
     let problems: Vec<ScriptProblem> = todo.iter().flat_map(|(c, _, _)| problems_of(&c.dir)).collect();
     let fix = fix_decision(request.fix, &problems, todo.len(), asker);
-    let mut installed = Vec::new();
+    let (mut installed, mut refused) = (Vec::new(), Vec::new());
     for (candidate, name, subdir) in todo {
         let flags = Flags {
             fix,
             force: request.force,
             rename: new_name.is_some(),
         };
-        let skill = install_one(candidate, &name, root, false, flags, asker)?;
-        let entry = LockEntry {
-            source: source.location_text(),
-            reference: source.reference.clone(),
-            commit: fetched.commit.clone(),
-            subdir: subdir.clone(),
-            installed_at: now_rfc3339(),
-            hash: skill.hash.clone(),
-            audit: skill.audit.clone(),
-            digest: skill.digest.clone(),
-            renamed_from: new_name.map(|_| candidate.name.clone()),
+        let skill = match install_one(candidate, &name, root, false, flags, asker) {
+            Ok(skill) => skill,
+            // `--all` goes on past a skill the audit refused; the command then exits 7 or 8.
+            Err(e) if request.all && matches!(e.code, ExitCode::AuditFindings | ExitCode::AuditCritical) => {
+                refused.push(Refused {
+                    name,
+                    subdir,
+                    critical: e.code == ExitCode::AuditCritical,
+                    message: e.message,
+                });
+                continue;
+            }
+            Err(e) => return Err(e),
         };
+        let renamed_from = new_name.map(|_| candidate.name.clone());
+        let entry = lock_entry(&source, fetched.commit.clone(), subdir.clone(), &skill, renamed_from);
         lock.skills.insert(name.clone(), entry);
         // Written after each skill, so a failure later leaves every installed one recorded.
         lock.write(root).map_err(|e| AppError::config(e.to_string()))?;
@@ -161,8 +159,41 @@ pub async fn add(
         already,
         clashes,
         templates,
+        refused,
         project,
     })
+}
+
+/// Where a source was searched for skills, as the "holds no skill" error says it.
+fn searched(source: &Source) -> String {
+    format!(
+        "{} and its folders {MAX_DEPTH_TEXT} (hidden ones only as `skills/.NAME` categories or other agents' folders)",
+        source
+            .subdir
+            .as_deref()
+            .map_or_else(|| "the source".to_string(), |s| format!("#{s}"))
+    )
+}
+
+/// The lock entry of `skill`, just installed from `source` at `commit`.
+fn lock_entry(
+    source: &Source,
+    commit: Option<String>,
+    subdir: Option<String>,
+    skill: &InstalledSkill,
+    renamed_from: Option<String>,
+) -> LockEntry {
+    LockEntry {
+        source: source.location_text(),
+        reference: source.reference.clone(),
+        commit,
+        subdir,
+        installed_at: now_rfc3339(),
+        hash: skill.hash.clone(),
+        audit: skill.audit.clone(),
+        digest: skill.digest.clone(),
+        renamed_from,
+    }
 }
 
 /// `--as NAME`, checked: it names one skill, with the Agent Skills naming rules.

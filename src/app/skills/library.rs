@@ -76,8 +76,15 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
     };
     let unconfirmed = |r: &Report| matches!(r, Report::SkillsUpdated(u) if u.skills.iter().any(|s| s.outcome == UpdateOutcome::NotConfirmed));
     let outdated = |r: &Report| matches!(r, Report::SkillsOutdated(o) if o.skills.iter().any(|s| s.standing == library_report::Standing::Outdated));
+    let refused = |r: &Report| match r {
+        Report::SkillsAdded(a) if a.refused.iter().any(|s| s.critical) => Some(ExitCode::AuditCritical),
+        Report::SkillsAdded(a) if !a.refused.is_empty() => Some(ExitCode::AuditFindings),
+        _ => None,
+    };
     Some(result.map(|r| {
-        let code = if unconfirmed(&r) {
+        let code = if let Some(code) = refused(&r) {
+            code
+        } else if unconfirmed(&r) {
             ExitCode::Usage
         } else if outdated(&r) {
             // Like a failed `skills check`: CI can fail on it (`skills outdated || …`).
