@@ -376,7 +376,8 @@ pub enum SkillsCommand {
     List,
     /// Show one skill: metadata, diagnostics, what the sandbox would let it write, and body.
     Show {
-        /// Skill name (one starting with `-` works too: `skills show -21risk-automation`).
+        /// The skill's name or its folder's (one starting with `-` works too: `skills show
+        /// -21risk-automation`).
         #[arg(allow_hyphen_values = true)]
         name: String,
         #[command(flatten)]
@@ -396,8 +397,10 @@ pub enum SkillsCommand {
     /// prompt injection, broad grants, imitated names. Nothing is run. Exit 0 clean, 7 findings
     /// (medium or high), 8 critical.
     Audit {
-        /// A skill folder, a folder holding skills, or a source as `skills add` takes it
-        /// (fetched into a temporary folder); default: every skill of the configured roots.
+        /// A skill's name or its folder's, a path to a skill folder or a folder holding skills
+        /// (`./NAME`), or a source as `skills add` takes it (fetched into a temporary folder);
+        /// default: every skill of the configured roots.
+        #[arg(allow_hyphen_values = true)]
         target: Option<String>,
         /// Also send each SKILL.md (as quoted data, with the findings) to the configured model
         /// for a second opinion, shown apart; it never changes the findings or the exit code.
@@ -507,10 +510,15 @@ pub enum SkillsCommand {
         /// Fix scripts with CRLF line endings or no executable bit in the installed copy without asking.
         #[arg(long)]
         fix: bool,
-        /// Install every skill the source holds, without asking (skills already installed from
-        /// it are left as they are).
+        /// Install every skill the source holds whose name is free, without asking: skills already
+        /// installed from it are left as they are, a skill whose name another skill uses is named
+        /// with the --as command that takes it, and template skeletons are left out.
         #[arg(long, conflicts_with = "skills")]
         all: bool,
+        /// Install the one chosen skill under NAME (its folder and the name it gives itself), when
+        /// its own name is taken.
+        #[arg(long = "as", value_name = "NAME", conflicts_with = "all")]
+        new_name: Option<String>,
         /// Install even when the audit finds something of high or critical severity, without
         /// asking (a terminal otherwise shows the findings and asks; without one they refuse).
         #[arg(long)]
@@ -521,7 +529,7 @@ pub enum SkillsCommand {
     Outdated,
     /// Fetch installed skills again, show what changed, and replace them after a yes.
     Update {
-        /// Only this skill (default: every one in skills-lock.json).
+        /// Only this skill, by its name or its folder's (default: every one in skills-lock.json).
         #[arg(allow_hyphen_values = true)]
         name: Option<String>,
         /// Replace without asking (needed without a terminal).
@@ -536,7 +544,8 @@ pub enum SkillsCommand {
     /// with the one skills-lock.json recorded; check publisher signatures (SKILL.sig) against
     /// your keys. Exit 1 when a digest changed or a signature is invalid.
     Verify {
-        /// Only this skill (default: every one in skills-lock.json).
+        /// Only this skill, by its name or its folder's (default: every one in skills-lock.json).
+        #[arg(allow_hyphen_values = true)]
         name: Option<String>,
     },
     /// The publisher keys signatures are checked against.
@@ -546,7 +555,7 @@ pub enum SkillsCommand {
     },
     /// Delete a skill installed with `skills add` and its skills-lock.json entry.
     Remove {
-        /// Skill name (its folder in the skill root; one starting with `-` works too).
+        /// The skill's name or its folder's (one starting with `-` works too).
         #[arg(allow_hyphen_values = true)]
         name: String,
         /// Remove it from ./.agents/skills instead of ~/.agents/skills.

@@ -4,23 +4,19 @@
 use super::once::{one_turn, read_stdin};
 use super::{Run, endpoint};
 use crate::exit::{AppError, ExitCode};
+use crate::skills::Skill;
 use crate::skills::discover::Discovery;
-use crate::skills::invoke::{Arguments, nearest};
-use crate::support::terminal_text::visible;
-
-/// Most names suggested for an unknown `--skill`.
-const MAX_SUGGESTED: usize = 5;
+use crate::skills::invoke::Arguments;
+use crate::skills::resolve::{Named, resolve, unknown};
 
 /// Invoke `name` with the arguments of the command line (and piped stdin as context), then run
 /// the one turn that follows.
 pub(super) async fn skill_once(mut run: Run<'_>, discovery: Discovery, name: &str) -> Result<ExitCode, AppError> {
-    let known = discovery
-        .skills
-        .iter()
-        .any(|s| s.name == name || s.name.eq_ignore_ascii_case(name));
-    if !known {
-        return Err(AppError::config(format!("--skill {}", unknown_skill(name, &discovery))));
-    }
+    let name = find_skill(name, &discovery)
+        .map_err(|message| AppError::config(format!("--skill {message}")))?
+        .name
+        .clone();
+    let name = name.as_str();
     let args = arguments(&run)?;
     endpoint::settle(run.cli, &mut run.config).await?;
     let (mut agent, _) = super::session::started_agent(&run, discovery)?;
@@ -34,20 +30,47 @@ pub(super) async fn skill_once(mut run: Run<'_>, discovery: Discovery, name: &st
     Ok(one_turn(&run, &mut agent, &message).await)
 }
 
-/// What every command that takes a skill's name says of one it does not know: the nearest names,
-/// never the whole library (which can be thousands), and where the full list is.
+/// The discovered skill `name` names: its own name or its folder's (skills/resolve.rs), else a
+/// skill whose name differs only in letter case; when none does, the message every command gives.
+pub(super) fn find_skill<'a>(name: &str, discovery: &'a Discovery) -> Result<&'a Skill, String> {
+    let folders = folders(&discovery.skills);
+    let named = named(&discovery.skills, &folders);
+    resolve(name, &named)
+        .or_else(|| discovery.skills.iter().position(|s| s.name.eq_ignore_ascii_case(name)))
+        .and_then(|i| discovery.skills.get(i))
+        .ok_or_else(|| unknown_of(name, &named))
+}
+
+/// What every command that takes a skill's name says of one it does not know: the nearest names
+/// (skills' own and folders'), never the whole library, and where the full list is.
 pub(super) fn unknown_skill(name: &str, discovery: &Discovery) -> String {
-    let names: Vec<&str> = discovery.skills.iter().map(|s| s.name.as_str()).collect();
-    let near = nearest(name, &names, MAX_SUGGESTED);
-    let hint = if near.is_empty() {
-        "`agent skills list` shows every skill".to_string()
-    } else {
-        format!(
-            "did you mean {}? (`agent skills list` shows every skill)",
-            near.join(", ")
-        )
-    };
-    format!("{}: there is no skill of that name; {}", visible(name), visible(&hint))
+    let folders = folders(&discovery.skills);
+    unknown_of(name, &named(&discovery.skills, &folders))
+}
+
+fn unknown_of(name: &str, named: &[Named<'_>]) -> String {
+    unknown(name, named, "skill", "`agent skills list` shows every skill")
+}
+
+/// The folder name of each skill, as text.
+fn folders(skills: &[Skill]) -> Vec<String> {
+    skills
+        .iter()
+        .map(|s| {
+            s.dir
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn named<'a>(skills: &'a [Skill], folders: &'a [String]) -> Vec<Named<'a>> {
+    skills
+        .iter()
+        .zip(folders)
+        .map(|(s, folder)| Named { name: &s.name, folder })
+        .collect()
 }
 
 /// The arguments of `--skill`, and piped stdin.

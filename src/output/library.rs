@@ -43,9 +43,65 @@ pub struct SkillsAdded {
     pub installed: Vec<InstalledSkill>,
     /// Folder names of chosen skills already installed from this source, left as they are.
     pub already: Vec<String>,
+    /// Chosen skills whose name another skill already uses, not installed (`--all` goes on
+    /// past them; each says how to take it under another name).
+    pub clashes: Vec<Clash>,
+    /// Template skeletons `--all` left out (`src/skills/library/templates.rs`).
+    pub templates: Vec<SkippedTemplate>,
+    /// Skills `--all` did not install because the audit refused them (the command exits 7 or 8).
+    pub refused: Vec<Refused>,
     /// Whether the root is a project's (`--project`): its folder must be trusted before the
     /// skills run commands.
     pub project: bool,
+}
+
+/// What already uses a clashing skill's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClashKind {
+    /// A folder of that name is in the root, from another source or not installed by `skills add`.
+    FolderTaken,
+    /// Another skill in the root gives itself that name: the catalog would show only one.
+    NameTaken,
+    /// An earlier skill of the same source takes that folder or name in this install.
+    SameSource,
+}
+
+/// A chosen skill not installed because its name is taken.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Clash {
+    /// Its folder's name in the source: what `--skill` takes.
+    pub skill: String,
+    /// The name it gives itself.
+    pub name: String,
+    /// Its folder inside the source.
+    pub subdir: Option<String>,
+    pub kind: ClashKind,
+    /// The folder (or, for `same-source`, the source folder) that has the name.
+    pub taken_by: PathBuf,
+    /// The command that installs it under another name that is free.
+    pub fix: String,
+}
+
+/// A skill `--all` did not install because the install gate refused it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refused {
+    /// The folder it would have had.
+    pub name: String,
+    pub subdir: Option<String>,
+    /// Whether a finding was critical (exit 8) rather than high (exit 7).
+    pub critical: bool,
+    /// The gate's refusal: the findings and how to install it anyway.
+    pub message: String,
+}
+
+/// A template skeleton `--all` left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedTemplate {
+    pub name: String,
+    pub subdir: Option<String>,
+    /// Why it counts as one: `a template folder`, or `its description is a placeholder`.
+    pub reason: &'static str,
 }
 
 /// Where an installed skill stands against its source.

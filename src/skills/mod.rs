@@ -23,6 +23,7 @@ pub mod portable;
 pub mod rank;
 pub mod refs;
 pub mod requires;
+pub mod resolve;
 pub mod routing_cases;
 pub mod search;
 pub mod skeleton;

@@ -4,8 +4,8 @@
 //! with anything invisible made visible.
 
 use crate::output::library::{
-    Choice, InstalledSkill, LibraryAsker, SkillRemoved, SkillTrusted, SkillUpdate, SkillsAdded, SkillsOutdated,
-    SkillsUpdated, Standing, UpdateOutcome,
+    Choice, ClashKind, InstalledSkill, LibraryAsker, SkillRemoved, SkillTrusted, SkillUpdate, SkillsAdded,
+    SkillsOutdated, SkillsUpdated, Standing, UpdateOutcome,
 };
 use crate::skills::audit::{Finding, Level};
 use crate::skills::library::diff::{Change, FolderDiff};
@@ -60,11 +60,57 @@ pub fn added(r: &SkillsAdded) -> Text {
             names.join(", ")
         ));
     }
+    err.extend(left_out(r));
     err.push(format!("recorded in {}", one(&r.lock.display().to_string())));
     if r.project {
         err.push("project skills run commands once this folder is trusted: `agent trust`".into());
     }
     Text { out, err }
+}
+
+/// The template skeletons `--all` left out and each clash with its `--as` command, then a count.
+fn left_out(r: &SkillsAdded) -> Vec<String> {
+    let mut err = Vec::new();
+    if !r.templates.is_empty() {
+        let names: Vec<String> = r
+            .templates
+            .iter()
+            .map(|t| format!("{} ({})", one(t.subdir.as_deref().unwrap_or(&t.name)), t.reason))
+            .collect();
+        err.push(format!(
+            "left out template skeleton(s), not skills to run: {} (`--skill NAME` installs one asked for by name)",
+            names.join(", ")
+        ));
+    }
+    for c in &r.clashes {
+        let what = match c.kind {
+            ClashKind::FolderTaken => "its folder is taken by",
+            ClashKind::NameTaken => "its name is taken by",
+            ClashKind::SameSource => "an earlier skill of this source has its name:",
+        };
+        let from = match c.subdir.as_deref() {
+            Some(sub) if sub != c.skill => format!(" ({})", one(sub)),
+            _ => String::new(),
+        };
+        err.push(format!(
+            "not installed: {}{from} — {what} {}; to take it under another name: {}",
+            one(&c.skill),
+            one(&c.taken_by.display().to_string()),
+            one(&c.fix)
+        ));
+    }
+    for refusal in &r.refused {
+        // The gate's message starts with the skill's name.
+        err.push(format!("not installed: {}", one(&refusal.message)));
+    }
+    if !r.clashes.is_empty() {
+        err.push(format!(
+            "installed {}, {} not installed because their names are taken (each above, with the command that takes it)",
+            r.installed.len(),
+            r.clashes.len()
+        ));
+    }
+    err
 }
 
 fn installed_line(s: &InstalledSkill) -> String {

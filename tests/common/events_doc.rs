@@ -22,7 +22,7 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 31] = [
+const NESTED: [((&str, &str), &str); 34] = [
     (("help", "commands"), "command"),
     (("history", "entries"), "history entry"),
     (("help", "skills"), "skill command"),
@@ -42,6 +42,9 @@ const NESTED: [((&str, &str), &str); 31] = [
     (("policy", "write"), "writable"),
     (("policy", "skipped"), "skipped"),
     (("skills add", "installed"), "installed skill"),
+    (("skills add", "clashes"), "clash"),
+    (("skills add", "templates"), "skipped template"),
+    (("skills add", "refused"), "refused skill"),
     (("installed skill", "fixed"), "script problem"),
     (("installed skill", "unfixed"), "script problem"),
     (("skills outdated", "skills"), "outdated skill"),

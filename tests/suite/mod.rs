@@ -40,6 +40,7 @@ mod sessions;
 mod skill_audit;
 mod skill_audit_trust;
 mod skill_cache;
+mod skill_collections;
 mod skill_eval;
 mod skill_fixtures;
 mod skill_habits;

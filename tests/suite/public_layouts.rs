@@ -297,7 +297,7 @@ async fn remove_of_an_unknown_name_offers_the_nearest_and_show_offers_a_typeable
     let (code, _, err) = outcome(&ws, &["skills", "remove", "tool07-automaton"]).await;
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("of its 31 entries, the nearest: tool07-automation"),
+        err.contains("tool07-automaton: there is no installed skill of that name; did you mean tool07-automation"),
         "{err}"
     );
     assert!(!err.contains("tool29-automation"), "not every entry: {err}");

@@ -136,7 +136,10 @@ async fn a_repository_of_several_skills_needs_a_choice_without_a_terminal() {
 
     let (code, _, err) = outcome(&ws, &["skills", "add", &url(&repo), "--skill", "nope"]).await;
     assert_eq!(code, 2);
-    assert!(err.contains("no skill named \"nope\""), "{err}");
+    assert!(
+        err.contains("nope: there is no skill in") && err.contains("it has 2 skill(s): deploy, notes"),
+        "{err}"
+    );
 
     let (code, out, err) = outcome(&ws, &["skills", "add", &url(&repo), "--skill", "notes", "--project"]).await;
     assert_eq!(code, 0, "{err}");

@@ -5,10 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::choose::{Wanted, choose, folder_name};
+use super::choose::{Wanted, choose};
+use super::plan::{Asked, Plan, plan};
 use crate::exec::trust::ManifestStore;
-use crate::exit::AppError;
-use crate::output::library::{InstalledSkill, LibraryAsker, SkillRemoved, SkillsAdded};
+use crate::exit::{AppError, ExitCode};
+use crate::output::library::{Clash, InstalledSkill, LibraryAsker, Refused, SkillRemoved, SkillsAdded};
 use crate::skills::library::git;
 use crate::skills::library::install::{self, Candidate, InstallError, find_candidates};
 use crate::skills::library::lock::{LockEntry, LockFile, now_rfc3339};
@@ -29,6 +30,8 @@ pub struct AddRequest {
     pub all: bool,
     /// `--force`: install over audit findings of high or critical severity without asking.
     pub force: bool,
+    /// `--as NAME`: install the one chosen skill under this name (folder and own name).
+    pub new_name: Option<String>,
 }
 
 /// A fetched source: the tree to install from, and the commit (git sources). The temporary folder
@@ -88,51 +91,56 @@ pub async fn add(
     install::clear_leftovers(root);
     let fetched = fetch(&source).await?;
     let candidates = find_candidates(&fetched.tree);
-    let searched = format!(
-        "{} and its folders {MAX_DEPTH_TEXT} (hidden ones only as `skills/.NAME` categories or other agents' folders)",
-        source
-            .subdir
-            .as_deref()
-            .map_or_else(|| "the source".to_string(), |s| format!("#{s}"))
-    );
+    let searched = searched(&source);
     let wanted = Wanted {
         names: &request.skills,
         all: request.all,
     };
     let chosen = choose(&source, &searched, &candidates, &wanted, asker)?;
-    let at_git_root = matches!(source.location, Location::Git(_)) && source.subdir.is_none();
-    let mut todo = Vec::new();
-    let mut already = Vec::new();
-    for candidate in chosen {
-        let name = folder_name(candidate, &source, at_git_root && candidate.subdir.is_none());
+    let new_name = checked_new_name(request.new_name.as_deref(), chosen.len())?;
+    let asked = Asked {
+        source: &source,
+        root,
+        all: request.all,
+        new_name,
+    };
+    let Plan {
+        todo,
+        already,
+        clashes,
+        templates,
+    } = plan(&asked, &lock, &chosen);
+    if !request.all && !clashes.is_empty() {
+        return Err(AppError::usage(clash_error(&clashes)));
+    }
+    for (candidate, _, _) in &todo {
         super::verify::require_signature(&candidate.dir, &source.location_text())?;
-        let subdir = join_subdirs(source.subdir.as_deref(), candidate.subdir.as_deref());
-        let present = std::fs::symlink_metadata(root.join(&name)).is_ok();
-        let ours = lock
-            .skills
-            .get(&name)
-            .is_some_and(|e| e.source == source.location_text() && e.subdir == subdir);
-        match (present, ours) {
-            (true, true) => already.push(name),
-            (true, false) => return Err(AppError::usage(InstallError::Exists(root.join(&name)).to_string())),
-            (false, _) => todo.push((candidate, name, subdir)),
-        }
     }
     let problems: Vec<ScriptProblem> = todo.iter().flat_map(|(c, _, _)| problems_of(&c.dir)).collect();
     let fix = fix_decision(request.fix, &problems, todo.len(), asker);
-    let mut installed = Vec::new();
+    let (mut installed, mut refused) = (Vec::new(), Vec::new());
     for (candidate, name, subdir) in todo {
-        let skill = install_one(candidate, &name, root, false, (fix, request.force), asker)?;
-        let entry = LockEntry {
-            source: source.location_text(),
-            reference: source.reference.clone(),
-            commit: fetched.commit.clone(),
-            subdir: subdir.clone(),
-            installed_at: now_rfc3339(),
-            hash: skill.hash.clone(),
-            audit: skill.audit.clone(),
-            digest: skill.digest.clone(),
+        let flags = Flags {
+            fix,
+            force: request.force,
+            rename: new_name.is_some(),
         };
+        let skill = match install_one(candidate, &name, root, false, flags, asker) {
+            Ok(skill) => skill,
+            // `--all` goes on past a skill the audit refused; the command then exits 7 or 8.
+            Err(e) if request.all && matches!(e.code, ExitCode::AuditFindings | ExitCode::AuditCritical) => {
+                refused.push(Refused {
+                    name,
+                    subdir,
+                    critical: e.code == ExitCode::AuditCritical,
+                    message: e.message,
+                });
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let renamed_from = new_name.map(|_| candidate.name.clone());
+        let entry = lock_entry(&source, fetched.commit.clone(), subdir.clone(), &skill, renamed_from);
         lock.skills.insert(name.clone(), entry);
         // Written after each skill, so a failure later leaves every installed one recorded.
         lock.write(root).map_err(|e| AppError::config(e.to_string()))?;
@@ -149,20 +157,79 @@ pub async fn add(
         lock: LockFile::path(root),
         installed,
         already,
+        clashes,
+        templates,
+        refused,
         project,
     })
 }
 
-/// How deep a source is searched, as the "holds no skill" error says it.
-const MAX_DEPTH_TEXT: &str = "up to 4 levels down";
+/// Where a source was searched for skills, as the "holds no skill" error says it.
+fn searched(source: &Source) -> String {
+    format!(
+        "{} and its folders {MAX_DEPTH_TEXT} (hidden ones only as `skills/.NAME` categories or other agents' folders)",
+        source
+            .subdir
+            .as_deref()
+            .map_or_else(|| "the source".to_string(), |s| format!("#{s}"))
+    )
+}
 
-/// `#SUBDIR` of the source joined with where the skill was found below it.
-fn join_subdirs(source: Option<&str>, found: Option<&str>) -> Option<String> {
-    match (source, found) {
-        (Some(a), Some(b)) => Some(format!("{a}/{b}")),
-        (a, b) => a.or(b).map(str::to_string),
+/// The lock entry of `skill`, just installed from `source` at `commit`.
+fn lock_entry(
+    source: &Source,
+    commit: Option<String>,
+    subdir: Option<String>,
+    skill: &InstalledSkill,
+    renamed_from: Option<String>,
+) -> LockEntry {
+    LockEntry {
+        source: source.location_text(),
+        reference: source.reference.clone(),
+        commit,
+        subdir,
+        installed_at: now_rfc3339(),
+        hash: skill.hash.clone(),
+        audit: skill.audit.clone(),
+        digest: skill.digest.clone(),
+        renamed_from,
     }
 }
+
+/// `--as NAME`, checked: it names one skill, with the Agent Skills naming rules.
+fn checked_new_name(new_name: Option<&str>, chosen: usize) -> Result<Option<&str>, AppError> {
+    let Some(name) = new_name else {
+        return Ok(None);
+    };
+    if chosen != 1 {
+        return Err(AppError::usage(format!(
+            "--as gives one skill a new name, and {chosen} were chosen: name the one with --skill NAME"
+        )));
+    }
+    if let Some(why) = crate::skills::skeleton::invalid_name(name) {
+        return Err(AppError::usage(format!("--as {name:?}: {why}")));
+    }
+    Ok(Some(name))
+}
+
+/// The error for clashes when only the named skills were asked for: each, and how to take it.
+fn clash_error(clashes: &[Clash]) -> String {
+    let lines: Vec<String> = clashes
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: the name is taken by {}; take it as another: {}",
+                c.skill,
+                c.taken_by.display(),
+                c.fix
+            )
+        })
+        .collect();
+    format!("nothing was installed: {}", lines.join("; "))
+}
+
+/// How deep a source is searched, as the "holds no skill" error says it.
+const MAX_DEPTH_TEXT: &str = "up to 4 levels down";
 
 /// The script problems a skill folder would be installed with (what `skills check` reports).
 pub fn problems_of(dir: &Path) -> Vec<ScriptProblem> {
@@ -201,14 +268,23 @@ pub fn fix_decision(fix: bool, problems: &[ScriptProblem], skills: usize, asker:
     ))
 }
 
-/// Stage, audit the staged copy (the gate: `super::gate`), fix scripts if allowed, and put one
-/// skill in place as `root/name`. `(fix, force)` are `--fix` and `--force`.
+/// How one skill is installed: `--fix`, `--force`, and whether it takes its folder's name as its
+/// own (`--as`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Flags {
+    pub fix: bool,
+    pub force: bool,
+    pub rename: bool,
+}
+
+/// Stage, rename the staged copy if asked, audit it (the gate: `super::gate`), fix scripts if
+/// allowed, and put one skill in place as `root/name`.
 pub fn install_one(
     candidate: &Candidate,
     name: &str,
     root: &Path,
     replace: bool,
-    (fix, force): (bool, bool),
+    Flags { fix, force, rename }: Flags,
     asker: &dyn LibraryAsker,
 ) -> Result<InstalledSkill, AppError> {
     let failed = |e: InstallError| match e {
@@ -219,14 +295,23 @@ pub fn install_one(
         return Err(failed(InstallError::Exists(root.join(name))));
     }
     let staged = install::stage(&candidate.dir, root, name).map_err(failed)?;
-    let result = super::gate::check(&staged, name, force, asker).and_then(|verdict| {
-        let skill = fix_and_commit(&staged, name, &candidate.name, root, replace, fix).map_err(failed)?;
-        Ok(InstalledSkill {
-            audit: Some(verdict),
-            digest: crate::skills::audit::digest::digest_dir(&skill.dir).ok(),
-            ..skill
-        })
-    });
+    let renamed = if rename {
+        crate::skills::library::rename::rename(&staged, name)
+            .map_err(|e| AppError::usage(format!("{}: cannot install it as {name}: {e}", candidate.name)))
+    } else {
+        Ok(())
+    };
+    let declared = if rename { name } else { &candidate.name };
+    let result = renamed
+        .and_then(|()| super::gate::check(&staged, name, force, asker))
+        .and_then(|verdict| {
+            let skill = fix_and_commit(&staged, name, declared, root, replace, fix).map_err(failed)?;
+            Ok(InstalledSkill {
+                audit: Some(verdict),
+                digest: crate::skills::audit::digest::digest_dir(&skill.dir).ok(),
+                ..skill
+            })
+        });
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&staged);
     }
@@ -275,32 +360,22 @@ fn fix_and_commit(
     })
 }
 
-/// `skills remove NAME`: delete an installed skill and its lock entry. Only skills that `skills
+/// `skills remove NAME` (its own name or its folder's): delete an installed skill and its lock entry. Only skills that `skills
 /// add` installed (listed in the lock file) are removed.
 pub fn remove(name: &str, root: &Path) -> Result<SkillRemoved, AppError> {
+    let (_, folder, _) = super::installed::entries(&[root], Some(name))?
+        .into_iter()
+        .next()
+        .ok_or_else(|| AppError::internal("a resolved name named no entry"))?;
     let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
-    if lock.skills.remove(name).is_none() {
-        // The nearest names, not every entry: a lock can list a thousand skills.
-        let listed: Vec<&str> = lock.skills.keys().map(String::as_str).collect();
-        let near = crate::skills::invoke::nearest(name, &listed, 3);
-        let listed = match (listed.len(), near.is_empty()) {
-            (0, _) => "it lists none".to_string(),
-            (n, true) => format!("none of its {n} entries is close"),
-            (n, false) => format!("of its {n} entries, the nearest: {}", near.join(", ")),
-        };
-        return Err(AppError::usage(format!(
-            "{name} is not in {} ({listed}); only skills installed with `agent skills add` are removed: \
-             delete other folders yourself",
-            LockFile::path(root).display()
-        )));
-    }
-    let dir = root.join(name);
+    lock.skills.remove(&folder);
+    let dir = root.join(&folder);
     if std::fs::symlink_metadata(&dir).is_ok() {
         install::remove(&dir).map_err(|e| AppError::config(e.to_string()))?;
     }
     lock.write(root).map_err(|e| AppError::config(e.to_string()))?;
     Ok(SkillRemoved {
-        name: name.to_string(),
+        name: folder,
         dir,
         lock: LockFile::path(root),
     })

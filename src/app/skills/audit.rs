@@ -1,4 +1,5 @@
-//! `agent skills audit [PATH|SOURCE]`: audit a skill folder, every skill below a folder,
+//! `agent skills audit [NAME|PATH|SOURCE]` (docs/design.md#audit): audit an installed or discovered
+//! skill by its name or its folder's, a skill folder, every skill below a folder,
 //! a git source fetched into a temporary folder (nothing of it runs), or, without a target, every
 //! skill the configured roots hold. Exit 0 when nothing of medium severity or worse was found,
 //! 7 for findings, 8 for a critical one.
@@ -12,7 +13,7 @@ use crate::output::audit::{AuditedSkill, SkillAudit};
 use crate::skills::audit::{Audit, Counts, Level, audit_dir, digest, rules_version};
 use crate::skills::discover::Discovery;
 use crate::skills::library::install::find_candidates;
-use crate::skills::library::source::Source;
+use crate::skills::library::source::{Source, SourceError};
 use crate::support::skill_dirs::find_skill_file;
 
 /// Audit `target` (or every discovered skill) and say which exit code the findings give. With
@@ -33,8 +34,19 @@ pub async fn run(
                 .collect();
             ("configured roots".to_string(), skills)
         }
+        Some(target) if !looks_like_source(target) && super::super::invoke::find_skill(target, discovery).is_ok() => {
+            let skill = super::super::invoke::find_skill(target, discovery).map_err(AppError::usage)?;
+            (target.to_string(), vec![(skill.name.clone(), skill.dir.clone())])
+        }
         Some(target) => {
-            let source = Source::parse(target, cwd).map_err(|e| AppError::usage(e.to_string()))?;
+            let source = Source::parse(target, cwd).map_err(|e| match e {
+                // A bare word that is neither a skill nor a folder here: most likely a skill's name.
+                SourceError::Unrecognised(_) => AppError::usage(format!(
+                    "{}, and no folder or source either (give a path such as ./{target} or owner/repo)",
+                    super::super::invoke::unknown_skill(target, discovery)
+                )),
+                e => AppError::usage(e.to_string()),
+            })?;
             let fetched = super::add::fetch(&source).await?;
             let skills = skills_in(&fetched.tree);
             if skills.is_empty() {
@@ -96,6 +108,12 @@ async fn second_opinions(client: &LlmClient, skills: &mut [AuditedSkill]) -> Res
         skill.llm_opinion = Some(reply.content.trim().to_string());
     }
     Ok(())
+}
+
+/// Whether an audit target is a path or a source rather than a skill's name: a name has no `/`
+/// and does not start with `.` or `~` (a skill folder in the working folder is `./NAME`).
+fn looks_like_source(target: &str) -> bool {
+    target.contains('/') || target.starts_with('.') || target.starts_with('~')
 }
 
 /// The skill folders of `tree`: itself when it is one, else every skill below it.

@@ -6,6 +6,7 @@ use crate::exit::AppError;
 use crate::output::library::{Choice, LibraryAsker};
 use crate::skills::library::install::{Candidate, check_name};
 use crate::skills::library::source::Source;
+use crate::skills::resolve::{Named, resolve, unknown};
 
 /// Most skill names an error lists before it gives only the count.
 const NAMES_SHOWN: usize = 5;
@@ -78,17 +79,30 @@ pub(super) fn choose<'a>(
     }
     if !wanted.names.is_empty() {
         let mut picked = Vec::new();
+        let folders: Vec<String> = candidates
+            .iter()
+            .map(|c| {
+                c.dir
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let named: Vec<Named<'_>> = candidates
+            .iter()
+            .zip(&folders)
+            .map(|(c, folder)| Named { name: &c.name, folder })
+            .collect();
         for name in wanted.names {
-            let found = candidates
-                .iter()
-                .find(|c| c.name == *name || c.dir.file_name().is_some_and(|f| f.to_string_lossy() == name.as_str()));
-            match found {
+            match resolve(name, &named).and_then(|i| candidates.get(i)) {
                 Some(c) => picked.push(c),
                 None => {
-                    return Err(AppError::usage(format!(
-                        "{source} has no skill named {name:?}; it has {} skill(s): {}",
-                        candidates.len(),
-                        names()
+                    let listing = format!("it has {} skill(s): {}", candidates.len(), names());
+                    return Err(AppError::usage(unknown(
+                        name,
+                        &named,
+                        &format!("skill in {source}"),
+                        &listing,
                     )));
                 }
             }

@@ -27,6 +27,7 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
             fix,
             all,
             force,
+            new_name,
         } => {
             let request = add::AddRequest {
                 source: source.clone(),
@@ -34,6 +35,7 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
                 fix: *fix,
                 all: *all,
                 force: *force,
+                new_name: new_name.clone(),
             };
             match (cwd(), root(run, *project)) {
                 (Ok(cwd), Ok(root)) => add::add(&request, &cwd, &root, *project, &asker)
@@ -74,8 +76,15 @@ pub(super) async fn run(action: &SkillsCommand, run: &Run<'_>) -> Option<Result<
     };
     let unconfirmed = |r: &Report| matches!(r, Report::SkillsUpdated(u) if u.skills.iter().any(|s| s.outcome == UpdateOutcome::NotConfirmed));
     let outdated = |r: &Report| matches!(r, Report::SkillsOutdated(o) if o.skills.iter().any(|s| s.standing == library_report::Standing::Outdated));
+    let refused = |r: &Report| match r {
+        Report::SkillsAdded(a) if a.refused.iter().any(|s| s.critical) => Some(ExitCode::AuditCritical),
+        Report::SkillsAdded(a) if !a.refused.is_empty() => Some(ExitCode::AuditFindings),
+        _ => None,
+    };
     Some(result.map(|r| {
-        let code = if unconfirmed(&r) {
+        let code = if let Some(code) = refused(&r) {
+            code
+        } else if unconfirmed(&r) {
             ExitCode::Usage
         } else if outdated(&r) {
             // Like a failed `skills check`: CI can fail on it (`skills outdated || …`).
@@ -113,8 +122,11 @@ fn root(run: &Run<'_>, project: bool) -> Result<PathBuf, AppError> {
 /// the sources, and one naming `~/.ssh` would otherwise copy it into the project on a yes.
 fn roots(run: &Run<'_>) -> Result<Vec<PathBuf>, AppError> {
     let project = root(run, true)?;
+    let user = root(run, false).ok();
     let mut roots = Vec::new();
-    if run.trust.standing() == Standing::Trusted {
+    if user.as_ref() == Some(&project) {
+        // Run from the home folder, the project's `.agents/skills` is the user's own root.
+    } else if run.trust.standing() == Standing::Trusted {
         roots.push(project);
     } else if LockFile::path(&project).exists() {
         run.front.output.emit(Event::Warning {
@@ -124,6 +136,6 @@ fn roots(run: &Run<'_>) -> Result<Vec<PathBuf>, AppError> {
             ),
         });
     }
-    roots.extend(root(run, false).ok());
+    roots.extend(user);
     Ok(roots)
 }

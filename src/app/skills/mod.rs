@@ -7,9 +7,11 @@ mod check;
 mod choose;
 mod eval;
 pub(super) mod gate;
+mod installed;
 mod library;
 mod new;
 mod outdated;
+mod plan;
 mod routing;
 mod tune;
 mod tune_write;
@@ -248,11 +250,7 @@ fn blocked_reason(skill: &Skill, trust: &FolderTrust, listing: &mut Listing) -> 
 /// yes on a terminal, else `force`): trusting edited content is installing it again.
 pub(super) fn trust_installed(name: &str, force: bool, run: &Run<'_>) -> Result<SkillTrusted, AppError> {
     let discovery = discover_with(&run.config.skill_roots, &run.config.routing_scan());
-    let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
-        return Err(AppError::usage(format!(
-            "no skill named {name:?}; `agent skills list` shows them"
-        )));
-    };
+    let skill = super::invoke::find_skill(name, &discovery).map_err(AppError::usage)?;
     let Some(installed) = Installed::of(&skill.dir) else {
         let why = if skill.root_kind == RootKind::Project {
             "it is a project skill: project skills are trusted with their folder, so run `agent trust` there"
@@ -290,11 +288,10 @@ fn list(discovery: Discovery, trust: &FolderTrust, catalog_budget: usize) -> Ski
     }
 }
 
-/// `skills show NAME`: one skill in full; a usage error naming the nearest ones when there is none.
+/// `skills show NAME` (its own name or its folder's): one skill in full; a usage error naming the
+/// nearest ones when there is none.
 fn show(discovery: &Discovery, run: &Run<'_>, name: &str) -> Result<SkillShow, AppError> {
-    let Some(skill) = discovery.skills.iter().find(|s| s.name == name) else {
-        return Err(AppError::usage(super::invoke::unknown_skill(name, discovery)));
-    };
+    let skill = super::invoke::find_skill(name, discovery).map_err(AppError::usage)?;
     let requires = &skill.requires;
     Ok(SkillShow {
         summary: summary(skill, &run.trust),

@@ -7,7 +7,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::update::{entries, source_of};
+use super::installed::entries;
+use super::update::{as_installed, source_of};
 use crate::exec::trust::is_unchanged;
 use crate::exit::AppError;
 use crate::output::library::{OutdatedSkill, SkillsOutdated, Standing};
@@ -61,7 +62,7 @@ pub async fn outdated(roots: &[&Path]) -> Result<SkillsOutdated, AppError> {
     for (root, name, entry) in entries(roots, None)? {
         let dir = root.join(&name);
         let edited = dir.is_dir() && !is_unchanged(&dir, &entry.hash);
-        let (latest, standing) = standing(&entry, &dir, &mut sources).await;
+        let (latest, standing) = standing(&entry, &name, &dir, &mut sources).await;
         skills.push(OutdatedSkill {
             name,
             dir,
@@ -77,9 +78,9 @@ pub async fn outdated(roots: &[&Path]) -> Result<SkillsOutdated, AppError> {
 }
 
 /// Where the skill installed in `dir` from `entry` stands against its source now.
-async fn standing(entry: &LockEntry, dir: &Path, sources: &mut Sources) -> (Option<String>, Standing) {
+async fn standing(entry: &LockEntry, name: &str, dir: &Path, sources: &mut Sources) -> (Option<String>, Standing) {
     let url = match source_of(entry).location {
-        Location::Local(folder) => return (None, local_standing(entry, &folder)),
+        Location::Local(folder) => return (None, local_standing(entry, name, &folder)),
         Location::Git(url) => url,
     };
     let key = (url, entry.reference.clone());
@@ -97,7 +98,8 @@ async fn standing(entry: &LockEntry, dir: &Path, sources: &mut Sources) -> (Opti
     };
     let standing = match sources.tree(&key).await {
         Some(tree) if tree.join(subdir).is_dir() => {
-            if FolderDiff::between(dir, &tree.join(subdir)).is_empty() {
+            let view = as_installed(&tree.join(subdir), entry, name);
+            if view.is_ok_and(|v| FolderDiff::between(dir, v.path()).is_empty()) {
                 Standing::UpToDate
             } else {
                 Standing::Outdated
@@ -113,7 +115,7 @@ async fn standing(entry: &LockEntry, dir: &Path, sources: &mut Sources) -> (Opti
 }
 
 /// A skill copied from a local folder: outdated when the folder's content differs.
-fn local_standing(entry: &LockEntry, folder: &Path) -> Standing {
+fn local_standing(entry: &LockEntry, name: &str, folder: &Path) -> Standing {
     let dir = match &entry.subdir {
         Some(sub) => folder.join(sub),
         None => folder.to_path_buf(),
@@ -123,7 +125,7 @@ fn local_standing(entry: &LockEntry, folder: &Path) -> Standing {
             reason: format!("{} no longer exists", dir.display()),
         };
     }
-    if is_unchanged(&dir, &entry.hash) {
+    if as_installed(&dir, entry, name).is_ok_and(|v| is_unchanged(v.path(), &entry.hash)) {
         Standing::UpToDate
     } else {
         Standing::Outdated

@@ -17,16 +17,25 @@ pub(super) async fn run(
     discovery: Discovery,
     output: &dyn Output,
 ) -> Result<ExitCode, AppError> {
+    // The skill `--draft` or `tune` names, by its own name or its folder's, as the catalog calls it.
+    let named = match action {
+        SkillsCommand::Eval { draft: Some(skill), .. } | SkillsCommand::Tune { skill, .. } => Some(
+            crate::app::invoke::find_skill(skill, &discovery)
+                .map_err(AppError::usage)?
+                .name
+                .clone(),
+        ),
+        _ => None,
+    };
+    let named = named.unwrap_or_default();
     endpoint::settle(run.cli, &mut run.config).await?;
     let approver = run.front.approver(run.config.interactive);
     let asker = approver.clone();
     let mut agent = build::agent(&run, discovery, Arc::new(Quiet), approver)?;
     let report = match action {
         SkillsCommand::Eval {
-            draft: Some(skill),
-            count,
-            ..
-        } => Report::EvalDraft(eval::draft(&mut agent, skill, *count).await?),
+            draft: Some(_), count, ..
+        } => Report::EvalDraft(eval::draft(&mut agent, &named, *count).await?),
         SkillsCommand::Eval {
             cases,
             min_rate,
@@ -45,7 +54,6 @@ pub(super) async fn run(
             return eval::run(agent, cases, options, output).await;
         }
         SkillsCommand::Tune {
-            skill,
             cases,
             iterations,
             runs,
@@ -55,7 +63,7 @@ pub(super) async fn run(
             ..
         } => {
             let options = tune::TuneOptions {
-                skill: skill.clone(),
+                skill: named,
                 cases: cases.clone(),
                 iterations: *iterations,
                 runs: *runs,

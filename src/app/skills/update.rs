@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use super::add::{fetch, fix_decision, install_one, problems_of};
+use super::add::{Flags, fetch, fix_decision, install_one, problems_of};
+use super::installed::entries;
 use crate::exec::trust::{ManifestStore, is_unchanged};
 use crate::exit::AppError;
 use crate::output::library::{LibraryAsker, SkillUpdate, SkillsUpdated, UpdateOutcome};
@@ -27,32 +28,7 @@ pub(super) fn source_of(entry: &LockEntry) -> Source {
     }
 }
 
-/// The lock entries of `roots` (in order), with their root; `only` limits them to one name.
-pub(super) fn entries(
-    roots: &[&Path],
-    only: Option<&str>,
-) -> Result<Vec<(std::path::PathBuf, String, LockEntry)>, AppError> {
-    let mut found = Vec::new();
-    for root in roots {
-        let lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
-        for (name, entry) in lock.skills {
-            if only.is_none_or(|o| o == name) {
-                found.push((root.to_path_buf(), name, entry));
-            }
-        }
-    }
-    if let Some(name) = only
-        && found.is_empty()
-    {
-        return Err(AppError::usage(format!(
-            "{name} was not installed with `agent skills add` (no skills-lock.json lists it); \
-             `agent skills add SOURCE` installs and records a skill"
-        )));
-    }
-    Ok(found)
-}
-
-/// `skills update [NAME]`: fetch each source again, show the difference, replace after a yes.
+/// `skills update [NAME]` (its own name or its folder's): fetch each source again, show the difference, replace after a yes.
 pub async fn update(
     roots: &[&Path],
     only: Option<&str>,
@@ -63,9 +39,11 @@ pub async fn update(
     for (root, name, entry) in entries(roots, only)? {
         let source = source_of(&entry);
         let fetched = fetch(&source).await?;
+        let view = as_installed(&fetched.tree, &entry, &name)?;
+        let tree = view.path();
         let dir = root.join(&name);
         let edited = dir.is_dir() && !is_unchanged(&dir, &entry.hash);
-        let diff = FolderDiff::between(&dir, &fetched.tree);
+        let diff = FolderDiff::between(&dir, tree);
         let mut update = SkillUpdate {
             name: name.clone(),
             dir: dir.clone(),
@@ -89,23 +67,64 @@ pub async fn update(
         }
         update.outcome = decide(&update, yes, asker);
         if update.outcome == UpdateOutcome::Updated {
-            super::verify::require_signature(&fetched.tree, &entry.source)?;
+            super::verify::require_signature(tree, &entry.source)?;
         }
         if update.outcome == UpdateOutcome::Updated {
             let candidate = Candidate {
                 name: name.clone(),
                 description: String::new(),
-                dir: fetched.tree.clone(),
+                dir: tree.to_path_buf(),
                 subdir: None,
             };
-            let fix = fix_decision(false, &problems_of(&fetched.tree), 1, asker);
-            let installed = install_one(&candidate, &name, &root, true, (fix, force), asker)?;
+            let flags = Flags {
+                fix: fix_decision(false, &problems_of(tree), 1, asker),
+                force,
+                rename: false,
+            };
+            let installed = install_one(&candidate, &name, &root, true, flags, asker)?;
             let new = (installed.hash, installed.audit, installed.digest);
             record(&root, &name, &entry, fetched.commit.clone(), new)?;
         }
         skills.push(update);
     }
     Ok(SkillsUpdated { skills })
+}
+
+/// A fetched skill as it would be installed: the tree itself, or for a skill installed under
+/// another name (`--as`, `renamed_from` in the lock) a renamed copy in a temporary folder, so the
+/// difference shown, the audit and the content hash are those of what gets installed.
+pub(super) struct View {
+    path: std::path::PathBuf,
+    /// The temporary folder holding a renamed copy, removed when the view is dropped.
+    _copy: Option<tempfile::TempDir>,
+}
+
+impl View {
+    /// Where the skill is, as installed.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// [`View`] of `tree`, the source of the lock entry `name`.
+pub(super) fn as_installed(tree: &Path, entry: &LockEntry, name: &str) -> Result<View, AppError> {
+    if entry.renamed_from.is_none() {
+        return Ok(View {
+            path: tree.to_path_buf(),
+            _copy: None,
+        });
+    }
+    let fail = |e: String| AppError::config(format!("cannot prepare {name} as it is installed: {e}"));
+    let tmp = tempfile::Builder::new()
+        .prefix("agent-renamed-")
+        .tempdir()
+        .map_err(|e| fail(e.to_string()))?;
+    let staged = crate::skills::library::install::stage(tree, tmp.path(), name).map_err(|e| fail(e.to_string()))?;
+    crate::skills::library::rename::rename(&staged, name).map_err(|e| fail(e.to_string()))?;
+    Ok(View {
+        path: staged,
+        _copy: Some(tmp),
+    })
 }
 
 /// Take `--yes`, or show the pending change to a person and ask.

@@ -8,7 +8,6 @@ use crate::exit::{AppError, ExitCode};
 use crate::output::audit::{KeyAdded, SkillsVerified, VerifiedSkill};
 use crate::skills::audit::digest::digest_dir;
 use crate::skills::audit::signature::{self, Keys, Status};
-use crate::skills::library::lock::LockFile;
 
 /// The user's keys, or a configuration error naming the file.
 fn user_keys() -> Result<Keys, AppError> {
@@ -18,37 +17,27 @@ fn user_keys() -> Result<Keys, AppError> {
     }
 }
 
-/// Verify every skill the lock files of `roots` list (or only `only`). Exit 1 when a digest
+/// Verify every skill the lock files of `roots` list (or only the one `only` names, by its own
+/// name or its folder's). Exit 1 when a digest
 /// changed or a signature is invalid.
 pub fn verify(roots: &[&Path], only: Option<&str>) -> Result<(SkillsVerified, ExitCode), AppError> {
     let keys = user_keys()?;
     let all: Vec<&signature::Key> = keys.keys.iter().collect();
     let mut skills = Vec::new();
-    for root in roots {
-        let lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
-        for (name, entry) in lock.skills {
-            if only.is_some_and(|o| o != name) {
-                continue;
-            }
-            let dir = root.join(&name);
-            let digest = digest_dir(&dir).ok();
-            let signature = digest
-                .as_deref()
-                .map_or(Status::Unsigned, |d| signature::check(&dir, d, &all));
-            skills.push(VerifiedSkill {
-                matches: entry.digest.is_some() && entry.digest == digest,
-                recorded: entry.digest,
-                digest,
-                signature,
-                dir,
-                name,
-            });
-        }
-    }
-    if let Some(name) = only.filter(|_| skills.is_empty()) {
-        return Err(AppError::usage(format!(
-            "{name} is not in any skills-lock.json; `agent skills verify` checks skills installed with `agent skills add`"
-        )));
+    for (root, name, entry) in super::installed::entries(roots, only)? {
+        let dir = root.join(&name);
+        let digest = digest_dir(&dir).ok();
+        let signature = digest
+            .as_deref()
+            .map_or(Status::Unsigned, |d| signature::check(&dir, d, &all));
+        skills.push(VerifiedSkill {
+            matches: entry.digest.is_some() && entry.digest == digest,
+            recorded: entry.digest,
+            digest,
+            signature,
+            dir,
+            name,
+        });
     }
     let failed = skills
         .iter()

@@ -45,6 +45,10 @@ pub struct LockEntry {
     /// recomputes; absent in older lock files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The name the source gives the skill, when `skills add --as` installed it under the name
+    /// of its folder here instead; `update` gives each new version that name too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
 }
 
 /// A whole lock file: skills by the name of their folder in the root.
@@ -209,6 +213,7 @@ mod tests {
             hash: "ff".into(),
             audit: None,
             digest: None,
+            renamed_from: None,
         }
     }
 
