@@ -122,7 +122,7 @@ mod tests {
         }
         let show = script
             .lines()
-            .find(|l| l.starts_with("':name -- Skill name (one starting"))
+            .find(|l| l.starts_with("':name -- The skill'\\''s name or its folder"))
             .unwrap_or_default();
         assert!(show.ends_with(":_agent_skill_names' \\"), "{show}");
     }

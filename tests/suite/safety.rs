@@ -103,7 +103,10 @@ async fn env_shows_no_agent_key() {
     assert_eq!(out.status.code(), Some(0));
     let result = last_tool_result(&mock.requests().await[2]);
     assert!(result.contains("SKILL_NAME=plain"), "{result}");
-    assert!(result.contains("AGENT_NONINTERACTIVE=1"), "nobody can be asked: {result}");
+    assert!(
+        result.contains("AGENT_NONINTERACTIVE=1"),
+        "nobody can be asked: {result}"
+    );
     assert!(
         !result.contains("AGENT_API_KEY") && !result.contains("OPENAI_API_KEY"),
         "{result}"

@@ -226,7 +226,7 @@ async fn every_command_takes_the_skills_name_or_its_folders_and_a_typo_gets_the_
         .args(["--skill", "video-downloader", "a talk"]);
     let (code, _, err) = run_outcome(invoke).await;
     assert_eq!(code, 0, "{err}");
-    let requests = mock.requests().await;
+    let requests = mock.chat_requests().await;
     assert!(
         contents(&requests[0], "tool")[0].contains("Run it."),
         "{:?}",
