@@ -235,7 +235,7 @@ async fn a_bare_bash_grant_counts_only_inside_the_sandbox() {
     assert!(results[0].starts_with("denied:"), "{}", results[0]);
     assert!(results[0].contains("only inside the sandbox"), "{}", results[0]);
     // Control: inside the sandbox the grant holds and the command runs.
-    if landlock(1) {
+    if kernel::offers(kernel::landlock(1)) {
         let (code, stderr, results) = propose(&ws, "broad", &command, &["--approve", "auto"]).await;
         assert_eq!(code, 0, "{stderr} {results:?}");
         assert!(canary.exists(), "{results:?}");
