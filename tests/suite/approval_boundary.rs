@@ -131,8 +131,7 @@ async fn skill_dir_with_a_space_runs_the_real_script_with_the_right_words() {
     ];
     let mock = MockLlm::start(activate_run_all_answer("spaced", &commands, "done")).await;
     let mut cmd = ws.bare_agent();
-    cmd.env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
+    cmd.envs(mock.env())
         .arg("--skills-dir")
         .arg(&root)
         .args(["--once", "go", "--approve", "auto", "--json"]);

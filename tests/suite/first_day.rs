@@ -89,9 +89,7 @@ async fn the_readmes_first_commands_succeed_in_a_script_offline() {
     let mock = MockLlm::start(activate_run_answer("time", "./run.sh Tokyo", "It is evening in Tokyo.")).await;
     for args in &commands {
         let mut cmd = ws.bare_agent();
-        cmd.env("AGENT_BASE_URL", mock.base_url())
-            .env("AGENT_API_KEY", "sk-test-key-0123456789")
-            .args(args);
+        cmd.envs(mock.env()).args(args);
         let (code, out, err) = run_outcome(cmd).await;
         assert_eq!(code, 0, "{args:?}: {out}{err}");
     }

@@ -358,10 +358,7 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
     let (w, m) = (ws.clone(), mock.clone());
     let out = tokio::task::spawn_blocking(move || {
         let mut cmd = pty_agent(&w);
-        cmd.env("AGENT_RETRIES", "0")
-            .env("AGENT_BASE_URL", m.base_url())
-            .env("AGENT_API_KEY", "sk-test-key-0123456789")
-            .env("AGENT_MODEL", "gpt-4.1-mini")
+        talking_to(&mut cmd, &m)
             .env("AGENT_CONTEXT_WINDOW", "32768")
             .arg("--json");
         let mut p = spawn_command(cmd, Some(10_000)).unwrap();
@@ -560,10 +557,7 @@ async fn help_fits_the_terminal_and_cuts_descriptions_at_a_word() {
     let (w, m) = (ws.clone(), mock.clone());
     blocking(move || {
         let mut cmd = pty_agent(&w);
-        cmd.env("COLUMNS", "70")
-            .env("AGENT_BASE_URL", m.base_url())
-            .env("AGENT_API_KEY", "sk-test-key-0123456789")
-            .env("AGENT_MODEL", "gpt-4.1-mini");
+        talking_to(&mut cmd, &m).env("COLUMNS", "70");
         let mut p = spawn_command(cmd, Some(10_000)).unwrap();
         p.exp_string("/help for commands").unwrap();
         type_line(&mut p, "/help");

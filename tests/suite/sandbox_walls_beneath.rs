@@ -277,9 +277,7 @@ async fn an_edited_bundled_skill_runs_as_shipped_and_the_user_is_told() {
     let mock = MockLlm::start(activate_run_answer("time", "./run.sh UTC", "done")).await;
     let mut cmd = ws.bare_agent();
     with_bundled(&mut cmd);
-    cmd.env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .args(["--once", "go", "--approve", "auto"]);
+    cmd.envs(mock.env()).args(["--once", "go", "--approve", "auto"]);
     let (code, _, stderr) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{stderr}");
     assert!(!canary.exists(), "the edited script ran: {stderr}");
