@@ -364,6 +364,8 @@ pub enum KeysCommand {
         comment: Option<String>,
         /// Require a valid signature by this key for every skill installed or updated from a
         /// source starting with SOURCE (e.g. https://github.com/acme/).
+        // This doc comment is the option's --help text, where the address stays as written.
+        #[allow(rustdoc::bare_urls)]
         #[arg(long = "require-for", value_name = "SOURCE")]
         require_for: Option<String>,
     },

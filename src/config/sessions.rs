@@ -19,14 +19,17 @@ pub struct SessionSettings {
 impl SessionSettings {
     /// Read the settings; `no_session` is `--no-session`, `replaying` is `--replay`.
     pub fn resolve(env: &Environment, no_session: bool, replaying: bool) -> Result<Self, AppError> {
+        // A plain match, not an `if let` guard: those need a newer Rust than `rust-version`.
         let store = match env.get("AGENT_SESSIONS").map(|v| v.trim().to_ascii_lowercase()) {
             None => true,
-            Some(v) if let Some(on) = super::switch(Some(&v)) => on,
-            Some(v) => {
-                return Err(AppError::config(format!(
-                    "AGENT_SESSIONS={v:?} is neither on (1) nor off (0)"
-                )));
-            }
+            Some(v) => match super::switch(Some(&v)) {
+                Some(on) => on,
+                None => {
+                    return Err(AppError::config(format!(
+                        "AGENT_SESSIONS={v:?} is neither on (1) nor off (0)"
+                    )));
+                }
+            },
         };
         let context_window = match env.get("AGENT_CONTEXT_WINDOW") {
             None => None,

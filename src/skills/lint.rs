@@ -223,7 +223,7 @@ const COMMAND_WORDS: [&str; 10] = [
 ];
 
 /// The first phrase of `description` that gives the model orders, if any: one of
-/// [`ADDRESSING_THE_MODEL`], or a sentence that starts with "run"/"execute" and names a command.
+/// `ADDRESSING_THE_MODEL`, or a sentence that starts with "run"/"execute" and names a command.
 pub fn addresses_the_model(description: &str) -> Option<String> {
     let lower = description.to_lowercase();
     if let Some(phrase) = ADDRESSING_THE_MODEL.iter().find(|p| lower.contains(*p)) {

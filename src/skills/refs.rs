@@ -7,7 +7,7 @@
 //! relative link targets. Absolute paths, URLs, `..`, globs and placeholders are left alone. A
 //! bare name is found anywhere in the skill (`comment.py` for `scripts/comment.py`); what the
 //! commands write, example names, folder-tree drawings and `./place` arguments (the working
-//! folder's, not the skill's) are not files to look for ([`usage`]). A file name written as a plain
+//! folder's, not the skill's) are not files to look for (`usage`). A file name written as a plain
 //! word (`see FORMS.md`) is checked only for letter case: reported when the skill has it as
 //! `forms.md`, never as missing.
 

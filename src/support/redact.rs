@@ -266,7 +266,7 @@ impl StreamRedactor {
     }
 
     /// Take the next piece; returns what may be shown now (possibly empty). Text that is safe
-    /// but sits before a held tail waits with it until it is [`READY_BYTES`] long, so an answer
+    /// but sits before a held tail waits with it until it is `READY_BYTES` long, so an answer
     /// that arrives in one piece is still shown as one piece.
     pub fn push(&mut self, piece: &str) -> String {
         if self.redactor.is_empty() {

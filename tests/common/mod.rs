@@ -3,14 +3,20 @@
 // Each test crate uses part of the harness; a test fails by panicking.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod binary;
 pub mod events_doc;
+pub mod kernel;
+pub mod library;
 pub mod pty;
+pub mod sessions;
+
+pub use binary::*;
+pub(crate) use kernel::require_kernel;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
@@ -246,37 +252,6 @@ impl Workspace {
         }
         dir
     }
-
-    /// The real binary with a clean environment pointed at `mock`, skills from this workspace.
-    pub fn agent(&self, mock: &MockLlm) -> Command {
-        let mut cmd = self.bare_agent();
-        cmd.env("AGENT_BASE_URL", mock.base_url())
-            .env("AGENT_API_KEY", "sk-test-key-0123456789")
-            .arg("--skills-dir")
-            .arg(self.skills());
-        cmd
-    }
-
-    /// The real binary with only PATH and HOME set, run in the work dir.
-    pub fn bare_agent(&self) -> Command {
-        let mut cmd = Command::cargo_bin("agent").unwrap();
-        cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.home())
-            .env("AGENT_RETRIES", "0")
-            // A named model skips asking the mock's /v1/models, and no port is probed for a
-            // local server: tests never reach a real one on this machine.
-            .env("AGENT_MODEL", "gpt-4.1-mini")
-            .env("AGENT_PROBE_PORTS", "")
-            // The mock servers see only the requests tests count: no question about tools.
-            .env("AGENT_TOOL_CHECK", "0")
-            // The skills shipped in the binary stay out of every catalog a test did not ask
-            // for (tests/suite/real_skills.rs turns them on).
-            .env("AGENT_BUNDLED_SKILLS", "0")
-            .current_dir(self.work())
-            .timeout(std::time::Duration::from_secs(60));
-        cmd
-    }
 }
 
 impl Workspace {
@@ -424,23 +399,6 @@ pub async fn raw_server(
 
 pub const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
 
-/// Run the binary on a blocking thread (the mock keeps serving) and return its output.
-pub async fn run_output(mut cmd: Command) -> std::process::Output {
-    tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap()
-}
-
-/// Run the binary and return (exit code, stdout, stderr).
-pub async fn run_outcome(cmd: Command) -> (i32, String, String) {
-    let out = run_output(cmd).await;
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// The usual three replies of a skill turn: activate `skill`, run `command`, answer `answer`.
 pub fn activate_run_answer(skill: &str, command: &str, answer: &str) -> Vec<Reply> {
     vec![
@@ -505,26 +463,6 @@ pub fn listed_names(listing: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Digits unique to this test process and `tag`: used as `sleep`'s fraction (`sleep 1005.DIGITS`)
-/// they mark a test's processes, which [`processes_with`] then finds in `/proc`.
-pub fn marker(tag: u32) -> String {
-    format!("{tag}{:09}", std::process::id())
-}
-
-/// Command lines of the running processes whose arguments contain `marker`.
-pub fn processes_with(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
-        if let Ok(raw) = std::fs::read(entry.path().join("cmdline")) {
-            let line = String::from_utf8_lossy(&raw).replace('\0', " ");
-            if line.contains(marker) {
-                found.push(line);
-            }
-        }
-    }
-    found
-}
-
 /// Answers `POST /v1/embeddings` like an OpenAI-compatible server, with the deterministic
 /// stand-in vectors of `agent::llm::embeddings::stand_in` (a bad request body gets a 400).
 pub struct StandInEmbeddings;
@@ -559,17 +497,4 @@ impl MockLlm {
             .map(|r| serde_json::from_slice(&r.body).unwrap_or(Value::Null))
             .collect()
     }
-}
-
-/// Whether this kernel offers Landlock at `abi` or newer; the tests that need it say so when it
-/// does not (CI runs on a kernel with ABI 7, so there they always run).
-pub fn landlock(abi: u32) -> bool {
-    let k = agent::exec::sandbox::Kernel::detect();
-    if k.abi < abi {
-        eprintln!(
-            "skipped: this kernel offers Landlock ABI {} (the test needs {abi})",
-            k.abi
-        );
-    }
-    k.abi >= abi
 }

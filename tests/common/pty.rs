@@ -1,4 +1,4 @@
-//! The chat in a pseudo-terminal (rexpect): the real binary with a clean environment, and the
+//! The chat in a pseudo-terminal (rexpect): the real binary in the clean environment, and the
 //! few steps every pty test takes (type a line, leave with Ctrl-D, wait off the async threads).
 
 use std::process::Command;
@@ -6,14 +6,14 @@ use std::process::Command;
 use rexpect::process::WaitStatus;
 use rexpect::session::{PtySession, spawn_command};
 
-use super::{MockLlm, Workspace};
+use super::{MockLlm, TEST_MODEL, Workspace};
 
-/// The real binary for a pty: a clean environment and HOME, 100 columns, no colour, skills from
-/// the workspace, run in its work folder, with Ctrl-C and Ctrl-\ acting as they do on a person's
-/// terminal (a suite started in the background by a script inherits them ignored, and the
-/// tests that press Ctrl-C would wait for nothing).
-pub fn pty_agent(ws: &Workspace) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
+/// The real binary for a pty in the clean environment ([`Workspace::agent_command`]), with
+/// `TERM` set and Ctrl-C and Ctrl-\ acting as they do on a person's terminal (a suite started in
+/// the background by a script inherits them ignored, and the tests that press Ctrl-C would wait
+/// for nothing). Every pty test starts from this.
+pub fn pty_command(ws: &Workspace) -> Command {
+    let mut cmd = ws.agent_command();
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
@@ -22,17 +22,23 @@ pub fn pty_agent(ws: &Workspace) -> Command {
             Ok(())
         });
     }
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", ws.home())
-        .env("TERM", "xterm-256color")
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .env("AGENT_TOOL_CHECK", "0")
-        .arg("--skills-dir")
-        .arg(ws.skills())
-        .current_dir(ws.work());
+    cmd.env("TERM", "xterm-256color");
     cmd
+}
+
+/// [`pty_command`] 100 columns wide, without colour, with skills from the workspace.
+pub fn pty_agent(ws: &Workspace) -> Command {
+    let mut cmd = pty_command(ws);
+    cmd.env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .arg("--skills-dir")
+        .arg(ws.skills());
+    cmd
+}
+
+/// Points `cmd` at `mock`: its URL, the test key and the test model.
+pub fn talking_to<'a>(cmd: &'a mut Command, mock: &MockLlm) -> &'a mut Command {
+    cmd.envs(mock.env()).env("AGENT_MODEL", TEST_MODEL)
 }
 
 /// The chat in a pty, talking to `mock`.
@@ -43,12 +49,7 @@ pub fn chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
 /// [`chat`] with more environment variables set.
 pub fn chat_with_env(ws: &Workspace, mock: &MockLlm, env: &[(&str, &str)], extra: &[&str]) -> PtySession {
     let mut cmd = pty_agent(ws);
-    cmd.env("AGENT_RETRIES", "0")
-        .env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .env("AGENT_MODEL", "gpt-4.1-mini")
-        .envs(env.iter().copied())
-        .args(extra);
+    talking_to(&mut cmd, mock).envs(env.iter().copied()).args(extra);
     let mut p = spawn_command(cmd, Some(10_000)).unwrap();
     p.exp_string("/help for commands").unwrap();
     p
@@ -64,6 +65,7 @@ pub fn from_pty(out: &str) -> String {
     String::from_utf8_lossy(&out.chars().map(|c| c as u32 as u8).collect::<Vec<u8>>()).into_owned()
 }
 
+/// Types `line` and Enter: the one way a test types at a prompt.
 pub fn type_line(p: &mut PtySession, line: &str) {
     p.send(line).unwrap();
     p.send("\r").unwrap();
@@ -89,4 +91,15 @@ pub fn ctrl_d_exits_zero(mut p: PtySession) {
 /// Run the pty part on a blocking thread while the mock keeps serving.
 pub async fn blocking<F: FnOnce() + Send + 'static>(f: F) {
     tokio::task::spawn_blocking(f).await.unwrap()
+}
+
+/// Waits until the chat shows it is waiting for the model and `mock` has the turn's request
+/// (its `n`th chat request): from then on Ctrl-C interrupts the turn, rather than reaching the
+/// agent before it listens for it.
+pub fn thinking_about(p: &mut PtySession, mock: &MockLlm, n: usize) {
+    p.exp_string("thinking").unwrap();
+    let handle = tokio::runtime::Handle::current();
+    super::wait_until("the turn's request", || {
+        handle.block_on(mock.chat_requests()).len() >= n
+    });
 }

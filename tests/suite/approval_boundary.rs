@@ -86,9 +86,7 @@ async fn probes_are_denied_under_auto_and_through_grants() {
 /// tried is told what the sandbox refused and what would allow it.
 #[tokio::test]
 async fn probes_run_inside_the_walls_under_auto_with_the_sandbox() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     ws.skill("plain", &skill_md("plain", ""), Some(ECHO_ARGS));
     let canary = ws.home().join("CANARY");
@@ -168,8 +166,7 @@ async fn skill_dir_with_a_space_runs_the_real_script_with_the_right_words() {
     ];
     let mock = MockLlm::start(activate_run_all_answer("spaced", &commands, "done")).await;
     let mut cmd = ws.bare_agent();
-    cmd.env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
+    cmd.envs(mock.env())
         .arg("--skills-dir")
         .arg(&root)
         .args(["--once", "go", "--approve", "auto", "--json", "--sandbox", "off"]);
@@ -272,7 +269,7 @@ async fn a_bare_bash_grant_counts_only_inside_the_sandbox() {
     assert!(results[0].starts_with("denied:"), "{}", results[0]);
     assert!(results[0].contains("only inside the sandbox"), "{}", results[0]);
     // Control: inside the sandbox the grant holds and the command runs.
-    if landlock(1) {
+    if kernel::offers(kernel::landlock(1)) {
         let (code, stderr, results) = propose(&ws, "broad", &command, &["--approve", "auto"]).await;
         assert_eq!(code, 0, "{stderr} {results:?}");
         assert!(canary.exists(), "{results:?}");

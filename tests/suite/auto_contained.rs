@@ -47,9 +47,7 @@ async fn turn(
 
 #[tokio::test]
 async fn an_ordinary_pipeline_runs_contained_without_a_terminal() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     ws.skill("counter", &skill_md("counter", ""), None);
     std::fs::write(ws.work().join("input.txt"), "b\na\nc\n").unwrap();
@@ -82,9 +80,7 @@ async fn an_ordinary_pipeline_runs_contained_without_a_terminal() {
 
 #[tokio::test]
 async fn a_write_outside_the_working_folder_is_refused_and_named() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     let dir = ws.skill("writer", &skill_md("writer", ""), None);
     let outside = ws.home().join("outside.txt");
@@ -140,9 +136,7 @@ fn connect(port: u16) -> String {
 
 #[tokio::test]
 async fn undeclared_network_is_refused_unless_declared_or_allowed_by_the_user() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let ws = Workspace::new();
@@ -169,9 +163,7 @@ async fn undeclared_network_is_refused_unless_declared_or_allowed_by_the_user() 
 
 #[tokio::test]
 async fn a_contained_command_gets_only_the_secrets_its_skill_declares() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     let requires = "requires:\n  env: [DECLARED_TOKEN]\n";
     ws.skill(
@@ -193,9 +185,7 @@ async fn a_contained_command_gets_only_the_secrets_its_skill_declares() {
 
 #[tokio::test]
 async fn protected_places_in_the_working_folder_stay_read_only() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     ws.skill("hooker", &skill_md("hooker", ""), None);
     std::fs::create_dir_all(ws.work().join(".git/hooks")).unwrap();
@@ -206,9 +196,7 @@ async fn protected_places_in_the_working_folder_stay_read_only() {
 
 #[tokio::test]
 async fn installers_and_a_bare_bash_grant_are_still_refused_with_the_setting_that_allows_them() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     ws.skill("broad", &skill_md("broad", "allowed-tools: Read Write Bash\n"), None);
     let outside = ws.home().join("granted.txt");
@@ -257,9 +245,7 @@ async fn the_users_own_prefix_grant_lets_a_tool_run_unasked() {
 /// report a refused write in words of their own.
 #[tokio::test]
 async fn a_refused_write_is_named_whatever_the_tool_printed() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     ws.skill("tools", &skill_md("tools", ""), None);
     let target = ws.home().join("out.txt");

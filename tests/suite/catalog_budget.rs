@@ -190,7 +190,7 @@ async fn over_budget_a_chat_keeps_its_request_prefix_and_appends_what_a_later_re
     // The session keeps the note apart from the user's words, and a resumed session sends both
     // again as they were sent.
     let files = ws.session_files();
-    let stored: Vec<_> = super::sessions::records(&files[0])
+    let stored: Vec<_> = crate::common::sessions::records(&files[0])
         .into_iter()
         .filter(|r| r["role"] == "user")
         .collect();

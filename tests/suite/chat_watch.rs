@@ -21,10 +21,7 @@ fn skill_md(name: &str, marker: &str) -> String {
 /// The chat in a pty with `AGENT_WATCH` set to `mode` (unset for `auto`).
 fn watched_chat(ws: &Workspace, mock: &MockLlm, mode: &str) -> PtySession {
     let mut cmd = pty_agent(ws);
-    cmd.env("AGENT_RETRIES", "0")
-        .env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .env("AGENT_MODEL", "gpt-4.1-mini");
+    talking_to(&mut cmd, mock);
     if mode != "auto" {
         cmd.env("AGENT_WATCH", mode);
     }

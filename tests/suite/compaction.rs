@@ -7,7 +7,8 @@ use std::sync::Arc;
 use crate::common::*;
 use serde_json::{Value, json};
 
-use super::sessions::{WEATHER, once, pty_chat, records, say, users};
+use crate::common::pty::type_line;
+use crate::common::sessions::{WEATHER, once, pty_chat, records, users};
 
 #[tokio::test]
 async fn automatic_compaction_keeps_the_active_skill_and_the_file_keeps_everything() {
@@ -56,10 +57,10 @@ async fn compact_in_the_chat_then_a_question_holds_the_summary_and_the_skill() {
             ("what now?", "After compaction."),
             ("/usage", "the next request holds ~"),
         ] {
-            say(&mut p, line);
+            type_line(&mut p, line);
             p.exp_string(shows).unwrap();
         }
-        say(&mut p, "/exit");
+        type_line(&mut p, "/exit");
         p.exp_eof().unwrap();
     })
     .await

@@ -34,9 +34,7 @@ async fn calls(ws: &Workspace, calls: &[(&str, Value)], args: &[&str]) -> (i32, 
 
 #[tokio::test]
 async fn read_edit_write_glob_and_grep_work_in_the_working_folder() {
-    if !landlock(1) {
-        return;
-    }
+    require_kernel!(kernel::landlock(1));
     let ws = Workspace::new();
     let skill = ws.skill("xml-edit", XML_SKILL, None);
     std::fs::create_dir_all(skill.join("references")).unwrap();
@@ -346,9 +344,7 @@ fn docx_replies() -> Vec<Reply> {
 
 #[tokio::test]
 async fn an_office_skill_is_followed_with_file_tools_and_its_script() {
-    if !landlock(1) {
-        return;
-    }
+    require_kernel!(kernel::landlock(1));
     let ws = docx_workspace();
     let mock = MockLlm::start(docx_replies()).await;
     let mut cmd = ws.agent(&mock);
@@ -438,9 +434,7 @@ async fn an_office_skill_is_followed_with_file_tools_and_its_script() {
 
 #[tokio::test]
 async fn a_recorded_run_with_file_tools_replays_them() {
-    if !landlock(1) {
-        return;
-    }
+    require_kernel!(kernel::landlock(1));
     let ws = docx_workspace();
     let cassette = ws.dir.path().join("docx.jsonl");
     let mock = MockLlm::start(docx_replies()).await;

@@ -41,7 +41,6 @@ async fn a_running_commands_output_shows_live_and_stays_after_it_ends_or_is_inte
         p.exp_string("run [countdown] ./run.sh").unwrap();
         // The unfinished last line is on screen while the command still sleeps.
         p.exp_string("tick28").unwrap();
-        std::thread::sleep(Duration::from_millis(200));
         p.send_control('c').unwrap();
         let before = p.exp_string("interrupted").unwrap();
         let kept = after_last_wipe(&before);
@@ -90,9 +89,7 @@ async fn the_readmes_first_commands_succeed_in_a_script_offline() {
     let mock = MockLlm::start(activate_run_answer("time", "./run.sh Tokyo", "It is evening in Tokyo.")).await;
     for args in &commands {
         let mut cmd = ws.bare_agent();
-        cmd.env("AGENT_BASE_URL", mock.base_url())
-            .env("AGENT_API_KEY", "sk-test-key-0123456789")
-            .args(args);
+        cmd.envs(mock.env()).args(args);
         let (code, out, err) = run_outcome(cmd).await;
         assert_eq!(code, 0, "{args:?}: {out}{err}");
     }
@@ -109,13 +106,13 @@ async fn the_readmes_first_commands_succeed_in_a_script_offline() {
 /// it resumed; a one-shot `-c` still takes the newest of either (item 14).
 #[tokio::test(flavor = "multi_thread")]
 async fn continue_in_the_chat_takes_the_last_chat_not_a_later_one_shot() {
-    use super::sessions::{once, pty_chat, say};
+    use crate::common::sessions::{once, pty_chat};
     let ws = Arc::new(Workspace::new());
     let mock = Arc::new(MockLlm::start(vec![text("Chat answer."), text("Once answer."), text("Chat goes on.")]).await);
     let (w, m) = (ws.clone(), mock.clone());
     blocking(move || {
         let mut p = pty_chat(&w, &m, &[]);
-        say(&mut p, "chat question");
+        type_line(&mut p, "chat question");
         p.exp_string("Chat answer.").unwrap();
         ctrl_d_exits_zero(p);
     })
@@ -125,7 +122,7 @@ async fn continue_in_the_chat_takes_the_last_chat_not_a_later_one_shot() {
     let chat_id = ws
         .session_files()
         .iter()
-        .map(|f| super::sessions::records(f)[0].clone())
+        .map(|f| crate::common::sessions::records(f)[0].clone())
         .find(|h| h["chat"] == true)
         .and_then(|h| h["id"].as_str().map(str::to_string))
         .expect("the chat's session is marked");
@@ -133,13 +130,13 @@ async fn continue_in_the_chat_takes_the_last_chat_not_a_later_one_shot() {
     blocking(move || {
         let mut p = pty_chat(&w, &m, &["-c"]);
         p.exp_string(&format!("resumed session {chat_id}")).unwrap();
-        say(&mut p, "go on");
+        type_line(&mut p, "go on");
         p.exp_string("Chat goes on.").unwrap();
         ctrl_d_exits_zero(p);
     })
     .await;
     let requests = mock.requests().await;
-    let users = super::sessions::users(requests.last().unwrap());
+    let users = crate::common::sessions::users(requests.last().unwrap());
     assert_eq!(users, ["chat question", "go on"]);
 }
 
@@ -419,7 +416,8 @@ fn bash_completes_skill_names() {
         .unwrap()
         .to_path_buf();
     let complete = |words: &str| {
-        let out = std::process::Command::new("bash")
+        let out = ws
+            .clean_command("bash")
             .args([
                 "-c",
                 &format!(
@@ -430,15 +428,12 @@ fn bash_completes_skill_names() {
                 "sh",
             ])
             .arg(&script)
-            .env_clear()
             .env(
                 "PATH",
                 format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()),
             )
-            .env("HOME", ws.home())
             .env("AGENT_SKILLS_PATH", ws.skills())
             .env("AGENT_BUNDLED_SKILLS", "0")
-            .current_dir(ws.work())
             .output()
             .unwrap();
         let mut got: Vec<String> = String::from_utf8_lossy(&out.stdout)

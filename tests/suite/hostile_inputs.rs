@@ -97,16 +97,9 @@ async fn ctrl_c_ends_every_process_of_the_running_command() {
     let m = marker(9);
     let command = format!("setsid sleep 1005.{m} & sleep 1006.{m}");
     let mock = MockLlm::start(activate_run_answer("count", &command, "done")).await;
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_agent"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap())
-        .env("HOME", ws.home())
-        .env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_MODEL", "gpt-4.1-mini")
-        .env("AGENT_PROBE_PORTS", "")
-        .env("AGENT_TOOL_CHECK", "0")
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .current_dir(ws.work())
+    let mut cmd = ws.agent_command();
+    cmd.envs(mock.env())
+        .env("AGENT_MODEL", TEST_MODEL)
         .arg("--skills-dir")
         .arg(ws.skills())
         .args(["--once", "x", "--yes", "--timeout", "300"])

@@ -2,7 +2,7 @@
 //! `.gitattributes` cannot make checkout run a filter driver from the user's own git
 //! configuration, and files are installed exactly as committed.
 
-use super::skill_library::git;
+use crate::common::library::git;
 use crate::common::*;
 
 #[test]

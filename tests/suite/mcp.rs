@@ -579,12 +579,14 @@ async fn ctrl_c_cancels_an_mcp_call_with_the_protocols_cancellation_and_the_turn
     configure(&ws, json!({ "fault": server }));
     let mock =
         std::sync::Arc::new(MockLlm::start(vec![tool("mcp__fault__hang", json!({})), text("after the stop")]).await);
-    let (w, m) = (ws.clone(), mock.clone());
+    let (w, m, called) = (ws.clone(), mock.clone(), log.clone());
     blocking(move || {
         let mut p = chat(&w, &m, &["--yes"]);
         type_line(&mut p, "wait on the slow tool");
         p.exp_string("mcp [fault] hang").unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(500));
+        wait_until("the server to have the call", || {
+            std::fs::read_to_string(&called).is_ok_and(|t| t.contains("called hang"))
+        });
         p.send_control('c').unwrap();
         p.exp_string("interrupted").unwrap();
         type_line(&mut p, "still there?");
@@ -603,7 +605,7 @@ async fn ctrl_c_cancels_an_mcp_call_with_the_protocols_cancellation_and_the_turn
         })
         .unwrap_or_default();
     assert!(
-        said.starts_with("cancelled "),
+        said.lines().any(|l| l.starts_with("cancelled ")),
         "the server was told the call is cancelled: {said:?}"
     );
 }

@@ -229,9 +229,7 @@ fn project_server(ws: &Workspace, canary: &Path) {
 
 #[tokio::test]
 async fn a_projects_server_runs_inside_the_sandbox() {
-    if !landlock(1) {
-        return;
-    }
+    require_kernel!(kernel::landlock(1));
     let ws = Workspace::new();
     let outside = ws.home().join("escaped");
     project_server(&ws, &outside);

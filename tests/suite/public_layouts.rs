@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
-use super::skill_library::{git, lock, outcome, skill_md, url, write};
+use crate::common::library::{git, lock, outcome, skill_md, url, write};
 use crate::common::*;
 use serde_json::Value;
 

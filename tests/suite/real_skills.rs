@@ -336,19 +336,14 @@ async fn the_installed_binary_answers_the_weather_request_from_any_folder() {
     let mock = MockLlm::start(activate_run_answer("weather", "./run.sh Tokyo", "Sunny, 21°C.")).await;
     let elsewhere = ws.dir.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
-    let mut cmd = assert_cmd::Command::new(bin.join("agent"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", ws.home())
-        .env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .env("AGENT_MODEL", "gpt-4.1-mini")
-        .env("AGENT_PROBE_PORTS", "")
-        .env("AGENT_TOOL_CHECK", "0")
+    let mut cmd = ws.clean_command(bin.join("agent"));
+    cmd.envs(mock.env())
+        .env("AGENT_MODEL", TEST_MODEL)
         .env("WEATHER_BASE_URL", weather.uri())
         .current_dir(&elsewhere)
-        .timeout(std::time::Duration::from_secs(60))
         .args(["--approve", "auto", "--once", "weather in Tokyo"]);
+    let mut cmd = assert_cmd::Command::from_std(cmd);
+    cmd.timeout(std::time::Duration::from_secs(60));
     let (code, out, err) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Sunny, 21°C."), "{out}");

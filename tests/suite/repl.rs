@@ -1,7 +1,6 @@
 //! The chat in a pseudo-terminal (rexpect): conversation, slash commands, completion, multi-line
 //! paste, Ctrl-C, history across sessions, Ctrl-D.
 
-use std::process::Command;
 use std::time::Duration;
 
 use crate::common::pty::*;
@@ -48,7 +47,7 @@ async fn slash_commands_completion_and_reset() {
         // Tab completes `/sk` to `/skill`; an `s` and Enter make it `/skills`.
         p.send("/sk\t").unwrap();
         p.flush().unwrap();
-        std::thread::sleep(Duration::from_millis(300));
+        p.exp_string("ill").unwrap();
         type_line(&mut p, "s");
         p.exp_string("NAME     DIALECT       STATUS  ROOT").unwrap();
         p.exp_string("weather  agent-skills  ok").unwrap();
@@ -83,9 +82,7 @@ async fn a_pasted_block_and_continuations_are_one_message() {
     let (w, m) = (ws.clone(), mock.clone());
     blocking(move || {
         let mut p = chat(&w, &m, &[]);
-        p.send("\x1b[200~line one\nline two\x1b[201~").unwrap();
-        p.send("\r").unwrap();
-        p.flush().unwrap();
+        type_line(&mut p, "\x1b[200~line one\nline two\x1b[201~");
         p.exp_string("got the paste").unwrap();
         type_line(&mut p, "first \\");
         // The next line is asked for under a continuation prompt.
@@ -109,7 +106,7 @@ async fn ctrl_c_cancels_a_slow_response_and_the_next_turn_works() {
     blocking(move || {
         let mut p = chat(&w, &m, &[]);
         type_line(&mut p, "take your time");
-        std::thread::sleep(Duration::from_millis(500));
+        thinking_about(&mut p, &m, 1);
         let pressed = std::time::Instant::now();
         p.send_control('c').unwrap();
         p.exp_string("interrupted").unwrap();
@@ -139,11 +136,11 @@ async fn ctrl_c_cancels_a_slow_response_and_the_next_turn_works() {
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_during_a_command_leaves_no_process() {
     let ws = std::sync::Arc::new(Workspace::new());
-    let marker = format!("repl-sleep-marker-{}", std::process::id());
+    let marker = marker(21);
     ws.skill(
         "sleepy",
         "# Sleepy\n\nSleeps for a long time.\n",
-        Some(&format!("#!/bin/sh\nsh -c 'sleep 300; echo {marker}' &\nsleep 300\n")),
+        Some(&format!("#!/bin/sh\nsleep 1005.{marker} &\nsleep 1006.{marker}\n")),
     );
     let mock = std::sync::Arc::new(MockLlm::start(activate_run_answer("sleepy", "./run.sh", "after")).await);
     let (w, m, mk) = (ws.clone(), mock.clone(), marker.clone());
@@ -151,15 +148,10 @@ async fn ctrl_c_during_a_command_leaves_no_process() {
         let mut p = chat(&w, &m, &["--yes"]);
         type_line(&mut p, "sleep please");
         p.exp_string("run [sleepy] ./run.sh").unwrap();
-        std::thread::sleep(Duration::from_millis(300));
+        wait_until("the command's two sleeps", || processes_with(&mk).len() == 2);
         p.send_control('c').unwrap();
         p.exp_string("interrupted").unwrap();
-        std::thread::sleep(Duration::from_millis(200));
-        let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
-        assert!(
-            !String::from_utf8_lossy(&ps.stdout).contains(&mk),
-            "a process survived Ctrl-C"
-        );
+        wait_until("every process of the command to end", || processes_with(&mk).is_empty());
         type_line(&mut p, "still there?");
         p.exp_string("after").unwrap();
         ctrl_d_exits_zero(p);
@@ -196,8 +188,7 @@ async fn history_is_written_without_secrets_and_recalled_next_session() {
         p.send("\x1b[A\x1b[A").unwrap();
         p.flush().unwrap();
         p.exp_string("remember the number 4711").unwrap();
-        p.send("\r").unwrap();
-        p.flush().unwrap();
+        type_line(&mut p, "");
         p.exp_string("recalled").unwrap();
         ctrl_d_exits_zero(p);
     })
@@ -231,11 +222,11 @@ async fn the_chat_survives_a_failed_turn() {
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_in_once_mode_exits_130_leaving_nothing_running() {
     let ws = std::sync::Arc::new(Workspace::new());
-    let marker = format!("once-sleep-marker-{}", std::process::id());
+    let marker = marker(22);
     ws.skill(
         "sleepy",
         "# Sleepy\n\nSleeps for a long time.\n",
-        Some(&format!("#!/bin/sh\nsleep 300 # {marker}\n")),
+        Some(&format!("#!/bin/sh\nsleep 1005.{marker}\n")),
     );
     let mock = std::sync::Arc::new(
         MockLlm::start(vec![
@@ -246,29 +237,18 @@ async fn ctrl_c_in_once_mode_exits_130_leaving_nothing_running() {
     );
     let (w, m, mk) = (ws.clone(), mock.clone(), marker.clone());
     blocking(move || {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
-        cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", w.home())
-            .env("TERM", "xterm-256color")
-            .env("AGENT_BASE_URL", m.base_url())
-            .env("AGENT_API_KEY", "sk-test-key-0123456789")
-            .env("AGENT_MODEL", "gpt-4.1-mini")
+        let mut cmd = pty_command(&w);
+        talking_to(&mut cmd, &m)
             .arg("--skills-dir")
             .arg(w.skills())
-            .args(["--yes", "--once", "sleep please"])
-            .current_dir(w.work());
+            .args(["--yes", "--once", "sleep please"]);
         let mut p = spawn_command(cmd, Some(10_000)).unwrap();
         p.exp_string("run [sleepy] ./run.sh").unwrap();
-        std::thread::sleep(Duration::from_millis(300));
+        wait_until("the command's sleep", || processes_with(&mk).len() == 1);
         p.send_control('c').unwrap();
         p.exp_eof().unwrap();
         assert!(matches!(p.process().wait().unwrap(), WaitStatus::Exited(_, 130)));
-        let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
-        assert!(
-            !String::from_utf8_lossy(&ps.stdout).contains(&mk),
-            "a process survived Ctrl-C"
-        );
+        wait_until("the command to end", || processes_with(&mk).is_empty());
     })
     .await;
 }
@@ -378,10 +358,7 @@ async fn with_json_every_chat_command_answers_a_documented_line() {
     let (w, m) = (ws.clone(), mock.clone());
     let out = tokio::task::spawn_blocking(move || {
         let mut cmd = pty_agent(&w);
-        cmd.env("AGENT_RETRIES", "0")
-            .env("AGENT_BASE_URL", m.base_url())
-            .env("AGENT_API_KEY", "sk-test-key-0123456789")
-            .env("AGENT_MODEL", "gpt-4.1-mini")
+        talking_to(&mut cmd, &m)
             .env("AGENT_CONTEXT_WINDOW", "32768")
             .arg("--json");
         let mut p = spawn_command(cmd, Some(10_000)).unwrap();
@@ -492,7 +469,7 @@ async fn an_interrupted_turn_counts_in_usage_shows_in_history_and_is_exported_on
     blocking(move || {
         let mut p = chat(&w, &m, &[]);
         type_line(&mut p, "take your time");
-        std::thread::sleep(Duration::from_millis(500));
+        thinking_about(&mut p, &m, 1);
         p.send_control('c').unwrap();
         p.exp_string("interrupted").unwrap();
         type_line(&mut p, "/usage");
@@ -580,10 +557,7 @@ async fn help_fits_the_terminal_and_cuts_descriptions_at_a_word() {
     let (w, m) = (ws.clone(), mock.clone());
     blocking(move || {
         let mut cmd = pty_agent(&w);
-        cmd.env("COLUMNS", "70")
-            .env("AGENT_BASE_URL", m.base_url())
-            .env("AGENT_API_KEY", "sk-test-key-0123456789")
-            .env("AGENT_MODEL", "gpt-4.1-mini");
+        talking_to(&mut cmd, &m).env("COLUMNS", "70");
         let mut p = spawn_command(cmd, Some(10_000)).unwrap();
         p.exp_string("/help for commands").unwrap();
         type_line(&mut p, "/help");

@@ -4,10 +4,6 @@
 use crate::common::{run_output as run, *};
 use serde_json::json;
 
-fn last_tool_result(req: &serde_json::Value) -> String {
-    contents(req, "tool").last().cloned().unwrap_or_default()
-}
-
 const PLAIN: &str = "---\nname: plain\ndescription: A plain skill.\n---\nbody\n";
 
 #[tokio::test]
@@ -44,24 +40,13 @@ async fn fifty_megabytes_of_output_stay_capped_for_the_model_and_in_memory() {
     // Run through a parent of its own that reports its children's peak RSS: the agent and what
     // it waited for, not every process this test binary ever started (a Node MCP server of
     // another test once counted here).
-    let mut measured = assert_cmd::Command::new("python3");
+    let mut measured = quiet(ws.clean_command("python3"));
     measured
         .args(["-c", PEAK_RSS, env!("CARGO_BIN_EXE_agent")])
         .args(["--skills-dir"])
         .arg(ws.skills())
         .args(["--once", "flood", "--yes", "--json"])
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", ws.home())
-        .env("AGENT_RETRIES", "0")
-        .env("AGENT_MODEL", "gpt-4.1-mini")
-        .env("AGENT_PROBE_PORTS", "")
-        .env("AGENT_TOOL_CHECK", "0")
-        .env("AGENT_BUNDLED_SKILLS", "0")
-        .env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .current_dir(ws.work())
-        .timeout(std::time::Duration::from_secs(60));
+        .envs(mock.env());
     let out = run(measured).await;
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let raw = mock.raw_requests().await;

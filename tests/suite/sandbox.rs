@@ -93,9 +93,7 @@ fn places(ws: &Workspace) -> Places {
 
 #[tokio::test]
 async fn a_command_writes_only_where_its_skill_may() {
-    if !landlock(3) {
-        return;
-    }
+    require_kernel!(kernel::landlock(3));
     let ws = Workspace::new();
     let p = places(&ws);
     let all = [&p.own, &p.work, &p.home, &p.other, &p.declared].map(PathBuf::as_path);
@@ -118,9 +116,7 @@ async fn a_command_writes_only_where_its_skill_may() {
 
 #[tokio::test]
 async fn a_refused_write_is_explained_to_the_model_and_the_user() {
-    if !landlock(3) {
-        return;
-    }
+    require_kernel!(kernel::landlock(3));
     let ws = Workspace::new();
     ws.skill("strict-writer", &skill_md("strict-writer", ""), Some(STRICT_WRITER));
     let canary = ws.home().join(".bashrc");
@@ -187,9 +183,7 @@ async fn a_refused_write_is_explained_to_the_model_and_the_user() {
 
 #[tokio::test]
 async fn a_setsid_grandchild_is_confined_too() {
-    if !landlock(3) {
-        return;
-    }
+    require_kernel!(kernel::landlock(3));
     let ws = Workspace::new();
     let script = "#!/bin/sh\nsetsid -w sh -c 'echo x > \"$HOME/grandchild-canary\"; echo ran > \"$SKILL_DIR/grandchild-ran\"'\necho parent done\n";
     let dir = ws.skill("escaper", &skill_md("escaper", ""), Some(script));
@@ -203,9 +197,7 @@ async fn a_setsid_grandchild_is_confined_too() {
 
 #[tokio::test]
 async fn strict_closes_tcp_and_udp_unless_the_skill_declares_the_network() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     ws.skill("offline", &skill_md("offline", ""), Some(CONNECTOR));
     ws.skill(
@@ -259,9 +251,7 @@ async fn strict_closes_tcp_and_udp_unless_the_skill_declares_the_network() {
 
 #[tokio::test]
 async fn sandbox_off_lifts_all_of_it() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     let p = places(&ws);
     let command = format!("./run.sh {}", args(&[&p.home, &p.other]));
@@ -390,7 +380,7 @@ async fn skills_show_and_sandbox_status_say_what_commands_get() {
     cmd.args(["skills", "show", "writer", "--sandbox", "strict"]);
     let (code, stdout, stderr) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{stderr}");
-    if landlock(4) {
+    if kernel::offers(kernel::landlock(4)) {
         assert!(
             stdout.contains(&format!("writes:    {notes} (requires.write)")),
             "{stdout}"
@@ -407,7 +397,7 @@ async fn skills_show_and_sandbox_status_say_what_commands_get() {
     let (code, stdout, stderr) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{stderr}");
     let status: Value = serde_json::from_str(stdout.trim()).unwrap();
-    if landlock(1) {
+    if kernel::offers(kernel::landlock(1)) {
         assert_eq!(status["enforced"], json!(true), "{status}");
     }
     let mut cmd = ws.agent(&mock);

@@ -48,9 +48,7 @@ fn seed(path: &Path, text: &str) {
 
 #[tokio::test]
 async fn a_declaration_cannot_open_the_agents_own_files_or_startup_files() {
-    if !landlock(3) {
-        return;
-    }
+    require_kernel!(kernel::landlock(3));
     let ws = Workspace::new();
     let h = ws.home();
     let targets = [
@@ -126,9 +124,7 @@ async fn a_declaration_cannot_open_the_agents_own_files_or_startup_files() {
 
 #[tokio::test]
 async fn a_declared_symlink_is_shown_and_judged_by_where_it_leads() {
-    if !landlock(3) {
-        return;
-    }
+    require_kernel!(kernel::landlock(3));
     let ws = Workspace::new();
     let keys = ws.home().join(".ssh/authorized_keys");
     seed(&keys, "original\n");
@@ -182,9 +178,7 @@ async fn a_declared_symlink_is_shown_and_judged_by_where_it_leads() {
 
 #[tokio::test]
 async fn every_command_gets_its_own_temp_folder_even_with_home_under_tmp() {
-    if !landlock(1) {
-        return;
-    }
+    require_kernel!(kernel::landlock(1));
     let ws = Workspace::new();
     assert!(
         ws.home().starts_with(std::env::temp_dir()),
@@ -211,9 +205,7 @@ async fn every_command_gets_its_own_temp_folder_even_with_home_under_tmp() {
 
 #[tokio::test]
 async fn the_working_folders_git_and_envrc_stay_read_only() {
-    if !landlock(1) {
-        return;
-    }
+    require_kernel!(kernel::landlock(1));
     let ws = Workspace::new();
     let work = ws.work();
     let git = |args: &[&str]| {
@@ -271,9 +263,7 @@ async fn the_working_folders_git_and_envrc_stay_read_only() {
 /// leaves mode and times open, as docs/sandbox.md says; the test shows which applies.
 #[tokio::test]
 async fn metadata_outside_the_writable_places_is_refused() {
-    if !landlock(3) {
-        return;
-    }
+    require_kernel!(kernel::landlock(3));
     let ws = Workspace::new();
     let profile = ws.home().join(".profile");
     seed(&profile, "# profile\n");

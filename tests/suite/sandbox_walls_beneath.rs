@@ -52,17 +52,9 @@ fn read(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-/// Whether this machine gives commands a mount namespace of their own (else the protected places
-/// beneath a writable folder cannot be kept, and commands are asked about instead).
-fn namespaces() -> bool {
-    agent::exec::sandbox::readonly::available().is_ok()
-}
-
 #[tokio::test]
 async fn started_in_dot_config_the_agents_own_files_stay_out_of_reach() {
-    if !landlock(3) || !namespaces() {
-        return;
-    }
+    require_kernel!(kernel::landlock(3), kernel::namespaces());
     let ws = Workspace::new();
     let config = ws.home().join(".config");
     let env = config.join("agent/.env");
@@ -124,9 +116,7 @@ fn installed(ws: &Workspace) -> (PathBuf, PathBuf) {
 
 #[tokio::test]
 async fn started_in_dot_agents_or_dot_local_skill_roots_locks_and_trust_stay_out_of_reach() {
-    if !landlock(3) || !namespaces() {
-        return;
-    }
+    require_kernel!(kernel::landlock(3), kernel::namespaces());
     let ws = Workspace::new();
     let (skill, lock) = installed(&ws);
     let agents = ws.home().join(".agents");
@@ -174,9 +164,7 @@ async fn started_in_dot_agents_or_dot_local_skill_roots_locks_and_trust_stay_out
 
 #[tokio::test]
 async fn started_in_home_nothing_of_it_is_writable_and_the_start_says_so() {
-    if !landlock(3) {
-        return;
-    }
+    require_kernel!(kernel::landlock(3));
     let ws = Workspace::new();
     let (skill, lock) = installed(&ws);
     let env = ws.home().join(".config/agent/.env");
@@ -201,9 +189,7 @@ async fn started_in_home_nothing_of_it_is_writable_and_the_start_says_so() {
 
 #[tokio::test]
 async fn places_that_run_later_created_by_a_command_are_removed_and_named() {
-    if !landlock(3) {
-        return;
-    }
+    require_kernel!(kernel::landlock(3));
     let ws = Workspace::new();
     let work = ws.work();
     // The working folder's own repository: never touched.
@@ -247,7 +233,7 @@ async fn places_that_run_later_created_by_a_command_are_removed_and_named() {
     }
     // What was there before stays, and an existing nested .git is kept read-only.
     assert_eq!(read(&work.join(".git/HEAD")).as_deref(), Some("ref: refs/heads/main\n"));
-    if namespaces() {
+    if kernel::offers(kernel::namespaces()) {
         assert!(result.contains("refused: echo x > old/.git/config"), "{result}");
     }
     assert!(work.join("old/.git").is_dir() && work.join("sub").is_dir());
@@ -291,9 +277,7 @@ async fn an_edited_bundled_skill_runs_as_shipped_and_the_user_is_told() {
     let mock = MockLlm::start(activate_run_answer("time", "./run.sh UTC", "done")).await;
     let mut cmd = ws.bare_agent();
     with_bundled(&mut cmd);
-    cmd.env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .args(["--once", "go", "--approve", "auto"]);
+    cmd.envs(mock.env()).args(["--once", "go", "--approve", "auto"]);
     let (code, _, stderr) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{stderr}");
     assert!(!canary.exists(), "the edited script ran: {stderr}");
@@ -310,9 +294,7 @@ async fn an_edited_bundled_skill_runs_as_shipped_and_the_user_is_told() {
 /// missing startup file could be created, so the command is not run without asking.
 #[tokio::test]
 async fn what_cannot_be_kept_read_only_is_not_pre_approved() {
-    if !landlock(3) || !namespaces() {
-        return;
-    }
+    require_kernel!(kernel::landlock(3), kernel::namespaces());
     let ws = Workspace::new();
     let profile = ws.home().join(".bash_profile");
     let command = trier(&ws, &[&format!("echo evil > {}", profile.display())]);

@@ -5,7 +5,7 @@
 use crate::common::*;
 use serde_json::Value;
 
-use super::sessions::{WEATHER, once, records};
+use crate::common::sessions::{WEATHER, once, records};
 
 const HOSTILE: &str = "<script>alert(1)</script><img src=x onerror=alert(2)></details>";
 

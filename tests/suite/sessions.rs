@@ -4,71 +4,15 @@
 //! are in `session_export`, compaction in `compaction`.
 
 use std::os::unix::fs::PermissionsExt;
-use std::process::Command as StdCommand;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::common::pty::type_line;
+use crate::common::sessions::*;
 use crate::common::*;
 use rexpect::process::Signal;
-use rexpect::session::{PtySession, spawn_command};
+use rexpect::session::spawn_command;
 use serde_json::{Value, json};
-
-pub(super) const WEATHER: &str =
-    "---\nname: weather\ndescription: Current weather for a city.\n---\nWEATHER-BODY: run ./run.sh CITY\n";
-pub(super) const SECRET: &str = "sk-test-key-0123456789";
-
-/// The records of a session file, the header first.
-pub(super) fn records(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
-        .collect()
-}
-
-/// `(role, content)` of every message of a request after the system prompt.
-pub(super) fn history(request: &Value) -> Vec<(String, String)> {
-    request["messages"].as_array().unwrap()[1..]
-        .iter()
-        .map(|m| {
-            let content = match m["content"].as_str() {
-                Some(c) => c.to_string(),
-                None => m["tool_calls"].to_string(),
-            };
-            (m["role"].as_str().unwrap().to_string(), content)
-        })
-        .collect()
-}
-
-/// The real binary for a pty (`common::pty::pty_agent`), talking to `mock`, with `args`.
-fn pty_command(ws: &Workspace, mock: &MockLlm, args: &[&str]) -> StdCommand {
-    let mut cmd = crate::common::pty::pty_agent(ws);
-    cmd.env("AGENT_RETRIES", "0")
-        .env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", SECRET)
-        .env("AGENT_MODEL", "gpt-4.1-mini")
-        .env("AGENT_PROBE_PORTS", "")
-        .args(args);
-    cmd
-}
-
-/// The chat in a pty, talking to `mock`, approving commands by itself.
-pub(super) fn pty_chat(ws: &Workspace, mock: &MockLlm, extra: &[&str]) -> PtySession {
-    let mut cmd = pty_command(ws, mock, &["--approve", "yes"]);
-    cmd.args(extra);
-    let mut p = spawn_command(cmd, Some(15_000)).unwrap();
-    // The banner names the session being stored.
-    p.exp_string(" skills").unwrap();
-    p.exp_string(" session 20").unwrap();
-    p.exp_string("/help for commands").unwrap();
-    p
-}
-
-pub(super) fn say(p: &mut PtySession, line: &str) {
-    p.send(line).unwrap();
-    p.send("\r").unwrap();
-    p.flush().unwrap();
-}
 
 /// A chat whose third turn was killed with `kill -9` once `wait_for` showed (`third`: the mock's
 /// replies for that turn), then `agent -c --once "go on"`: returns the continued run's first
@@ -80,11 +24,11 @@ async fn kill_during_third_turn(ws: Arc<Workspace>, third: Vec<Reply>, wait_for:
     let (w, m) = (ws.clone(), mock.clone());
     tokio::task::spawn_blocking(move || {
         let mut p = pty_chat(&w, &m, &[]);
-        say(&mut p, &format!("first question, key {SECRET}"));
+        type_line(&mut p, &format!("first question, key {SECRET}"));
         p.exp_string("First answer.").unwrap();
-        say(&mut p, "second question");
+        type_line(&mut p, "second question");
         p.exp_string("Second answer.").unwrap();
-        say(&mut p, "third question");
+        type_line(&mut p, "third question");
         p.exp_string(wait_for).unwrap();
         std::thread::sleep(Duration::from_millis(300));
         p.process_mut().signal(Signal::SIGKILL).unwrap();
@@ -104,11 +48,6 @@ async fn kill_during_third_turn(ws: Arc<Workspace>, third: Vec<Reply>, wait_for:
     assert!(String::from_utf8_lossy(&out.stdout).contains("Going on."));
     assert_eq!(ws.session_files().len(), 1, "continued in the same file");
     (next.chat_requests().await.remove(0), records(&files[0]))
-}
-
-/// The user messages of a request, in order.
-pub(super) fn users(request: &Value) -> Vec<String> {
-    contents(request, "user")
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -187,12 +126,6 @@ async fn killed_mid_command_then_continued_the_open_call_is_answered_as_interrup
 }
 
 /// Run `agent --once MESSAGE` with `args`: (exit code, stdout, stderr).
-pub(super) async fn once(ws: &Workspace, mock: &MockLlm, message: &str, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = ws.agent(mock);
-    cmd.args(["--once", message, "--approve", "yes"]).args(args);
-    run_outcome(cmd).await
-}
-
 #[tokio::test]
 async fn once_runs_are_stored_privately_and_resume_takes_a_prefix() {
     let ws = Workspace::new();
@@ -316,11 +249,11 @@ async fn a_session_another_agent_holds_is_forked_never_written_by_two() {
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let chat = tokio::task::spawn_blocking(move || {
         let mut p = pty_chat(&w, &m, &[]);
-        say(&mut p, "hello");
+        type_line(&mut p, "hello");
         p.exp_string("First answer.").unwrap();
         ready_tx.send(()).unwrap();
         done_rx.recv().unwrap();
-        say(&mut p, "/exit");
+        type_line(&mut p, "/exit");
         p.exp_eof().unwrap();
     });
     ready_rx.recv().unwrap();
@@ -391,12 +324,12 @@ async fn resume_without_an_id_picks_from_a_numbered_list_on_a_terminal() {
         );
     }
     let mock = Arc::new(MockLlm::start(vec![text("Picked.")]).await);
-    let cmd = pty_command(&ws, &mock, &["--resume", "--once", "go on"]);
+    let cmd = stored_chat_command(&ws, &mock, &["--resume", "--once", "go on"]);
     tokio::task::spawn_blocking(move || {
         let mut p = spawn_command(cmd, Some(15_000)).unwrap();
         p.exp_string("newer question").unwrap();
         p.exp_string("Resume which session?").unwrap();
-        say(&mut p, "2");
+        type_line(&mut p, "2");
         p.exp_string("Picked.").unwrap();
         p.exp_eof().unwrap();
     })
@@ -462,9 +395,9 @@ async fn export_without_a_file_writes_beside_the_sessions_not_into_the_working_f
     let (w, m) = (ws.clone(), mock.clone());
     crate::common::pty::blocking(move || {
         let mut p = pty_chat(&w, &m, &[]);
-        say(&mut p, "a question");
+        type_line(&mut p, "a question");
         p.exp_string("An answer.").unwrap();
-        say(&mut p, "/export");
+        type_line(&mut p, "/export");
         p.exp_string("as md to ").unwrap();
         p.exp_string(".local/state/agent/exports/session-").unwrap();
         crate::common::pty::ctrl_d_exits_zero(p);

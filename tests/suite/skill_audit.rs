@@ -407,20 +407,11 @@ async fn llm_gives_a_labelled_second_opinion_that_never_changes_the_verdict() {
 /// `skills add SOURCE` in a pseudo-terminal, answering the gate's question with `reply`; what the
 /// terminal showed.
 fn add_on_terminal(ws: &Workspace, source: &Path, expect: &str, reply: &str) -> String {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_agent"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", ws.home())
-        .env("TERM", "xterm-256color")
-        .env("NO_COLOR", "1")
-        .args(["skills", "add"])
-        .arg(source)
-        .current_dir(ws.work());
+    let mut cmd = crate::common::pty::pty_command(ws);
+    cmd.env("NO_COLOR", "1").args(["skills", "add"]).arg(source);
     let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).unwrap();
     let mut seen = p.exp_string(expect).unwrap();
-    p.send(reply).unwrap();
-    p.send("\r").unwrap();
-    p.flush().unwrap();
+    crate::common::pty::type_line(&mut p, reply);
     seen.push_str(&p.exp_eof().unwrap());
     seen
 }

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::skill_library::{outcome, skill_md, write};
+use crate::common::library::{outcome, skill_md, write};
 use crate::common::*;
 use serde_json::Value;
 

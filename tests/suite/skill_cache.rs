@@ -142,14 +142,10 @@ fn agents_starting_together_leave_one_usable_cache() {
     let expected: Vec<(String, String)> = names.iter().map(|n| (n.clone(), format!("the first {n}"))).collect();
     let children: Vec<_> = (0..6)
         .map(|_| {
-            let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("agent"));
-            cmd.env_clear()
-                .env("PATH", std::env::var("PATH").unwrap_or_default())
-                .env("HOME", ws.home())
-                .arg("--skills-dir")
+            let mut cmd = ws.agent_command();
+            cmd.arg("--skills-dir")
                 .arg(ws.skills())
                 .args(["skills", "list", "--json"])
-                .current_dir(ws.work())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped());
             cmd.spawn().unwrap()

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::skill_library::{git, lock, outcome, skill_md, url, write};
+use crate::common::library::{git, lock, outcome, skill_md, url, write};
 use crate::common::*;
 use serde_json::Value;
 

@@ -78,9 +78,7 @@ async fn a_python_module_of_the_skill_runs_as_its_own_code_and_imports_its_sibli
 /// variables, for a contained command and a skill's own script alike.
 #[tokio::test]
 async fn package_caches_are_writable_places_the_agent_owns() {
-    if !landlock(4) {
-        return;
-    }
+    require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     packager(&ws);
     let commands = [

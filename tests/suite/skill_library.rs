@@ -3,46 +3,12 @@
 //! and `#SUBDIR`, the lock file, `outdated` after a new commit, `update` showing the diff and
 //! asking, `remove`, script fixes, and an installed skill edited by hand needing trust again.
 
-use std::path::{Path, PathBuf};
-use std::process::Command as Std;
+use std::path::PathBuf;
 
+use crate::common::library::*;
 use crate::common::*;
 use agent::skills::library::git;
 use serde_json::{Value, json};
-
-/// Run git in `dir` with a fixed identity and `HOME` there (so no user configuration of the
-/// machine's, or of a test's own home, applies); returns trimmed stdout.
-pub(super) fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Std::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-pub(super) fn write(path: &Path, text: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-pub(super) fn skill_md(name: &str, body: &str) -> String {
-    format!("---\nname: {name}\ndescription: The {name} skill, for tests of installing skills.\n---\n{body}\n")
-}
 
 /// A repository holding two skills under `skills/`, committed and tagged `v1`.
 fn repository(ws: &Workspace) -> (PathBuf, String) {
@@ -60,21 +26,6 @@ fn repository(ws: &Workspace) -> (PathBuf, String) {
     git(&repo, &["tag", "v1"]);
     let commit = git(&repo, &["rev-parse", "HEAD"]);
     (repo, commit)
-}
-
-pub(super) fn url(repo: &Path) -> String {
-    format!("file://{}", repo.display())
-}
-
-pub(super) fn lock(ws: &Workspace) -> Value {
-    let text = std::fs::read_to_string(ws.home().join(".agents/skills/skills-lock.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
-}
-
-pub(super) async fn outcome(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = ws.bare_agent();
-    cmd.args(args);
-    run_outcome(cmd).await
 }
 
 #[tokio::test]
@@ -279,7 +230,7 @@ async fn scripts_with_crlf_or_no_exec_bit_are_named_and_fixed_with_fix() {
     assert!(err.contains("fixed:"), "{err}");
     let script = ws.home().join(".agents/skills/crlf-skill/run.sh");
     assert_eq!(std::fs::read_to_string(&script).unwrap(), "#!/bin/sh\necho hi\n");
-    let out = Std::new(&script).output().unwrap();
+    let out = std::process::Command::new(&script).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "hi\n");
     assert_eq!(
         std::fs::read_to_string(src.join("run.sh")).unwrap(),

@@ -3,32 +3,17 @@
 //! would run, and a folder is asked about once (and again after a change). Prompts run in a
 //! pseudo-terminal (rexpect).
 
-use std::process::Command;
 use std::sync::Arc;
 
+use crate::common::pty::{blocking, pty_command, type_line};
 use crate::common::*;
 use rexpect::session::{PtySession, spawn_command};
 use serde_json::json;
 
-/// Run the pty part on a blocking thread while the mock keeps serving.
-async fn blocking<F: FnOnce() + Send + 'static>(f: F) {
-    tokio::task::spawn_blocking(f).await.unwrap()
-}
-
 /// The real binary in a pty in the work folder, talking to `mock`.
 fn pty(ws: &Workspace, mock: &MockLlm, args: &[&str], color: bool) -> PtySession {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", ws.home())
-        .env("TERM", "xterm-256color")
-        .env("AGENT_RETRIES", "0")
-        .env("AGENT_BASE_URL", mock.base_url())
-        .env("AGENT_API_KEY", "sk-test-key-0123456789")
-        .env("AGENT_PROBE_PORTS", "")
-        .env("AGENT_TOOL_CHECK", "0")
-        .args(args)
-        .current_dir(ws.work());
+    let mut cmd = pty_command(ws);
+    cmd.envs(mock.env()).args(args);
     if !color {
         cmd.env("NO_COLOR", "1");
     }
@@ -38,12 +23,6 @@ fn pty(ws: &Workspace, mock: &MockLlm, args: &[&str], color: bool) -> PtySession
         cmd.env("AGENT_MODEL", "gpt-4.1-mini");
     }
     spawn_command(cmd, Some(15_000)).unwrap()
-}
-
-fn answer(p: &mut PtySession, text: &str) {
-    p.send(text).unwrap();
-    p.send("\r").unwrap();
-    p.flush().unwrap();
 }
 
 /// Nothing the terminal would obey: no escape character in either stream.
@@ -82,14 +61,14 @@ async fn the_approval_prompt_shows_hidden_characters_and_long_commands_in_full()
         let mut p = pty(&w, &m, &["--skills-dir", &skills, "--once", "weather in Tokyo"], false);
         p.exp_string("#\\r\\x1b[2KRun ./run.sh Tokyo`").unwrap();
         // The second wall is shown with the first: where the command could write.
-        if agent::exec::sandbox::Kernel::detect().abi >= 1 {
+        if kernel::offers(kernel::landlock(1)) {
             p.exp_string("sandbox: may write only to its folder, the working directory")
                 .unwrap();
         }
         p.exp_string("[y]es / [n]o").unwrap();
-        answer(&mut p, "n");
+        type_line(&mut p, "n");
         p.exp_string(&format!("Run `{l}`")).unwrap();
-        answer(&mut p, "n");
+        type_line(&mut p, "n");
         p.exp_string("ok").unwrap();
         p.exp_eof().unwrap();
     })
@@ -239,7 +218,7 @@ fn once(ws: &Workspace, mock: &MockLlm, reply: Option<&str>, expect: &[&str]) ->
         seen.push_str(e);
     }
     if let Some(r) = reply {
-        answer(&mut p, r);
+        type_line(&mut p, r);
     }
     seen + &p.exp_eof().unwrap()
 }
@@ -333,17 +312,17 @@ async fn a_skill_edited_mid_session_is_asked_about_before_it_runs() {
     blocking(move || {
         let mut p = pty(&w, &m, &["--approve", "auto"], false);
         p.exp_string("[y/N] ").unwrap();
-        answer(&mut p, "y");
+        type_line(&mut p, "y");
         p.exp_string("/help for commands").unwrap();
-        answer(&mut p, "hi");
+        type_line(&mut p, "hi");
         p.exp_string("first").unwrap();
         std::fs::write(w.work().join("skills/weather/notes.md"), "added while running").unwrap();
-        answer(&mut p, "weather please");
+        type_line(&mut p, "weather please");
         p.exp_string("This folder changed since you trusted it").unwrap();
         p.exp_string("skills changed since: skills/weather").unwrap();
         p.exp_string("[y/N] ").unwrap();
         assert!(!c.exists(), "it ran before the question was answered");
-        answer(&mut p, "y");
+        type_line(&mut p, "y");
         p.exp_string("done").unwrap();
         p.send_control('d').unwrap();
         p.exp_eof().unwrap();

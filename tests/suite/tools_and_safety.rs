@@ -14,10 +14,6 @@ fn probe_workspace() -> Workspace {
     ws
 }
 
-fn last_tool_result(req: &serde_json::Value) -> String {
-    contents(req, "tool").last().cloned().unwrap_or_default()
-}
-
 #[tokio::test]
 async fn child_env_drops_agent_keys_adds_skill_vars_and_redacts_secrets() {
     let ws = probe_workspace();

@@ -136,7 +136,7 @@ impl ManifestStore {
         Comparison::Changed(self.recall(recorded).map(|before| now.changes_since(&before)))
     }
 
-    /// Drop the oldest half when more than [`MAX_KEPT`] are kept.
+    /// Drop the oldest half when more than `MAX_KEPT` are kept.
     /// [`Self::compare`] for listings: files whose stamps (size, times, inode, mode) are those of
     /// the last listing keep the digest it recorded instead of being read again; the stamps live
     /// in `stamps_dir` (the cache folder; `None`: read everything).

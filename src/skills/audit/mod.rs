@@ -4,8 +4,8 @@
 //! indicators, credential access and exfiltration, reverse shells, persistence, obfuscation, hidden
 //! text, prompt injection, over-broad grants and imitated names. Nothing in the folder is run.
 //!
-//! One file per rule class: [`rules`] (the text patterns, a table), [`hidden`] (invisible
-//! characters, HTML comments), [`files`] (binaries and archives), [`meta`] (frontmatter grants and
+//! One file per rule class: `rules` (the text patterns, a table), `hidden` (invisible
+//! characters, HTML comments), `files` (binaries and archives), `meta` (frontmatter grants and
 //! names), [`indicators`] (the updatable data of `data/audit/indicators.txt`). [`digest`] is the
 //! deterministic directory digest that provenance records and signatures cover.
 

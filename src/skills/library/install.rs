@@ -58,8 +58,8 @@ fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> 
 }
 
 /// Every skill folder in `tree` (the source's root, or its `#SUBDIR`): `tree` itself when it is
-/// one, else skill folders below it, [`MAX_SEARCH_DEPTH`] levels deep, sorted by path. Hidden
-/// folders are skipped except other tools' skill folders ([`SKILL_HOLDERS`]) and category folders
+/// one, else skill folders below it, `MAX_SEARCH_DEPTH` levels deep, sorted by path. Hidden
+/// folders are skipped except other tools' skill folders (`SKILL_HOLDERS`) and category folders
 /// inside a `skills` folder (`skills/.curated`, `skills/.system`). Folders whose skill
 /// file has no usable description are left out, as discovery would leave them out.
 pub fn find_candidates(tree: &Path) -> Vec<Candidate> {

@@ -1,9 +1,9 @@
 //! Noticing that skills changed on disk while a chat runs, without asking about every file every
-//! turn. By default the file system tells ([`events`]: inotify on Linux, FSEvents on macOS): each
+//! turn. By default the file system tells (`events`: inotify on Linux, FSEvents on macOS): each
 //! root, each folder in it and its `agents/` folder are watched, and an event only marks what it
 //! concerns; nothing is read until the next turn asks. Where events cannot be had (the watch
 //! limit reached, a network file system, `AGENT_WATCH=poll`) each turn compares stamps instead
-//! ([`poll`]), the catalog cache's own [`Stamp`](super::cache::Stamp) of each folder and of the
+//! (`poll`), the catalog cache's own [`Stamp`](super::cache::Stamp) of each folder and of the
 //! files loading reads.
 
 mod barrier;
