@@ -166,10 +166,15 @@ async fn skill_dir_with_a_space_runs_the_real_script_with_the_right_words() {
     ];
     let mock = MockLlm::start(activate_run_all_answer("spaced", &commands, "done")).await;
     let mut cmd = ws.bare_agent();
-    cmd.envs(mock.env())
-        .arg("--skills-dir")
-        .arg(&root)
-        .args(["--once", "go", "--approve", "auto", "--json", "--sandbox", "off"]);
+    cmd.envs(mock.env()).arg("--skills-dir").arg(&root).args([
+        "--once",
+        "go",
+        "--approve",
+        "auto",
+        "--json",
+        "--sandbox",
+        "off",
+    ]);
     let out = run(cmd).await;
     assert_eq!(out.status.code(), Some(6), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!canary.exists(), "the path up to the space ran");
