@@ -87,7 +87,7 @@ pub const ENVIRONMENT: [(&str, &str); 27] = [
 ];
 
 /// Every exit code and what it means (docs/design.md#exit-codes).
-pub const EXIT_STATUS: [(&str, &str); 10] = [
+pub const EXIT_STATUS: [(&str, &str); 11] = [
     ("0", "answered"),
     (
         "1",
@@ -103,6 +103,11 @@ pub const EXIT_STATUS: [(&str, &str); 10] = [
     (
         "8",
         "a critical audit finding (or an install or trust refused over one, or over a required signature)",
+    ),
+    (
+        "9",
+        "with --require-tool: answered, but the answer rests on nothing that ran (without the flag: 0 and \
+         a warning)",
     ),
     ("130", "interrupted"),
 ];
@@ -127,18 +132,28 @@ mod tests {
     #[test]
     fn every_exit_code_of_the_program_is_listed() {
         use crate::exit::ExitCode;
-        for code in [
-            ExitCode::Answered,
-            ExitCode::Internal,
-            ExitCode::Usage,
-            ExitCode::Config,
-            ExitCode::Llm,
-            ExitCode::StepLimit,
-            ExitCode::Denied,
-            ExitCode::Interrupted,
-        ] {
-            let code = code.code().to_string();
-            assert!(EXIT_STATUS.iter().any(|(c, _)| *c == code), "{code}");
+        // The match has no wildcard: a new code does not compile until it is listed here too.
+        let next = |code: ExitCode| match code {
+            ExitCode::Answered => Some(ExitCode::Internal),
+            ExitCode::Internal => Some(ExitCode::Usage),
+            ExitCode::Usage => Some(ExitCode::Config),
+            ExitCode::Config => Some(ExitCode::Llm),
+            ExitCode::Llm => Some(ExitCode::StepLimit),
+            ExitCode::StepLimit => Some(ExitCode::Denied),
+            ExitCode::Denied => Some(ExitCode::AuditFindings),
+            ExitCode::AuditFindings => Some(ExitCode::AuditCritical),
+            ExitCode::AuditCritical => Some(ExitCode::Unverified),
+            ExitCode::Unverified => Some(ExitCode::Interrupted),
+            ExitCode::Interrupted => None,
+        };
+        let mut code = Some(ExitCode::Answered);
+        let mut seen = 0;
+        while let Some(c) = code {
+            let number = c.code().to_string();
+            assert!(EXIT_STATUS.iter().any(|(n, _)| *n == number), "{number}");
+            seen += 1;
+            code = next(c);
         }
+        assert_eq!(seen, EXIT_STATUS.len(), "no code is listed twice or made up");
     }
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::sandbox::contain::Extra;
+use super::sandbox::contain::{Extra, tool_cache_value};
 use crate::support::redact::is_secret_name;
 
 /// Variables that hold the agent's own LLM key, in lookup order (`config` reads the first set);
@@ -44,12 +44,12 @@ pub fn child_env(
     env
 }
 
-/// Point uv, pip and npm at the agent's per-user caches for them (`UV_CACHE_DIR` …), which a
-/// confined command may write, unless the user's environment `base` names caches of its own.
+/// Point uv, pip, npm and LibreOffice at the agent's per-user caches for them (`UV_CACHE_DIR` …),
+/// which a confined command may write, unless the user's environment `base` names its own.
 pub fn tool_caches(env: &mut BTreeMap<String, String>, base: &BTreeMap<String, String>, extra: &Extra) {
     for (var, dir) in extra.tool_dirs() {
         if !base.contains_key(var) && dir.is_dir() {
-            env.insert(var.to_string(), dir.display().to_string());
+            env.insert(var.to_string(), tool_cache_value(var, &dir));
         }
     }
 }

@@ -57,6 +57,9 @@ pub struct CommandOutput {
     pub stderr: Captured,
     pub timed_out: bool,
     pub duration: Duration,
+    /// The agent itself knows why the command failed (its program is not executable, or not
+    /// there), so no sandbox refusal is guessed from the output.
+    pub cause_known: bool,
 }
 
 /// Run `spec.plan`. Errors only when the program cannot be started.
@@ -123,6 +126,7 @@ pub async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
         stderr,
         timed_out,
         duration: started.elapsed(),
+        cause_known: false,
     })
 }
 
@@ -134,12 +138,15 @@ fn not_started(plan: &Plan, err: &std::io::Error, started: Instant) -> Option<Co
         return None;
     };
     let program = argv.program().display().to_string();
-    let (code, reason) = match err.kind() {
-        std::io::ErrorKind::PermissionDenied => (
+    let (code, reason, cause_known) = match err.kind() {
+        std::io::ErrorKind::PermissionDenied if lacks_exec_bit(argv.program()) => (
             126,
             format!("{program}: Permission denied (it is not executable: `chmod +x` it, or name its interpreter)"),
+            true,
         ),
-        std::io::ErrorKind::NotFound => (127, format!("{program}: not found")),
+        // Executable by its mode, yet refused: the sandbox may be why, and its hint may say so.
+        std::io::ErrorKind::PermissionDenied => (126, format!("{program}: Permission denied"), false),
+        std::io::ErrorKind::NotFound => (127, format!("{program}: not found"), true),
         _ => return None,
     };
     let text = format!("{reason}\n");
@@ -155,7 +162,14 @@ fn not_started(plan: &Plan, err: &std::io::Error, started: Instant) -> Option<Co
         },
         timed_out: false,
         duration: started.elapsed(),
+        cause_known,
     })
+}
+
+/// Whether `program` is a file no one may execute by its mode (a script committed without `+x`).
+fn lacks_exec_bit(program: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(program).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 == 0)
 }
 
 /// Start the plan's process and register it, so its tree is ended when the returned [`Tree`] is.

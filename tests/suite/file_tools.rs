@@ -221,6 +221,36 @@ async fn writes_follow_the_approval_policy() {
     assert!(ws.work().join("out/a.json").exists());
 }
 
+/// A skill-creator makes a skill in the project's `./skills` with its script, then edits its
+/// SKILL.md with the file tools, as commands may: folder trust, not the file tools, guards what
+/// runs from there later (the next run asks about the changed folder first).
+#[tokio::test]
+async fn a_new_skill_in_the_projects_skill_folder_is_edited_like_the_rest_of_the_work() {
+    require_kernel!(kernel::landlock(1));
+    let ws = Workspace::new();
+    ws.skill("xml-edit", XML_SKILL, None);
+    let md = "skills/csv-stats/SKILL.md";
+    let (code, results, events) = calls(
+        &ws,
+        &[
+            (
+                "Write",
+                json!({"file_path": md, "content": "---\nname: csv-stats\ndescription: TODO\n---\n"}),
+            ),
+            (
+                "Edit",
+                json!({"file_path": md, "old_string": "TODO", "new_string": "Column statistics of a CSV file."}),
+            ),
+        ],
+        &["--approve", "auto"],
+    )
+    .await;
+    assert_eq!(code, 0, "{results:?}");
+    assert!(!events.iter().any(|e| e["type"] == "command_denied"), "{events:?}");
+    let text = std::fs::read_to_string(ws.work().join(md)).unwrap();
+    assert!(text.contains("Column statistics"), "{text}");
+}
+
 #[tokio::test]
 async fn an_untrusted_project_skill_writes_nothing() {
     let ws = Workspace::new();

@@ -1,11 +1,13 @@
 //! Skills written for other agents work as their instructions say (issue 34 §3), under `auto`
 //! with no terminal: a Python skill run as `python3 -m scripts.x` whose script imports its sibling
 //! module (as anthropics' skill-creator does), a PDF-style script importing a helper from the
-//! skill's folder, and package managers whose caches the sandbox would otherwise refuse.
+//! skill's folder, package managers whose caches the sandbox would otherwise refuse, and a script
+//! committed without its execute bit.
 
 use std::path::Path;
 
 use crate::common::*;
+use serde_json::Value;
 
 /// A skill in the shape of anthropics/skills' skill-creator: `scripts/` is a package whose
 /// modules import each other by the package name, run with `python -m scripts.package_skill`.
@@ -84,6 +86,8 @@ async fn package_caches_are_writable_places_the_agent_owns() {
     let commands = [
         "echo \"$PIP_CACHE_DIR\" && touch \"$PIP_CACHE_DIR/probe\" \"$UV_CACHE_DIR/probe\" \"$npm_config_cache/probe\"",
         "pip cache dir",
+        // LibreOffice's profile, as a URL (`soffice` will not start without a writable one).
+        "echo \"$UserInstallation\" && touch \"${UserInstallation#file://}/probe\"",
     ];
     let (code, stderr, results) = turn(&ws, &commands, &[]).await;
     assert_eq!(code, 0, "{stderr}");
@@ -93,7 +97,12 @@ async fn package_caches_are_writable_places_the_agent_owns() {
         "{}",
         results[0]
     );
-    for tool in ["pip", "uv", "npm"] {
+    assert!(
+        results[2].contains(&format!("file://{}", tools.join("libreoffice").display())),
+        "{}",
+        results[2]
+    );
+    for tool in ["pip", "uv", "npm", "libreoffice"] {
         assert!(tools.join(tool).join("probe").exists(), "{tool}: {}", results[0]);
     }
     if which("pip") {
@@ -113,4 +122,37 @@ fn which(program: &str) -> bool {
         .unwrap_or_default()
         .split(':')
         .any(|d| Path::new(d).join(program).is_file())
+}
+
+/// A script committed without `+x` (openai's skill-creator ships its scripts so) fails as a
+/// shell would say, 126 "not executable", and nothing blames the sandbox for it: a model told the
+/// sandbox refused would look for the wrong fix. Named with its interpreter, it runs.
+#[tokio::test]
+async fn a_script_without_its_execute_bit_is_named_as_such_not_as_a_sandbox_refusal() {
+    require_kernel!(kernel::landlock(4));
+    let ws = Workspace::new();
+    let dir = packager(&ws);
+    std::fs::write(dir.join("scripts/init.sh"), "#!/bin/sh\necho made \"$1\"\n").unwrap();
+    let mock = MockLlm::start(activate_run_all_answer(
+        "packager",
+        &["scripts/init.sh demo", "sh scripts/init.sh demo"],
+        "done",
+    ))
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--json", "--once", "go"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let results = contents(&mock.chat_requests().await[2], "tool");
+    let first = &results[1];
+    assert!(first.contains("not executable"), "{first}");
+    assert!(!first.contains("sandbox:"), "{first}");
+    let finished: Vec<Value> = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "command_finished")
+        .collect();
+    assert_eq!(finished[0]["exit_code"], 126, "{finished:?}");
+    assert!(finished[0]["sandbox_hint"].is_null(), "{finished:?}");
+    assert!(results[2].contains("made demo"), "{}", results[2]);
 }

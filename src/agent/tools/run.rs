@@ -160,7 +160,8 @@ impl ToolRunner {
     }
 
     /// The `command_finished` event and the model's result for a command that ran, with the
-    /// sandbox's hint when its failure looks like a refused write or connection.
+    /// sandbox's hint when its failure looks like a refused write or connection (and the agent
+    /// does not know better: a script without `+x` is not the sandbox's doing).
     fn finished(
         &self,
         skill: &Skill,
@@ -176,7 +177,10 @@ impl ToolRunner {
         } else {
             &out.stderr.text
         };
-        let hint = hint::explain(policy, succeeded, said, &self.settings.workdir).map(|h| {
+        let guessed = (!out.cause_known)
+            .then(|| hint::explain(policy, succeeded, said, &self.settings.workdir))
+            .flatten();
+        let hint = guessed.map(|h| {
             h.naming_protected(&self.settings.sandbox.protected, &self.settings.workdir)
                 .message()
         });

@@ -9,13 +9,31 @@ use std::path::PathBuf;
 
 use super::policy::{Enforcement, Grant, Network, Policy, Skipped, strict_gap};
 
-/// The variables through which uv, pip and npm are told where their caches are, and the folder
-/// of each under the agent's tools' cache.
-pub const TOOL_CACHE_VARS: [(&str, &str); 3] = [
+/// The variables through which uv, pip, npm and LibreOffice are told where their caches (or, for
+/// LibreOffice, its profile) are, and the folder of each under the agent's tools' cache.
+/// LibreOffice will not start without a writable profile, which it keeps in `~/.config` (read-only
+/// to contained commands): office skills' `soffice --headless --convert-to` calls need this one.
+/// It is the agent's, never the user's own profile, so a skill cannot plant a macro the user's
+/// LibreOffice runs later.
+pub const TOOL_CACHE_VARS: [(&str, &str); 4] = [
     ("UV_CACHE_DIR", "uv"),
     ("PIP_CACHE_DIR", "pip"),
     ("npm_config_cache", "npm"),
+    (LIBREOFFICE_PROFILE_VAR, "libreoffice"),
 ];
+
+/// LibreOffice's variable for its profile folder, which it takes as a `file://` URL.
+const LIBREOFFICE_PROFILE_VAR: &str = "UserInstallation";
+
+/// The value of tool cache variable `var` for folder `dir`: the folder itself, or a `file://` URL
+/// for LibreOffice.
+pub fn tool_cache_value(var: &str, dir: &std::path::Path) -> String {
+    if var == LIBREOFFICE_PROFILE_VAR {
+        format!("file://{}", dir.display())
+    } else {
+        dir.display().to_string()
+    }
+}
 
 /// What the user allows beyond a skill's walls, from their own settings only (the environment and
 /// `~/.config/agent/.env`, never a project's `.env`), and where tools keep their caches.
@@ -151,7 +169,10 @@ mod tests {
         };
         let dirs: Vec<_> = extra.tool_dirs().collect();
         assert_eq!(dirs[0], ("UV_CACHE_DIR", PathBuf::from("/c/agent/tools/uv")));
-        assert_eq!(dirs.len(), 3);
+        assert_eq!(dirs.len(), 4);
+        let (var, dir) = &dirs[3];
+        assert_eq!(tool_cache_value(var, dir), "file:///c/agent/tools/libreoffice");
+        assert_eq!(tool_cache_value(dirs[1].0, &dirs[1].1), "/c/agent/tools/pip");
     }
 
     #[test]

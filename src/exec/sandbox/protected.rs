@@ -217,6 +217,18 @@ impl Protected {
             .map(Place::describe)
     }
 
+    /// What protected place a file written at `real` would be in or hold, project skill roots
+    /// aside, in words: the file tools follow commands there (see [`Self::holding`]), so a
+    /// skill-creator can edit the skill it just made in `./skills`; folder trust asks again before
+    /// anything there runs.
+    pub fn conflict_for_file(&self, real: &Path) -> Option<String> {
+        self.places()
+            .iter()
+            .filter(|p| p.kind != Kind::ProjectRoot)
+            .find(|p| overlaps(real, &p.path) || overlaps(real, &p.real))
+            .map(Place::describe)
+    }
+
     /// The protected place `real` is inside of (or is), in words.
     pub fn containing(&self, real: &Path) -> Option<String> {
         self.places()

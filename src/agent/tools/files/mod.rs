@@ -95,10 +95,11 @@ impl ToolRunner {
 
     /// `path` as a place `tool` may write, else the outcome that says why not: a path elsewhere is
     /// an error the model corrects; one inside a place that runs later or that the sandbox
-    /// protects (the sandbox's own list) is a denial the user sees too, under every policy.
+    /// protects (the sandbox's own list, a project's skill folder aside) is a denial the user sees
+    /// too, under every policy.
     fn writable(&self, current: Option<&str>, tool: &str, path: &str) -> Result<Resolved, ToolOutcome> {
         let kept = match self.places(current).for_writing(path) {
-            Ok(target) => match self.settings.sandbox.protected.conflict(&target.real) {
+            Ok(target) => match self.settings.sandbox.protected.conflict_for_file(&target.real) {
                 None => return Ok(target),
                 Some(conflict) => format!(
                     "{} is a protected place ({conflict}): file tools never write there",
