@@ -176,9 +176,16 @@ fn lacks_exec_bit(program: &std::path::Path) -> bool {
 fn spawn(spec: &CommandSpec<'_>) -> std::io::Result<(Child, Tree)> {
     let mut roots = tree::spawn_lock();
     let child = match spec.plan {
-        Plan::Argv(argv) => match argv_command(argv, spec, false).spawn() {
+        Plan::Argv(argv) => match argv_command(argv, spec, &Launch::Direct).spawn() {
             // A script without a `#!` line: what a shell would do, still as an argv.
-            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => argv_command(argv, spec, true).spawn()?,
+            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => argv_command(argv, spec, &Launch::Shell).spawn()?,
+            // A script committed without `+x` (public skills often are): run by the interpreter
+            // its `#!` line names, as exec would with the bit set. The argv is already the
+            // skill's own script or a grant, so this runs nothing else.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => match interpreter(argv.program()) {
+                Some(words) => argv_command(argv, spec, &Launch::Interpreter(words)).spawn()?,
+                None => return Err(e),
+            },
             other => other?,
         },
         Plan::Shell(shell) => {
@@ -192,23 +199,65 @@ fn spawn(spec: &CommandSpec<'_>) -> std::io::Result<(Child, Tree)> {
     Ok((child, tree))
 }
 
-/// The argv as a command: `program args…` with `argv[0]` as written, or `sh program args…`.
-fn argv_command(argv: &Argv, spec: &CommandSpec<'_>, via_sh: bool) -> Command {
+/// How an argv's program is started.
+enum Launch {
+    /// Executed itself, `argv[0]` as written.
+    Direct,
+    /// `sh program args…`: a script without a `#!` line.
+    Shell,
+    /// The `#!` line's interpreter (and its one argument) with the program as its script.
+    Interpreter(Vec<String>),
+}
+
+/// The argv as a command, started as `how` says.
+fn argv_command(argv: &Argv, spec: &CommandSpec<'_>, how: &Launch) -> Command {
     let (first, rest) = argv
         .words()
         .split_first()
         .map_or(("", &[][..]), |(f, r)| (f.as_str(), r));
-    let mut cmd = if via_sh {
-        let mut cmd = Command::new("sh");
-        cmd.arg(argv.program());
-        cmd
-    } else {
-        let mut cmd = Command::new(argv.program());
-        cmd.arg0(first);
-        cmd
+    let mut cmd = match how {
+        Launch::Direct => {
+            let mut cmd = Command::new(argv.program());
+            cmd.arg0(first);
+            cmd
+        }
+        Launch::Shell => {
+            let mut cmd = Command::new("sh");
+            cmd.arg(argv.program());
+            cmd
+        }
+        Launch::Interpreter(words) => {
+            let mut cmd = Command::new(words.first().map_or("sh", String::as_str));
+            cmd.args(words.iter().skip(1)).arg(argv.program());
+            cmd
+        }
     };
     cmd.args(rest);
     prepared(cmd, spec)
+}
+
+/// The interpreter a script without its execute bit names on its `#!` line, as the kernel reads
+/// it: the path, then the rest of the line as one argument (`#!/usr/bin/env python3`).
+fn interpreter(program: &std::path::Path) -> Option<Vec<String>> {
+    use std::io::Read;
+    if !lacks_exec_bit(program) {
+        return None;
+    }
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(program).and_then(|mut f| f.read(&mut head)).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?.split(|b| *b == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?.trim();
+    let (path, arg) = line.split_once([' ', '\t']).unwrap_or((line, ""));
+    if path.is_empty() {
+        return None;
+    }
+    let arg = arg.trim();
+    Some(
+        std::iter::once(path)
+            .chain((!arg.is_empty()).then_some(arg))
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// Where and with what a command runs: the folder it is given (the user's working folder), the

@@ -144,6 +144,42 @@ async fn argv_runs_without_a_shell_and_falls_back_to_sh_without_a_shebang() {
     assert_eq!(out.stdout.text, "<x><y z>", "{}", out.stderr.text);
 }
 
+/// A skill's script committed without `+x` runs by its `#!` line's interpreter (with that line's
+/// one argument); without a `#!` line it stays "not executable", named as such.
+#[tokio::test]
+async fn a_script_without_its_execute_bit_runs_by_its_shebang() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill_dir = dir.path().join("skill");
+    std::fs::create_dir_all(skill_dir.join("scripts")).unwrap();
+    let script = skill_dir.join("scripts/init.py");
+    std::fs::write(&script, "#!/usr/bin/env -S sh\nprintf '(%s)' \"$0\" \"$@\"\n").unwrap();
+    let bare = skill_dir.join("scripts/bare.sh");
+    std::fs::write(&bare, "echo never\n").unwrap();
+    assert_eq!(
+        interpreter(&script),
+        Some(vec!["/usr/bin/env".to_string(), "-S sh".to_string()])
+    );
+    assert_eq!(interpreter(&bare), None);
+    let skill = SkillScope {
+        dir: skill_dir.clone(),
+        unconfined: false,
+        ..SkillScope::default()
+    };
+    let plan = Plan::for_command("scripts/init.py a 'b c'", &skill);
+    assert!(matches!(plan, Plan::Argv(_)), "{plan:?}");
+    let out = run_plan(&plan, dir.path(), Duration::from_secs(10)).await;
+    assert_eq!(out.exit_code, Some(0), "{}", out.stderr.text);
+    assert_eq!(out.stdout.text, format!("({})(a)(b c)", script.display()));
+    let plan = Plan::for_command("scripts/bare.sh", &skill);
+    let out = run_plan(&plan, dir.path(), Duration::from_secs(10)).await;
+    assert_eq!(out.exit_code, Some(126));
+    assert!(
+        out.cause_known && out.stderr.text.contains("not executable"),
+        "{}",
+        out.stderr.text
+    );
+}
+
 /// Issue 10's promises hold inside the sandbox: a confined (strict) command that escapes with
 /// `setsid` and outlives its timeout is still ended, and its grandchild was confined too.
 #[tokio::test]

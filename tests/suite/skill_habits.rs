@@ -124,18 +124,20 @@ fn which(program: &str) -> bool {
         .any(|d| Path::new(d).join(program).is_file())
 }
 
-/// A script committed without `+x` (openai's skill-creator ships its scripts so) fails as a
-/// shell would say, 126 "not executable", and nothing blames the sandbox for it: a model told the
-/// sandbox refused would look for the wrong fix. Named with its interpreter, it runs.
+/// A script committed without `+x` (openai's skill-creator ships its scripts so) runs by its
+/// `#!` line, inside the same walls; one without a `#!` line fails as a shell would say, 126 "not
+/// executable", and nothing blames the sandbox for it: a model told the sandbox refused would
+/// look for the wrong fix. Named with its interpreter, it runs.
 #[tokio::test]
-async fn a_script_without_its_execute_bit_is_named_as_such_not_as_a_sandbox_refusal() {
+async fn a_script_without_its_execute_bit_runs_by_its_shebang_or_is_named_as_not_executable() {
     require_kernel!(kernel::landlock(4));
     let ws = Workspace::new();
     let dir = packager(&ws);
-    std::fs::write(dir.join("scripts/init.sh"), "#!/bin/sh\necho made \"$1\"\n").unwrap();
+    std::fs::write(dir.join("scripts/init.sh"), "echo made \"$1\"\n").unwrap();
+    std::fs::write(dir.join("scripts/new.sh"), "#!/bin/sh\necho new \"$1\"\n").unwrap();
     let mock = MockLlm::start(activate_run_all_answer(
         "packager",
-        &["scripts/init.sh demo", "sh scripts/init.sh demo"],
+        &["scripts/init.sh demo", "sh scripts/init.sh demo", "scripts/new.sh demo"],
         "done",
     ))
     .await;
@@ -155,4 +157,5 @@ async fn a_script_without_its_execute_bit_is_named_as_such_not_as_a_sandbox_refu
     assert_eq!(finished[0]["exit_code"], 126, "{finished:?}");
     assert!(finished[0]["sandbox_hint"].is_null(), "{finished:?}");
     assert!(results[2].contains("made demo"), "{}", results[2]);
+    assert!(results[3].contains("new demo"), "{}", results[3]);
 }
