@@ -24,7 +24,12 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
     let discovery = discover_with(&run.config.skill_roots, &run.config.routing_scan());
     crate::support::phases::mark("discovery");
     let sink: Arc<dyn EventSink> = run.front.output.clone();
-    report_discovery(&discovery, &*sink, run.cli.json || run.cli.verbose > 0);
+    let detail = match (run.cli.verbose > 0, run.cli.json) {
+        (true, _) => Detail::Full,
+        (false, true) => Detail::Summary,
+        (false, false) => Detail::News,
+    };
+    report_discovery(&discovery, &*sink, detail);
     if let Some(name) = &run.cli.skill {
         return super::invoke::skill_once(run, discovery, name).await;
     }
@@ -93,15 +98,28 @@ pub(super) fn finish(agent: &Agent, sink: &dyn EventSink, code: ExitCode) -> Exi
     code
 }
 
-/// Skipped skills and shadowed names always; per-skill warnings in full when `detailed`.
-pub(super) fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, detailed: bool) {
+/// How much of the skills' loading problems a run says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Detail {
+    /// Every problem and shadowed name, every run (`-v`).
+    Full,
+    /// One summary line every run, shadowed names in full (`--json`: what a script reads does not
+    /// depend on what an earlier run said; a library of a thousand public skills made this 236
+    /// events burying the run's own).
+    Summary,
+    /// The summary and shadowing only when they changed since they were last said (a terminal).
+    News,
+}
+
+/// Skipped skills always; shadowed names and per-skill warnings as `detail` says.
+pub(super) fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, detail: Detail) {
     for d in &discovery.skipped {
         sink.emit(Event::Warning {
             message: format!("skill skipped: {d}"),
         });
     }
     // Shadowing is the same every run: said when it changes (always with -v or --json).
-    let shadowing = detailed || super::notices::shadowing_is_news(&discovery.warnings);
+    let shadowing = detail != Detail::News || super::notices::shadowing_is_news(&discovery.warnings);
     for d in discovery
         .warnings
         .iter()
@@ -115,25 +133,27 @@ pub(super) fn report_discovery(discovery: &Discovery, sink: &dyn EventSink, deta
         .filter(|s| s.diagnostics.iter().any(|d| d.severity >= Severity::Warning))
         .map(|s| s.name.as_str())
         .collect();
-    if detailed {
-        for skill in &discovery.skills {
-            for d in skill.diagnostics.iter().filter(|d| d.severity >= Severity::Warning) {
-                sink.emit(Event::Warning { message: d.to_string() });
-            }
-        }
-    } else {
-        // The same problems every run are said once, and again when they change.
-        let problems = discovery
+    let problems = || {
+        discovery
             .skills
             .iter()
             .flat_map(|s| s.diagnostics.iter().filter(|d| d.severity >= Severity::Warning))
-            .map(ToString::to_string)
-            .collect();
-        if super::notices::is_news("problems", problems) && !with_warnings.is_empty() {
-            sink.emit(Event::Warning {
-                message: problems_summary(&with_warnings),
-            });
+    };
+    let summarise = match detail {
+        Detail::Full => {
+            for d in problems() {
+                sink.emit(Event::Warning { message: d.to_string() });
+            }
+            false
         }
+        Detail::Summary => true,
+        // The same problems every run are said once, and again when they change.
+        Detail::News => super::notices::is_news("problems", problems().map(ToString::to_string).collect()),
+    };
+    if summarise && !with_warnings.is_empty() {
+        sink.emit(Event::Warning {
+            message: problems_summary(&with_warnings, detail),
+        });
     }
 }
 
@@ -142,15 +162,18 @@ const SUMMARY_NAMES: usize = 3;
 
 /// One short line however many skills have problems (a library of a thousand skills made this a
 /// 17 KB line): the count, the first few names, and where the details are.
-fn problems_summary(names: &[&str]) -> String {
+fn problems_summary(names: &[&str], detail: Detail) -> String {
     let shown = names.iter().take(SUMMARY_NAMES).copied().collect::<Vec<_>>().join(", ");
     let more = match names.len().saturating_sub(SUMMARY_NAMES) {
         0 => String::new(),
         n => format!(" and {n} more"),
     };
+    let when = match detail {
+        Detail::News => "said again when they change; -v says them every run",
+        Detail::Full | Detail::Summary => "-v says each",
+    };
     format!(
-        "{} skill(s) loaded with problems ({shown}{more}); details: `agent skills check` (said again when they \
-         change; -v says them every run)",
+        "{} skill(s) loaded with problems ({shown}{more}); details: `agent skills check` ({when})",
         names.len()
     )
 }

@@ -229,7 +229,7 @@ async fn repeated_notices_are_said_once_per_change_and_counts_agree() {
         "---\nname: Bad Name\ndescription: Has a name against the rules.\n---\n",
         None,
     );
-    let mock = MockLlm::start((0..4).map(|_| text("ok")).collect()).await;
+    let mock = MockLlm::start((0..6).map(|_| text("ok")).collect()).await;
     let run = |extra: &[&str]| {
         let mut cmd = ws.agent(&mock);
         cmd.env("AGENT_CATALOG_BUDGET", "2000")
@@ -255,6 +255,26 @@ async fn repeated_notices_are_said_once_per_change_and_counts_agree() {
     let (_, _, changed) = run(&[]).await;
     assert!(changed.contains("2 skill(s) loaded with problems"), "{changed}");
     assert!(changed.contains("32 skills do not fit"), "{changed}");
+    // --json says the one summary every run (a script's output does not depend on an earlier
+    // run), each problem only with -v.
+    let warnings = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|e| e["type"] == "warning")
+            .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let (_, out, _) = run(&["--json"]).await;
+    let said = warnings(&out);
+    let summaries = said
+        .iter()
+        .filter(|w| w.contains("2 skill(s) loaded with problems"))
+        .count();
+    assert_eq!(summaries, 1, "{said:?}");
+    assert!(!said.iter().any(|w| w.contains("SKILL.md:")), "{said:?}");
+    let (_, out, _) = run(&["--json", "-v"]).await;
+    let said = warnings(&out);
+    assert!(said.iter().filter(|w| w.contains("SKILL.md:")).count() >= 2, "{said:?}");
 
     let mut list = ws.agent(&mock);
     list.env("AGENT_CATALOG_BUDGET", "2000")

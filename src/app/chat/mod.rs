@@ -52,7 +52,7 @@ impl Chat<'_> {
         self.watch.follow(changes);
         let started = SystemTime::now();
         let found = discover_with(&self.run.config.skill_roots, &self.run.config.routing_scan());
-        crate::app::once::report_discovery(&found, &*self.run.front.output, false);
+        crate::app::once::report_discovery(&found, &*self.run.front.output, crate::app::once::Detail::News);
         let edited: Vec<String> = found
             .skills
             .iter()
