@@ -26,6 +26,7 @@
 //!   search, the catalog, skeletons; invoking by hand (arguments), declared needs, script
 //!   portability, the modification-time check, and the skill library (`skills::library`: sources,
 //!   git, atomic installs, `skills-lock.json`, diffs).
+//! - [`audit`]: the static audit of a skill folder, its directory digest and publisher signatures.
 //! - [`exec`]: approval (the plan that runs is the plan approved), processes and their trees,
 //!   output capture, the child environment, folder trust.
 //! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, what
@@ -43,6 +44,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod audit;
 pub mod cli;
 pub mod config;
 pub mod exec;

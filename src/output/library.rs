@@ -28,7 +28,7 @@ pub struct InstalledSkill {
     /// Script problems left as they are, each with its fix command.
     pub unfixed: Vec<ScriptProblem>,
     /// The audit's verdict on the staged copy (also recorded in skills-lock.json).
-    pub audit: Option<crate::skills::audit::Verdict>,
+    pub audit: Option<crate::audit::Verdict>,
     /// The deterministic directory digest of the installed folder.
     pub digest: Option<String>,
 }
@@ -219,8 +219,8 @@ pub trait LibraryAsker {
     fn confirm_findings(
         &self,
         _name: &str,
-        _findings: &[crate::skills::audit::Finding],
-        _worst: crate::skills::audit::Level,
+        _findings: &[crate::audit::Finding],
+        _worst: crate::audit::Level,
     ) -> bool {
         false
     }

@@ -105,7 +105,7 @@ pub struct SkillSummary {
     /// Its publisher signature (SKILL.sig) against your keys: present for installed skills and
     /// for skills that ship a signature.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signature: Option<crate::skills::audit::signature::Status>,
+    pub signature: Option<crate::audit::signature::Status>,
 }
 
 /// `skills list`: every skill found, and the problems that belong to no single skill.

@@ -1,6 +1,5 @@
 //! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
 
-pub mod audit;
 pub mod bundled;
 pub mod cache;
 mod cache_record;

@@ -2,7 +2,7 @@
 //! Evidence was escaped by the audit; names and paths come from the skill and are escaped here.
 
 use crate::output::audit::{AuditedSkill, KeyAdded, SkillAudit, SkillsVerified};
-use crate::skills::audit::{Counts, Finding, Level};
+use crate::audit::{Counts, Finding, Level};
 use crate::support::terminal_text::visible;
 
 use super::report_text::Text;

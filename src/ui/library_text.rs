@@ -7,7 +7,7 @@ use crate::output::library::{
     Choice, ClashKind, InstalledSkill, LibraryAsker, SkillRemoved, SkillTrusted, SkillUpdate, SkillsAdded,
     SkillsOutdated, SkillsUpdated, Standing, UpdateOutcome,
 };
-use crate::skills::audit::{Finding, Level};
+use crate::audit::{Finding, Level};
 use crate::skills::library::diff::{Change, FolderDiff};
 use crate::support::terminal_text::visible;
 

@@ -27,7 +27,7 @@ pub fn status(skill: &SkillSummary) -> String {
     }
     if let Some(sig) = skill
         .signature
-        .filter(|s| *s != crate::skills::audit::signature::Status::Unsigned)
+        .filter(|s| *s != crate::audit::signature::Status::Unsigned)
     {
         marks.push(sig.name());
     }

@@ -9,20 +9,23 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Which top-level modules each one may import from.
-const ALLOWED: [(&str, &[&str]); 13] = [
+const ALLOWED: [(&str, &[&str]); 14] = [
     ("support", &[]),
     ("exit", &[]),
-    ("skills", &["support"]),
+    // The audit reads a folder's files and knows nothing of skills' loading: a leaf over support.
+    ("audit", &["support"]),
+    // skills records an install's audit verdict in skills-lock.json and keeps signatures out of renames.
+    ("skills", &["audit", "support"]),
     ("exec", &["support"]),
     ("llm", &["support"]),
     ("mcp", &["exec", "support"]),
     ("sessions", &["llm", "output", "support"]),
-    ("output", &["exec", "llm", "skills", "support"]),
+    ("output", &["audit", "exec", "llm", "skills", "support"]),
     (
         "agent",
-        &["output", "exec", "llm", "mcp", "sessions", "skills", "support"],
+        &["audit", "output", "exec", "llm", "mcp", "sessions", "skills", "support"],
     ),
-    ("ui", &["output", "exec", "skills", "support"]),
+    ("ui", &["audit", "output", "exec", "skills", "support"]),
     ("cli", &["exec"]),
     // config keeps what was learnt of the server (its tool support, its size) between runs.
     (
@@ -32,7 +35,7 @@ const ALLOWED: [(&str, &[&str]); 13] = [
     (
         "app",
         &[
-            "agent", "cli", "config", "exec", "exit", "llm", "mcp", "output", "sessions", "skills", "support", "ui",
+            "agent", "audit", "cli", "config", "exec", "exit", "llm", "mcp", "output", "sessions", "skills", "support", "ui",
         ],
     ),
 ];

@@ -308,7 +308,7 @@ pub fn install_one(
             let skill = fix_and_commit(&staged, name, declared, root, replace, fix).map_err(failed)?;
             Ok(InstalledSkill {
                 audit: Some(verdict),
-                digest: crate::skills::audit::digest::digest_dir(&skill.dir).ok(),
+                digest: crate::audit::digest::digest_dir(&skill.dir).ok(),
                 ..skill
             })
         });

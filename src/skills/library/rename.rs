@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::skills::audit::digest::SIGNATURE_FILE;
+use crate::audit::digest::SIGNATURE_FILE;
 use crate::support::skill_dirs::find_skill_file;
 
 /// Why a staged skill could not be renamed.
