@@ -258,7 +258,7 @@ w("In that run a pre-activated turn (2 model calls) took 16.9 ms and the same tu
   "table shows the result.\n")
 w("## Retrieval quality\n")
 w("First-stage skill ranking (`benches/retrieval.rs`): the lexical ranking before (the `bm25` crate) and now (BM25F, "
-  "the catalog budget's and `agent skills search`'s), embeddings alone, and the fusion of both (`src/skills/rank.rs`), "
+  "the catalog budget's and `agent skills search`'s), embeddings alone, and the fusion of both (`src/skills/retrieval/rank.rs`), "
   "on the hand-labelled routing set in `bench/routing/`, the older `bench/retrieval.json` and the public "
   "MetaTool ToolE set in `bench/metatool/` (split into a development and a held-out half by a hash of each request "
   "before any run; only the development half is tuned on). Embeddings from "

@@ -216,12 +216,7 @@ pub trait LibraryAsker {
     fn confirm_update(&self, update: &SkillUpdate) -> bool;
     /// Show the audit's findings of high or critical severity (`worst` the worst of them) in the
     /// skill `name` about to be installed, and ask whether to install it anyway. Default: no.
-    fn confirm_findings(
-        &self,
-        _name: &str,
-        _findings: &[crate::audit::Finding],
-        _worst: crate::audit::Level,
-    ) -> bool {
+    fn confirm_findings(&self, _name: &str, _findings: &[crate::audit::Finding], _worst: crate::audit::Level) -> bool {
         false
     }
 }

@@ -35,7 +35,8 @@ const ALLOWED: [(&str, &[&str]); 14] = [
     (
         "app",
         &[
-            "agent", "audit", "cli", "config", "exec", "exit", "llm", "mcp", "output", "sessions", "skills", "support", "ui",
+            "agent", "audit", "cli", "config", "exec", "exit", "llm", "mcp", "output", "sessions", "skills", "support",
+            "ui",
         ],
     ),
 ];

@@ -6,11 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::audit::{Audit, Counts, Level, audit_dir, digest, rules_version};
 use crate::exit::{AppError, ExitCode};
 use crate::llm::LlmClient;
 use crate::llm::types::ChatMessage;
 use crate::output::audit::{AuditedSkill, SkillAudit};
-use crate::audit::{Audit, Counts, Level, audit_dir, digest, rules_version};
 use crate::skills::discover::Discovery;
 use crate::skills::library::install::find_candidates;
 use crate::skills::library::source::{Source, SourceError};

@@ -20,6 +20,7 @@ mod verify;
 
 use super::{Run, build, endpoint};
 use crate::agent::retrieve::Method;
+use crate::audit::signature::Status as SignatureStatus;
 use crate::cli::SkillsCommand;
 use crate::exec::trust::{Comparison, FolderTrust, ManifestStore};
 use crate::exit::{AppError, ExitCode};
@@ -27,7 +28,6 @@ use crate::output::Report;
 use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
 use crate::output::{Event, Output};
-use crate::audit::signature::Status as SignatureStatus;
 use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
 use crate::skills::library::lock::{Installed, Locks};
 use crate::skills::lint::Rules;

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use crate::exit::{AppError, ExitCode};
-use crate::output::audit::{KeyAdded, SkillsVerified, VerifiedSkill};
 use crate::audit::digest::digest_dir;
 use crate::audit::signature::{self, Keys, Status};
+use crate::exit::{AppError, ExitCode};
+use crate::output::audit::{KeyAdded, SkillsVerified, VerifiedSkill};
 
 /// The user's keys, or a configuration error naming the file.
 fn user_keys() -> Result<Keys, AppError> {
