@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::skills::check::portable::ScriptProblem;
 use crate::skills::library::diff::FolderDiff;
-use crate::skills::portable::ScriptProblem;
 
 /// One skill `skills add` installed (or `skills update` replaced).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

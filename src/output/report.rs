@@ -137,9 +137,9 @@ pub struct SkillShow {
     /// What its commands may write and reach under this run's sandbox settings.
     pub sandbox: Policy,
     /// Who may invoke it, and its argument hint.
-    pub invocation: crate::skills::invocation::Invocation,
+    pub invocation: crate::skills::load::invocation::Invocation,
     /// Each declared need (`requires`, `skill.json`'s required `env[]`) and whether it is met here.
-    pub needs: Vec<crate::skills::needs::Need>,
+    pub needs: Vec<crate::skills::check::needs::Need>,
 }
 
 /// `skills search QUERY`: skills ranked by relevance.

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::discover::RootKind;
-use super::invocation::Invocation;
-use super::parse::Loaded;
+use super::load::invocation::Invocation;
+use super::load::parse::Loaded;
 use super::{Diagnostic, Dialect, Requires, Severity, Skill, code};
 use crate::support::skill_roots::Tool;
 

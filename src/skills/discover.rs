@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::os::fd::{AsFd, OwnedFd};
 
 use super::cache::{Found, RootCache, Stamp, open_folder};
-use super::parse::{Loaded, Reading};
+use super::load::parse::{Loaded, Reading};
 use super::{Diagnostic, Severity, Skill, code};
 use crate::support::cache_file::CacheDir;
 use crate::support::skill_dirs::{find_skill_file, is_ignored};

@@ -4,34 +4,24 @@ pub mod bundled;
 pub mod cache;
 mod cache_record;
 pub mod catalog;
+pub mod check;
 pub mod code;
 pub mod discover;
 pub mod examples;
-pub mod fields;
-pub mod front;
-pub mod frontmatter;
-pub mod invocation;
 pub mod invoke;
 pub mod library;
-pub mod lint;
-pub mod markdown_description;
-pub mod needs;
-pub mod parse;
-pub mod portable;
-pub mod refs;
-pub mod requires;
+pub mod load;
 pub mod resolve;
 pub mod retrieval;
 pub mod routing_cases;
 pub mod skeleton;
 pub mod watch;
-pub mod yaml_subset;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use catalog::SkillSet;
-pub use requires::Requires;
+pub use load::requires::Requires;
 
 /// Which convention a skill folder follows (docs/design.md#what-the-program-is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -129,7 +119,7 @@ pub struct Skill {
     /// What its commands need: environment variables, programs, places to write, network.
     pub requires: Requires,
     /// Who may invoke it: the model (catalog, `activate_skill`), people (`/NAME`, `--skill`).
-    pub invocation: invocation::Invocation,
+    pub invocation: load::invocation::Invocation,
     pub diagnostics: Vec<Diagnostic>,
     /// Whether the folder may hold a publisher signature (`SKILL.sig`): `false` only when
     /// discovery's listing of the folder showed none, so a listing need not look in every folder.
@@ -155,7 +145,7 @@ impl Skill {
             license: None,
             compatibility: None,
             requires: Requires::default(),
-            invocation: invocation::Invocation::default(),
+            invocation: load::invocation::Invocation::default(),
             diagnostics: Vec::new(),
             may_be_signed: false,
         }
@@ -178,8 +168,8 @@ impl Skill {
 
     /// The markdown instructions (everything after the frontmatter), read fresh from disk.
     pub fn read_body(&self) -> std::io::Result<String> {
-        let raw = parse::read_capped(&self.skill_file)?;
-        let text = frontmatter::normalize(&raw).text;
-        Ok(frontmatter::split(&text).body)
+        let raw = load::parse::read_capped(&self.skill_file)?;
+        let text = load::frontmatter::normalize(&raw).text;
+        Ok(load::frontmatter::split(&text).body)
     }
 }

@@ -28,10 +28,10 @@ use crate::output::Report;
 use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
 use crate::output::{Event, Output};
+use crate::skills::check::lint::Rules;
+use crate::skills::check::needs::Needs;
 use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
 use crate::skills::library::lock::{Installed, Locks};
-use crate::skills::lint::Rules;
-use crate::skills::needs::Needs;
 use crate::skills::{Severity, Skill, SkillSet};
 
 /// Bundled files `skills show` lists at most.

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::code;
+use crate::skills::code;
 use crate::support::fs::read_regular;
 use crate::support::skill_dirs::files_below;
 

@@ -12,8 +12,10 @@ use std::path::Path;
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, StatxFlags};
 
 use super::super::cache::{Entry, FolderStamp, Found, RootCache, Stamp};
-use super::super::parse::{Known, Loaded, Reading, declared_entry, load_skill_as, load_skill_file, load_skill_opened};
 use super::super::{Diagnostic, Severity, code};
+use crate::skills::load::parse::{
+    Known, Loaded, Reading, declared_entry, load_skill_as, load_skill_file, load_skill_opened,
+};
 use crate::support::fs::open_regular_at;
 
 /// One folder's result, its cache entry when it can be kept, and a warning when it is a link

@@ -6,7 +6,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::skills::parse::{Loaded, load_skill};
+use crate::skills::load::parse::{Loaded, load_skill};
 use crate::support::skill_dirs::find_skill_file;
 
 /// Most files copied for one skill.

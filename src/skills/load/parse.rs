@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::fields::parse_skill_text;
 use super::front::parse_front;
-use super::{Diagnostic, Dialect, Severity, Skill, code};
+use crate::skills::{Diagnostic, Dialect, Severity, Skill, code};
 use crate::support::fs::{RegularFile, open_regular_seen, read_regular, read_whole};
 use crate::support::skill_dirs::{find_skill_file_seen, has_usual_name};
 use crate::support::yaml::kind_of;
@@ -192,7 +192,7 @@ pub fn load_skill_opened(
         dir: dir.to_path_buf(),
         skill_file: file.clone(),
         root: root.to_path_buf(),
-        root_kind: super::discover::RootKind::Flag,
+        root_kind: crate::skills::discover::RootKind::Flag,
         tool: crate::support::skill_roots::Tool::Agent,
         dialect: text.dialect.unwrap_or(Dialect::Scp),
         entry,
