@@ -29,9 +29,8 @@
 //! - [`audit`]: the static audit of a skill folder, its directory digest and publisher signatures.
 //! - [`exec`]: approval (the plan that runs is the plan approved), processes and their trees,
 //!   output capture, the child environment, folder trust.
-//! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, what
-//!   makes a folder a skill folder and which folders are skill roots (ours and other agents'),
-//!   outside text made safe for the terminal.
+//! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, the
+//!   cache-file format, outside text made safe for the terminal.
 //! - [`sessions`]: stored sessions: records, the append-only store with its lock,
 //!   loading and replaying, exports (md, html, json), context estimates, compaction helpers.
 //! - [`cli`], [`config`], [`exit`]: the flags, the resolved settings, the exit codes.

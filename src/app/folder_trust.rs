@@ -12,7 +12,7 @@ use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustSt
 use crate::exit::AppError;
 use crate::output::library::LibraryAsker;
 use crate::output::report::{Trusted, TrustedFolder};
-use crate::support::skill_roots::{OTHER_AGENTS, other_agents, project_folders, project_roots};
+use crate::skills::roots::{OTHER_AGENTS, other_agents, project_folders, project_roots};
 use crate::support::terminal_text::{MAX_NAMED, short_list, visible};
 use crate::ui::approve::ask_folder_trust;
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::ChatReply;
 use super::session::{SessionExported, SessionList, SessionRemoved};
 use crate::exec::sandbox::{Mode, Policy};
-use crate::skills::discover::RootKind;
+use crate::skills::roots::RootKind;
 use crate::skills::{Diagnostic, Dialect};
 
 /// The result of a command, for a renderer to show.
@@ -84,7 +84,7 @@ pub struct SkillSummary {
     pub root: PathBuf,
     pub root_kind: RootKind,
     /// Whose folder the root is: `agent`, or another agent's (`claude`, `codex`, `gemini`, `opencode`).
-    pub tool: crate::support::skill_roots::Tool,
+    pub tool: crate::skills::roots::Tool,
     pub dialect: Dialect,
     pub entry: Option<String>,
     pub allowed_tools: Vec<String>,

@@ -13,6 +13,7 @@ pub mod library;
 pub mod load;
 pub mod resolve;
 pub mod retrieval;
+pub mod roots;
 pub mod routing_cases;
 pub mod skeleton;
 pub mod watch;
@@ -106,9 +107,9 @@ pub struct Skill {
     /// The root this skill was found under.
     pub root: PathBuf,
     /// Which kind of root that is (project skills need the user's trust to run commands).
-    pub root_kind: discover::RootKind,
+    pub root_kind: roots::RootKind,
     /// Whose folder the root is: ours, or another agent's (`.claude/skills` …).
-    pub tool: crate::support::skill_roots::Tool,
+    pub tool: crate::skills::roots::Tool,
     pub dialect: Dialect,
     /// Entry script relative to `dir` (`run.sh` or `skill.json`'s `entry`), when it exists.
     pub entry: Option<String>,
@@ -136,8 +137,8 @@ impl Skill {
             dir: PathBuf::new(),
             skill_file: PathBuf::new(),
             root: PathBuf::new(),
-            root_kind: discover::RootKind::Flag,
-            tool: crate::support::skill_roots::Tool::Agent,
+            root_kind: roots::RootKind::Flag,
+            tool: crate::skills::roots::Tool::Agent,
             dialect: Dialect::AgentSkills,
             entry: None,
             allowed_tools: Vec::new(),
@@ -156,7 +157,7 @@ impl Skill {
     /// are not entered, so a link loop cannot trap the walk.
     pub fn bundled_files(&self, limit: usize) -> Vec<String> {
         // Enough to fill the list: more than `limit` gathered, sorted below, cut to `limit`.
-        let mut files: Vec<String> = crate::support::skill_dirs::files_below(&self.dir, limit * 4)
+        let mut files: Vec<String> = crate::skills::roots::skill_dirs::files_below(&self.dir, limit * 4)
             .into_iter()
             .filter(|(path, _)| *path != self.skill_file)
             .filter_map(|(path, _)| path.strip_prefix(&self.dir).ok().map(|r| r.display().to_string()))

@@ -9,7 +9,7 @@ use super::chat_text::chat;
 use super::session_text;
 use super::skill_list::{table_lines, tsv_lines};
 use crate::output::report::{Report, SkillCheck, SkillList, SkillNew, SkillSearch, SkillShow, Trusted};
-use crate::skills::discover::RootKind;
+use crate::skills::roots::RootKind;
 use crate::skills::{Diagnostic, Severity};
 use crate::support::terminal_text::{MAX_NAMED, for_terminal, short_list, visible};
 

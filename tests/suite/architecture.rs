@@ -16,7 +16,10 @@ const ALLOWED: [(&str, &[&str]); 14] = [
     ("audit", &["support"]),
     // skills records an install's audit verdict in skills-lock.json and keeps signatures out of renames.
     ("skills", &["audit", "support"]),
-    ("exec", &["support"]),
+    // Folder trust hashes a project's skill folders and the sandbox protects its skill roots: both
+    // ask skills::roots, the one place that says which folders are skill roots, so a skill that
+    // can be found is a skill that trust covers (these rules lived in support/ before).
+    ("exec", &["skills", "support"]),
     ("llm", &["support"]),
     ("mcp", &["exec", "support"]),
     ("sessions", &["llm", "output", "support"]),

@@ -30,8 +30,9 @@ use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillS
 use crate::output::{Event, Output};
 use crate::skills::check::lint::Rules;
 use crate::skills::check::needs::Needs;
-use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
+use crate::skills::discover::{Discovery, Scan, discover_with};
 use crate::skills::library::lock::{Installed, Locks};
+use crate::skills::roots::RootKind;
 use crate::skills::{Severity, Skill, SkillSet};
 
 /// Bundled files `skills show` lists at most.

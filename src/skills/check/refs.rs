@@ -104,7 +104,7 @@ fn file_finding(skill: &Skill, files: &SkillFiles, r: &Reference, usage: &Usage)
     // A file to read that the model's read finds by its name (`read_skill_file` resolves it the
     // same way) is not missing; a path a command runs (itself, or through an interpreter) must
     // be exact.
-    let by_name = crate::support::skill_dirs::unique_by_name(&files.relative, relative);
+    let by_name = crate::skills::roots::skill_dirs::unique_by_name(&files.relative, relative);
     let runs = r.command || usage.runs_through_interpreter(&r.path);
     if !runs && by_name.is_some() {
         return None;
@@ -150,7 +150,7 @@ struct SkillFiles {
 
 impl SkillFiles {
     fn new(dir: &Path) -> Self {
-        let relative = crate::support::skill_dirs::files_below(dir, MAX_FILES)
+        let relative = crate::skills::roots::skill_dirs::files_below(dir, MAX_FILES)
             .into_iter()
             .filter_map(|(p, _)| Some(p.strip_prefix(dir).ok()?.to_string_lossy().into_owned()))
             .collect();
@@ -225,7 +225,7 @@ fn sourced_names(problems: &[ScriptProblem], dir: &Path) -> Vec<String> {
         return Vec::new();
     }
     let mut names = Vec::new();
-    for (path, _) in crate::support::skill_dirs::files_below(dir, MAX_FILES) {
+    for (path, _) in crate::skills::roots::skill_dirs::files_below(dir, MAX_FILES) {
         let Ok(read) = crate::support::fs::read_regular(&path, crate::skills::load::parse::MAX_SKILL_FILE_BYTES) else {
             continue;
         };

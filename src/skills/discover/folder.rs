@@ -26,7 +26,7 @@ pub(super) type Loading = (Loaded, Option<(String, Found)>, Option<Diagnostic>);
 struct Listed {
     /// The folder, open: files in it are opened and stamped relative to it.
     dir: Dir,
-    /// The skill file's name as [`crate::support::skill_dirs::find_skill_file`] picks it, and
+    /// The skill file's name as [`crate::skills::roots::skill_dirs::find_skill_file`] picks it, and
     /// whether it is a regular file (anything else is loaded by its path, which says what it is).
     skill_file: Option<(Vec<u8>, bool)>,
     manifest: bool,
