@@ -1,10 +1,10 @@
 //! The house rules that hold the crate's shape, checked on its source: imports between top-level
-//! modules flow one way (`main → app → {ui, agent} → sessions → output → {llm, skills, exec} → support`,
-//! mcp beside llm under agent and app (over exec: a project's servers run in its sandbox),
-//! sessions over llm and output (the session facts it computes are output's vocabulary),
-//! with `cli`, `config` and `exit` beside `app`), and only `ui/` (and `main.rs`) write to stdout,
-//! stderr or the terminal. `cargo test --test all architecture -- --nocapture` prints the import graph.
-
+//! modules flow one way (`main → app → {ui, agent}`, `agent → sessions → output → {llm, exec}`,
+//! `exec → skills → audit → support`, mcp beside llm under agent and app (over exec: a project's
+//! servers run in its sandbox), sessions over llm and output (the session facts it computes are
+//! output's vocabulary), with `cli`, `config` and `exit` beside `app`; `ALLOWED` lists every arrow
+//! and lib.rs draws the same), and only `ui/` (and `main.rs`) write to stdout, stderr or the
+//! terminal. `cargo test --test all architecture -- --nocapture` prints the import graph.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
