@@ -258,7 +258,7 @@ w("In that run a pre-activated turn (2 model calls) took 16.9 ms and the same tu
   "table shows the result.\n")
 w("## Retrieval quality\n")
 w("First-stage skill ranking (`benches/retrieval.rs`): the lexical ranking before (the `bm25` crate) and now (BM25F, "
-  "the catalog budget's and `agent skills search`'s), embeddings alone, and the fusion of both (`src/skills/rank.rs`), "
+  "the catalog budget's and `agent skills search`'s), embeddings alone, and the fusion of both (`src/skills/retrieval/rank.rs`), "
   "on the hand-labelled routing set in `bench/routing/`, the older `bench/retrieval.json` and the public "
   "MetaTool ToolE set in `bench/metatool/` (split into a development and a held-out half by a hash of each request "
   "before any run; only the development half is tuned on). Embeddings from "
@@ -275,7 +275,7 @@ w("Time to the first answer byte of a plain one-shot turn (`bench/mcp_first_toke
   "1 s to start, after one run cached their tool lists. A turn that calls none of their tools starts none of them.\n")
 w(open(os.path.join(tmp, "mcp.md")).read().strip() + "\n")
 w("## Skill audit\n")
-w("`agent skills audit` (`src/skills/audit/`) against the labelled set of `bench/audit/labelled.json` "
+w("`agent skills audit` (`src/audit/`) against the labelled set of `bench/audit/labelled.json` "
   "(`bench/audit_labelled.py`): malicious skills from the openclaw/skills archive named by the public "
   "ClawHavoc reports, benign skills of four curated repositories, at the recorded commits. Goals: at least "
   "0.95 of malicious skills flagged critical or high, at most 0.02 of benign ones; 1,000 skills in 1 s.\n")

@@ -13,11 +13,12 @@ use std::time::Duration;
 
 use agent::skills::SkillSet;
 use agent::skills::cache::{Entry, FolderStamp, Stamp};
-use agent::skills::discover::{RootKind, Scan, SkillRoot, discover, discover_with};
-use agent::skills::fields::parse_skill_text;
-use agent::skills::front::parse_front;
-use agent::skills::parse::{Loaded, MAX_SKILL_FILE_BYTES};
-use agent::skills::search::SkillIndex;
+use agent::skills::discover::{Scan, discover, discover_with};
+use agent::skills::load::fields::parse_skill_text;
+use agent::skills::load::front::parse_front;
+use agent::skills::load::parse::{Loaded, MAX_SKILL_FILE_BYTES};
+use agent::skills::retrieval::search::SkillIndex;
+use agent::skills::roots::{RootKind, SkillRoot};
 use agent::skills::watch::{Mode, SkillWatch};
 use agent::support::cache_file::CacheDir;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};

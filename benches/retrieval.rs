@@ -10,7 +10,7 @@
 //! even positions of `bench/routing/cases.json`; the odd positions are held out. The public set
 //! in `bench/metatool/` (MetaTool's ToolE) comes split in halves by a hash of each request; its
 //! held-out half is only reported. The sweeps below run on the development sets only; the
-//! defaults in `src/skills/search.rs` and `src/skills/rank.rs` are what they chose.
+//! defaults in `src/skills/retrieval/search.rs` and `src/skills/retrieval/rank.rs` are what they chose.
 //!
 //! Embeddings: with `BENCH_EMBED_URL` (an OpenAI-compatible base URL, e.g.
 //! `http://127.0.0.1:8765/v1`, see `bench/embed_server.py`) and `BENCH_EMBED_MODEL`
@@ -28,8 +28,10 @@ mod models;
 #[path = "retrieval/vectors.rs"]
 mod vectors;
 
-use agent::skills::rank::{self, PREACTIVATE_MARGIN, PREACTIVATE_MIN_COVERAGE, SEMANTIC_WEIGHT, clear_winner};
-use agent::skills::search::{LexicalScores, Params, SkillIndex};
+use agent::skills::retrieval::rank::{
+    self, PREACTIVATE_MARGIN, PREACTIVATE_MIN_COVERAGE, SEMANTIC_WEIGHT, clear_winner,
+};
+use agent::skills::retrieval::search::{LexicalScores, Params, SkillIndex};
 use data::{Case, Set};
 
 const KS: [usize; 3] = [1, 5, 20];

@@ -17,7 +17,8 @@ mod roots;
 mod sandbox;
 pub mod sessions;
 use crate::exit::AppError;
-use crate::skills::discover::{Scan, SkillRoot};
+use crate::skills::discover::Scan;
+use crate::skills::roots::SkillRoot;
 use crate::support::cache_file::CacheDir;
 pub use dotenv::{Dotenv, user_dotenv_path};
 
@@ -379,7 +380,7 @@ pub(crate) fn switch(value: Option<&str>) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::skills::discover::RootKind;
+    use crate::skills::roots::RootKind;
     use clap::Parser;
 
     fn resolve(args: &[&str], process: &[(&str, &str)], dotenv: &[(&str, &str)]) -> Result<Config, AppError> {
@@ -478,7 +479,7 @@ mod tests {
         assert!(resolve(&[], &[key, ("AGENT_APPROVE", "maybe")], &[]).is_err());
     }
 
-    use crate::support::skill_roots::Tool;
+    use crate::skills::roots::Tool;
 
     #[test]
     fn skill_roots_follow_the_spec_order() {

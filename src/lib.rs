@@ -2,14 +2,31 @@
 //!
 //! The binary (`src/main.rs`) parses the flags and hands them to [`app::run`]; the modules are a
 //! library so that tests, benchmarks and fuzz targets drive the same code. Imports point one way,
-//! down this picture (`tests/suite/architecture.rs` fails on any that does not):
+//! down this picture (`tests/suite/architecture.rs` holds the same arrows in its table `ALLOWED`
+//! and fails on any import that is not one of them):
 //!
 //! ```text
-//! main ──▶ app ──▶ ui ─────┐
-//!           │              ├──▶ output ──▶ llm, skills, exec ──▶ support
-//!           └────▶ agent ──┘   (agent also uses sessions, llm, skills, exec, support; ui skills, exec, support)
-//!   app also uses cli, config and exit; config uses cli, exec, llm, sessions, skills, support; cli uses exec;
-//!   sessions uses output and llm; mcp (beside llm, over exec and support) is used by agent and app
+//! main ──▶ app ──┬──▶ ui ──────────────────────┐
+//!                │                             ▼
+//!                └──▶ agent ──▶ sessions ──▶ output ──▶ llm ─────────────────────▶ support
+//!                       │                      │                                   ▲
+//!                       └──▶ mcp ──────────────┴──▶ exec ──▶ skills ──▶ audit ─────┘
+//!   cli, config and exit sit beside app, which uses them.
+//!
+//! every arrow, a room skipping down the picture included:
+//!   support, exit  nothing of the crate
+//!   audit        ▶ support
+//!   skills       ▶ audit, support
+//!   exec         ▶ skills, support
+//!   llm          ▶ support
+//!   mcp          ▶ exec, support
+//!   output       ▶ audit, exec, llm, skills, support
+//!   sessions     ▶ llm, output, support
+//!   agent        ▶ audit, exec, llm, mcp, output, sessions, skills, support
+//!   ui           ▶ audit, exec, output, skills, support
+//!   cli          ▶ exec
+//!   config       ▶ cli, exec, exit, llm, sessions, skills, support
+//!   app          ▶ every room above
 //! ```
 //!
 //! - [`app`]: builds the pieces from configuration and runs one command — the chat, a one-shot
@@ -22,15 +39,17 @@
 //!   chat replies, the `Output`/`EventSink` traits and the `Approver` questions.
 //! - [`mcp`]: MCP servers through `rmcp`: configuration, connections, the tool-list cache.
 //! - [`llm`]: the OpenAI-compatible client, stream folding, retries, cassettes, model discovery.
-//! - [`skills`]: discovery, lenient parsing of both dialects, diagnostics with stable codes, lint,
-//!   search, the catalog, skeletons; invoking by hand (arguments), declared needs, script
-//!   portability, the modification-time check, and the skill library (`skills::library`: sources,
-//!   git, atomic installs, `skills-lock.json`, diffs).
+//! - [`skills`]: skill roots and their order (`skills::roots`), discovery, lenient loading of both
+//!   dialects (`skills::load`), diagnostics with stable codes, checks beyond loading
+//!   (`skills::check`: lint, references, script portability, declared needs), retrieval
+//!   (`skills::retrieval`), the catalog, skeletons, invoking by hand (arguments), the
+//!   modification-time check, and the skill library (`skills::library`: sources, git, atomic
+//!   installs, `skills-lock.json`, diffs).
+//! - [`audit`]: the static audit of a skill folder, its directory digest and publisher signatures.
 //! - [`exec`]: approval (the plan that runs is the plan approved), processes and their trees,
 //!   output capture, the child environment, folder trust.
-//! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, what
-//!   makes a folder a skill folder and which folders are skill roots (ours and other agents'),
-//!   outside text made safe for the terminal.
+//! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, the
+//!   cache-file format, outside text made safe for the terminal.
 //! - [`sessions`]: stored sessions: records, the append-only store with its lock,
 //!   loading and replaying, exports (md, html, json), context estimates, compaction helpers.
 //! - [`cli`], [`config`], [`exit`]: the flags, the resolved settings, the exit codes.
@@ -43,6 +62,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod audit;
 pub mod cli;
 pub mod config;
 pub mod exec;

@@ -1,8 +1,8 @@
 //! The embedding and fused rankings with every model whose vectors are cached, side by side, so a
 //! change of the bench's model shows what it changes.
 
-use agent::skills::rank::SEMANTIC_WEIGHT;
-use agent::skills::search::Params;
+use agent::skills::retrieval::rank::SEMANTIC_WEIGHT;
+use agent::skills::retrieval::search::Params;
 
 use super::data::Set;
 use super::vectors::Embedded;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use agent::llm::embeddings::{EmbeddingsClient, EmbeddingsSettings, stand_in};
 use agent::skills::Skill;
-use agent::skills::rank::{SkillVectors, embedding_text};
+use agent::skills::retrieval::rank::{SkillVectors, embedding_text};
 
 use super::data::Set;
 

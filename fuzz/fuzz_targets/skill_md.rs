@@ -2,7 +2,7 @@
 //! never panic, and whatever it reports must be self-consistent.
 #![no_main]
 
-use agent::skills::fields::parse_skill_text;
+use agent::skills::load::fields::parse_skill_text;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -128,7 +128,7 @@ fn body_of(skill: &Skill) -> String {
         .unwrap_or_default()
 }
 
-/// Whether `skill` has commands to run (see [`has_commands`]), reading its SKILL.md.
+/// Whether `skill` has commands to run (see `has_commands`), reading its SKILL.md.
 pub fn runs_commands(skill: &Skill) -> bool {
     has_commands(skill, &body_of(skill))
 }

@@ -13,8 +13,8 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::llm::embeddings::{EmbeddingsClient, EmbeddingsError, EmbeddingsSettings};
 use crate::skills::SkillSet;
-use crate::skills::embed_cache::EmbeddingStore;
-use crate::skills::rank::{self, Ranked, SEMANTIC_WEIGHT, SkillVectors, embedding_text};
+use crate::skills::retrieval::embed_cache::EmbeddingStore;
+use crate::skills::retrieval::rank::{self, Ranked, SEMANTIC_WEIGHT, SkillVectors, embedding_text};
 use crate::support::cache_file::CacheDir;
 
 /// How a ranking was made.

@@ -11,7 +11,7 @@ use crate::sessions::compact::CompactAt;
 use crate::sessions::context::{estimate_tokens, message_bytes};
 use crate::sessions::{CallUsage, Record};
 use crate::skills::SkillSet;
-use crate::skills::rank::{PREACTIVATE_MARGIN, PREACTIVATE_MIN_COVERAGE, clear_winner};
+use crate::skills::retrieval::rank::{PREACTIVATE_MARGIN, PREACTIVATE_MIN_COVERAGE, clear_winner};
 use crate::support::redact::{Redactor, StreamRedactor};
 
 use super::conversation::Conversation;

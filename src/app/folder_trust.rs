@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::app::skills::gate::{self, Gate};
+use crate::audit::{Finding, audit_keys};
 use crate::config::{Dotenv, Environment, user_dotenv_path};
 use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustStore};
 use crate::exit::AppError;
 use crate::output::library::LibraryAsker;
 use crate::output::report::{Trusted, TrustedFolder};
-use crate::skills::audit::{Finding, audit_keys};
-use crate::support::skill_roots::{OTHER_AGENTS, other_agents, project_folders, project_roots};
+use crate::skills::roots::{OTHER_AGENTS, other_agents, project_folders, project_roots};
 use crate::support::terminal_text::{MAX_NAMED, short_list, visible};
 use crate::ui::approve::ask_folder_trust;
 

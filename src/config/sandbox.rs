@@ -10,7 +10,7 @@ use crate::exec::sandbox::contain::Extra;
 use crate::exec::sandbox::protected::Protected;
 use crate::exec::sandbox::{Kernel, Mode, Settings};
 use crate::exit::AppError;
-use crate::support::skill_roots::repository_root;
+use crate::skills::roots::repository_root;
 
 /// The sandbox settings for a run started in `cwd`, with these skill roots out of every skill's
 /// reach.

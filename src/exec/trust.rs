@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::support::skill_dirs::PROJECT_SKILL_ROOTS;
+use crate::skills::roots::skill_dirs::PROJECT_SKILL_ROOTS;
 
 pub use content::{MCP_CONFIG_KEY, mcp_config, project_skills, relative_key, skills_in_roots};
 pub use digest::{Manifest, UNVERIFIABLE, Unverifiable, hash_bytes, hash_skill_dir, is_unchanged};

@@ -1,11 +1,11 @@
 //! The result of `agent skills audit` as a typed value: per skill, the findings of the
-//! static audit (`skills::audit`) and, with `--llm`, the model's second opinion, kept apart.
+//! static audit (`audit`) and, with `--llm`, the model's second opinion, kept apart.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::skills::audit::{Counts, Finding, Level};
+use crate::audit::{Counts, Finding, Level};
 
 /// One audited skill.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -52,7 +52,7 @@ pub struct VerifiedSkill {
     /// `recorded` equals `digest`.
     pub matches: bool,
     /// `SKILL.sig` against the user's keys.
-    pub signature: crate::skills::audit::signature::Status,
+    pub signature: crate::audit::signature::Status,
 }
 
 /// `skills verify [NAME]`.

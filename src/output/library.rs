@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::skills::check::portable::ScriptProblem;
 use crate::skills::library::diff::FolderDiff;
-use crate::skills::portable::ScriptProblem;
 
 /// One skill `skills add` installed (or `skills update` replaced).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -28,7 +28,7 @@ pub struct InstalledSkill {
     /// Script problems left as they are, each with its fix command.
     pub unfixed: Vec<ScriptProblem>,
     /// The audit's verdict on the staged copy (also recorded in skills-lock.json).
-    pub audit: Option<crate::skills::audit::Verdict>,
+    pub audit: Option<crate::audit::Verdict>,
     /// The deterministic directory digest of the installed folder.
     pub digest: Option<String>,
 }
@@ -216,12 +216,7 @@ pub trait LibraryAsker {
     fn confirm_update(&self, update: &SkillUpdate) -> bool;
     /// Show the audit's findings of high or critical severity (`worst` the worst of them) in the
     /// skill `name` about to be installed, and ask whether to install it anyway. Default: no.
-    fn confirm_findings(
-        &self,
-        _name: &str,
-        _findings: &[crate::skills::audit::Finding],
-        _worst: crate::skills::audit::Level,
-    ) -> bool {
+    fn confirm_findings(&self, _name: &str, _findings: &[crate::audit::Finding], _worst: crate::audit::Level) -> bool {
         false
     }
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::ChatReply;
 use super::session::{SessionExported, SessionList, SessionRemoved};
 use crate::exec::sandbox::{Mode, Policy};
-use crate::skills::discover::RootKind;
+use crate::skills::roots::RootKind;
 use crate::skills::{Diagnostic, Dialect};
 
 /// The result of a command, for a renderer to show.
@@ -84,7 +84,7 @@ pub struct SkillSummary {
     pub root: PathBuf,
     pub root_kind: RootKind,
     /// Whose folder the root is: `agent`, or another agent's (`claude`, `codex`, `gemini`, `opencode`).
-    pub tool: crate::support::skill_roots::Tool,
+    pub tool: crate::skills::roots::Tool,
     pub dialect: Dialect,
     pub entry: Option<String>,
     pub allowed_tools: Vec<String>,
@@ -105,7 +105,7 @@ pub struct SkillSummary {
     /// Its publisher signature (SKILL.sig) against your keys: present for installed skills and
     /// for skills that ship a signature.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signature: Option<crate::skills::audit::signature::Status>,
+    pub signature: Option<crate::audit::signature::Status>,
 }
 
 /// `skills list`: every skill found, and the problems that belong to no single skill.
@@ -137,9 +137,9 @@ pub struct SkillShow {
     /// What its commands may write and reach under this run's sandbox settings.
     pub sandbox: Policy,
     /// Who may invoke it, and its argument hint.
-    pub invocation: crate::skills::invocation::Invocation,
+    pub invocation: crate::skills::load::invocation::Invocation,
     /// Each declared need (`requires`, `skill.json`'s required `env[]`) and whether it is met here.
-    pub needs: Vec<crate::skills::needs::Need>,
+    pub needs: Vec<crate::skills::check::needs::Need>,
 }
 
 /// `skills search QUERY`: skills ranked by relevance.

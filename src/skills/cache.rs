@@ -25,7 +25,7 @@ use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags};
 use serde::{Deserialize, Serialize};
 
 use super::cache_record::Record;
-use super::parse::Loaded;
+use super::load::parse::Loaded;
 use crate::support::cache_file::{self, CacheDir, Kind};
 
 /// Bump `version` whenever [`Entry`] or anything in it changes shape (the fingerprint test

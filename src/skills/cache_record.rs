@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::discover::RootKind;
-use super::invocation::Invocation;
-use super::parse::Loaded;
+use super::load::invocation::Invocation;
+use super::load::parse::Loaded;
+use super::roots::RootKind;
 use super::{Diagnostic, Dialect, Requires, Severity, Skill, code};
-use crate::support::skill_roots::Tool;
+use crate::skills::roots::Tool;
 
 /// A finding as stored: its code as text, checked against the known codes when read back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use super::Skill;
-use super::fields::MAX_DESCRIPTION_CHARS;
-use super::search::{Hit, Preloaded, SkillIndex};
+use super::load::fields::MAX_DESCRIPTION_CHARS;
+use super::retrieval::search::{Hit, Preloaded, SkillIndex};
 use crate::support::cache_file::CacheDir;
 use crate::support::terminal_text::is_hidden;
 

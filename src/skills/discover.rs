@@ -6,57 +6,14 @@ use std::path::{Path, PathBuf};
 use std::os::fd::{AsFd, OwnedFd};
 
 use super::cache::{Found, RootCache, Stamp, open_folder};
-use super::parse::{Loaded, Reading};
+use super::load::parse::{Loaded, Reading};
 use super::{Diagnostic, Severity, Skill, code};
+use crate::skills::roots::skill_dirs::{find_skill_file, is_ignored};
+use crate::skills::roots::{RootKind, SkillRoot};
 use crate::support::cache_file::CacheDir;
-use crate::support::skill_dirs::{find_skill_file, is_ignored};
-use crate::support::skill_roots::Tool;
 
 mod folder;
 use folder::{Loading, load_one};
-
-/// Where a root came from, in precedence order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RootKind {
-    /// `--skills-dir`
-    Flag,
-    /// `AGENT_SKILLS_PATH`
-    EnvPath,
-    /// `./.agents/skills`, `./skills`, `.agents/skills` of parents up to the repository root, and
-    /// the other agents' project folders (`.claude/skills` …): the working folder's trust covers them.
-    Project,
-    /// `~/.agents/skills`, `~/.skills`, and the other agents' user folders (`~/.claude/skills` …)
-    User,
-    /// The skills shipped inside the binary (`skills::bundled`), last of all.
-    Bundled,
-}
-
-/// A folder whose direct subfolders are skills.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkillRoot {
-    pub path: PathBuf,
-    pub kind: RootKind,
-    /// Whose folder convention it is (ours, or another agent's such as `.claude/skills`).
-    pub tool: Tool,
-}
-
-impl SkillRoot {
-    /// A root of ours.
-    pub fn new(path: PathBuf, kind: RootKind) -> Self {
-        Self {
-            path,
-            kind,
-            tool: Tool::Agent,
-        }
-    }
-
-    /// The same root, as another tool's folder.
-    pub fn of(mut self, tool: Tool) -> Self {
-        self.tool = tool;
-        self
-    }
-}
 
 /// Everything a scan found: the winning skills and every finding along the way.
 #[derive(Debug, Default)]

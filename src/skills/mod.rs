@@ -1,40 +1,28 @@
 //! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
 
-pub mod audit;
 pub mod bundled;
 pub mod cache;
 mod cache_record;
 pub mod catalog;
+pub mod check;
 pub mod code;
 pub mod discover;
-pub mod embed_cache;
 pub mod examples;
-pub mod fields;
-pub mod front;
-pub mod frontmatter;
-pub mod invocation;
 pub mod invoke;
 pub mod library;
-pub mod lint;
-pub mod markdown_description;
-pub mod needs;
-pub mod parse;
-pub mod portable;
-pub mod rank;
-pub mod refs;
-pub mod requires;
+pub mod load;
 pub mod resolve;
+pub mod retrieval;
+pub mod roots;
 pub mod routing_cases;
-pub mod search;
 pub mod skeleton;
 pub mod watch;
-pub mod yaml_subset;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use catalog::SkillSet;
-pub use requires::Requires;
+pub use load::requires::Requires;
 
 /// Which convention a skill folder follows (docs/design.md#what-the-program-is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -119,9 +107,9 @@ pub struct Skill {
     /// The root this skill was found under.
     pub root: PathBuf,
     /// Which kind of root that is (project skills need the user's trust to run commands).
-    pub root_kind: discover::RootKind,
+    pub root_kind: roots::RootKind,
     /// Whose folder the root is: ours, or another agent's (`.claude/skills` …).
-    pub tool: crate::support::skill_roots::Tool,
+    pub tool: crate::skills::roots::Tool,
     pub dialect: Dialect,
     /// Entry script relative to `dir` (`run.sh` or `skill.json`'s `entry`), when it exists.
     pub entry: Option<String>,
@@ -132,7 +120,7 @@ pub struct Skill {
     /// What its commands need: environment variables, programs, places to write, network.
     pub requires: Requires,
     /// Who may invoke it: the model (catalog, `activate_skill`), people (`/NAME`, `--skill`).
-    pub invocation: invocation::Invocation,
+    pub invocation: load::invocation::Invocation,
     pub diagnostics: Vec<Diagnostic>,
     /// Whether the folder may hold a publisher signature (`SKILL.sig`): `false` only when
     /// discovery's listing of the folder showed none, so a listing need not look in every folder.
@@ -149,8 +137,8 @@ impl Skill {
             dir: PathBuf::new(),
             skill_file: PathBuf::new(),
             root: PathBuf::new(),
-            root_kind: discover::RootKind::Flag,
-            tool: crate::support::skill_roots::Tool::Agent,
+            root_kind: roots::RootKind::Flag,
+            tool: crate::skills::roots::Tool::Agent,
             dialect: Dialect::AgentSkills,
             entry: None,
             allowed_tools: Vec::new(),
@@ -158,7 +146,7 @@ impl Skill {
             license: None,
             compatibility: None,
             requires: Requires::default(),
-            invocation: invocation::Invocation::default(),
+            invocation: load::invocation::Invocation::default(),
             diagnostics: Vec::new(),
             may_be_signed: false,
         }
@@ -169,7 +157,7 @@ impl Skill {
     /// are not entered, so a link loop cannot trap the walk.
     pub fn bundled_files(&self, limit: usize) -> Vec<String> {
         // Enough to fill the list: more than `limit` gathered, sorted below, cut to `limit`.
-        let mut files: Vec<String> = crate::support::skill_dirs::files_below(&self.dir, limit * 4)
+        let mut files: Vec<String> = crate::skills::roots::skill_dirs::files_below(&self.dir, limit * 4)
             .into_iter()
             .filter(|(path, _)| *path != self.skill_file)
             .filter_map(|(path, _)| path.strip_prefix(&self.dir).ok().map(|r| r.display().to_string()))
@@ -181,8 +169,8 @@ impl Skill {
 
     /// The markdown instructions (everything after the frontmatter), read fresh from disk.
     pub fn read_body(&self) -> std::io::Result<String> {
-        let raw = parse::read_capped(&self.skill_file)?;
-        let text = frontmatter::normalize(&raw).text;
-        Ok(frontmatter::split(&text).body)
+        let raw = load::parse::read_capped(&self.skill_file)?;
+        let text = load::frontmatter::normalize(&raw).text;
+        Ok(load::frontmatter::split(&text).body)
     }
 }

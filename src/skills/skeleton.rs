@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::Dialect;
-use super::fields::name_problems;
+use super::load::fields::name_problems;
 
 /// One file of the skeleton.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,8 +6,6 @@ pub mod fs;
 pub mod phases;
 pub mod public_url;
 pub mod redact;
-pub mod skill_dirs;
-pub mod skill_roots;
 pub mod terminal_text;
 pub mod tls;
 pub mod yaml;

@@ -2,7 +2,7 @@
 //! comes from outside (the model's command, skill names, folder paths, `.env` keys), so it is
 //! shown with anything invisible made visible: what the user reads is what runs.
 
-use crate::skills::audit::{Counts, Finding, Level};
+use crate::audit::{Counts, Finding, Level};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
 use std::sync::{Arc, Mutex};
@@ -239,7 +239,7 @@ impl Approver for TerminalApprover {
             .snapshot
             .skill_keys()
             .filter(|k| !assessment.trusted_skills.contains_key(*k));
-        ask_folder_trust(assessment, &crate::skills::audit::audit_keys(&assessment.folder, keys))
+        ask_folder_trust(assessment, &crate::audit::audit_keys(&assessment.folder, keys))
     }
 
     fn ask_yes_no(&self, question: &str) -> bool {
@@ -291,7 +291,7 @@ mod tests {
     fn the_trust_question_shows_audit_findings_before_asking() {
         let finding = Finding {
             rule: "reverse-shell".into(),
-            class: crate::skills::audit::Class::ReverseShell,
+            class: crate::audit::Class::ReverseShell,
             severity: Level::Critical,
             file: "scripts/x.sh".into(),
             line: 2,

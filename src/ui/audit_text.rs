@@ -1,8 +1,8 @@
 //! `skills audit` for a person, and the findings the install gate and the trust question show.
 //! Evidence was escaped by the audit; names and paths come from the skill and are escaped here.
 
+use crate::audit::{Counts, Finding, Level};
 use crate::output::audit::{AuditedSkill, KeyAdded, SkillAudit, SkillsVerified};
-use crate::skills::audit::{Counts, Finding, Level};
 use crate::support::terminal_text::visible;
 
 use super::report_text::Text;

@@ -3,11 +3,11 @@
 //! changes were shown). Names, paths and diff lines come from fetched repositories: each is shown
 //! with anything invisible made visible.
 
+use crate::audit::{Finding, Level};
 use crate::output::library::{
     Choice, ClashKind, InstalledSkill, LibraryAsker, SkillRemoved, SkillTrusted, SkillUpdate, SkillsAdded,
     SkillsOutdated, SkillsUpdated, Standing, UpdateOutcome,
 };
-use crate::skills::audit::{Finding, Level};
 use crate::skills::library::diff::{Change, FolderDiff};
 use crate::support::terminal_text::visible;
 

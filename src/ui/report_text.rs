@@ -9,7 +9,7 @@ use super::chat_text::chat;
 use super::session_text;
 use super::skill_list::{table_lines, tsv_lines};
 use crate::output::report::{Report, SkillCheck, SkillList, SkillNew, SkillSearch, SkillShow, Trusted};
-use crate::skills::discover::RootKind;
+use crate::skills::roots::RootKind;
 use crate::skills::{Diagnostic, Severity};
 use crate::support::terminal_text::{MAX_NAMED, for_terminal, short_list, visible};
 
@@ -177,8 +177,8 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
 }
 
 /// One declared need with ✓ or ✗, and where a missing one is set (a found program: where it is).
-fn need_line(need: &crate::skills::needs::Need) -> String {
-    use crate::skills::needs::{MCP_UNAVAILABLE, NeedKind, WHERE_TO_SET};
+fn need_line(need: &crate::skills::check::needs::Need) -> String {
+    use crate::skills::check::needs::{MCP_UNAVAILABLE, NeedKind, WHERE_TO_SET};
     let mark = if need.met { "✓" } else { "✗" };
     match (need.kind, need.met) {
         (NeedKind::Env, true) => format!("{mark} environment variable {} (set)", one(&need.name)),
@@ -198,7 +198,7 @@ fn need_line(need: &crate::skills::needs::Need) -> String {
 }
 
 /// Who invokes a skill, for `skills show`: the model, people (with the command and its hint), both.
-fn invocation_line(name: &str, inv: &crate::skills::invocation::Invocation) -> String {
+fn invocation_line(name: &str, inv: &crate::skills::load::invocation::Invocation) -> String {
     let hint = inv
         .argument_hint
         .as_deref()

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::table::Table;
 use crate::output::report::SkillSummary;
-use crate::support::skill_roots::Tool;
+use crate::skills::roots::Tool;
 use crate::support::terminal_text::visible;
 
 const HEADERS: [&str; 5] = ["NAME", "DIALECT", "STATUS", "ROOT", "DESCRIPTION"];
@@ -27,7 +27,7 @@ pub fn status(skill: &SkillSummary) -> String {
     }
     if let Some(sig) = skill
         .signature
-        .filter(|s| *s != crate::skills::audit::signature::Status::Unsigned)
+        .filter(|s| *s != crate::audit::signature::Status::Unsigned)
     {
         marks.push(sig.name());
     }
@@ -153,7 +153,7 @@ mod tests {
             description: "d".into(),
             dir: format!("{root}/{name}").into(),
             root: root.into(),
-            root_kind: crate::skills::discover::RootKind::User,
+            root_kind: crate::skills::roots::RootKind::User,
             tool: Tool::Agent,
             dialect: crate::skills::Dialect::AgentSkills,
             entry: None,

@@ -1,28 +1,34 @@
 //! The house rules that hold the crate's shape, checked on its source: imports between top-level
-//! modules flow one way (`main → app → {ui, agent} → sessions → output → {llm, skills, exec} → support`,
-//! mcp beside llm under agent and app (over exec: a project's servers run in its sandbox),
-//! sessions over llm and output (the session facts it computes are output's vocabulary),
-//! with `cli`, `config` and `exit` beside `app`), and only `ui/` (and `main.rs`) write to stdout,
-//! stderr or the terminal. `cargo test --test all architecture -- --nocapture` prints the import graph.
-
+//! modules flow one way (`main → app → {ui, agent}`, `agent → sessions → output → {llm, exec}`,
+//! `exec → skills → audit → support`, mcp beside llm under agent and app (over exec: a project's
+//! servers run in its sandbox), sessions over llm and output (the session facts it computes are
+//! output's vocabulary), with `cli`, `config` and `exit` beside `app`; `ALLOWED` lists every arrow
+//! and lib.rs draws the same), and only `ui/` (and `main.rs`) write to stdout, stderr or the
+//! terminal. `cargo test --test all architecture -- --nocapture` prints the import graph.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Which top-level modules each one may import from.
-const ALLOWED: [(&str, &[&str]); 13] = [
+const ALLOWED: [(&str, &[&str]); 14] = [
     ("support", &[]),
     ("exit", &[]),
-    ("skills", &["support"]),
-    ("exec", &["support"]),
+    // The audit reads a folder's files and knows nothing of skills' loading: a leaf over support.
+    ("audit", &["support"]),
+    // skills records an install's audit verdict in skills-lock.json and keeps signatures out of renames.
+    ("skills", &["audit", "support"]),
+    // Folder trust hashes a project's skill folders and the sandbox protects its skill roots: both
+    // ask skills::roots, the one place that says which folders are skill roots, so a skill that
+    // can be found is a skill that trust covers (these rules lived in support/ before).
+    ("exec", &["skills", "support"]),
     ("llm", &["support"]),
     ("mcp", &["exec", "support"]),
     ("sessions", &["llm", "output", "support"]),
-    ("output", &["exec", "llm", "skills", "support"]),
+    ("output", &["audit", "exec", "llm", "skills", "support"]),
     (
         "agent",
-        &["output", "exec", "llm", "mcp", "sessions", "skills", "support"],
+        &["audit", "output", "exec", "llm", "mcp", "sessions", "skills", "support"],
     ),
-    ("ui", &["output", "exec", "skills", "support"]),
+    ("ui", &["audit", "output", "exec", "skills", "support"]),
     ("cli", &["exec"]),
     // config keeps what was learnt of the server (its tool support, its size) between runs.
     (
@@ -32,7 +38,8 @@ const ALLOWED: [(&str, &[&str]); 13] = [
     (
         "app",
         &[
-            "agent", "cli", "config", "exec", "exit", "llm", "mcp", "output", "sessions", "skills", "support", "ui",
+            "agent", "audit", "cli", "config", "exec", "exit", "llm", "mcp", "output", "sessions", "skills", "support",
+            "ui",
         ],
     ),
 ];

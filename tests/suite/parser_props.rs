@@ -1,6 +1,6 @@
 //! Property tests for the SKILL.md parser: it never panics, and well-formed input round-trips.
 
-use agent::skills::fields::parse_skill_text;
+use agent::skills::load::fields::parse_skill_text;
 use agent::skills::{Dialect, Severity};
 use proptest::prelude::*;
 

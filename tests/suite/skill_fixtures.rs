@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::repo_path;
-use agent::skills::discover::{Discovery, RootKind, SkillRoot, discover};
+use agent::skills::discover::{Discovery, discover};
+use agent::skills::roots::{RootKind, SkillRoot};
 use agent::skills::{Dialect, Severity, Skill};
 
 fn fixtures() -> PathBuf {

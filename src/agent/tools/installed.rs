@@ -39,8 +39,8 @@ impl ToolRunner {
         // through `agent trust --skill`, which shows them (the install gate) before it records.
         let dir = skill.dir.clone();
         let objection = tokio::task::spawn_blocking(move || {
-            let audit = crate::skills::audit::audit_dir(&dir);
-            let worst = audit.at_least(crate::skills::audit::Level::High).next().cloned();
+            let audit = crate::audit::audit_dir(&dir);
+            let worst = audit.at_least(crate::audit::Level::High).next().cloned();
             worst.map(|f| format!("{} {} in {}:{}", f.severity.name(), f.rule, f.file.display(), f.line))
         })
         .await

@@ -114,18 +114,18 @@ fn case_insensitive(dir: &Path, rel: &Path) -> Option<std::path::PathBuf> {
 /// The skill's only file named as `rel` ends (`references/api.md` for `api.md`), if there is one:
 /// the same rule `skills check` holds a named file to.
 fn by_name(dir: &Path, rel: &str) -> Option<std::path::PathBuf> {
-    let files: Vec<String> = crate::support::skill_dirs::files_below(dir, 2000)
+    let files: Vec<String> = crate::skills::roots::skill_dirs::files_below(dir, 2000)
         .into_iter()
         .filter_map(|(path, _)| path.strip_prefix(dir).ok().map(|r| r.display().to_string()))
         .collect();
-    crate::support::skill_dirs::unique_by_name(&files, rel).map(|f| dir.join(f))
+    crate::skills::roots::skill_dirs::unique_by_name(&files, rel).map(|f| dir.join(f))
 }
 
 /// Why `rel` cannot be read, naming the skill's files closest to it.
 fn not_found(dir: &Path, rel: &str) -> String {
     let wanted = rel.to_lowercase();
     let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_lowercase();
-    let mut files: Vec<(f64, String)> = crate::support::skill_dirs::files_below(dir, 2000)
+    let mut files: Vec<(f64, String)> = crate::skills::roots::skill_dirs::files_below(dir, 2000)
         .into_iter()
         .filter_map(|(path, _)| path.strip_prefix(dir).ok().map(|r| r.display().to_string()))
         .map(|f| {

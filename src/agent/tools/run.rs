@@ -12,8 +12,8 @@ use crate::exec::sandbox::{Confinement, Mode, Policy, hint};
 use crate::exec::trust::Comparison;
 use crate::output::{ApprovalRequest, Event};
 use crate::skills::Skill;
-use crate::skills::discover::RootKind;
 use crate::skills::library::lock::Installed;
+use crate::skills::roots::RootKind;
 
 use super::ToolRunner;
 use super::live::LiveOutput;

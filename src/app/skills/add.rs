@@ -10,13 +10,13 @@ use super::plan::{Asked, Plan, plan};
 use crate::exec::trust::ManifestStore;
 use crate::exit::{AppError, ExitCode};
 use crate::output::library::{Clash, InstalledSkill, LibraryAsker, Refused, SkillRemoved, SkillsAdded};
+use crate::skills::check::portable::{ScriptIssue, ScriptProblem, check_scripts};
+use crate::skills::check::refs::script_problems;
 use crate::skills::library::git;
 use crate::skills::library::install::{self, Candidate, InstallError, find_candidates};
 use crate::skills::library::lock::{LockEntry, LockFile, now_rfc3339};
 use crate::skills::library::source::{Location, Source};
-use crate::skills::parse::{Loaded, load_skill};
-use crate::skills::portable::{ScriptIssue, ScriptProblem, check_scripts};
-use crate::skills::refs::script_problems;
+use crate::skills::load::parse::{Loaded, load_skill};
 
 /// What `skills add` was asked.
 #[derive(Debug, Clone, Default)]
@@ -308,7 +308,7 @@ pub fn install_one(
             let skill = fix_and_commit(&staged, name, declared, root, replace, fix).map_err(failed)?;
             Ok(InstalledSkill {
                 audit: Some(verdict),
-                digest: crate::skills::audit::digest::digest_dir(&skill.dir).ok(),
+                digest: crate::audit::digest::digest_dir(&skill.dir).ok(),
                 ..skill
             })
         });

@@ -6,15 +6,15 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::audit::{Audit, Counts, Level, audit_dir, digest, rules_version};
 use crate::exit::{AppError, ExitCode};
 use crate::llm::LlmClient;
 use crate::llm::types::ChatMessage;
 use crate::output::audit::{AuditedSkill, SkillAudit};
-use crate::skills::audit::{Audit, Counts, Level, audit_dir, digest, rules_version};
 use crate::skills::discover::Discovery;
 use crate::skills::library::install::find_candidates;
 use crate::skills::library::source::{Source, SourceError};
-use crate::support::skill_dirs::find_skill_file;
+use crate::skills::roots::skill_dirs::find_skill_file;
 
 /// Audit `target` (or every discovered skill) and say which exit code the findings give. With
 /// `llm`, each skill's SKILL.md also goes to the model for a second opinion, kept beside the

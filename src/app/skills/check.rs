@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use crate::exit::AppError;
 use crate::output::report::{CheckedSkill, SkillCheck};
 use crate::skills::catalog::line_len;
-use crate::skills::discover::{Discovery, RootKind, SkillRoot, discover};
-use crate::skills::lint::{Rules, lint};
-use crate::skills::needs::{MCP_UNAVAILABLE, NeedKind, Needs, WHERE_TO_SET};
+use crate::skills::check::lint::{Rules, lint};
+use crate::skills::check::needs::{MCP_UNAVAILABLE, NeedKind, Needs, WHERE_TO_SET};
+use crate::skills::discover::{Discovery, discover};
+use crate::skills::roots::skill_dirs::find_skill_file;
+use crate::skills::roots::{RootKind, SkillRoot};
 use crate::skills::{Diagnostic, Severity, Skill, code};
-use crate::support::skill_dirs::find_skill_file;
 
 /// Check the skills under `dirs` (every configured root when empty) under `rules`.
 /// `needs` checks a skill's declared needs against the environment its commands would get: unmet

@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
+use crate::audit::{Acceptance, Finding, Level, Verdict, audit_dir};
 use crate::exit::{AppError, ExitCode};
 use crate::output::library::LibraryAsker;
-use crate::skills::audit::{Acceptance, Finding, Level, Verdict, audit_dir};
 
 /// What the gate stands before: the refusal says what did not happen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

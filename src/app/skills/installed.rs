@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::exit::AppError;
 use crate::skills::library::lock::{LockEntry, LockFile};
-use crate::skills::parse::{Loaded, Reading, load_skill_as};
+use crate::skills::load::parse::{Loaded, Reading, load_skill_as};
 use crate::skills::resolve::{Named, resolve, unknown};
 
 /// One lock entry: its root, its folder name (the key) and what the lock records.

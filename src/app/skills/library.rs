@@ -11,9 +11,9 @@ use crate::exec::trust::Standing;
 use crate::exit::{AppError, ExitCode};
 use crate::output::library::{self as library_report, UpdateOutcome};
 use crate::output::{Event, Report};
-use crate::skills::discover::RootKind;
 use crate::skills::library::lock::LockFile;
-use crate::support::skill_roots::Tool;
+use crate::skills::roots::RootKind;
+use crate::skills::roots::Tool;
 
 /// The report of one library subcommand and the exit code it ends with; `None` when `action` is
 /// not one. An update that found changes but had nobody to ask and no `--yes` ends with 2.

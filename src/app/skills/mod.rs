@@ -20,6 +20,7 @@ mod verify;
 
 use super::{Run, build, endpoint};
 use crate::agent::retrieve::Method;
+use crate::audit::signature::Status as SignatureStatus;
 use crate::cli::SkillsCommand;
 use crate::exec::trust::{Comparison, FolderTrust, ManifestStore};
 use crate::exit::{AppError, ExitCode};
@@ -27,11 +28,11 @@ use crate::output::Report;
 use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
 use crate::output::{Event, Output};
-use crate::skills::audit::signature::Status as SignatureStatus;
-use crate::skills::discover::{Discovery, RootKind, Scan, discover_with};
+use crate::skills::check::lint::Rules;
+use crate::skills::check::needs::Needs;
+use crate::skills::discover::{Discovery, Scan, discover_with};
 use crate::skills::library::lock::{Installed, Locks};
-use crate::skills::lint::Rules;
-use crate::skills::needs::Needs;
+use crate::skills::roots::RootKind;
 use crate::skills::{Severity, Skill, SkillSet};
 
 /// Bundled files `skills show` lists at most.
@@ -198,17 +199,17 @@ fn provenance(
         .and_then(|i| i.entry.audit.as_ref())
         .filter(|v| v.installed_over_findings())
         .map(|v| v.accepted.len());
-    let signed = may_be_signed && dir.join(crate::skills::audit::digest::SIGNATURE_FILE).is_file();
+    let signed = may_be_signed && dir.join(crate::audit::digest::SIGNATURE_FILE).is_file();
     let signature = (installed.is_some() || signed).then(|| {
         if !signed {
             return SignatureStatus::Unsigned;
         }
-        let keys = crate::skills::audit::signature::Keys::path()
-            .and_then(|p| crate::skills::audit::signature::Keys::read(&p).ok())
+        let keys = crate::audit::signature::Keys::path()
+            .and_then(|p| crate::audit::signature::Keys::read(&p).ok())
             .unwrap_or_default();
         let all: Vec<_> = keys.keys.iter().collect();
-        crate::skills::audit::digest::digest_dir(dir).map_or(SignatureStatus::Invalid, |d| {
-            crate::skills::audit::signature::check(dir, &d, &all)
+        crate::audit::digest::digest_dir(dir).map_or(SignatureStatus::Invalid, |d| {
+            crate::audit::signature::check(dir, &d, &all)
         })
     });
     (accepted, signature)

@@ -7,7 +7,7 @@ use crate::exec::trust::FolderTrust;
 use crate::exit::AppError;
 use crate::output::report::SkillNew;
 use crate::skills::Dialect;
-use crate::skills::discover::RootKind;
+use crate::skills::roots::RootKind;
 use crate::skills::skeleton::{WriteError, invalid_name, skeleton, write};
 
 /// Write the skeleton of `name` (in `dir`, else where [`target_root`] says) and report what was

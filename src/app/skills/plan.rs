@@ -14,7 +14,7 @@ use crate::skills::library::install::Candidate;
 use crate::skills::library::lock::LockFile;
 use crate::skills::library::source::{Location, Source};
 use crate::skills::library::templates::skeleton_reason;
-use crate::skills::parse::{Loaded, Reading, load_skill_as};
+use crate::skills::load::parse::{Loaded, Reading, load_skill_as};
 
 /// Longest name `--as` suggests (the Agent Skills limit).
 const MAX_NAME: usize = 64;

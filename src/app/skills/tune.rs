@@ -266,7 +266,7 @@ fn refused(why: &str, proposal: &str) -> String {
 /// The audit's objection to `description`, if any: its first finding of an injection or hidden
 /// text rule at any severity, or of any rule at medium or worse.
 pub(super) fn audit_objection(description: &str) -> Option<String> {
-    use crate::skills::audit::{Class, Level, audit_text};
+    use crate::audit::{Class, Level, audit_text};
     audit_text("description", description)
         .into_iter()
         .find(|f| matches!(f.class, Class::Injection | Class::Hidden) || f.severity >= Level::Medium)

@@ -110,7 +110,7 @@ mod tests {
             new,
             "---\nname: pdf\ndescription: \"Fills PDF forms: \\\"AcroForm\\\". Use when…\"\nlicense: MIT\n---\n# Body\ndescription: not this\n"
         );
-        let doc = crate::skills::frontmatter::split(&new);
+        let doc = crate::skills::load::frontmatter::split(&new);
         assert!(doc.body.contains("not this"));
         let crlf = "---\r\nname: x\r\n---\r\nbody\r\n";
         assert_eq!(

@@ -141,7 +141,7 @@ fn decide(update: &SkillUpdate, yes: bool, asker: &dyn LibraryAsker) -> UpdateOu
 }
 
 /// The content hash, audit verdict and digest a lock entry records.
-type Recorded = (String, Option<crate::skills::audit::Verdict>, Option<String>);
+type Recorded = (String, Option<crate::audit::Verdict>, Option<String>);
 
 /// Write the new commit, time, hash, verdict and digest of `name` into the lock of `root`.
 fn record(

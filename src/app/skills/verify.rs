@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
+use crate::audit::digest::digest_dir;
+use crate::audit::signature::{self, Keys, Status};
 use crate::exit::{AppError, ExitCode};
 use crate::output::audit::{KeyAdded, SkillsVerified, VerifiedSkill};
-use crate::skills::audit::digest::digest_dir;
-use crate::skills::audit::signature::{self, Keys, Status};
 
 /// The user's keys, or a configuration error naming the file.
 fn user_keys() -> Result<Keys, AppError> {
@@ -86,7 +86,7 @@ pub fn require_signature(dir: &Path, source: &str) -> Result<(), AppError> {
                 "{}: skills from {source} must be signed by a key you listed (`agent skills keys add --require-for`), \
                  but its {} is {}; nothing was installed",
                 dir.display(),
-                crate::skills::audit::digest::SIGNATURE_FILE,
+                crate::audit::digest::SIGNATURE_FILE,
                 if status == Status::Unsigned {
                     "missing"
                 } else {

@@ -172,8 +172,8 @@ impl Protected {
                 out.add(folder.join(rel), what, Kind::Work);
             }
         }
-        let tools = crate::support::skill_roots::OTHER_AGENTS;
-        let project = crate::support::skill_roots::project_roots(cwd, home, &tools);
+        let tools = crate::skills::roots::OTHER_AGENTS;
+        let project = crate::skills::roots::project_roots(cwd, home, &tools);
         for root in skill_roots {
             let kind = if project.iter().any(|p| &p.path == root) {
                 Kind::ProjectRoot

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::digest::hash_bytes;
+use crate::skills::roots::skill_dirs::{PROJECT_SKILL_ROOTS, find_skill_file, is_ignored};
 use crate::support::fs::read_regular;
-use crate::support::skill_dirs::{PROJECT_SKILL_ROOTS, find_skill_file, is_ignored};
 
 /// The key of a project's MCP configuration in a trust record, beside its skills' keys: its
 /// servers are commands from the repository, trusted (and re-asked on change) like a skill.

@@ -12,8 +12,10 @@ use std::path::Path;
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, StatxFlags};
 
 use super::super::cache::{Entry, FolderStamp, Found, RootCache, Stamp};
-use super::super::parse::{Known, Loaded, Reading, declared_entry, load_skill_as, load_skill_file, load_skill_opened};
 use super::super::{Diagnostic, Severity, code};
+use crate::skills::load::parse::{
+    Known, Loaded, Reading, declared_entry, load_skill_as, load_skill_file, load_skill_opened,
+};
 use crate::support::fs::open_regular_at;
 
 /// One folder's result, its cache entry when it can be kept, and a warning when it is a link
@@ -24,7 +26,7 @@ pub(super) type Loading = (Loaded, Option<(String, Found)>, Option<Diagnostic>);
 struct Listed {
     /// The folder, open: files in it are opened and stamped relative to it.
     dir: Dir,
-    /// The skill file's name as [`crate::support::skill_dirs::find_skill_file`] picks it, and
+    /// The skill file's name as [`crate::skills::roots::skill_dirs::find_skill_file`] picks it, and
     /// whether it is a regular file (anything else is loaded by its path, which says what it is).
     skill_file: Option<(Vec<u8>, bool)>,
     manifest: bool,

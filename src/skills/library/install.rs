@@ -6,8 +6,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::skills::parse::{Loaded, load_skill};
-use crate::support::skill_dirs::find_skill_file;
+use crate::skills::load::parse::{Loaded, load_skill};
+use crate::skills::roots::skill_dirs::find_skill_file;
 
 /// Most files copied for one skill.
 const MAX_FILES: usize = 5000;

@@ -40,7 +40,7 @@ pub struct LockEntry {
     /// The skill audit's verdict at install or update; absent in lock files written before
     /// audits existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub audit: Option<crate::skills::audit::Verdict>,
+    pub audit: Option<crate::audit::Verdict>,
     /// The deterministic directory digest (docs/skills-lock.md, "Digest") `skills verify`
     /// recomputes; absent in older lock files.
     #[serde(default, skip_serializing_if = "Option::is_none")]

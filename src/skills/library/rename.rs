@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use crate::skills::audit::digest::SIGNATURE_FILE;
-use crate::support::skill_dirs::find_skill_file;
+use crate::audit::digest::SIGNATURE_FILE;
+use crate::skills::roots::skill_dirs::find_skill_file;
 
 /// Why a staged skill could not be renamed.
 #[derive(Debug, thiserror::Error)]

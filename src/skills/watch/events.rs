@@ -13,7 +13,7 @@ use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::barrier::{Barrier, Seen};
 use super::{Changes, Concern, concern};
-use crate::support::skill_dirs::is_ignored;
+use crate::skills::roots::skill_dirs::is_ignored;
 
 /// Watches over a set of roots, and what their events marked since the last look.
 pub struct Events {

@@ -13,7 +13,7 @@ mod poll;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::support::skill_dirs::is_ignored;
+use crate::skills::roots::skill_dirs::is_ignored;
 
 /// How a chat learns that skills changed (`AGENT_WATCH`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::Changes;
 use crate::skills::cache::{Stamp, open_folder};
-use crate::support::skill_dirs::{find_skill_file, is_ignored};
+use crate::skills::roots::skill_dirs::{find_skill_file, is_ignored};
 
 /// Files of a skill folder loading reads besides the skill file; stamped when they exist.
 const LOADED: [&str; 4] = ["skill.json", "run.sh", "agents", "agents/openai.yaml"];

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::frontmatter::Finding;
-use super::{Diagnostic, Severity, code};
+use crate::skills::{Diagnostic, Severity, code};
 use crate::support::fs::read_whole;
 use crate::support::yaml::{document, kind_of};
 
@@ -125,7 +125,7 @@ pub fn from_frontmatter(
         }),
     }
     if let Some(v) = fields.get("arguments") {
-        out.arguments = super::invoke::declared_arguments(v);
+        out.arguments = crate::skills::invoke::declared_arguments(v);
     }
     for (key, treatment) in OTHER_TOOL_KEYS {
         if let Treatment::Noted(severity, message) = treatment

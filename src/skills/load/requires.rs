@@ -6,9 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::Severity;
-use super::code;
 use super::frontmatter::Finding;
+use crate::skills::Severity;
+use crate::skills::code;
 use crate::support::yaml::kind_of;
 
 /// A skill's declared needs. Empty when it declares none.

@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
-use crate::skills::frontmatter::Finding;
+use crate::skills::load::frontmatter::Finding;
 
 const CAP: u64 = 1024 * 1024;
 

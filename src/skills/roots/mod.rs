@@ -1,10 +1,60 @@
-//! Which folders are skill roots (docs/design.md#skill-roots): ours in the working directory and
-//! its parents up to the repository root, the user's, and the other agents' project and user
-//! folders. Discovery, the folder-trust snapshot and the modification-time check all ask this one
-//! module, so a skill that can be found is always a skill that trust covers.
+//! Skill roots, all in one place (docs/design.md#skill-roots): which folders are roots — ours in the
+//! working folder and its parents up to the repository root, the user's, the other agents' project
+//! and user folders — and their precedence ([`in_order`]); what makes a folder below one a skill
+//! folder ([`skill_dirs`]). Discovery, the folder-trust snapshot, the sandbox's protected paths and
+//! the modification-time check all ask this module, so a skill that can be found is always a skill
+//! that trust covers. Reading the settings that choose the roots is `config`'s business.
+
+mod order;
+pub mod skill_dirs;
+
+pub use order::{Given, in_order};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+/// Where a root came from, in precedence order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RootKind {
+    /// `--skills-dir`
+    Flag,
+    /// `AGENT_SKILLS_PATH`
+    EnvPath,
+    /// `./.agents/skills`, `./skills`, `.agents/skills` of parents up to the repository root, and
+    /// the other agents' project folders (`.claude/skills` …): the working folder's trust covers them.
+    Project,
+    /// `~/.agents/skills`, `~/.skills`, and the other agents' user folders (`~/.claude/skills` …)
+    User,
+    /// The skills shipped inside the binary (`skills::bundled`), last of all.
+    Bundled,
+}
+
+/// A folder whose direct subfolders are skills.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillRoot {
+    pub path: PathBuf,
+    pub kind: RootKind,
+    /// Whose folder convention it is (ours, or another agent's such as `.claude/skills`).
+    pub tool: Tool,
+}
+
+impl SkillRoot {
+    /// A root of ours.
+    pub fn new(path: PathBuf, kind: RootKind) -> Self {
+        Self {
+            path,
+            kind,
+            tool: Tool::Agent,
+        }
+    }
+
+    /// The same root, as another tool's folder.
+    pub fn of(mut self, tool: Tool) -> Self {
+        self.tool = tool;
+        self
+    }
+}
 
 /// Whose folder convention a skill root follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Diagnostic, Dialect, Severity, Skill, code};
+use crate::skills::{Diagnostic, Dialect, Severity, Skill, code};
 
 /// A body longer than this costs the model a lot of context on every activation.
 pub const MAX_BODY_LINES: usize = 500;
@@ -34,16 +34,19 @@ pub struct Rules {
 
 /// The description `skills new` wrote, placeholders and all: fine to try, not to ship.
 fn placeholder(skill: &Skill) -> Option<Diagnostic> {
-    skill.description.contains(super::skeleton::PLACEHOLDER).then(|| {
-        Diagnostic::new(
-            code::SKELETON_PLACEHOLDER,
-            Severity::Warning,
-            &skill.skill_file,
-            Some(1),
-            "the description is still the skeleton's, with its \"(replace with …)\" placeholders: say what the \
+    skill
+        .description
+        .contains(crate::skills::skeleton::PLACEHOLDER)
+        .then(|| {
+            Diagnostic::new(
+                code::SKELETON_PLACEHOLDER,
+                Severity::Warning,
+                &skill.skill_file,
+                Some(1),
+                "the description is still the skeleton's, with its \"(replace with …)\" placeholders: say what the \
              skill does and when to use it, in your own words, before it ships",
-        )
-    })
+            )
+        })
 }
 
 /// Every check for one skill under `rules`.
@@ -127,11 +130,11 @@ pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
 /// The first example line of the body that looks like real output (a date, a clock time): a small
 /// model copies such a line as the answer instead of running the command. One finding a skill.
 fn live_examples(skill: &Skill, body: &str) -> Option<Diagnostic> {
-    let (_, text) = super::examples::output_lines(body)
+    let (_, text) = crate::skills::examples::output_lines(body)
         .into_iter()
-        .find(|(_, l)| super::examples::looks_live(l))?;
+        .find(|(_, l)| crate::skills::examples::looks_live(l))?;
     // The body's line numbers start after the frontmatter: the file's own line is reported.
-    let line = super::parse::read_capped(&skill.skill_file)
+    let line = crate::skills::load::parse::read_capped(&skill.skill_file)
         .ok()
         .and_then(|raw| String::from_utf8_lossy(&raw).lines().position(|l| l.trim() == text))
         .map(|i| i + 1);
@@ -149,8 +152,9 @@ fn live_examples(skill: &Skill, body: &str) -> Option<Diagnostic> {
 
 /// Claude Code's `` !`command` `` in the skill file, which agent leaves as text.
 fn shell_preprocessing(skill: &Skill) -> Option<Diagnostic> {
-    let read = crate::support::fs::read_regular(&skill.skill_file, super::parse::MAX_SKILL_FILE_BYTES).ok()?;
-    let line = super::invocation::shell_preprocessing(&read.text())?;
+    let read =
+        crate::support::fs::read_regular(&skill.skill_file, crate::skills::load::parse::MAX_SKILL_FILE_BYTES).ok()?;
+    let line = crate::skills::load::invocation::shell_preprocessing(&read.text())?;
     Some(Diagnostic::new(
         code::OTHER_TOOL_SYNTAX,
         Severity::Warning,
@@ -297,7 +301,7 @@ fn scripts(skill: &Skill) -> Vec<PathBuf> {
 
 /// Bash-only syntax in a script whose shebang promises plain `sh`.
 fn bashisms(script: &Path) -> Vec<Diagnostic> {
-    let Ok(read) = crate::support::fs::read_regular(script, super::parse::MAX_SKILL_FILE_BYTES) else {
+    let Ok(read) = crate::support::fs::read_regular(script, crate::skills::load::parse::MAX_SKILL_FILE_BYTES) else {
         return Vec::new();
     };
     let text = read.text();

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use tokenize::{Analyzer, is_content, words};
 
-use super::Skill;
+use crate::skills::Skill;
 
 /// A skill and how well it matches a query; higher is better.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,9 +16,9 @@ mod usage;
 
 use std::path::{Path, PathBuf};
 
-use super::parse::is_executable;
 use super::portable::{ScriptIssue, ScriptProblem};
-use super::{Diagnostic, Severity, Skill, code};
+use crate::skills::load::parse::is_executable;
+use crate::skills::{Diagnostic, Severity, Skill, code};
 pub use usage::Usage;
 
 /// Folders the Agent Skills layout bundles files in.
@@ -50,7 +50,7 @@ pub fn check_references(skill: &Skill) -> Vec<Diagnostic> {
         return Vec::new();
     };
     // Checked as the model reads it: `${CLAUDE_SKILL_DIR}/x` names `./x`.
-    let text = super::invoke::claude_skill_dir(text, ".");
+    let text = crate::skills::invoke::claude_skill_dir(text, ".");
     let named = references(&text);
     let files = SkillFiles::new(&skill.dir);
     let mut out = Vec::new();
@@ -104,7 +104,7 @@ fn file_finding(skill: &Skill, files: &SkillFiles, r: &Reference, usage: &Usage)
     // A file to read that the model's read finds by its name (`read_skill_file` resolves it the
     // same way) is not missing; a path a command runs (itself, or through an interpreter) must
     // be exact.
-    let by_name = crate::support::skill_dirs::unique_by_name(&files.relative, relative);
+    let by_name = crate::skills::roots::skill_dirs::unique_by_name(&files.relative, relative);
     let runs = r.command || usage.runs_through_interpreter(&r.path);
     if !runs && by_name.is_some() {
         return None;
@@ -150,7 +150,7 @@ struct SkillFiles {
 
 impl SkillFiles {
     fn new(dir: &Path) -> Self {
-        let relative = crate::support::skill_dirs::files_below(dir, MAX_FILES)
+        let relative = crate::skills::roots::skill_dirs::files_below(dir, MAX_FILES)
             .into_iter()
             .filter_map(|(p, _)| Some(p.strip_prefix(dir).ok()?.to_string_lossy().into_owned()))
             .collect();
@@ -189,7 +189,7 @@ impl SkillFiles {
 /// (`.py`, `.js`, …) and never named as a command, or a shell library other scripts `source`.
 pub fn script_problems(dir: &Path, entry: Option<&str>, skill_file: &Path) -> Vec<ScriptProblem> {
     let named = std::fs::read_to_string(skill_file)
-        .map(|t| references(&super::invoke::claude_skill_dir(t, ".")))
+        .map(|t| references(&crate::skills::invoke::claude_skill_dir(t, ".")))
         .unwrap_or_default();
     let direct: Vec<PathBuf> = named
         .references
@@ -225,8 +225,8 @@ fn sourced_names(problems: &[ScriptProblem], dir: &Path) -> Vec<String> {
         return Vec::new();
     }
     let mut names = Vec::new();
-    for (path, _) in crate::support::skill_dirs::files_below(dir, MAX_FILES) {
-        let Ok(read) = crate::support::fs::read_regular(&path, super::parse::MAX_SKILL_FILE_BYTES) else {
+    for (path, _) in crate::skills::roots::skill_dirs::files_below(dir, MAX_FILES) {
+        let Ok(read) = crate::support::fs::read_regular(&path, crate::skills::load::parse::MAX_SKILL_FILE_BYTES) else {
             continue;
         };
         for line in read.text().lines() {

@@ -6,7 +6,7 @@ use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
 /// Our project skill roots inside a folder (docs/design.md#skill-roots), in precedence order.
-/// Parents' roots and other agents' project folders are added by [`super::skill_roots`].
+/// Parents' roots and other agents' project folders are added by [`super::own_project_roots`] and [`super::other_project_roots`].
 pub const PROJECT_SKILL_ROOTS: [&str; 2] = [".agents/skills", "skills"];
 
 /// The skill file of a folder: `SKILL.md`, else `skill.md`, else any other spelling of it in

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::frontmatter::{self, Finding};
 use super::markdown_description::collapse_whitespace;
 pub use super::markdown_description::{description_from_markdown, markdown_description_settled};
-use super::{Dialect, Severity, code};
+use crate::skills::{Dialect, Severity, code};
 use crate::support::yaml::kind_of;
 
 /// Agent Skills limit on `description`.
@@ -43,7 +43,7 @@ pub struct SkillText {
     pub license: Option<String>,
     pub compatibility: Option<String>,
     /// What the skill declares it needs (`requires:`, `skill.json`'s required `env[]`).
-    pub requires: super::Requires,
+    pub requires: crate::skills::Requires,
     /// Who may invoke it (`disable-model-invocation`, `user-invocable`, `argument-hint`, `arguments`).
     pub invocation: super::invocation::Invocation,
     pub body: String,

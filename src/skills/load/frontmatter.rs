@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::{Severity, code};
+use crate::skills::{Severity, code};
 use lines::Lines;
 
 mod lines;
@@ -16,7 +16,7 @@ use crate::support::yaml::{first_line as first_line_of, kind_of, to_json};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub severity: Severity,
-    /// A [`super::code`] constant.
+    /// A [`crate::skills::code`] constant.
     pub code: &'static str,
     pub line: Option<usize>,
     pub message: String,

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 /// The data file as shipped.
-const SHIPPED: &str = include_str!("../../../data/audit/indicators.txt");
+const SHIPPED: &str = include_str!("../../data/audit/indicators.txt");
 
 /// What kind of host or address an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

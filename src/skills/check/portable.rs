@@ -7,9 +7,9 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::code;
+use crate::skills::code;
+use crate::skills::roots::skill_dirs::files_below;
 use crate::support::fs::read_regular;
-use crate::support::skill_dirs::files_below;
 
 /// Bytes of a script that are looked at (and fixed) at most.
 const MAX_SCRIPT_BYTES: u64 = 4 * 1024 * 1024;

@@ -1,7 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::skills::search::SkillIndex;
+use crate::skills::retrieval::search::SkillIndex;
 
 fn lexical(scores: &[f32], ceiling: f32) -> LexicalScores {
     LexicalScores {

@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 
 use super::fields::parse_skill_text;
 use super::front::parse_front;
-use super::{Diagnostic, Dialect, Severity, Skill, code};
+use crate::skills::roots::skill_dirs::{find_skill_file_seen, has_usual_name};
+use crate::skills::{Diagnostic, Dialect, Severity, Skill, code};
 use crate::support::fs::{RegularFile, open_regular_seen, read_regular, read_whole};
-use crate::support::skill_dirs::{find_skill_file_seen, has_usual_name};
 use crate::support::yaml::kind_of;
 
 /// Bytes of a `SKILL.md` that are read at most; the rest of a larger file is ignored.
@@ -192,8 +192,8 @@ pub fn load_skill_opened(
         dir: dir.to_path_buf(),
         skill_file: file.clone(),
         root: root.to_path_buf(),
-        root_kind: super::discover::RootKind::Flag,
-        tool: crate::support::skill_roots::Tool::Agent,
+        root_kind: crate::skills::roots::RootKind::Flag,
+        tool: crate::skills::roots::Tool::Agent,
         dialect: text.dialect.unwrap_or(Dialect::Scp),
         entry,
         allowed_tools: text.allowed_tools,

@@ -11,8 +11,8 @@
 //! request the skill's words explain wholly counts in full. `benches/retrieval.rs` shows the
 //! numbers and the development-set sweep that chose the weight.
 
-use super::Skill;
 use super::search::{LexicalScores, words_of_name};
+use crate::skills::Skill;
 
 /// The semantic share of the fused score, chosen on the development sets with all-MiniLM-L6-v2
 /// and kept with all-mpnet-base-v2: with either model every weight from 0.3 to 0.5 is within 0.01
