@@ -128,11 +128,6 @@ fn body_of(skill: &Skill) -> String {
         .unwrap_or_default()
 }
 
-/// Whether `skill` has commands to run (see `has_commands`), reading its SKILL.md.
-pub fn runs_commands(skill: &Skill) -> bool {
-    has_commands(skill, &body_of(skill))
-}
-
 /// Whether the skill's instructions have commands to run: an entry script, a `scripts/` folder,
 /// or a shell block in its body. A skill of pure guidance (a style guide) has none.
 fn has_commands(skill: &Skill, body: &str) -> bool {

@@ -7,7 +7,6 @@ mod catalog_turn;
 pub mod compaction;
 pub mod controls;
 pub mod conversation;
-mod force_call;
 pub mod grounding;
 pub mod outcome;
 pub mod prompt;

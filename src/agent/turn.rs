@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::llm::types::{Reply, ToolChoice, Usage};
+use crate::llm::types::{Reply, Usage};
 use crate::llm::{ChatMessage, LlmClient, LlmError, ToolCall};
 use crate::output::{Approver, Event, EventSink};
 use crate::sessions::compact::CompactAt;
@@ -82,7 +82,7 @@ pub struct Agent {
     in_flight: Option<u64>,
     usage: Option<Usage>,
     /// Commands refused by the approval policy, a person, or for want of a terminal, this turn.
-    pub(super) commands_denied: usize,
+    commands_denied: usize,
     /// Tokens of calls whose server reported none, estimated from bytes.
     tokens_estimated: u64,
     /// What the session keeps besides messages: usage per turn, grants, context settings.
@@ -93,8 +93,6 @@ pub struct Agent {
     pub(super) unbacked: Option<Unbacked>,
     /// Whether this turn's one second chance for an unbacked answer was used.
     pub(super) second_chance_used: bool,
-    /// Requests of this turn that required a tool call (`force_call`).
-    pub(super) forced_calls: u32,
 }
 
 impl Agent {
@@ -131,7 +129,6 @@ impl Agent {
             trace: TurnTrace::default(),
             unbacked: None,
             second_chance_used: false,
-            forced_calls: 0,
         }
     }
 
@@ -143,7 +140,6 @@ impl Agent {
     pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.unbacked = None;
         self.second_chance_used = false;
-        self.forced_calls = 0;
         let answer = self.turn_steps(user_message).await;
         self.reset_trace();
         answer
@@ -249,10 +245,6 @@ impl Agent {
         &mut self,
         tools: &serde_json::Value,
     ) -> Result<(crate::llm::types::Reply, Option<String>), LlmError> {
-        let choice = self.tool_choice();
-        if choice == ToolChoice::Required {
-            self.forced_calls += 1;
-        }
         let sink = self.sink.clone();
         let partial = self.conversation.partial();
         partial.lock().unwrap_or_else(|p| p.into_inner()).clear();
@@ -277,7 +269,7 @@ impl Agent {
         let mut on_text = |t: &str| show(secrets.push(t));
         let reply = self
             .llm
-            .complete_choosing(self.conversation.messages(), tools, choice, &mut on_text)
+            .complete(self.conversation.messages(), tools, &mut on_text)
             .await;
         show(secrets.finish());
         let held = hold.into_inner().unwrap_or_else(|p| p.into_inner()).into_held();

@@ -13,7 +13,7 @@ use super::LlmError;
 use super::cassette::Tape;
 use super::stream::{Accumulator, Resend, Show};
 use super::transport::{EndpointInfo, RetryNotice, Transport, backoff};
-use super::types::{ChatMessage, ChatRequest, Chunk, Reply, ToolChoice};
+use super::types::{ChatMessage, ChatRequest, Chunk, Reply};
 use crate::support::redact::Redactor;
 
 /// The endpoint as async-openai sees it; sends `Authorization` only when there is a key,
@@ -173,12 +173,11 @@ impl LlmClient {
     }
 
     /// The exact JSON body a request with these messages and tools sends.
-    pub fn request_body(&self, messages: &[ChatMessage], tools: &Value, choice: ToolChoice) -> Value {
+    pub fn request_body(&self, messages: &[ChatMessage], tools: &Value) -> Value {
         serde_json::to_value(ChatRequest {
             model: &self.model,
             messages,
             tools,
-            tool_choice: choice.wire(),
             stream: self.stream,
             // llama.cpp reports usage in streams too when asked, as OpenAI does.
             stream_options: (self.stream && (self.usage_in_stream || self.prompt_progress))
@@ -195,18 +194,7 @@ impl LlmClient {
         tools: &Value,
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Reply, LlmError> {
-        self.complete_choosing(messages, tools, ToolChoice::Auto, on_text).await
-    }
-
-    /// [`Self::complete`], saying whether the model must call one of `tools`.
-    pub async fn complete_choosing(
-        &self,
-        messages: &[ChatMessage],
-        tools: &Value,
-        choice: ToolChoice,
-        on_text: &mut (dyn FnMut(&str) + Send),
-    ) -> Result<Reply, LlmError> {
-        self.complete_retrying(messages, (tools, choice), on_text)
+        self.complete_retrying(messages, tools, on_text)
             .await
             .map_err(|e| LlmError {
                 message: self.redactor.redact(&e.message).into_owned(),
@@ -222,7 +210,7 @@ impl LlmClient {
     async fn complete_retrying(
         &self,
         messages: &[ChatMessage],
-        tools: (&Value, ToolChoice),
+        tools: &Value,
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Reply, LlmError> {
         let mut resend = Resend::default();
@@ -269,10 +257,10 @@ impl LlmClient {
     async fn complete_raw(
         &self,
         messages: &[ChatMessage],
-        (tools, choice): (&Value, ToolChoice),
+        tools: &Value,
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Reply, LlmError> {
-        let body = self.request_body(messages, tools, choice);
+        let body = self.request_body(messages, tools);
         crate::support::phases::mark("request");
         tracing::debug!(bytes = body.to_string().len(), "sending chat request");
         let mut stream = self

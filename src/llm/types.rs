@@ -159,28 +159,6 @@ pub struct FunctionCall {
     pub arguments: String,
 }
 
-/// Whether the model may answer in words or must call a tool. Small local models asked to run a
-/// skill's command often describe it, or invent its output, instead of calling it; a server that
-/// honours `required` (llama.cpp constrains the output to a call by grammar) cannot let them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ToolChoice {
-    /// The model decides; the field is not sent.
-    #[default]
-    Auto,
-    /// The reply must be a call of one of the request's tools.
-    Required,
-}
-
-impl ToolChoice {
-    /// The request's `tool_choice` value, when one is sent.
-    pub fn wire(self) -> Option<&'static str> {
-        match self {
-            ToolChoice::Auto => None,
-            ToolChoice::Required => Some("required"),
-        }
-    }
-}
-
 /// The body of a chat-completions request.
 #[derive(Debug, Serialize)]
 pub struct ChatRequest<'a> {
@@ -189,9 +167,6 @@ pub struct ChatRequest<'a> {
     pub messages: &'a [ChatMessage],
     #[serde(skip_serializing_if = "Value::is_null")]
     pub tools: &'a Value,
-    /// `"required"` when the model must call a tool; absent otherwise (every server's default).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_choice: Option<&'static str>,
     pub stream: bool,
     /// `{"include_usage": true}`, sent only where it is known to be accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -343,7 +318,6 @@ mod tests {
             model: "m",
             messages: &messages,
             tools: &Value::Null,
-            tool_choice: None,
             stream: false,
             stream_options: None,
             return_progress: None,
