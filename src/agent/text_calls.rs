@@ -175,8 +175,21 @@ fn fenced(text: &str) -> Option<String> {
     (body.starts_with('{') || body.starts_with('[')).then_some(body)
 }
 
-/// The objects of a payload: one object, an array of them, or several objects one per line.
+/// The objects of a payload: one object, an array of them, or several objects one per line. A
+/// call in doubled braces (`{{"name": …}}}}`, a template's escaping that Qwen2.5-Coder-1.5B wrote
+/// on the bench) is read without its extra one.
 fn objects(payload: &str) -> Vec<Map<String, Value>> {
+    let found = objects_as_written(payload);
+    match payload.strip_prefix('{') {
+        Some(inner) if found.is_empty() && inner.trim_start().starts_with('{') => {
+            objects_as_written(inner.trim_start())
+        }
+        _ => found,
+    }
+}
+
+/// The objects of a payload as it is written (see [`objects`]).
+fn objects_as_written(payload: &str) -> Vec<Map<String, Value>> {
     match serde_json::from_str::<Value>(payload) {
         Ok(Value::Object(map)) => vec![map],
         Ok(Value::Array(items)) => items

@@ -47,6 +47,8 @@ fn the_shapes_small_models_write_are_read_as_calls() {
         "<|python_tag|>{\"name\": \"functions.run_command\", \"parameters\": {\"command\": \"curl wttr.in/Tokyo\"}}",
         "I will check the weather.\n```\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"curl wttr.in/Tokyo\"}}\n```",
         "<tool_call>\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"curl wttr.in/Tokyo\"}}",
+        // Doubled braces, then the output the model imagined (what it wrote on the bench).
+        "{{\"name\": \"run_command\", \"arguments\": {\"command\": \"curl wttr.in/Tokyo\"}}}}\n```\n+12 C\n```\n</tool_response>",
     ];
     for text in cases {
         let (name, args) = one(text);
