@@ -35,18 +35,18 @@ use folder_trust::Ask;
 
 /// What every command of a run shares once configuration is settled.
 pub(crate) struct Run<'a> {
-    pub cli: &'a Cli,
-    pub config: Config,
+    pub(crate) cli: &'a Cli,
+    pub(crate) config: Config,
     /// What this run may use of the working folder.
-    pub trust: Arc<FolderTrust>,
-    pub front: Frontend,
+    pub(crate) trust: Arc<FolderTrust>,
+    pub(crate) front: Frontend,
     /// The run's secret redaction, built once from the settled environment.
-    pub redactor: Redactor,
+    pub(crate) redactor: Redactor,
     /// The search index being read on another thread while discovery runs (a one-shot or a
     /// chat over a big library ranks with it at once); the skill set takes it.
-    pub index_preload: std::sync::Mutex<Option<crate::skills::catalog::IndexPreload>>,
+    pub(crate) index_preload: std::sync::Mutex<Option<crate::skills::catalog::IndexPreload>>,
     /// This run is the chat (not a one-shot): its session is marked so, and `-c` prefers one.
-    pub chat: bool,
+    pub(crate) chat: bool,
 }
 
 /// Run the program; returns the process exit code.

@@ -19,7 +19,7 @@ const MAX_ROUNDS: usize = 50;
 
 /// Make the agent the reaper of orphans its commands leave (once per process; a failure, on a
 /// kernel without subreapers, only means escaped processes are found less reliably).
-pub fn become_subreaper() {
+pub(crate) fn become_subreaper() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         if let Err(e) = rustix::process::set_child_subreaper(Some(rustix::process::getpid())) {
@@ -31,13 +31,13 @@ pub fn become_subreaper() {
 /// The registry lock, held while a command is spawned and registered: commands' own processes
 /// (and the agent's other children, such as MCP servers) running now, so concurrent commands in
 /// one agent never treat each other's processes as orphans.
-pub fn spawn_lock() -> MutexGuard<'static, Vec<i32>> {
+pub(crate) fn spawn_lock() -> MutexGuard<'static, Vec<i32>> {
     crate::support::children::lock()
 }
 
 /// Run a short helper process to its end (the sandbox probe), registered like a command's own
 /// process: otherwise a command ending meanwhile would take it for one of its orphans and kill it.
-pub fn run_registered(cmd: &mut std::process::Command) -> std::io::Result<std::process::Output> {
+pub(crate) fn run_registered(cmd: &mut std::process::Command) -> std::io::Result<std::process::Output> {
     let mut roots = spawn_lock();
     let child = cmd.spawn()?;
     // A pid always fits in i32 on Linux (pid_max is at most 2^22).
@@ -51,25 +51,20 @@ pub fn run_registered(cmd: &mut std::process::Command) -> std::io::Result<std::p
 /// One command's processes: its own process (`root`) and everything descending from it.
 /// Dropping it while armed ends them all, so a cancelled turn (Ctrl-C) leaves nothing behind.
 #[derive(Debug)]
-pub struct Tree {
+pub(crate) struct Tree {
     root: i32,
     armed: bool,
 }
 
 impl Tree {
     /// Track the tree below `root`; call with the [`spawn_lock`] guard that covered the spawn.
-    pub fn register(root: i32, roots: &mut MutexGuard<'static, Vec<i32>>) -> Self {
+    pub(crate) fn register(root: i32, roots: &mut MutexGuard<'static, Vec<i32>>) -> Self {
         roots.push(root);
         Self { root, armed: true }
     }
 
-    /// The command's own process id.
-    pub fn root(&self) -> i32 {
-        self.root
-    }
-
     /// Send `signal` to every process of the command once (a polite SIGTERM before the kill).
-    pub fn signal_all(&self, signal: Signal) {
+    pub(crate) fn signal_all(&self, signal: Signal) {
         for pid in members(self.root) {
             send(pid, signal);
         }
@@ -77,12 +72,12 @@ impl Tree {
 
     /// Freeze and kill every process of the command and reap the orphans among them. Blocking
     /// (it reads `/proc` and waits a few milliseconds between rounds).
-    pub fn kill_all(&self) {
+    pub(crate) fn kill_all(&self) {
         kill_everything(self.root);
     }
 
     /// The command is over: end whatever it left and stop tracking it.
-    pub fn finish(mut self) {
+    pub(crate) fn finish(mut self) {
         kill_everything(self.root);
         self.armed = false;
         forget(self.root);

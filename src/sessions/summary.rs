@@ -11,7 +11,7 @@ use crate::output::session::SessionSummary;
 const FIRST_MESSAGE_CHARS: usize = 120;
 
 /// Sum up a loaded session.
-pub fn summarize(loaded: &Loaded) -> SessionSummary {
+pub(crate) fn summarize(loaded: &Loaded) -> SessionSummary {
     let state = replay(&loaded.records);
     let h = &loaded.header;
     let started = SystemTime::UNIX_EPOCH + Duration::from_secs(h.started_at);

@@ -29,15 +29,15 @@ pub struct Discovery {
 #[derive(Debug, Clone)]
 pub struct Scan {
     /// How much of each skill file is read.
-    pub reading: Reading,
+    pub(crate) reading: Reading,
     /// Where folders parsed by earlier runs are kept ([`super::cache`]); used only when
     /// `reading` is [`Reading::Front`], since a whole read finds more.
-    pub cache: Option<CacheDir>,
+    pub(crate) cache: Option<CacheDir>,
 }
 
 impl Scan {
     /// Every skill file read whole, nothing cached: what `skills check` and `skills show` need.
-    pub fn whole() -> Self {
+    pub(crate) fn whole() -> Self {
         Self {
             reading: Reading::Whole,
             cache: None,

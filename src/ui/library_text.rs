@@ -23,7 +23,7 @@ fn short(commit: Option<&str>) -> String {
 }
 
 /// `skills add`: each skill installed, where, and what remains to do.
-pub fn added(r: &SkillsAdded) -> Text {
+pub(crate) fn added(r: &SkillsAdded) -> Text {
     let mut out = Vec::new();
     let mut err = Vec::new();
     for s in &r.installed {
@@ -134,7 +134,7 @@ fn installed_line(s: &InstalledSkill) -> String {
 }
 
 /// `skills outdated`: one line per installed skill.
-pub fn outdated(r: &SkillsOutdated) -> Text {
+pub(crate) fn outdated(r: &SkillsOutdated) -> Text {
     if r.skills.is_empty() {
         return Text {
             out: Vec::new(),
@@ -184,7 +184,7 @@ pub fn outdated(r: &SkillsOutdated) -> Text {
 }
 
 /// `skills update`: what happened to each skill.
-pub fn updated(r: &SkillsUpdated) -> Text {
+pub(crate) fn updated(r: &SkillsUpdated) -> Text {
     let mut out = Vec::new();
     let mut err = Vec::new();
     for s in &r.skills {
@@ -218,7 +218,7 @@ pub fn updated(r: &SkillsUpdated) -> Text {
 }
 
 /// `agent trust --skill`.
-pub fn trusted_skill(r: &SkillTrusted) -> Text {
+pub(crate) fn trusted_skill(r: &SkillTrusted) -> Text {
     Text {
         out: vec![format!(
             "trusted {} as it is now ({})",
@@ -233,7 +233,7 @@ pub fn trusted_skill(r: &SkillTrusted) -> Text {
 }
 
 /// `skills remove`.
-pub fn removed(r: &SkillRemoved) -> Text {
+pub(crate) fn removed(r: &SkillRemoved) -> Text {
     Text {
         out: vec![format!(
             "removed {} ({})",
@@ -245,7 +245,7 @@ pub fn removed(r: &SkillRemoved) -> Text {
 }
 
 /// The files that differ, with line counts; with `lines`, the changed lines of SKILL.md and scripts.
-pub fn diff_lines(diff: &FolderDiff, lines: bool) -> Vec<String> {
+pub(crate) fn diff_lines(diff: &FolderDiff, lines: bool) -> Vec<String> {
     let mut out = Vec::new();
     for f in &diff.files {
         let mark = match f.change {
@@ -269,8 +269,8 @@ pub fn diff_lines(diff: &FolderDiff, lines: bool) -> Vec<String> {
 }
 
 /// Asks on `/dev/tty` when there is a person to ask.
-pub struct TerminalLibraryAsker {
-    pub interactive: bool,
+pub(crate) struct TerminalLibraryAsker {
+    pub(crate) interactive: bool,
 }
 
 impl LibraryAsker for TerminalLibraryAsker {

@@ -14,7 +14,7 @@ use crate::skills::check::needs::Needs;
 /// Every declared need of `skill`, checked against the environment its commands get from
 /// `base_env` (also what `skills show` and `skills check` report).
 /// `mcp_servers` are the configured MCP servers' names.
-pub fn declared_needs(
+pub(crate) fn declared_needs(
     skill: &Skill,
     base_env: &BTreeMap<String, String>,
     skill_roots: &[PathBuf],

@@ -27,9 +27,9 @@ pub(super) enum Flow {
 /// A slash command: its name, its one-line help, and what it does with its argument.
 pub(super) struct SlashCommand {
     /// `/model`
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// What `/help` says; an argument synopsis first when it takes one.
-    pub help: &'static str,
+    pub(crate) help: &'static str,
     run: fn(&mut Chat<'_>, &str) -> Flow,
 }
 

@@ -19,7 +19,7 @@ use crate::skills::roots::skill_dirs::find_skill_file;
 /// Audit `target` (or every discovered skill) and say which exit code the findings give. With
 /// `llm`, each skill's SKILL.md also goes to the model for a second opinion, kept beside the
 /// findings and never changing them or the exit code.
-pub async fn run(
+pub(crate) async fn run(
     target: Option<&str>,
     discovery: &Discovery,
     cwd: &Path,
@@ -130,7 +130,7 @@ fn skills_in(tree: &Path) -> Vec<(String, PathBuf)> {
 
 /// Audit every skill, on two threads when there are many (the audit reads and matches; a
 /// thousand skills should take well under a second).
-pub fn audit_all(skills: &[(String, PathBuf)]) -> Vec<AuditedSkill> {
+pub(crate) fn audit_all(skills: &[(String, PathBuf)]) -> Vec<AuditedSkill> {
     let one = |(name, dir): &(String, PathBuf)| audited(name, audit_dir(dir));
     if skills.len() < 64 {
         return skills.iter().map(one).collect();
@@ -147,7 +147,7 @@ pub fn audit_all(skills: &[(String, PathBuf)]) -> Vec<AuditedSkill> {
 }
 
 /// One skill's audit as reported.
-pub fn audited(name: &str, audit: Audit) -> AuditedSkill {
+pub(crate) fn audited(name: &str, audit: Audit) -> AuditedSkill {
     AuditedSkill {
         name: name.to_string(),
         digest: digest::digest_dir(&audit.dir).ok(),

@@ -25,18 +25,18 @@ pub(super) type Todo<'a> = (&'a Candidate, String, Option<String>);
 /// What becomes of each chosen skill.
 #[derive(Default)]
 pub(super) struct Plan<'a> {
-    pub todo: Vec<Todo<'a>>,
-    pub already: Vec<String>,
-    pub clashes: Vec<Clash>,
-    pub templates: Vec<SkippedTemplate>,
+    pub(crate) todo: Vec<Todo<'a>>,
+    pub(crate) already: Vec<String>,
+    pub(crate) clashes: Vec<Clash>,
+    pub(crate) templates: Vec<SkippedTemplate>,
 }
 
 /// How `skills add` was asked to install: the source, its root, `--all` and `--as`.
 pub(super) struct Asked<'s> {
-    pub source: &'s Source,
-    pub root: &'s Path,
-    pub all: bool,
-    pub new_name: Option<&'s str>,
+    pub(crate) source: &'s Source,
+    pub(crate) root: &'s Path,
+    pub(crate) all: bool,
+    pub(crate) new_name: Option<&'s str>,
 }
 
 /// Sort `chosen` into a [`Plan`] against `root` and its lock file.

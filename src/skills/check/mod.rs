@@ -3,7 +3,7 @@
 //! other machines ([`portable`]), and declared needs checked against the environment a skill's
 //! commands would get ([`needs`]).
 
-pub mod lint;
-pub mod needs;
-pub mod portable;
-pub mod refs;
+pub(crate) mod lint;
+pub(crate) mod needs;
+pub(crate) mod portable;
+pub(crate) mod refs;

@@ -1,7 +1,7 @@
 //! Reading only the front of a `SKILL.md`: what routing needs (the frontmatter, or for an SCP
 //! skill its `## Description` section) is at the top, and a body can be 100 KB.
 //!
-//! The first read is [`FIRST_READ`] bytes; it grows (doubling) only while the fields the catalog
+//! The first read is `FIRST_READ` bytes; it grows (doubling) only while the fields the catalog
 //! shows could still change with more of the file: a frontmatter block not closed yet, or a
 //! description that has to come from markdown that has not ended yet. A file read this way
 //! gives the same skill (name, description, dialect, fields) and the same findings about them as
@@ -20,19 +20,20 @@ use super::frontmatter::{normalize, settled_split};
 
 /// Bytes read first: real frontmatter is 200–1,500 bytes, and the binary-file check looks at
 /// this many, so it sees what a whole read would.
-pub const FIRST_READ: usize = BINARY_SNIFF_BYTES;
+pub(crate) const FIRST_READ: usize = BINARY_SNIFF_BYTES;
 
 /// A skill file's front, parsed.
 #[derive(Debug)]
 pub struct Front {
-    pub text: SkillText,
+    pub(crate) text: SkillText,
     /// Bytes read.
     pub read: usize,
-    /// Whether everything up to the end of the file (or the cap) was read.
-    pub whole: bool,
+    /// Whether everything up to the end of the file (or the cap) was read (the tests check it).
+    #[cfg(test)]
+    pub(crate) whole: bool,
 }
 
-/// Parse the front of the skill file `reader` reads: [`FIRST_READ`] bytes, then twice as many
+/// Parse the front of the skill file `reader` reads: `FIRST_READ` bytes, then twice as many
 /// each round while more of the file could change the result, up to its end or `cap` bytes.
 /// `folder` and `manifest` are what [`parse_skill_text`] takes.
 pub fn parse_front(
@@ -65,6 +66,7 @@ fn parse_front_with(
             return Ok(Front {
                 text: parse_skill_text(&buf, folder, manifest),
                 read: buf.len(),
+                #[cfg(test)]
                 whole: true,
             });
         }
@@ -72,6 +74,7 @@ fn parse_front_with(
             return Ok(Front {
                 text,
                 read: buf.len(),
+                #[cfg(test)]
                 whole: false,
             });
         }

@@ -28,7 +28,7 @@ pub enum Mode {
 
 impl Mode {
     /// The mode `AGENT_WATCH` names (unset or empty: [`Mode::Auto`]).
-    pub fn parse(value: Option<&str>) -> Result<Self, String> {
+    pub(crate) fn parse(value: Option<&str>) -> Result<Self, String> {
         match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
             None | Some("" | "auto") => Ok(Self::Auto),
             Some("poll") => Ok(Self::Poll),
@@ -46,14 +46,14 @@ impl Mode {
 pub struct Changes {
     /// Folders of a root (as `root/name`) whose loaded files changed, or that appeared,
     /// disappeared or were re-pointed.
-    pub folders: BTreeSet<PathBuf>,
+    pub(crate) folders: BTreeSet<PathBuf>,
     /// A root itself changed (appeared, vanished, or events were lost): anything may have.
-    pub roots: bool,
+    pub(crate) roots: bool,
 }
 
 impl Changes {
     /// Whether nothing changed.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.folders.is_empty() && !self.roots
     }
 
@@ -112,7 +112,7 @@ impl SkillWatch {
     /// Before the scan that takes in `changes`: watch what appeared, again what was re-pointed,
     /// and compare with what is there now from here on (a change made while the scan reads is
     /// then seen again next turn, never lost).
-    pub fn follow(&mut self, changes: &Changes) {
+    pub(crate) fn follow(&mut self, changes: &Changes) {
         self.settle();
         match &mut self.state {
             State::Events(events) => {

@@ -15,7 +15,7 @@ use crate::skills::roots::skill_dirs::{find_skill_file, is_ignored};
 const LOADED: [&str; 4] = ["skill.json", "run.sh", "agents", "agents/openai.yaml"];
 
 /// The stamps of every root, as last seen.
-pub struct Poll {
+pub(crate) struct Poll {
     roots: Vec<Root>,
 }
 
@@ -30,14 +30,14 @@ struct Root {
 
 impl Poll {
     /// Stamp every root and everything in it loading reads.
-    pub fn take(roots: &[PathBuf]) -> Self {
+    pub(crate) fn take(roots: &[PathBuf]) -> Self {
         Self {
             roots: roots.iter().map(|r| Root::take(r)).collect(),
         }
     }
 
     /// What changed since the stamps were taken.
-    pub fn check(&self) -> Option<Changes> {
+    pub(crate) fn check(&self) -> Option<Changes> {
         let mut changes = Changes::default();
         for root in &self.roots {
             if Stamp::at(&root.path) != root.stamp {
