@@ -161,7 +161,7 @@ impl Cli {
     /// The command line with a subcommand's own `--skills-dir`, `--sandbox`, `--allow-write`,
     /// `--record` and `--replay` moved to where the rest of the program reads them, after any
     /// given before the subcommand.
-    pub fn settled(mut self) -> Self {
+    pub fn hoist_subcommand_flags(mut self) -> Self {
         let (roots, confinement, cassette) = match &mut self.command {
             Some(Command::Skills { roots, action }) => {
                 let (confinement, cassette) = match action {

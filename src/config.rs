@@ -147,7 +147,7 @@ pub(crate) struct Config {
     pub(crate) embed_model_var: Option<String>,
     /// Whether a person can be asked questions on a terminal.
     pub(crate) interactive: bool,
-    /// What a local server says about its model calling tools (`endpoint::settle` asks);
+    /// What a local server says about its model calling tools (`endpoint::discover` asks);
     /// `None` when nobody asked (a remote server, `AGENT_TOOL_CHECK=0`, a replay).
     pub(crate) tool_support: Option<crate::llm::tool_support::ToolSupport>,
     /// What a local server said about itself and its model, when asked.

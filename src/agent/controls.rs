@@ -4,7 +4,7 @@
 
 use crate::exec::approval::ApprovalPolicy;
 use crate::skills::SkillSet;
-use crate::skills::invoke::Arguments;
+use crate::skills::arguments::Arguments;
 
 use super::outcome::ToolOutcome;
 use super::prompt;

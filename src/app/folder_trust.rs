@@ -16,8 +16,8 @@ use crate::skills::roots::{OTHER_AGENTS, other_agents, project_folders, project_
 use crate::support::terminal_text::{MAX_NAMED, short_list, visible};
 use crate::ui::approve::ask_folder_trust;
 
-/// The settings sources and the working folder's trust, settled for this run.
-pub(crate) struct Settled {
+/// The settings sources and the working folder's trust, decided for this run.
+pub(crate) struct Decided {
     pub(crate) env: Environment,
     pub(crate) trust: Arc<FolderTrust>,
     /// One-line warnings for the user (an ignored `.env`, skills that cannot run commands).
@@ -58,7 +58,7 @@ fn state_of(dotenv: Option<&Dotenv>) -> Option<DotenvState> {
 }
 
 /// Decide what this run may use of the working folder `cwd`, asking if `ask` says so.
-pub(crate) fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
+pub(crate) fn decide(cwd: &Path, ask: Ask) -> Result<Decided, AppError> {
     let user = user_dotenv_path().and_then(|p| Dotenv::read(&p));
     let folder_env = folder_dotenv(cwd, user.as_ref());
     let trust = Arc::new(
@@ -83,7 +83,7 @@ pub(crate) fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
     notes.extend(untrusted_notes(&assessment, ask));
     let trusted_env = folder_env.filter(|_| assessment.dotenv_trusted);
     let env = Environment::load(user.as_ref(), trusted_env.as_ref())?;
-    Ok(Settled { env, trust, notes })
+    Ok(Decided { env, trust, notes })
 }
 
 /// The folder a trust decision about `cwd` is recorded for: the repository root holding it (the

@@ -108,14 +108,14 @@ pub(crate) async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput
     };
     // The command's own process is gone. Background writers get a moment to finish, then
     // everything the command left is ended, and reading stops after a last grace in any case.
-    settle(&mut streams, DRAIN_GRACE).await;
+    join_captures(&mut streams, DRAIN_GRACE).await;
     if let Some(tree) = tree {
         // If the blocking pool is gone (shutdown), the tree's drop does the same work.
         let _ = tokio::task::spawn_blocking(move || tree.finish()).await;
     }
-    settle(&mut streams, DRAIN_GRACE).await;
+    join_captures(&mut streams, DRAIN_GRACE).await;
     let _ = stop.send(true);
-    settle(&mut streams, DRAIN_GRACE).await;
+    join_captures(&mut streams, DRAIN_GRACE).await;
     let [stdout, stderr] = streams.map(Stream::take);
 
     use std::os::unix::process::ExitStatusExt;
@@ -310,7 +310,7 @@ impl Stream {
 }
 
 /// Wait up to `grace` for the captures still running to end.
-async fn settle(streams: &mut [Stream], grace: Duration) {
+async fn join_captures(streams: &mut [Stream], grace: Duration) {
     let deadline = tokio::time::Instant::now() + grace;
     for stream in streams.iter_mut() {
         if let Some(task) = stream.task.as_mut()

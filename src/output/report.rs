@@ -139,7 +139,7 @@ pub(crate) struct SkillShow {
     /// Who may invoke it, and its argument hint.
     pub(crate) invocation: crate::skills::load::invocation::Invocation,
     /// Each declared need (`requires`, `skill.json`'s required `env[]`) and whether it is met here.
-    pub(crate) needs: Vec<crate::skills::check::needs::Need>,
+    pub(crate) needs: Vec<crate::skills::check::needs_met::Need>,
 }
 
 /// `skills search QUERY`: skills ranked by relevance.

@@ -1,5 +1,6 @@
 //! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
 
+pub(crate) mod arguments;
 pub(crate) mod bundled;
 pub mod cache;
 mod cache_record;
@@ -8,7 +9,6 @@ pub(crate) mod check;
 pub(crate) mod code;
 pub mod discover;
 pub(crate) mod examples;
-pub(crate) mod invoke;
 pub mod library;
 pub mod load;
 pub(crate) mod resolve;

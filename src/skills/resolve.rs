@@ -5,7 +5,7 @@
 //! `--skill`, `eval --draft` and `tune` all resolve through here, so each takes both names and a
 //! wrong one gets the same "did you mean …" answer.
 
-use crate::skills::invoke::nearest;
+use crate::skills::arguments::nearest;
 use crate::support::terminal_text::visible;
 
 /// Most names a "did you mean" offers: the nearest few, never the whole library.

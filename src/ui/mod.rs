@@ -29,6 +29,17 @@ use approve::TerminalApprover;
 use human::HumanRenderer;
 use json::JsonWriter;
 
+/// How a run's front end speaks: what [`Frontend::new`] takes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct FrontendOptions {
+    /// JSON lines on stdout instead of text for a person.
+    pub(crate) json: bool,
+    /// The command prints one JSON document (a listing), so JSON mode keeps warnings off stdout.
+    pub(crate) document: bool,
+    /// Text for a person shows the session line too.
+    pub(crate) verbose: bool,
+}
+
 /// The front end of one run: where everything it says goes, and how a person is asked.
 #[derive(Clone)]
 pub(crate) struct Frontend {
@@ -39,17 +50,15 @@ pub(crate) struct Frontend {
 }
 
 impl Frontend {
-    /// Human output (`verbose`: the session line too), or JSON lines with `json`. `document`: the
-    /// command prints one JSON document (a listing), so JSON mode keeps warnings off stdout.
-    /// `redactor` is applied to everything shown.
-    pub(crate) fn new(json: bool, document: bool, verbose: bool, redactor: Redactor) -> Self {
-        if json {
+    /// Text for a person or JSON lines, as `options` say; `redactor` is applied to everything shown.
+    pub(crate) fn new(options: FrontendOptions, redactor: Redactor) -> Self {
+        if options.json {
             return Self {
-                output: Arc::new(JsonWriter::new(redactor, document)),
+                output: Arc::new(JsonWriter::new(redactor, options.document)),
                 human: None,
             };
         }
-        let human = Arc::new(HumanRenderer::new(verbose, redactor));
+        let human = Arc::new(HumanRenderer::new(options.verbose, redactor));
         Self {
             output: human.clone(),
             human: Some(human),

@@ -177,8 +177,8 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
 }
 
 /// One declared need with ✓ or ✗, and where a missing one is set (a found program: where it is).
-fn need_line(need: &crate::skills::check::needs::Need) -> String {
-    use crate::skills::check::needs::{MCP_UNAVAILABLE, NeedKind, WHERE_TO_SET};
+fn need_line(need: &crate::skills::check::needs_met::Need) -> String {
+    use crate::skills::check::needs_met::{MCP_UNAVAILABLE, NeedKind, WHERE_TO_SET};
     let mark = if need.met { "✓" } else { "✗" };
     match (need.kind, need.met) {
         (NeedKind::Env, true) => format!("{mark} environment variable {} (set)", one(&need.name)),

@@ -7,8 +7,8 @@ use crate::agent::prompt;
 use crate::output::Event;
 use crate::sessions::freshness::body_hash;
 use crate::skills::Skill;
+use crate::skills::arguments::{Arguments, claude_skill_dir, substitute};
 use crate::skills::catalog::model_line;
-use crate::skills::invoke::{Arguments, claude_skill_dir, substitute};
 
 /// Most files listed on activation.
 const MAX_LISTED_FILES: usize = 100;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use super::ToolRunner;
 use crate::exec::env::child_env;
 use crate::skills::Skill;
-use crate::skills::check::needs::Needs;
+use crate::skills::check::needs_met::Needs;
 
 /// Every declared need of `skill`, checked against the environment its commands get from
 /// `base_env` (also what `skills show` and `skills check` report).

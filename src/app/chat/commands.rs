@@ -9,7 +9,7 @@ use super::sessions::{self, Deferred};
 use crate::exec::approval::ApprovalPolicy;
 use crate::output::ChatReply;
 use crate::output::chat::{CommandHelp, SkillCommand};
-use crate::skills::invoke::Arguments;
+use crate::skills::arguments::Arguments;
 use crate::skills::{SkillSet, code};
 
 /// What the chat does after a command.

@@ -34,8 +34,10 @@ pub(crate) async fn run(
                 .collect();
             ("configured roots".to_string(), skills)
         }
-        Some(target) if !looks_like_source(target) && super::super::invoke::find_skill(target, discovery).is_ok() => {
-            let skill = super::super::invoke::find_skill(target, discovery).map_err(AppError::usage)?;
+        Some(target)
+            if !looks_like_source(target) && super::super::skill_once::find_skill(target, discovery).is_ok() =>
+        {
+            let skill = super::super::skill_once::find_skill(target, discovery).map_err(AppError::usage)?;
             (target.to_string(), vec![(skill.name.clone(), skill.dir.clone())])
         }
         Some(target) => {
@@ -43,7 +45,7 @@ pub(crate) async fn run(
                 // A bare word that is neither a skill nor a folder here: most likely a skill's name.
                 SourceError::Unrecognised(_) => AppError::usage(format!(
                     "{}, and no folder or source either (give a path such as ./{target} or owner/repo)",
-                    super::super::invoke::unknown_skill(target, discovery)
+                    super::super::skill_once::unknown_skill(target, discovery)
                 )),
                 e => AppError::usage(e.to_string()),
             })?;

@@ -50,7 +50,7 @@ pub(crate) fn check_references(skill: &Skill) -> Vec<Diagnostic> {
         return Vec::new();
     };
     // Checked as the model reads it: `${CLAUDE_SKILL_DIR}/x` names `./x`.
-    let text = crate::skills::invoke::claude_skill_dir(text, ".");
+    let text = crate::skills::arguments::claude_skill_dir(text, ".");
     let named = references(&text);
     let files = SkillFiles::new(&skill.dir);
     let mut out = Vec::new();
@@ -189,7 +189,7 @@ impl SkillFiles {
 /// (`.py`, `.js`, …) and never named as a command, or a shell library other scripts `source`.
 pub(crate) fn script_problems(dir: &Path, entry: Option<&str>, skill_file: &Path) -> Vec<ScriptProblem> {
     let named = std::fs::read_to_string(skill_file)
-        .map(|t| references(&crate::skills::invoke::claude_skill_dir(t, ".")))
+        .map(|t| references(&crate::skills::arguments::claude_skill_dir(t, ".")))
         .unwrap_or_default();
     let direct: Vec<PathBuf> = named
         .references

@@ -256,8 +256,8 @@ fn split_unfenced<'a>(lines: &mut Lines<'a>, first: usize) -> Parts<'a> {
 /// `text` alone does: the first line of the body when that is decided (0 without frontmatter),
 /// `None` while later lines could still change it (a block not yet closed, only blank lines so
 /// far). Discovery reads only the front of a file and reads on while this is `None`; it follows
-/// [`split`] case by case.
-pub(crate) fn settled_split(text: &str) -> Option<usize> {
+/// [`split_parts`] case by case.
+pub(crate) fn decided_body_line(text: &str) -> Option<usize> {
     let mut lines = Lines::new(text.strip_suffix('\n').unwrap_or(text));
     let first = lines.position(0, |l| !l.trim().is_empty())?;
     let first_line = lines.get(first)?;

@@ -117,7 +117,7 @@ pub(crate) fn from_frontmatter(
         }),
     }
     if let Some(v) = fields.get("arguments") {
-        out.arguments = crate::skills::invoke::declared_arguments(v);
+        out.arguments = crate::skills::arguments::declared_arguments(v);
     }
     for (key, treatment) in OTHER_TOOL_KEYS {
         if let Treatment::Noted(severity, message) = treatment

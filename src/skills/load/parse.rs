@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::fields::parse_skill_text;
-use super::front::parse_front;
+use super::partial_read::parse_front;
 use crate::skills::roots::skill_dirs::{find_skill_file_seen, has_usual_name};
 use crate::skills::{Diagnostic, Dialect, Severity, Skill, code};
 use crate::support::fs::{RegularFile, open_regular_seen, read_regular, read_whole};

@@ -101,7 +101,7 @@ impl SkillWatch {
     /// What changed since the last look, if anything: with events a lock and nothing else, when
     /// polling a stamp of each folder and of the files loading reads.
     pub fn changes(&mut self) -> Option<Changes> {
-        self.settle();
+        self.finish_setup();
         match &mut self.state {
             State::Events(events) => events.take(),
             State::Polling(poll) => poll.check(),
@@ -113,7 +113,7 @@ impl SkillWatch {
     /// and compare with what is there now from here on (a change made while the scan reads is
     /// then seen again next turn, never lost).
     pub(crate) fn follow(&mut self, changes: &Changes) {
-        self.settle();
+        self.finish_setup();
         match &mut self.state {
             State::Events(events) => {
                 if let Err(why) = events.follow(changes) {
@@ -126,7 +126,7 @@ impl SkillWatch {
     }
 
     /// Wait for the watches being set up, and poll instead when they could not be.
-    fn settle(&mut self) {
+    fn finish_setup(&mut self) {
         if !matches!(self.state, State::Starting(_)) {
             return;
         }

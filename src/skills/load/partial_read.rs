@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use super::fields::{
     BINARY_SNIFF_BYTES, DescriptionSource, SkillText, markdown_description_settled, parse_normalized, parse_skill_text,
 };
-use super::frontmatter::{normalize, settled_split};
+use super::frontmatter::{decided_body_line, normalize};
 
 /// Bytes read first: real frontmatter is 200–1,500 bytes, and the binary-file check looks at
 /// this many, so it sees what a whole read would.
@@ -70,7 +70,7 @@ fn parse_front_with(
                 whole: true,
             });
         }
-        if let Some(text) = settled(&buf, sniff, folder, manifest) {
+        if let Some(text) = parse_if_final(&buf, sniff, folder, manifest) {
             return Ok(Front {
                 text,
                 read: buf.len(),
@@ -83,7 +83,7 @@ fn parse_front_with(
 }
 
 /// The parse of `read` (the start of a longer file) when no later byte can change it.
-fn settled(read: &[u8], sniff: usize, folder: &str, manifest: Option<&Map<String, Value>>) -> Option<SkillText> {
+fn parse_if_final(read: &[u8], sniff: usize, folder: &str, manifest: Option<&Map<String, Value>>) -> Option<SkillText> {
     if read.len() < sniff {
         return None;
     }
@@ -95,7 +95,7 @@ fn settled(read: &[u8], sniff: usize, folder: &str, manifest: Option<&Map<String
     let end = read.iter().rposition(|b| *b == b'\n')?;
     let front = &read[..=end];
     let normalized = normalize(front);
-    settled_split(&normalized.text)?;
+    decided_body_line(&normalized.text)?;
     let text = parse_normalized(front, Some(normalized), folder, manifest);
     let from_fields = matches!(
         text.description_from,
@@ -105,5 +105,5 @@ fn settled(read: &[u8], sniff: usize, folder: &str, manifest: Option<&Map<String
 }
 
 #[cfg(test)]
-#[path = "front_tests.rs"]
+#[path = "partial_read_tests.rs"]
 mod tests;
