@@ -12,7 +12,7 @@ use crate::sessions::compact::CompactAt;
 use crate::sessions::freshness::{self, Freshness, changed_note};
 use crate::sessions::replay::replay;
 use crate::sessions::store::unix_seconds;
-use crate::sessions::{CallUsage, Journal, Loaded, Record};
+use crate::sessions::{CallUsage, Journal, Record, SessionFile};
 use crate::skills::SkillSet;
 
 /// The session side of an [`Agent`].
@@ -123,7 +123,7 @@ impl Agent {
     /// `keep_model`: one was given for this run) its model. A turn left unfinished is closed; a
     /// skill whose `SKILL.md` changed since is sent again as it is now, one that vanished is
     /// withdrawn; both are said as warnings and, in the conversation, to the model.
-    pub(crate) fn resume(&mut self, loaded: &Loaded, keep_model: bool) -> Resumption {
+    pub(crate) fn resume(&mut self, loaded: &SessionFile, keep_model: bool) -> Resumption {
         let state = replay(&loaded.records);
         if !keep_model {
             let model = state.model.clone().unwrap_or_else(|| loaded.header.model.clone());

@@ -19,7 +19,7 @@ use crate::skills::roots::skill_dirs::PROJECT_SKILL_ROOTS;
 pub(crate) use content::{MCP_CONFIG_KEY, mcp_config, project_skills, relative_key, skills_in_roots};
 pub(crate) use digest::{Manifest, UNVERIFIABLE, hash_bytes, is_unchanged};
 pub(crate) use manifests::{Comparison, ManifestStore};
-pub(crate) use store::{DotenvRecord, Record, TrustStore};
+pub(crate) use store::{DotenvRecord, TrustRecord, TrustStore};
 
 /// A folder's `.env` as the decision sees it: keys (never values) and a content hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl Snapshot {
 
     /// Hash every skill of `folder`'s project roots (`roots`; `None`: its own `./.agents/skills`
     /// and `./skills`); `dotenv` was read by the caller.
-    pub(crate) fn take(folder: &Path, dotenv: Option<DotenvState>, roots: Option<&[PathBuf]>) -> Self {
+    pub(crate) fn hash_folder(folder: &Path, dotenv: Option<DotenvState>, roots: Option<&[PathBuf]>) -> Self {
         let found = match roots {
             Some(roots) => skills_in_roots(folder, roots),
             None => project_skills(folder),
@@ -89,10 +89,10 @@ impl Snapshot {
 
     /// The record of a decision about this snapshot. A yes keeps what an earlier yes covered in
     /// other subfolders (their skills and `.env` files are not in this snapshot); a no covers all.
-    fn record(&self, trusted: bool, old: Option<&Record>) -> Record {
+    fn record(&self, trusted: bool, old: Option<&TrustRecord>) -> TrustRecord {
         let mut record = match old {
             Some(old) if trusted && old.trusted => old.clone(),
-            _ => Record::default(),
+            _ => TrustRecord::default(),
         };
         record.trusted = trusted;
         record.set_dotenv(
@@ -168,7 +168,7 @@ impl Assessment {
 }
 
 /// Where a folder stands by its last decision alone.
-fn standing_of(record: Option<&Record>) -> Standing {
+fn standing_of(record: Option<&TrustRecord>) -> Standing {
     match record {
         None => Standing::New,
         Some(r) if r.trusted => Standing::Trusted,
@@ -177,7 +177,7 @@ fn standing_of(record: Option<&Record>) -> Standing {
 }
 
 /// Weigh `now` against the last decision: only content that is exactly as trusted is trusted.
-pub(crate) fn assess(folder: &Path, now: Snapshot, record: Option<&Record>) -> Assessment {
+pub(crate) fn assess(folder: &Path, now: Snapshot, record: Option<&TrustRecord>) -> Assessment {
     let trusted = record.is_some_and(|r| r.trusted);
     let old_skills = record.map(|r| &r.skills);
     let old_dotenv = record.and_then(|r| r.dotenv_at(&now.dotenv_key));
@@ -273,14 +273,14 @@ impl FolderTrust {
     /// Weigh the folder's content now against its record (or, never decided, against the folders
     /// trusted before folder trust existed: their skills stay trusted, their `.env` is new).
     pub(crate) fn assess(&self) -> Assessment {
-        let now = Snapshot::take(&self.laid_out, self.dotenv.clone(), self.roots.as_deref());
+        let now = Snapshot::hash_folder(&self.laid_out, self.dotenv.clone(), self.roots.as_deref());
         let record = self.store.get(&self.canonical).or_else(|| self.migrate(&now));
         assess(&self.canonical, now, record.as_ref())
     }
 
     /// A record for a folder whose skill roots were trusted under the old scheme, saved so later
     /// edits are noticed. The old scheme never covered `.env`, so the record holds none.
-    fn migrate(&self, now: &Snapshot) -> Option<Record> {
+    fn migrate(&self, now: &Snapshot) -> Option<TrustRecord> {
         let legacy = self.store.legacy_roots();
         if legacy.is_empty() {
             return None;
@@ -294,7 +294,7 @@ impl FolderTrust {
             return None;
         }
         let under = |key: &str| roots.iter().any(|r| key == *r || key.starts_with(&format!("{r}/")));
-        let record = Record {
+        let record = TrustRecord {
             trusted: true,
             dotenv: None,
             dotenvs: BTreeMap::new(),

@@ -283,6 +283,15 @@ pub(crate) fn first_difference(recorded: &Value, now: &Value) -> Option<String> 
     None
 }
 
+/// Whether this run records its LLM calls, replays them, or neither.
+#[derive(Clone, Default)]
+pub(crate) enum Tape {
+    #[default]
+    Off,
+    Record(std::sync::Arc<Recorder>),
+    Replay(std::sync::Arc<Player>),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,13 +323,4 @@ mod tests {
         let root = Scrubber::new(Redactor::default(), &[], Some(Path::new("/")));
         assert_eq!(root.scrub("/etc"), "/etc", "the root folder is never replaced");
     }
-}
-
-/// Whether this run records its LLM calls, replays them, or neither.
-#[derive(Clone, Default)]
-pub(crate) enum Tape {
-    #[default]
-    Off,
-    Record(std::sync::Arc<Recorder>),
-    Replay(std::sync::Arc<Player>),
 }

@@ -6,7 +6,7 @@ use super::record::{Header, Record};
 
 /// A session file as read.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Loaded {
+pub struct SessionFile {
     pub(crate) header: Header,
     /// Every record after the header, in file order.
     pub records: Vec<Record>,
@@ -26,7 +26,7 @@ pub enum LoadError {
 }
 
 /// Parse the bytes of a session file.
-pub(crate) fn parse(bytes: &[u8]) -> Result<Loaded, LoadError> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<SessionFile, LoadError> {
     let complete_len = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     let mut lines = bytes[..complete_len].split(|b| *b == b'\n');
     let first = lines.next().filter(|l| !l.is_empty()).ok_or(LoadError::Empty)?;
@@ -54,7 +54,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Loaded, LoadError> {
             "line {line}: cut off (the agent was stopped while writing it); ignored"
         ));
     }
-    Ok(Loaded {
+    Ok(SessionFile {
         header,
         records,
         warnings,

@@ -21,7 +21,7 @@ pub(crate) mod writer;
 use std::path::PathBuf;
 
 pub(crate) use id::SessionId;
-pub(crate) use load::{LoadError, Loaded};
+pub(crate) use load::{LoadError, SessionFile};
 pub use record::{CallUsage, Header, Interruption, Record};
 pub use store::{NewSession, Opened, SessionStore};
 pub(crate) use writer::Journal;

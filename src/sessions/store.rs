@@ -12,7 +12,7 @@ use rustix::fs::{FlockOperation, flock};
 
 use super::SessionError;
 use super::id::{self, SessionId};
-use super::load::{self, Loaded};
+use super::load::{self, SessionFile};
 use super::record::{FORMAT_VERSION, Header, Record};
 use super::writer::SessionWriter;
 use crate::support::redact::Redactor;
@@ -42,7 +42,7 @@ pub struct Opened {
     /// Where this run appends: the session itself, or a fork of it.
     pub(crate) writer: SessionWriter,
     /// What the session held.
-    pub loaded: Loaded,
+    pub loaded: SessionFile,
     /// Set when another agent holds the session, so this run writes to a fork of it instead.
     pub(crate) forked_from: Option<SessionId>,
 }
@@ -114,7 +114,7 @@ impl SessionStore {
     /// another agent holds).
     pub(crate) fn fork(
         &self,
-        from: &Loaded,
+        from: &SessionFile,
         mut start: NewSession,
         redactor: Redactor,
     ) -> Result<SessionWriter, SessionError> {
@@ -157,7 +157,7 @@ impl SessionStore {
     }
 
     /// Read session `id` (without writing to it).
-    pub fn load(&self, id: &SessionId) -> Result<Loaded, SessionError> {
+    pub fn load(&self, id: &SessionId) -> Result<SessionFile, SessionError> {
         let path = self.path_of(id);
         let read =
             crate::support::fs::read_whole(&path, MAX_SESSION_BYTES).map_err(|e| not_found_or(id, &path, "read", e))?;
@@ -280,7 +280,7 @@ fn lock(file: &File, path: &Path) -> Result<bool, SessionError> {
 }
 
 /// The whole of a file this process has open and locked.
-fn read_locked(file: &File, path: &Path) -> Result<Loaded, SessionError> {
+fn read_locked(file: &File, path: &Path) -> Result<SessionFile, SessionError> {
     let meta = file.metadata().map_err(|e| io_error(path, "read", e))?;
     if !meta.is_file() {
         let reason = std::io::Error::new(std::io::ErrorKind::InvalidInput, "it is not a regular file");

@@ -24,8 +24,8 @@ use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags};
 
 use serde::{Deserialize, Serialize};
 
-use super::cache_record::Record;
-use super::load::parse::Loaded;
+use super::cache_record::CachedLoad;
+use super::load::parse::FolderLoad;
 use crate::support::cache_file::{self, CacheDir, Kind};
 
 /// Bump `version` whenever [`Entry`] or anything in it changes shape (the fingerprint test
@@ -187,13 +187,13 @@ impl FolderStamp {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     stamp: FolderStamp,
-    record: Record,
+    record: CachedLoad,
 }
 
 impl Entry {
     /// The entry for a folder just loaded; `None` for a folder that is not a skill.
-    pub fn new(stamp: FolderStamp, loaded: &Loaded) -> Option<Self> {
-        Record::of(loaded).map(|record| Self { stamp, record })
+    pub fn new(stamp: FolderStamp, loaded: &FolderLoad) -> Option<Self> {
+        CachedLoad::of(loaded).map(|record| Self { stamp, record })
     }
 }
 
@@ -328,7 +328,7 @@ impl RootCache {
 
     /// The cached result for the folder at `place` (whose stamp is now `dir_stamp`), when nothing
     /// it depended on changed.
-    pub(crate) fn lookup(&self, place: &Place<'_>, dir_stamp: &Stamp) -> Option<Loaded> {
+    pub(crate) fn lookup(&self, place: &Place<'_>, dir_stamp: &Stamp) -> Option<FolderLoad> {
         let entry: Entry = postcard::from_bytes(self.stored_entry(&place.key, place.at)?).ok()?;
         if !entry.stamp.holds(dir_stamp, |name| self.look_in(place, name).ok()) {
             return None;

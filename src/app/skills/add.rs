@@ -16,7 +16,7 @@ use crate::skills::library::git;
 use crate::skills::library::install::{self, Candidate, InstallError, find_candidates};
 use crate::skills::library::lock::{LockEntry, LockFile, now_rfc3339};
 use crate::skills::library::source::{Location, Source};
-use crate::skills::load::parse::{Loaded, load_skill};
+use crate::skills::load::parse::{FolderLoad, load_skill};
 
 /// What `skills add` was asked.
 #[derive(Debug, Clone, Default)]
@@ -234,7 +234,7 @@ const MAX_DEPTH_TEXT: &str = "up to 4 levels down";
 /// The script problems a skill folder would be installed with (what `skills check` reports).
 pub(crate) fn problems_of(dir: &Path) -> Vec<ScriptProblem> {
     match dir.parent().map(|parent| load_skill(dir, parent)) {
-        Some(Loaded::Skill(skill)) => script_problems(dir, skill.entry.as_deref(), &skill.skill_file),
+        Some(FolderLoad::Skill(skill)) => script_problems(dir, skill.entry.as_deref(), &skill.skill_file),
         _ => check_scripts(dir, None),
     }
 }

@@ -14,7 +14,7 @@ use crate::skills::library::install::Candidate;
 use crate::skills::library::lock::LockFile;
 use crate::skills::library::source::{Location, Source};
 use crate::skills::library::templates::skeleton_reason;
-use crate::skills::load::parse::{Loaded, Reading, load_skill_as};
+use crate::skills::load::parse::{FolderLoad, Reading, load_skill_as};
 
 /// Longest name `--as` suggests (the Agent Skills limit).
 const MAX_NAME: usize = 64;
@@ -110,7 +110,7 @@ fn names_in(root: &Path) -> Names {
         if folder.starts_with('.') || !entry.path().is_dir() {
             continue;
         }
-        if let Loaded::Skill(skill) = load_skill_as(&entry.path(), root, Reading::Front)
+        if let FolderLoad::Skill(skill) = load_skill_as(&entry.path(), root, Reading::Front)
             && skill.name != folder
         {
             names.entry(skill.name).or_insert((entry.path(), ClashKind::NameTaken));

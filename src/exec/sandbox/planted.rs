@@ -133,7 +133,7 @@ impl Swept {
 
 impl Snapshot {
     /// List the watched folders (bounded) before the command.
-    pub(crate) fn take(watch: Watch) -> Self {
+    pub(crate) fn before(watch: Watch) -> Self {
         let mut snap = Self {
             watch,
             ..Self::default()

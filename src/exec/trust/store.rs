@@ -16,7 +16,7 @@ const MAX_STORE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// What the user decided about one folder, and the content the decision was about.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Record {
+pub struct TrustRecord {
     /// `true`: trusted; `false`: the user said no.
     pub(crate) trusted: bool,
     /// The `.env` as it was then (`None`: there was none, or the record predates it).
@@ -34,7 +34,7 @@ pub struct Record {
     pub(crate) decided_at: u64,
 }
 
-impl Record {
+impl TrustRecord {
     /// The `.env` of the folder `key` below the record's folder (`""`: the folder itself).
     pub(crate) fn dotenv_at(&self, key: &str) -> Option<&DotenvRecord> {
         if key.is_empty() {
@@ -69,7 +69,7 @@ pub(crate) struct DotenvRecord {
 struct StoreFile {
     v: u32,
     #[serde(default)]
-    folders: BTreeMap<String, Record>,
+    folders: BTreeMap<String, TrustRecord>,
 }
 
 /// Where decisions are kept.
@@ -116,12 +116,12 @@ impl TrustStore {
     }
 
     /// The record for `folder` (a canonical path), if any.
-    pub(crate) fn get(&self, folder: &Path) -> Option<Record> {
+    pub(crate) fn get(&self, folder: &Path) -> Option<TrustRecord> {
         self.read().folders.remove(&folder.display().to_string())
     }
 
     /// Replace the record for `folder`; the error says why it could not be saved.
-    pub(crate) fn put(&self, folder: &Path, record: Record) -> Result<(), String> {
+    pub(crate) fn put(&self, folder: &Path, record: TrustRecord) -> Result<(), String> {
         let Some(file) = &self.file else {
             return Err("there is no state folder to remember it in (is HOME set?)".into());
         };
@@ -184,7 +184,7 @@ mod tests {
         std::fs::write(&legacy, "/a/skills\n\n/b/.agents/skills\n").unwrap();
         let store = TrustStore::at(Some(dir.path().join("state/trust.json")), Some(legacy));
         assert!(store.get(Path::new("/p")).is_none());
-        let record = Record {
+        let record = TrustRecord {
             trusted: true,
             dotenv: Some(DotenvRecord {
                 hash: "h".into(),
@@ -201,7 +201,7 @@ mod tests {
             decided_at: 1,
         };
         store.put(Path::new("/p"), record.clone()).unwrap();
-        store.put(Path::new("/q"), Record::default()).unwrap();
+        store.put(Path::new("/q"), TrustRecord::default()).unwrap();
         assert_eq!(store.get(Path::new("/p")), Some(record));
         assert_eq!(store.legacy_roots().len(), 2);
         let mode = std::fs::metadata(store.path().unwrap()).unwrap().permissions();

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::compact::SUMMARY_ACK;
-use super::load::Loaded;
+use super::load::SessionFile;
 use super::record::{Header, Interruption, Record};
 use super::summary::summarize;
 
@@ -41,7 +41,7 @@ impl Format {
 }
 
 /// The session in `format`.
-pub(crate) fn render(loaded: &Loaded, format: Format) -> String {
+pub(crate) fn render(loaded: &SessionFile, format: Format) -> String {
     match format {
         Format::Markdown => md::render(&summarize(loaded), &items(&loaded.records)),
         Format::Html => html::render(&summarize(loaded), &items(&loaded.records)),
@@ -50,7 +50,7 @@ pub(crate) fn render(loaded: &Loaded, format: Format) -> String {
 }
 
 /// `{"v":1,"session":HEADER,"records":[…]}`: the file's records as one document.
-fn json(loaded: &Loaded) -> String {
+fn json(loaded: &SessionFile) -> String {
     #[derive(Serialize)]
     struct Document<'a> {
         v: u32,

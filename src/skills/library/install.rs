@@ -6,7 +6,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::skills::load::parse::{Loaded, load_skill};
+use crate::skills::load::parse::{FolderLoad, load_skill};
 use crate::skills::roots::skill_dirs::find_skill_file;
 
 /// Most files copied for one skill.
@@ -68,7 +68,7 @@ pub(crate) fn find_candidates(tree: &Path) -> Vec<Candidate> {
     dirs.sort();
     dirs.into_iter()
         .filter_map(|dir| match load_skill(&dir, tree) {
-            Loaded::Skill(skill) => Some(Candidate {
+            FolderLoad::Skill(skill) => Some(Candidate {
                 name: skill.name.clone(),
                 description: skill.description.clone(),
                 subdir: dir

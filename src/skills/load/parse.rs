@@ -18,7 +18,7 @@ pub const MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Result of looking at one folder below a skill root.
 #[derive(Debug)]
-pub enum Loaded {
+pub enum FolderLoad {
     Skill(Box<Skill>),
     /// The folder has a skill file, but nothing usable as a description.
     Skipped(Diagnostic),
@@ -76,7 +76,7 @@ pub(crate) enum Reading {
 }
 
 /// Load the skill in `dir`, found under `root`, reading its skill file whole.
-pub(crate) fn load_skill(dir: &Path, root: &Path) -> Loaded {
+pub(crate) fn load_skill(dir: &Path, root: &Path) -> FolderLoad {
     load_skill_as(dir, root, Reading::Whole)
 }
 
@@ -95,10 +95,10 @@ pub(crate) struct Known {
 }
 
 /// Load the skill in `dir`, found under `root`, reading as much of its skill file as `reading` says.
-pub(crate) fn load_skill_as(dir: &Path, root: &Path, reading: Reading) -> Loaded {
+pub(crate) fn load_skill_as(dir: &Path, root: &Path, reading: Reading) -> FolderLoad {
     match find_skill_file_seen(dir) {
         Some((file, meta)) => load_skill_file(dir, &file, &meta, root, reading, Known::default()),
-        None => Loaded::NotASkill,
+        None => FolderLoad::NotASkill,
     }
 }
 
@@ -111,7 +111,7 @@ pub(crate) fn load_skill_file(
     root: &Path,
     reading: Reading,
     known: Known,
-) -> Loaded {
+) -> FolderLoad {
     load_skill_opened(dir, file, open_regular_seen(file, meta), root, reading, known)
 }
 
@@ -124,11 +124,11 @@ pub(crate) fn load_skill_opened(
     root: &Path,
     reading: Reading,
     known: Known,
-) -> Loaded {
+) -> FolderLoad {
     let file = file.to_path_buf();
     let mut diags: Vec<Diagnostic> = unusual_name(&file).into_iter().collect();
     let unreadable = |e: std::io::Error| {
-        Loaded::Skipped(Diagnostic::new(
+        FolderLoad::Skipped(Diagnostic::new(
             code::UNREADABLE_FILE,
             Severity::Error,
             &file,
@@ -168,7 +168,7 @@ pub(crate) fn load_skill_opened(
             .map(|f| Diagnostic::new(f.code, f.severity, &file, f.line, f.message)),
     );
     let Some(description) = text.description else {
-        return Loaded::Skipped(Diagnostic::new(
+        return FolderLoad::Skipped(Diagnostic::new(
             code::MISSING_DESCRIPTION,
             Severity::Error,
             &file,
@@ -186,7 +186,7 @@ pub(crate) fn load_skill_opened(
     if codex_policy == Some(false) {
         invocation.model = false;
     }
-    Loaded::Skill(Box::new(Skill {
+    FolderLoad::Skill(Box::new(Skill {
         name: text.name,
         description,
         dir: dir.to_path_buf(),

@@ -83,11 +83,11 @@ impl SkillWatch {
     pub fn start(mode: Mode, roots: Vec<PathBuf>) -> Self {
         let state = match mode {
             Mode::Off => State::Off,
-            Mode::Poll => State::Polling(poll::Poll::take(&roots)),
+            Mode::Poll => State::Polling(poll::Poll::stamped(&roots)),
             Mode::Auto => match events::unwatchable(&roots) {
                 Some(why) => {
                     tracing::debug!("skill roots polled: {why}");
-                    State::Polling(poll::Poll::take(&roots))
+                    State::Polling(poll::Poll::stamped(&roots))
                 }
                 None => {
                     let watched = roots.clone();
@@ -120,7 +120,7 @@ impl SkillWatch {
                     self.fall_back(&why);
                 }
             }
-            State::Polling(poll) => *poll = poll::Poll::take(&self.roots),
+            State::Polling(poll) => *poll = poll::Poll::stamped(&self.roots),
             State::Starting(_) | State::Off => {}
         }
     }
@@ -142,7 +142,7 @@ impl SkillWatch {
 
     fn fall_back(&mut self, why: &str) {
         tracing::debug!("skill roots polled: {why}");
-        self.state = State::Polling(poll::Poll::take(&self.roots));
+        self.state = State::Polling(poll::Poll::stamped(&self.roots));
     }
 }
 
