@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::watch;
 
-use crate::support::redact::Redactor;
+use crate::support::redact::{End, Redactor};
 
 /// One output stream, bounded: head and tail kept, the middle counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -117,9 +117,9 @@ fn assemble(head: &[u8], tail: &[u8], total: u64, caps: Caps, redactor: &Redacto
             String::from_utf8_lossy(tail).into_owned(),
         )
     };
-    let shown_head = redactor.redact_and_cut(&head_text, caps.head, false);
+    let shown_head = redactor.redact_and_cut(&head_text, caps.head, End::First);
     let shown_tail = if caps.tail > 0 {
-        redactor.redact_and_cut(&tail_text, caps.tail, true)
+        redactor.redact_and_cut(&tail_text, caps.tail, End::Last)
     } else {
         String::new()
     };

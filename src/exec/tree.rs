@@ -109,7 +109,7 @@ fn send(pid: i32, signal: Signal) {
 fn kill_everything(root: i32) {
     for _ in 0..MAX_ROUNDS {
         let table = process_table();
-        let alive = collect(root, &table, false);
+        let alive = collect(root, &table, Zombies::Skip);
         if alive.is_empty() {
             reap_orphans(root, &table);
             return;
@@ -177,10 +177,19 @@ fn parse_stat(stat: &str) -> Option<Entry> {
     })
 }
 
+/// Whether [`collect`] returns processes that have ended but not been reaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Zombies {
+    /// Every process of the tree, ended or not.
+    Include,
+    /// Only processes that can still run.
+    Skip,
+}
+
 /// The processes that belong to the command of `root`: `root` and its descendants, plus orphans
 /// reparented to the agent (its direct children that are no command's own process) and theirs.
-/// With `include_zombies` false, only processes that can still run are returned.
-fn collect(root: i32, table: &HashMap<i32, Entry>, include_zombies: bool) -> Vec<i32> {
+/// With [`Zombies::Skip`], only processes that can still run are returned.
+fn collect(root: i32, table: &HashMap<i32, Entry>, zombies: Zombies) -> Vec<i32> {
     let me = rustix::process::getpid().as_raw_nonzero().get();
     let other_roots: Vec<i32> = spawn_lock().iter().copied().filter(|p| *p != root).collect();
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
@@ -206,20 +215,20 @@ fn collect(root: i32, table: &HashMap<i32, Entry>, include_zombies: bool) -> Vec
             stack.extend(kids);
         }
     }
-    found.retain(|p| include_zombies || table.get(p).is_some_and(|e| !e.zombie));
+    found.retain(|p| zombies == Zombies::Include || table.get(p).is_some_and(|e| !e.zombie));
     found
 }
 
 /// The command's processes that can still run.
 fn members(root: i32) -> Vec<i32> {
-    collect(root, &process_table(), false)
+    collect(root, &process_table(), Zombies::Skip)
 }
 
 /// Reap the command's dead orphans (direct children of the agent), by pid: never `waitpid(-1)`,
 /// which would steal the exit status of tokio's own children (the command's own process is one).
 fn reap_orphans(root: i32, table: &HashMap<i32, Entry>) {
     let me = rustix::process::getpid().as_raw_nonzero().get();
-    for pid in collect(root, table, true) {
+    for pid in collect(root, table, Zombies::Include) {
         let orphan = pid != root && table.get(&pid).is_some_and(|e| e.ppid == me && e.zombie);
         if let (true, Some(p)) = (orphan, Pid::from_raw(pid)) {
             let _ = rustix::process::waitpid(Some(p), WaitOptions::NOHANG);

@@ -200,15 +200,15 @@ impl Redactor {
         hold
     }
 
-    /// Redact `text` and cut it to at most `keep` bytes, keeping the start (`from_end` false) or the
-    /// end. A cut never splits a `[REDACTED:NAME]` marker: the marker is kept whole instead.
-    pub(crate) fn redact_and_cut(&self, text: &str, keep: usize, from_end: bool) -> String {
+    /// Redact `text` and cut it to at most `keep` bytes, keeping its start or its end (`end`). A cut
+    /// never splits a `[REDACTED:NAME]` marker: the marker is kept whole instead.
+    pub(crate) fn redact_and_cut(&self, text: &str, keep: usize, end: End) -> String {
         let clean = self.redact(text);
         if clean.len() <= keep {
             return clean.into_owned();
         }
         let markers = self.marker_spans(&clean);
-        if from_end {
+        if end == End::Last {
             let mut cut = floor_char(&clean, clean.len() - keep);
             if let Some((start, _)) = markers.iter().find(|(s, e)| *s < cut && *e > cut) {
                 cut = *start;
@@ -235,6 +235,15 @@ impl Redactor {
         }
         spans
     }
+}
+
+/// Which end of a text [`Redactor::redact_and_cut`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum End {
+    /// The first bytes (a command's output head).
+    First,
+    /// The last bytes (its tail).
+    Last,
 }
 
 /// The largest char boundary at or below `at`.
