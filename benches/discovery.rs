@@ -15,8 +15,8 @@ use agent::skills::SkillSet;
 use agent::skills::cache::{Entry, FolderStamp, Stamp};
 use agent::skills::discover::{Scan, discover, discover_with};
 use agent::skills::load::fields::parse_skill_text;
-use agent::skills::load::front::parse_front;
-use agent::skills::load::parse::{Loaded, MAX_SKILL_FILE_BYTES};
+use agent::skills::load::parse::{FolderLoad, MAX_SKILL_FILE_BYTES};
+use agent::skills::load::partial_read::parse_front;
 use agent::skills::retrieval::search::SkillIndex;
 use agent::skills::roots::{RootKind, SkillRoot};
 use agent::skills::watch::{Mode, SkillWatch};
@@ -158,7 +158,7 @@ fn cache_format(c: &mut Criterion) {
                 entry: None,
             };
             let name = s.dir.file_name()?.to_string_lossy().into_owned();
-            Some((name, Entry::new(folder, &Loaded::Skill(Box::new(s)))?))
+            Some((name, Entry::new(folder, &FolderLoad::Skill(Box::new(s)))?))
         })
         .collect();
     let postcard_bytes = postcard::to_stdvec(&entries).expect("encodes");

@@ -4,14 +4,14 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub mod help;
+pub(crate) mod help;
 
 use crate::exec::approval::ApprovalPolicy;
 use crate::exec::sandbox::Mode as SandboxMode;
 
 /// A skill format whose rules `skills check --spec` applies to every skill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SpecArg {
+pub(crate) enum SpecArg {
     /// The Agent Skills spec: YAML frontmatter with `name` and `description`, no extra keys.
     AgentSkills,
 }
@@ -22,110 +22,110 @@ pub enum SpecArg {
 pub struct Cli {
     /// Run one turn with this message, print the answer and exit.
     #[arg(long, value_name = "MSG")]
-    pub once: Option<String>,
+    pub(crate) once: Option<String>,
 
     /// Invoke this skill by hand for one turn (as /NAME ARGS in the chat): $ARGUMENTS, $0, $1 and so on
     /// in its SKILL.md take ARGS; without them, ARGS is the request.
     #[arg(long, value_name = "NAME")]
-    pub skill: Option<String>,
+    pub(crate) skill: Option<String>,
 
     /// With --skill: the skill's arguments, e.g. agent --skill deploy "staging eu-west".
     #[arg(value_name = "ARGS", requires = "skill")]
-    pub args: Option<String>,
+    pub(crate) args: Option<String>,
 
     /// Add a skill root (repeatable; searched before every other root).
     #[arg(long = "skills-dir", value_name = "DIR")]
-    pub skills_dirs: Vec<PathBuf>,
+    pub(crate) skills_dirs: Vec<PathBuf>,
 
     /// OpenAI-compatible base URL (e.g. http://localhost:11434/v1).
     #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 
     /// Model name sent to the endpoint.
     #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 
     /// Approval policy for commands the model proposes.
     #[arg(long, value_enum, value_name = "POLICY")]
-    pub approve: Option<ApprovalPolicy>,
+    pub(crate) approve: Option<ApprovalPolicy>,
 
     /// Run every proposed command without asking (same as --approve yes).
     #[arg(long, short = 'y', conflicts_with = "approve")]
-    pub yes: bool,
+    pub(crate) yes: bool,
 
     /// Seconds before a command is killed.
     #[arg(long, value_name = "SECS")]
-    pub timeout: Option<u64>,
+    pub(crate) timeout: Option<u64>,
 
     /// Maximum tool steps in one turn.
     #[arg(long, value_name = "N")]
-    pub max_steps: Option<u32>,
+    pub(crate) max_steps: Option<u32>,
 
     /// Exit 9 when the answer rests on nothing that ran: a skill was activated but no command ran,
     /// the answer repeats the skill's example output, or the model wrote a call it could not make.
     /// Without it such an answer is only marked (a warning; `answer_unverified` in --json).
     #[arg(long)]
-    pub require_tool: bool,
+    pub(crate) require_tool: bool,
 
     /// How much the kernel confines commands: on (writes only to the skill's folder, the working
     /// directory, the temp folder and declared paths), strict (also no network unless the skill
     /// declares it), off.
     #[arg(long, value_enum, value_name = "MODE")]
-    pub sandbox: Option<SandboxMode>,
+    pub(crate) sandbox: Option<SandboxMode>,
 
     /// Let commands of every skill write here too (repeatable; relative to the working directory).
     #[arg(long = "allow-write", value_name = "PATH")]
-    pub allow_write: Vec<String>,
+    pub(crate) allow_write: Vec<String>,
 
     /// Ask the endpoint for one complete response instead of a token stream.
     #[arg(long)]
-    pub no_stream: bool,
+    pub(crate) no_stream: bool,
 
     /// Save every LLM exchange of this run (redacted) to a JSONL cassette.
     #[arg(long, value_name = "FILE", conflicts_with = "replay")]
-    pub record: Option<PathBuf>,
+    pub(crate) record: Option<PathBuf>,
 
     /// Serve the LLM side of this run from a cassette: no network, no key. Commands still run.
     #[arg(long, value_name = "FILE")]
-    pub replay: Option<PathBuf>,
+    pub(crate) replay: Option<PathBuf>,
 
     /// Go on with the newest session started in this working directory.
     #[arg(short = 'c', long = "continue", conflicts_with_all = ["resume", "replay"])]
-    pub continue_session: bool,
+    pub(crate) continue_session: bool,
 
     /// Go on with session ID (an unambiguous prefix is enough); without ID, pick one on the
     /// terminal from a list of recent sessions.
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "", conflicts_with = "replay")]
-    pub resume: Option<String>,
+    pub(crate) resume: Option<String>,
 
     /// Do not store this run as a session (same as AGENT_SESSIONS=0).
     #[arg(long)]
-    pub no_session: bool,
+    pub(crate) no_session: bool,
 
     /// Print one JSON event per line on stdout instead of human output.
     #[arg(long, global = true)]
-    pub json: bool,
+    pub(crate) json: bool,
 
     /// More diagnostics on stderr (-v debug, -vv trace). RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
 
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
 }
 
 /// `--skills-dir` where a subcommand looks at skills (`agent skills list --skills-dir DIR`); the
 /// chat's own is on [`Cli`]. Kept apart so `completions`, `man` and `sessions` do not list it.
 #[derive(Debug, Clone, Default, Args)]
-pub struct RootArgs {
+pub(crate) struct RootArgs {
     /// Add a skill root (repeatable; searched before every other root).
     #[arg(id = "sub_skills_dirs", long = "skills-dir", value_name = "DIR", global = true)]
-    pub skills_dirs: Vec<PathBuf>,
+    pub(crate) skills_dirs: Vec<PathBuf>,
 }
 
 /// `--sandbox` and `--allow-write` where a subcommand confines commands or reports how it would.
 #[derive(Debug, Clone, Default, Args)]
-pub struct SandboxArgs {
+pub(crate) struct SandboxArgs {
     /// How much the kernel confines commands: on (the default), strict (no network either), off.
     #[arg(
         id = "sub_sandbox",
@@ -135,15 +135,15 @@ pub struct SandboxArgs {
         global = true,
         hide_possible_values = true
     )]
-    pub sandbox: Option<SandboxMode>,
+    pub(crate) sandbox: Option<SandboxMode>,
     /// Let commands of every skill write here too (repeatable; relative to the working directory).
     #[arg(id = "sub_allow_write", long = "allow-write", value_name = "PATH", global = true)]
-    pub allow_write: Vec<String>,
+    pub(crate) allow_write: Vec<String>,
 }
 
 /// `--record` and `--replay` for `skills eval`, which talks to the model as a chat does.
 #[derive(Debug, Clone, Default, Args)]
-pub struct CassetteArgs {
+pub(crate) struct CassetteArgs {
     /// Save every LLM exchange of this run (redacted) to a JSONL cassette.
     #[arg(
         id = "sub_record",
@@ -151,17 +151,17 @@ pub struct CassetteArgs {
         value_name = "FILE",
         conflicts_with = "sub_replay"
     )]
-    pub record: Option<PathBuf>,
+    pub(crate) record: Option<PathBuf>,
     /// Serve the LLM side of this run from a cassette: no network, no key.
     #[arg(id = "sub_replay", long = "replay", value_name = "FILE")]
-    pub replay: Option<PathBuf>,
+    pub(crate) replay: Option<PathBuf>,
 }
 
 impl Cli {
     /// The command line with a subcommand's own `--skills-dir`, `--sandbox`, `--allow-write`,
     /// `--record` and `--replay` moved to where the rest of the program reads them, after any
     /// given before the subcommand.
-    pub fn settled(mut self) -> Self {
+    pub fn hoist_subcommand_flags(mut self) -> Self {
         let (roots, confinement, cassette) = match &mut self.command {
             Some(Command::Skills { roots, action }) => {
                 let (confinement, cassette) = match action {
@@ -194,7 +194,7 @@ impl Cli {
 
 /// Subcommands besides chatting.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// List, inspect, check, create, install, update and remove skills.
     Skills {
         #[command(flatten)]
@@ -252,7 +252,7 @@ pub enum Command {
 
 /// A format `agent sessions export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
+pub(crate) enum ExportFormat {
     /// Markdown, readable in any viewer.
     Md,
     /// One self-contained HTML page: no scripts, commands and outputs folded.
@@ -263,7 +263,7 @@ pub enum ExportFormat {
 
 /// `agent sessions ...`
 #[derive(Debug, Subcommand)]
-pub enum SessionsCommand {
+pub(crate) enum SessionsCommand {
     /// Stored sessions, newest first: id, when, working directory, first message, turns, tokens.
     List {
         /// Show at most this many (0: all).
@@ -295,7 +295,7 @@ pub enum SessionsCommand {
 
 /// `agent mcp ...`
 #[derive(Debug, Subcommand)]
-pub enum McpCommand {
+pub(crate) enum McpCommand {
     /// Add a server to your mcp.json (or ./.mcp.json with --project): a stdio server's command
     /// after `--`, or --url for streamable HTTP. `${VAR}` in the command, --env, --url and
     /// --header is expanded from the environment when the server starts.
@@ -345,7 +345,7 @@ pub enum McpCommand {
 
 /// `agent sandbox ...`
 #[derive(Debug, Subcommand)]
-pub enum SandboxCommand {
+pub(crate) enum SandboxCommand {
     /// Report the kernel's Landlock ABI, the rules it gives, the seccomp filter, and whether a
     /// confined command really cannot write outside its folders (checked by running one).
     Status,
@@ -353,7 +353,7 @@ pub enum SandboxCommand {
 
 /// `agent skills keys ...`
 #[derive(Debug, Subcommand)]
-pub enum KeysCommand {
+pub(crate) enum KeysCommand {
     /// Trust a publisher's minisign public key (the `RW…` line of its .pub file) for checking the
     /// SKILL.sig signatures of skills; kept in ~/.config/agent/skill-keys.json.
     Add {
@@ -373,7 +373,7 @@ pub enum KeysCommand {
 
 /// `agent skills ...`
 #[derive(Debug, Subcommand)]
-pub enum SkillsCommand {
+pub(crate) enum SkillsCommand {
     /// List every discovered skill with its root and dialect.
     List,
     /// Show one skill: metadata, diagnostics, what the sandbox would let it write, and body.

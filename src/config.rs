@@ -15,24 +15,24 @@ use crate::exec::env::AGENT_KEY_VARS;
 mod dotenv;
 mod roots;
 mod sandbox;
-pub mod sessions;
+pub(crate) mod sessions;
 use crate::exit::AppError;
 use crate::skills::discover::Scan;
 use crate::skills::roots::SkillRoot;
 use crate::support::cache_file::CacheDir;
-pub use dotenv::{Dotenv, user_dotenv_path};
+pub(crate) use dotenv::{Dotenv, user_dotenv_path};
 
 /// Where the OpenAI API lives unless told otherwise.
-pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// Embeddings model on api.openai.com unless `AGENT_EMBED_MODEL` says otherwise.
-pub const DEFAULT_EMBED_MODEL: &str = "text-embedding-3-small";
+pub(crate) const DEFAULT_EMBED_MODEL: &str = "text-embedding-3-small";
 /// Model used unless told otherwise.
-pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
+pub(crate) const DEFAULT_MODEL: &str = "gpt-4.1-mini";
 
 /// The settings sources below flags (docs/design.md#configuration): the process environment, then
 /// the working folder's `.env` when that folder is trusted, then the user's own `.env`.
 #[derive(Debug, Clone, Default)]
-pub struct Environment {
+pub(crate) struct Environment {
     process: BTreeMap<String, String>,
     /// The trusted working folder's `.env` (empty when it is not trusted or absent).
     folder: BTreeMap<String, String>,
@@ -43,7 +43,7 @@ pub struct Environment {
 impl Environment {
     /// The process environment; `user` is the user's `.env` and `folder` the working folder's,
     /// passed only once that folder is trusted.
-    pub fn load(user: Option<&Dotenv>, folder: Option<&Dotenv>) -> Result<Self, AppError> {
+    pub(crate) fn load(user: Option<&Dotenv>, folder: Option<&Dotenv>) -> Result<Self, AppError> {
         let process = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
@@ -56,7 +56,7 @@ impl Environment {
 
     /// Build an environment from explicit maps (tests).
     #[cfg(test)]
-    pub fn from_maps(process: &[(&str, &str)], folder: &[(&str, &str)], user: &[(&str, &str)]) -> Self {
+    pub(crate) fn from_maps(process: &[(&str, &str)], folder: &[(&str, &str)], user: &[(&str, &str)]) -> Self {
         let map = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Self {
             process: map(process),
@@ -67,7 +67,7 @@ impl Environment {
 
     /// A variable's value: the process environment first, then the trusted folder's `.env`, then
     /// the user's. Empty counts as unset.
-    pub fn get(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.process
             .get(name)
             .or_else(|| self.folder.get(name))
@@ -78,7 +78,7 @@ impl Environment {
 
     /// A variable of the user's own: the process environment, then the user's `.env`, never a
     /// project folder's (settings that widen what commands may do). Empty counts as unset.
-    pub fn get_own(&self, name: &str) -> Option<&str> {
+    pub(crate) fn get_own(&self, name: &str) -> Option<&str> {
         self.process
             .get(name)
             .or_else(|| self.user.get(name))
@@ -89,7 +89,7 @@ impl Environment {
     /// Every variable a child process should see before the agent's own edits
     /// (docs/design.md#child-environment): the process environment plus `.env` entries it does not
     /// already define.
-    pub fn merged(&self) -> BTreeMap<String, String> {
+    pub(crate) fn merged(&self) -> BTreeMap<String, String> {
         let mut all = self.user.clone();
         all.extend(self.folder.clone());
         all.extend(self.process.clone());
@@ -99,9 +99,9 @@ impl Environment {
 
 /// The API key together with the variable it came from (for error messages).
 #[derive(Clone)]
-pub struct ApiKey {
-    pub value: String,
-    pub var: &'static str,
+pub(crate) struct ApiKey {
+    pub(crate) value: String,
+    pub(crate) var: &'static str,
 }
 
 impl std::fmt::Debug for ApiKey {
@@ -112,54 +112,54 @@ impl std::fmt::Debug for ApiKey {
 
 /// Every setting a run needs, resolved once at start-up.
 #[derive(Debug, Clone)]
-pub struct Config {
-    pub api_key: Option<ApiKey>,
-    pub base_url: String,
+pub(crate) struct Config {
+    pub(crate) api_key: Option<ApiKey>,
+    pub(crate) base_url: String,
     /// Whether the base URL was set (flag, environment, `.env`), or a local server was found,
     /// rather than defaulted.
-    pub base_url_given: bool,
-    pub model: String,
+    pub(crate) base_url_given: bool,
+    pub(crate) model: String,
     /// Whether the model was set (flag, environment, `.env`) rather than defaulted; a default
     /// model is asked of any server but api.openai.com (`ui::endpoint`).
-    pub model_given: bool,
-    pub approve: ApprovalPolicy,
-    pub command_timeout: Duration,
+    pub(crate) model_given: bool,
+    pub(crate) approve: ApprovalPolicy,
+    pub(crate) command_timeout: Duration,
     /// `AGENT_MCP_TIMEOUT`: the longest wait for an MCP server to start or answer one call.
-    pub mcp_timeout: Duration,
-    pub max_steps: u32,
-    pub stream: bool,
-    pub retries: u32,
-    pub connect_timeout: Duration,
-    pub idle_timeout: Duration,
+    pub(crate) mcp_timeout: Duration,
+    pub(crate) max_steps: u32,
+    pub(crate) stream: bool,
+    pub(crate) retries: u32,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
     /// Bytes of conversation kept before old tool outputs are shortened.
-    pub history_budget: usize,
+    pub(crate) history_budget: usize,
     /// Bytes of skill catalog per request.
-    pub catalog_budget: usize,
+    pub(crate) catalog_budget: usize,
     /// `AGENT_MCP_TOOLS_BUDGET`: bytes of MCP tool schemas per request.
-    pub mcp_tools_budget: usize,
+    pub(crate) mcp_tools_budget: usize,
     /// Activate a clear winner before the first request (`None`: only with the compact prompt).
-    pub preactivate: Option<bool>,
-    pub skill_roots: Vec<SkillRoot>,
+    pub(crate) preactivate: Option<bool>,
+    pub(crate) skill_roots: Vec<SkillRoot>,
     /// Where parsed skills, the search index and embeddings are kept between runs
     /// (`$XDG_CACHE_HOME/agent`); `None` when `AGENT_CACHE=0`.
-    pub cache: Option<CacheDir>,
+    pub(crate) cache: Option<CacheDir>,
     /// `AGENT_EMBED_MODEL` as set (`None` when unset); see [`Config::embed_model`].
-    pub embed_model_var: Option<String>,
+    pub(crate) embed_model_var: Option<String>,
     /// Whether a person can be asked questions on a terminal.
-    pub interactive: bool,
-    /// What a local server says about its model calling tools (`endpoint::settle` asks);
+    pub(crate) interactive: bool,
+    /// What a local server says about its model calling tools (`endpoint::discover` asks);
     /// `None` when nobody asked (a remote server, `AGENT_TOOL_CHECK=0`, a replay).
-    pub tool_support: Option<crate::llm::tool_support::ToolSupport>,
+    pub(crate) tool_support: Option<crate::llm::tool_support::ToolSupport>,
     /// What a local server said about itself and its model, when asked.
-    pub server_facts: Option<crate::llm::tool_support::ServerFacts>,
+    pub(crate) server_facts: Option<crate::llm::tool_support::ServerFacts>,
     /// `AGENT_PROMPT`: `Some(true)` for `compact`, `Some(false)` for `full`, `None` (`auto`, the
     /// default) to choose from what a local server says about its model.
-    pub compact_prompt: Option<bool>,
+    pub(crate) compact_prompt: Option<bool>,
     /// Storing sessions, the context window, automatic compaction.
-    pub sessions: sessions::SessionSettings,
+    pub(crate) sessions: sessions::SessionSettings,
     /// What commands may write and reach (docs/design.md#sandbox).
-    pub sandbox: crate::exec::sandbox::Settings,
-    pub env: Environment,
+    pub(crate) sandbox: crate::exec::sandbox::Settings,
+    pub(crate) env: Environment,
 }
 
 /// `AGENT_PROMPT`: `compact` (`Some(true)`), `full` (`Some(false)`), `auto` or unset (`None`).
@@ -177,7 +177,7 @@ fn compact_prompt(env: &Environment) -> Result<Option<bool>, AppError> {
 impl Config {
     /// Resolve every setting from the command line, the environment and `.env`; `interactive`:
     /// a person can be asked on a terminal (the default approval policy depends on it).
-    pub fn resolve(cli: &Cli, env: Environment, cwd: &Path, interactive: bool) -> Result<Self, AppError> {
+    pub(crate) fn resolve(cli: &Cli, env: Environment, cwd: &Path, interactive: bool) -> Result<Self, AppError> {
         let base_url = resolve_base_url(cli.base_url.as_deref(), &env)?;
         let api_key = AGENT_KEY_VARS.iter().find_map(|var| {
             env.get(var).map(|value| ApiKey {
@@ -263,7 +263,7 @@ impl Config {
 impl Config {
     /// How routing (one-shot runs, the chat, `skills list` and `search`) scans skill folders:
     /// the fronts of skill files, through the cache folder unless `AGENT_CACHE=0`.
-    pub fn routing_scan(&self) -> Scan {
+    pub(crate) fn routing_scan(&self) -> Scan {
         Scan::routing(self.cache.clone())
     }
 
@@ -271,7 +271,7 @@ impl Config {
     /// `AGENT_EMBED_MODEL` when set (`off`, `0`, `none` turn semantic ranking off), else
     /// [`DEFAULT_EMBED_MODEL`] on api.openai.com (with a key) and nothing elsewhere (a local server may not
     /// serve embeddings, and guessing a model name there would only cost a failed request).
-    pub fn embed_model(&self) -> Option<String> {
+    pub(crate) fn embed_model(&self) -> Option<String> {
         match self.embed_model_var.as_deref() {
             Some(v) if matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "none" | "false" | "no") => None,
             Some(v) if !v.is_empty() => Some(v.to_string()),
@@ -280,7 +280,7 @@ impl Config {
     }
 
     /// Fail with exit 3 when talking to the endpoint needs a key and none is set.
-    pub fn require_key(&self) -> Result<(), AppError> {
+    pub(crate) fn require_key(&self) -> Result<(), AppError> {
         if self.api_key.is_some() || is_local_endpoint(&self.base_url) {
             return Ok(());
         }
@@ -296,7 +296,7 @@ impl Config {
 }
 
 /// Whether `base_url` is OpenAI's own API.
-pub fn is_openai(base_url: &str) -> bool {
+pub(crate) fn is_openai(base_url: &str) -> bool {
     Url::parse(base_url).is_ok_and(|u| u.host_str() == Some("api.openai.com"))
 }
 
@@ -341,7 +341,7 @@ fn resolve_base_url(flag: Option<&str>, env: &Environment) -> Result<String, App
 
 /// True for endpoints that plausibly need no key: loopback, private networks, single-label or
 /// `.local` hosts (a local Ollama, llama.cpp or vLLM server, or one on the LAN).
-pub fn is_local_endpoint(base_url: &str) -> bool {
+pub(crate) fn is_local_endpoint(base_url: &str) -> bool {
     let Ok(url) = Url::parse(base_url) else {
         return false;
     };

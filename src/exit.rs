@@ -4,7 +4,7 @@ use std::fmt;
 
 /// The documented process exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitCode {
+pub(crate) enum ExitCode {
     Answered = 0,
     Internal = 1,
     Usage = 2,
@@ -24,21 +24,21 @@ pub enum ExitCode {
 
 impl ExitCode {
     /// The numeric process exit status.
-    pub fn code(self) -> i32 {
+    pub(crate) fn code(self) -> i32 {
         self as i32
     }
 }
 
 /// An error that knows which exit code it ends the process with.
 #[derive(Debug)]
-pub struct AppError {
-    pub code: ExitCode,
-    pub message: String,
+pub(crate) struct AppError {
+    pub(crate) code: ExitCode,
+    pub(crate) message: String,
 }
 
 impl AppError {
     /// An error ending the run with `code`.
-    pub fn new(code: ExitCode, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: ExitCode, message: impl Into<String>) -> Self {
         Self {
             code,
             message: message.into(),
@@ -46,17 +46,17 @@ impl AppError {
     }
 
     /// A configuration error (exit 3).
-    pub fn config(message: impl Into<String>) -> Self {
+    pub(crate) fn config(message: impl Into<String>) -> Self {
         Self::new(ExitCode::Config, message)
     }
 
     /// A usage error (exit 2).
-    pub fn usage(message: impl Into<String>) -> Self {
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
         Self::new(ExitCode::Usage, message)
     }
 
     /// An internal error, or a failed check (exit 1).
-    pub fn internal(message: impl Into<String>) -> Self {
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self::new(ExitCode::Internal, message)
     }
 }

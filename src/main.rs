@@ -12,7 +12,7 @@ use tracing_subscriber::EnvFilter;
 fn main() -> std::process::ExitCode {
     agent::support::phases::init();
     agent::support::tls::install();
-    let cli = agent::cli::Cli::parse().settled();
+    let cli = agent::cli::Cli::parse().hoist_subcommand_flags();
     init_tracing(cli.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

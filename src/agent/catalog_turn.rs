@@ -29,10 +29,10 @@ const SUGGESTION_MIN_SHARE: f32 = 0.5;
 /// What a turn's catalog means for its request.
 pub(super) struct CatalogTurn {
     /// Skills were left out of the catalog (the budget's tools are offered).
-    pub budgeted: bool,
+    pub(crate) budgeted: bool,
     /// The note for the user's message: the relevant skills a kept catalog leaves out, so the
     /// model sees them without the system message changing.
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
 }
 
 impl Agent {
@@ -130,7 +130,7 @@ impl Agent {
 
     /// Do not tell the user the library is over the catalog budget: an earlier run already did,
     /// for the same library and budget (the front end keeps track).
-    pub fn catalog_notice_said(&mut self) {
+    pub(crate) fn catalog_notice_said(&mut self) {
         self.catalog_noticed = true;
     }
 

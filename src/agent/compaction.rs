@@ -18,20 +18,20 @@ const WINDOW_FLOOR_TOKENS: u64 = 1024;
 
 /// What a compaction did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Compacted {
+pub(crate) struct Compacted {
     /// Messages of the request the summary replaced.
-    pub replaced: usize,
+    pub(crate) replaced: usize,
     /// Estimated tokens of the request before and after.
-    pub tokens_before: u64,
-    pub tokens_after: u64,
+    pub(crate) tokens_before: u64,
+    pub(crate) tokens_after: u64,
     /// The skills whose instructions were sent again.
-    pub skills: Vec<String>,
+    pub(crate) skills: Vec<String>,
 }
 
 impl Agent {
     /// Replace the history by a summary the model writes (`focus`: what it must keep), then send
     /// the active skills' instructions again. A failure leaves the conversation as it was.
-    pub async fn compact(&mut self, focus: Option<&str>, auto: bool) -> Result<Compacted, LlmError> {
+    pub(crate) async fn compact(&mut self, focus: Option<&str>, auto: bool) -> Result<Compacted, LlmError> {
         let history = &self.conversation.messages()[1..];
         if history.is_empty() {
             return Err(LlmError::new("there is nothing to compact yet"));
@@ -126,7 +126,7 @@ impl Agent {
     }
 
     /// What the next request would hold, part by part, against the context window.
-    pub async fn context(&self) -> ContextUse {
+    pub(crate) async fn context(&self) -> ContextUse {
         let (window, window_source) = self.window().await;
         let messages = self.conversation.messages();
         let held: Vec<(String, usize)> = self
@@ -172,7 +172,7 @@ impl Agent {
 }
 
 /// "; the instructions of weather, time were sent again" (empty when none were).
-pub fn resent(skills: &[String]) -> String {
+pub(crate) fn resent(skills: &[String]) -> String {
     if skills.is_empty() {
         String::new()
     } else {

@@ -4,7 +4,7 @@
 
 use crate::exec::approval::ApprovalPolicy;
 use crate::skills::SkillSet;
-use crate::skills::invoke::Arguments;
+use crate::skills::arguments::Arguments;
 
 use super::outcome::ToolOutcome;
 use super::prompt;
@@ -12,28 +12,28 @@ use super::turn::Agent;
 
 /// A skill invoked by hand, and what to send the model next.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invoked {
+pub(crate) struct Invoked {
     /// The skill's name as loaded.
-    pub skill: String,
+    pub(crate) skill: String,
     /// Its folder.
-    pub dir: String,
+    pub(crate) dir: String,
     /// The user message of the turn that follows.
-    pub request: String,
+    pub(crate) request: String,
 }
 
 impl Agent {
     /// Forget the conversation; keep skills, model and settings.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.conversation.reset();
     }
 
     /// The model requests go to.
-    pub fn model(&self) -> &str {
+    pub(crate) fn model(&self) -> &str {
         self.llm.model()
     }
 
     /// Send the next requests to `model`.
-    pub fn set_model(&mut self, model: &str) {
+    pub(crate) fn set_model(&mut self, model: &str) {
         self.llm.set_model(model.to_string());
         self.conversation.record(&crate::sessions::Record::Model {
             model: model.to_string(),
@@ -41,24 +41,24 @@ impl Agent {
     }
 
     /// The approval policy in force.
-    pub fn approval(&self) -> ApprovalPolicy {
+    pub(crate) fn approval(&self) -> ApprovalPolicy {
         self.tools.approval()
     }
 
     /// Change the approval policy for the rest of the session.
-    pub fn set_approval(&mut self, policy: ApprovalPolicy) {
+    pub(crate) fn set_approval(&mut self, policy: ApprovalPolicy) {
         self.tools.set_approval(policy);
     }
 
     /// The skills the model can use.
-    pub fn skills(&self) -> &SkillSet {
+    pub(crate) fn skills(&self) -> &SkillSet {
         &self.tools.skills
     }
 
     /// Over the catalog budget with an embeddings model, fetch the skills' embeddings in the
     /// background (from the cache folder, else the endpoint), so the first ranking only has to
     /// embed the request. A failure is reported by that ranking.
-    pub fn prefetch_rankings(&self) {
+    pub(crate) fn prefetch_rankings(&self) {
         let retriever = self.tools.retriever();
         if self.skills().fits(self.catalog_budget) || retriever.model().is_none() {
             return;
@@ -68,7 +68,7 @@ impl Agent {
     }
 
     /// Replace the skill set (after a re-scan) and the catalog in the system prompt.
-    pub fn set_skills(&mut self, skills: SkillSet) {
+    pub(crate) fn set_skills(&mut self, skills: SkillSet) {
         self.conversation.keep_skills(|name| skills.get(name).is_some());
         self.conversation
             .set_system(prompt::system_prompt(&skills, self.catalog_budget, self.prompt_mode));
@@ -81,23 +81,23 @@ impl Agent {
     /// every skill of a big library one allocation at a time (milliseconds at thousands of
     /// skills) while the user waits for the prompt. Only memory is left: a skill set holds no
     /// file, process or lock.
-    pub fn leave_skills_to_exit(&mut self) {
+    pub(crate) fn leave_skills_to_exit(&mut self) {
         std::mem::forget(std::mem::take(&mut self.tools.skills));
     }
 
     /// Forget that the conversation holds these skills' instructions (their files changed), so
     /// activating one again sends its instructions as they are now.
-    pub fn forget_skills(&mut self, names: &[String]) {
+    pub(crate) fn forget_skills(&mut self, names: &[String]) {
         self.conversation.keep_skills(|name| !names.iter().any(|n| n == name));
     }
 
     /// The user's messages so far, oldest first.
-    pub fn user_turns(&self) -> Vec<&str> {
+    pub(crate) fn user_turns(&self) -> Vec<&str> {
         self.conversation.user_turns()
     }
 
     /// Both sides of the conversation so far, for `/history`.
-    pub fn history(&self) -> Vec<crate::output::chat::HistoryEntry> {
+    pub(crate) fn history(&self) -> Vec<crate::output::chat::HistoryEntry> {
         self.conversation.history()
     }
 
@@ -105,7 +105,7 @@ impl Agent {
     /// its placeholders replaced, recorded as if the model had called `activate_skill`, and return
     /// the user message to send: the arguments themselves when the body has no placeholder, else
     /// a short request to follow the instructions (which now hold them).
-    pub fn invoke_by_hand(&mut self, name: &str, args: &Arguments) -> Result<Invoked, String> {
+    pub(crate) fn invoke_by_hand(&mut self, name: &str, args: &Arguments) -> Result<Invoked, String> {
         let (outcome, placeholders) = self.tools.invoke(&self.conversation, name, args);
         let (skill, dir) = self.record_by_hand(&outcome)?;
         let request = if !placeholders && !args.is_empty() {
@@ -118,7 +118,7 @@ impl Agent {
 
     /// Activate a skill on the user's say-so, recorded as if the model had called
     /// `activate_skill`, so it is never injected twice. Returns the skill's folder, or why not.
-    pub fn activate_by_hand(&mut self, name: &str) -> Result<String, String> {
+    pub(crate) fn activate_by_hand(&mut self, name: &str) -> Result<String, String> {
         let outcome = self.tools.activate(&self.conversation, name);
         self.record_by_hand(&outcome).map(|(_, dir)| dir)
     }
@@ -147,7 +147,7 @@ impl Agent {
 
     /// After a turn was cancelled: answer its open tool calls and mark the answer as interrupted
     /// (see [`super::conversation::Conversation::interrupted`]).
-    pub fn interrupted(&mut self) {
+    pub(crate) fn interrupted(&mut self) {
         self.count_abandoned_call();
         self.conversation.interrupted();
         // What the cancelled turn activated and ran is not what the next turn's answer rests on.
@@ -156,7 +156,7 @@ impl Agent {
 
     /// After a failed turn, answer tool calls that got no result so the conversation stays valid
     /// for the next request.
-    pub fn close_open_tool_calls(&mut self, reason: &str) {
+    pub(crate) fn close_open_tool_calls(&mut self, reason: &str) {
         self.conversation.close_open_tool_calls(reason);
     }
 }

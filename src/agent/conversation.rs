@@ -35,7 +35,7 @@ struct Held {
 
 /// Messages and what they hold; `messages[0]` is always the system prompt.
 #[derive(Debug)]
-pub struct Conversation {
+pub(crate) struct Conversation {
     messages: Vec<ChatMessage>,
     redactor: Redactor,
     /// Bytes of conversation kept before old tool outputs are shortened.
@@ -55,7 +55,7 @@ pub struct Conversation {
 
 impl Conversation {
     /// A conversation that starts with `system`; everything added is redacted with `redactor`.
-    pub fn new(system: String, budget: usize, redactor: Redactor) -> Self {
+    pub(crate) fn new(system: String, budget: usize, redactor: Redactor) -> Self {
         Self {
             messages: vec![ChatMessage::system(system)],
             redactor,
@@ -69,18 +69,18 @@ impl Conversation {
     }
 
     /// Every message, the system prompt first: what the next request sends.
-    pub fn messages(&self) -> &[ChatMessage] {
+    pub(crate) fn messages(&self) -> &[ChatMessage] {
         &self.messages
     }
 
     /// Replace the system prompt (a new catalog, a re-scan).
-    pub fn set_system(&mut self, system: String) {
+    pub(crate) fn set_system(&mut self, system: String) {
         self.messages[0] = ChatMessage::system(system);
     }
 
     /// Add a message, with secrets redacted: everything the model sees passes through here.
     /// Tool-call arguments included: they are sent back with every later request.
-    pub fn remember(&mut self, mut message: ChatMessage) {
+    pub(crate) fn remember(&mut self, mut message: ChatMessage) {
         for text in [message.content.as_mut(), message.note.as_mut()].into_iter().flatten() {
             if let std::borrow::Cow::Owned(clean) = self.redactor.redact(text) {
                 *text = clean;
@@ -96,7 +96,7 @@ impl Conversation {
     }
 
     /// Answer tool call `id` with `outcome`; a skill it activated becomes the active one.
-    pub fn tool_result(&mut self, id: String, outcome: &ToolOutcome) {
+    pub(crate) fn tool_result(&mut self, id: String, outcome: &ToolOutcome) {
         self.answer(id, outcome, false);
     }
 
@@ -128,7 +128,7 @@ impl Conversation {
 
     /// Record a skill activated on the user's say-so as if the model had called
     /// `activate_skill`, so it is never injected twice.
-    pub fn activated_by_hand(&mut self, skill: &str, outcome: &ToolOutcome) {
+    pub(crate) fn activated_by_hand(&mut self, skill: &str, outcome: &ToolOutcome) {
         let id = self.call_for_the_model("manual", "activate_skill", serde_json::json!({ "name": skill }));
         self.answer(id, outcome, true);
     }
@@ -150,17 +150,17 @@ impl Conversation {
     }
 
     /// Whether `skill`'s instructions are in the conversation.
-    pub fn holds(&self, skill: &str) -> bool {
+    pub(crate) fn holds(&self, skill: &str) -> bool {
         self.held.iter().any(|h| h.skill == skill)
     }
 
     /// The active skill, where commands run.
-    pub fn current(&self) -> Option<&str> {
+    pub(crate) fn current(&self) -> Option<&str> {
         self.current.as_deref()
     }
 
     /// Forget skills `keep` says no longer exist (after a re-scan).
-    pub fn keep_skills(&mut self, keep: impl Fn(&str) -> bool) {
+    pub(crate) fn keep_skills(&mut self, keep: impl Fn(&str) -> bool) {
         self.held.retain(|h| keep(&h.skill));
         if self.current.as_deref().is_some_and(|c| !keep(c)) {
             self.current = None;
@@ -168,7 +168,7 @@ impl Conversation {
     }
 
     /// Forget everything but the system prompt.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.messages.truncate(1);
         self.held.clear();
         self.current = None;
@@ -177,7 +177,7 @@ impl Conversation {
     }
 
     /// The user's messages so far, oldest first (a compaction's summary is none of them).
-    pub fn user_turns(&self) -> Vec<&str> {
+    pub(crate) fn user_turns(&self) -> Vec<&str> {
         self.messages
             .iter()
             .filter(|m| m.role == "user")
@@ -189,7 +189,7 @@ impl Conversation {
     /// Both sides of the conversation, oldest first, for `/history`: the user's messages and the
     /// model's answers; an answer that called tools says which (with their arguments), since
     /// that is what the model did in reply. Tool outputs and a compaction's exchange are left out.
-    pub fn history(&self) -> Vec<HistoryEntry> {
+    pub(crate) fn history(&self) -> Vec<HistoryEntry> {
         let mut entries = Vec::new();
         for m in &self.messages[1..] {
             let text = m.content.as_deref().unwrap_or_default().trim();
@@ -224,7 +224,7 @@ impl Conversation {
     }
 
     /// Where the streaming answer is collected while it arrives.
-    pub fn partial(&self) -> Arc<Mutex<String>> {
+    pub(crate) fn partial(&self) -> Arc<Mutex<String>> {
         self.partial.clone()
     }
 
@@ -233,7 +233,7 @@ impl Conversation {
     /// never carries two user messages in a row with nothing said between them: servers whose
     /// chat templates insist on alternating roles reject that, and the model could not tell the
     /// first request was abandoned.
-    pub fn interrupted(&mut self) {
+    pub(crate) fn interrupted(&mut self) {
         let partial = std::mem::take(&mut *self.partial.lock().unwrap_or_else(|p| p.into_inner()));
         self.end_unfinished(&partial, Interruption::User);
     }
@@ -268,7 +268,7 @@ impl Conversation {
 
     /// After a cancelled or failed turn, answer tool calls that got no result so the
     /// conversation stays valid for the next request. Returns whether there were any.
-    pub fn close_open_tool_calls(&mut self, reason: &str) -> bool {
+    pub(crate) fn close_open_tool_calls(&mut self, reason: &str) -> bool {
         let Some(pos) = self.messages.iter().rposition(|m| m.role == "assistant") else {
             return false;
         };
@@ -291,7 +291,7 @@ impl Conversation {
 
     /// Shorten the oldest tool outputs until the conversation fits its byte budget. Returns the
     /// warning to show the first time it does.
-    pub fn keep_within_budget(&mut self) -> Option<String> {
+    pub(crate) fn keep_within_budget(&mut self) -> Option<String> {
         let size = |m: &ChatMessage| m.sent_len() + MESSAGE_OVERHEAD;
         let mut total: usize = self.messages.iter().map(size).sum();
         if total <= self.budget {

@@ -11,25 +11,25 @@ const MAX_BODY_BYTES: u64 = 256 * 1024;
 
 /// What one turn did that an answer can rest on.
 #[derive(Debug, Default, Clone)]
-pub struct TurnTrace {
+pub(crate) struct TurnTrace {
     /// Skills activated this turn (by the model, by hand, or before the first request).
-    pub activated: Vec<String>,
+    pub(crate) activated: Vec<String>,
     /// Commands and MCP calls that ran (whatever their exit code).
-    pub ran: usize,
+    pub(crate) ran: usize,
     /// Calls of `run_command` or an MCP tool the model made, run or not.
-    pub attempted: usize,
+    pub(crate) attempted: usize,
     /// Calls of `run_command` made while no skill was active (refused: activate first).
-    pub unactivated: usize,
+    pub(crate) unactivated: usize,
     /// What the last command or MCP call that ran returned.
-    pub last_output: Option<String>,
+    pub(crate) last_output: Option<String>,
     /// The text the turn's commands and MCP calls returned (not activations: their text is the
     /// skill's own SKILL.md).
-    pub outputs: String,
+    pub(crate) outputs: String,
 }
 
 /// Why an answer is not backed by what ran.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unbacked {
+pub(crate) enum Unbacked {
     /// A skill with commands to run was activated, and nothing ran.
     NothingRan { skill: String },
     /// The answer repeats a line of the skill's own SKILL.md that no output of the turn held.
@@ -45,7 +45,7 @@ pub enum Unbacked {
 
 impl Unbacked {
     /// One line for the user and `--json`.
-    pub fn reason(&self) -> String {
+    pub(crate) fn reason(&self) -> String {
         match self {
             Unbacked::NothingRan { skill } => {
                 format!("the skill {skill} was activated but no command ran: nothing in this answer comes from it")
@@ -67,7 +67,7 @@ impl Unbacked {
     }
 
     /// The skill it is about, when one.
-    pub fn skill(&self) -> Option<&str> {
+    pub(crate) fn skill(&self) -> Option<&str> {
         match self {
             Unbacked::NothingRan { skill } | Unbacked::CopiedExample { skill, .. } => Some(skill),
             Unbacked::CallAsText { .. } | Unbacked::ImitatedOutput { .. } | Unbacked::NoSkillActive => None,
@@ -76,7 +76,11 @@ impl Unbacked {
 }
 
 /// Judge `answer` against what the turn did; `skill` looks an activated skill up by name.
-pub fn judge<'a>(answer: &str, trace: &TurnTrace, skill: impl Fn(&str) -> Option<&'a Skill>) -> Option<Unbacked> {
+pub(crate) fn judge<'a>(
+    answer: &str,
+    trace: &TurnTrace,
+    skill: impl Fn(&str) -> Option<&'a Skill>,
+) -> Option<Unbacked> {
     if answer.trim().is_empty() {
         return None;
     }

@@ -1,23 +1,22 @@
-//! The turn loop: a thin [`Agent`] over a [`conversation::Conversation`] (messages, budget,
-//! activations) and a [`tools::ToolRunner`] whose calls come back as typed
-//! [`outcome::ToolOutcome`]s; the catalog and prompts it sends; routing for `skills eval`. It
+//! The turn loop: a thin `Agent` over a `conversation::Conversation` (messages, budget,
+//! activations) and a `tools::ToolRunner` whose calls come back as typed
+//! `outcome::ToolOutcome`s; the catalog and prompts it sends; routing for `skills eval`. It
 //! emits `output::Event`s and asks through `output::Approver`, never printing.
 
 mod catalog_turn;
-pub mod compaction;
-pub mod controls;
-pub mod conversation;
-pub mod grounding;
-pub mod outcome;
+pub(crate) mod compaction;
+pub(crate) mod controls;
+pub(crate) mod conversation;
+pub(crate) mod grounding;
+pub(crate) mod outcome;
 pub mod prompt;
 mod recover;
-pub mod retrieve;
-pub mod route;
+pub(crate) mod retrieve;
+pub(crate) mod route;
 mod second_chance;
-pub mod session;
-pub mod text_calls;
+pub(crate) mod session;
+pub(crate) mod text_calls;
 pub mod tools;
-pub mod turn;
+pub(crate) mod turn;
 
-pub use outcome::ToolOutcome;
-pub use turn::{Agent, AgentOptions, TurnError};
+pub(crate) use turn::{Agent, AgentOptions, TurnError};

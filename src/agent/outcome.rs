@@ -5,19 +5,12 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activation {
     /// The skill's name as loaded.
-    pub skill: String,
+    pub(crate) skill: String,
     /// Its folder, where its commands run.
-    pub dir: String,
+    pub(crate) dir: String,
     /// The hash of the `SKILL.md` text in this result (`sessions::freshness::body_hash`), when
     /// its instructions are in it; `None` when it was already active and they are further up.
-    pub hash: Option<String>,
-}
-
-impl Activation {
-    /// Whether this result carries the skill's instructions (its first activation).
-    pub fn first(&self) -> bool {
-        self.hash.is_some()
-    }
+    pub(crate) hash: Option<String>,
 }
 
 /// The result of one tool call.
@@ -41,7 +34,7 @@ pub enum ToolOutcome {
 
 impl ToolOutcome {
     /// A plain successful result.
-    pub fn ok(text: impl Into<String>) -> Self {
+    pub(crate) fn ok(text: impl Into<String>) -> Self {
         Self::Ok {
             text: text.into(),
             activated: None,
@@ -49,26 +42,26 @@ impl ToolOutcome {
     }
 
     /// A command that did not run, and why.
-    pub fn denied(reason: impl Into<String>) -> Self {
+    pub(crate) fn denied(reason: impl Into<String>) -> Self {
         Self::Denied { reason: reason.into() }
     }
 
     /// A call carried out that failed, and how.
-    pub fn failed(message: impl Into<String>) -> Self {
+    pub(crate) fn failed(message: impl Into<String>) -> Self {
         Self::Failed {
             message: message.into(),
         }
     }
 
     /// A call refused as made, and how to correct it.
-    pub fn refused(message: impl Into<String>) -> Self {
+    pub(crate) fn refused(message: impl Into<String>) -> Self {
         Self::Refused {
             message: message.into(),
         }
     }
 
     /// What the call says for a person: the result, or why it did not succeed (no prefix).
-    pub fn message(&self) -> &str {
+    pub(crate) fn message(&self) -> &str {
         match self {
             Self::Ok { text, .. } => text,
             Self::Denied { reason } => reason,

@@ -24,20 +24,20 @@ const UNMET_NEEDS: &str = include_str!("../../prompts/unmet_needs.md");
 /// (docs/configuration.md "Small local models"): a shorter system prompt, two tools with one-line descriptions,
 /// and (with a small catalog budget) only the skills most relevant to the session's first request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PromptMode {
+pub(crate) enum PromptMode {
     #[default]
     Full,
     Compact,
 }
 
 /// What an activation adds when the skill lacks what it declares it needs (`why` names it).
-pub fn unmet_needs(why: &str) -> String {
+pub(crate) fn unmet_needs(why: &str) -> String {
     UNMET_NEEDS.trim_end().replace("{{why}}", &model_line(why))
 }
 
 /// The user message after a skill was invoked by hand without a request of its own: follow the
 /// instructions (`with_arguments`: which now hold the arguments).
-pub fn invoked(name: &str, with_arguments: bool) -> String {
+pub(crate) fn invoked(name: &str, with_arguments: bool) -> String {
     let template = if with_arguments { INVOKED } else { INVOKED_PLAIN };
     template.trim_end().replace("{{name}}", &model_line(name))
 }
@@ -46,7 +46,7 @@ pub fn invoked(name: &str, with_arguments: bool) -> String {
 /// name and description (never bodies) when it fits `budget`, else the skills in catalog order
 /// while room remains. The first request over the budget ranks its own catalog, so rendering
 /// every line of a big library here would be work thrown away before the request leaves.
-pub fn system_prompt(skills: &SkillSet, budget: usize, mode: PromptMode) -> String {
+pub(crate) fn system_prompt(skills: &SkillSet, budget: usize, mode: PromptMode) -> String {
     let catalog = if skills.fits(budget) {
         skills.render_all()
     } else {
@@ -56,7 +56,7 @@ pub fn system_prompt(skills: &SkillSet, budget: usize, mode: PromptMode) -> Stri
 }
 
 /// The system prompt with a given (possibly budgeted) catalog.
-pub fn system_prompt_with(skills: &SkillSet, catalog: &Catalog, mode: PromptMode) -> String {
+pub(crate) fn system_prompt_with(skills: &SkillSet, catalog: &Catalog, mode: PromptMode) -> String {
     let mut text = if skills.is_empty() {
         NO_SKILLS.to_string()
     } else {
@@ -87,7 +87,7 @@ pub fn activation(name: &str, dir: &str, workdir: &str, files: &str, body: &str)
 /// [`activation`] in the prompt's mode: the compact one names no folder (a small model joined the
 /// working folder's path to `run.sh` and ran a script that is not there) and says to run the
 /// commands as written.
-pub fn activation_in(mode: PromptMode, name: &str, dir: &str, workdir: &str, files: &str, body: &str) -> String {
+pub(crate) fn activation_in(mode: PromptMode, name: &str, dir: &str, workdir: &str, files: &str, body: &str) -> String {
     let body = crate::support::terminal_text::strip_controls(body.trim());
     let body = body.replace("</skill-instructions>", "&lt;/skill-instructions&gt;");
     let template = match mode {
@@ -104,14 +104,14 @@ pub fn activation_in(mode: PromptMode, name: &str, dir: &str, workdir: &str, fil
 }
 
 /// The `search_skills` schema, for a request whose MCP tools are over their budget.
-pub fn search_tool() -> Value {
+pub(crate) fn search_tool() -> Value {
     serde_json::from_str(SEARCH_TOOL_JSON).unwrap_or(Value::Null)
 }
 
 /// The tool schemas. When every skill is listed, `activate_skill.name` is an enum of their names;
 /// when the catalog is budgeted, names are free text (the enum would defeat the budget) and
 /// `search_skills` is added. With no skills there is nothing to activate or run: no tools.
-pub fn tools(skills: &SkillSet, budgeted: bool) -> Value {
+pub(crate) fn tools(skills: &SkillSet, budgeted: bool) -> Value {
     if skills.is_empty() {
         return Value::Null;
     }
@@ -148,7 +148,7 @@ pub fn tools(skills: &SkillSet, budgeted: bool) -> Value {
 /// The compact tool schemas: `activate_skill` (an enum of the `listed` skills, or of all when the
 /// catalog lists all) and `run_command`, each with a one-line description. No `search_skills`: a
 /// small model does better choosing among the few skills it is shown than searching.
-pub fn compact_tools(skills: &SkillSet, listed: Option<&[String]>) -> Value {
+pub(crate) fn compact_tools(skills: &SkillSet, listed: Option<&[String]>) -> Value {
     if skills.is_empty() {
         return Value::Null;
     }

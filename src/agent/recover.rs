@@ -187,7 +187,7 @@ impl Agent {
     }
 
     /// Why the last turn's answer is not backed by anything that ran, if it is not.
-    pub fn unbacked(&self) -> Option<&Unbacked> {
+    pub(crate) fn unbacked(&self) -> Option<&Unbacked> {
         self.unbacked.as_ref()
     }
 

@@ -19,7 +19,7 @@ use crate::support::cache_file::CacheDir;
 
 /// How a ranking was made.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Method {
+pub(crate) enum Method {
     /// Lexical (BM25F) scores only.
     Lexical,
     /// Weighted fusion with the similarity of this model's embeddings.
@@ -28,11 +28,11 @@ pub enum Method {
 
 /// Skills ranked for one request, and anything the user should be told about it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ranking {
-    pub ranked: Vec<Ranked>,
-    pub method: Method,
+pub(crate) struct Ranking {
+    pub(crate) ranked: Vec<Ranked>,
+    pub(crate) method: Method,
     /// One line, when embeddings failed just now and words ranked instead.
-    pub warning: Option<String>,
+    pub(crate) warning: Option<String>,
 }
 
 /// The first `limit` of `ranked` that the model may pick on its own: skills only a person
@@ -51,7 +51,7 @@ struct Vectors {
 
 /// The ranking state of a run: the embeddings client (built on first use, since setting up
 /// TLS has a cost a run under budget never needs to pay) and the skill vectors fetched so far.
-pub struct Retriever {
+pub(crate) struct Retriever {
     settings: Option<EmbeddingsSettings>,
     client: tokio::sync::OnceCell<Result<EmbeddingsClient, EmbeddingsError>>,
     cache: Option<CacheDir>,
@@ -78,14 +78,15 @@ fn fingerprint(texts: &[String]) -> u64 {
 }
 
 impl Retriever {
+    #[cfg(test)]
     /// Ranking by words only.
-    pub fn lexical() -> Self {
+    pub(crate) fn lexical() -> Self {
         Self::new(None, None)
     }
 
     /// Ranking fused with embeddings from `settings` (when given), skill vectors kept in
     /// `cache` (when given).
-    pub fn new(settings: Option<EmbeddingsSettings>, cache: Option<CacheDir>) -> Self {
+    pub(crate) fn new(settings: Option<EmbeddingsSettings>, cache: Option<CacheDir>) -> Self {
         Self {
             settings,
             client: tokio::sync::OnceCell::new(),
@@ -96,13 +97,13 @@ impl Retriever {
     }
 
     /// The embeddings model in use, while semantic ranking is on.
-    pub fn model(&self) -> Option<&str> {
+    pub(crate) fn model(&self) -> Option<&str> {
         let failed = *self.failed.lock().unwrap_or_else(|p| p.into_inner());
         self.settings.as_ref().filter(|_| !failed).map(|s| s.model.as_str())
     }
 
     /// The best `limit` skills of `skills` for `query`, best first.
-    pub async fn rank(&self, skills: &SkillSet, query: &str, limit: usize) -> Ranking {
+    pub(crate) async fn rank(&self, skills: &SkillSet, query: &str, limit: usize) -> Ranking {
         let lexical = skills.index().score(query);
         let mut warning = None;
         if let Some(model) = self.model().map(str::to_string) {
@@ -133,7 +134,7 @@ impl Retriever {
 
     /// Fetch the skill vectors now (in the background of a chat), so the first ranking that
     /// needs them does not wait. A failure is reported by that ranking.
-    pub async fn prefetch(&self, skills: &SkillSet) {
+    pub(crate) async fn prefetch(&self, skills: &SkillSet) {
         if self.model().is_some() && self.skill_vectors(skills).await.is_err() {
             *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = true;
         }

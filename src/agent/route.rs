@@ -15,7 +15,7 @@ const MAX_ROUTING_STEPS: usize = 3;
 
 /// What the model did with a request on its first response.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Route {
+pub(crate) enum Route {
     /// It called `activate_skill` with this name (first such call).
     Skill(String),
     /// It answered, or called another tool, without activating a skill.
@@ -24,33 +24,26 @@ pub enum Route {
 
 /// One routing of a request: the model's choice and what it was shown to choose from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Routed {
-    pub route: Route,
+pub(crate) struct Routed {
+    pub(crate) route: Route,
     /// The catalog's skills in the order the model saw them.
-    pub shown: Vec<String>,
+    pub(crate) shown: Vec<String>,
     /// Skills the model found with `search_skills` before choosing.
-    pub searched: Vec<String>,
+    pub(crate) searched: Vec<String>,
     /// Model calls made, with the bytes each request carried and the reply (for usage).
-    pub calls: Vec<(u64, Option<Reply>)>,
+    pub(crate) calls: Vec<(u64, Option<Reply>)>,
 }
 
 impl Routed {
     /// Where `skill` stood in the catalog (1-based), if it was listed.
-    pub fn position(&self, skill: &str) -> Option<usize> {
+    pub(crate) fn position(&self, skill: &str) -> Option<usize> {
         self.shown.iter().position(|s| s == skill).map(|i| i + 1)
     }
 }
 
 impl Agent {
-    /// Send `request` in a fresh conversation and report the skill the model activates first.
-    pub async fn route(&mut self, request: &str) -> Result<Route, LlmError> {
-        let routed = self.route_shown(request).await?;
-        self.count_routed(&routed);
-        Ok(routed.route)
-    }
-
     /// Count the model calls of a routing done with [`Self::route_shown`].
-    pub fn count_routed(&mut self, routed: &Routed) {
+    pub(crate) fn count_routed(&mut self, routed: &Routed) {
         for (sent, reply) in &routed.calls {
             self.count_call(reply.as_ref(), *sent);
         }
@@ -58,7 +51,7 @@ impl Agent {
 
     /// Route `request` as a real turn would present it, without touching this agent's state (so
     /// several routings can run at once); the caller counts the calls.
-    pub async fn route_shown(&self, request: &str) -> Result<Routed, LlmError> {
+    pub(crate) async fn route_shown(&self, request: &str) -> Result<Routed, LlmError> {
         let budgeted = !self.skills().fits(self.catalog_budget);
         let catalog = if budgeted {
             let ranking = self
@@ -123,7 +116,7 @@ impl Agent {
 impl Agent {
     /// One request outside any conversation and without tools (drafting eval cases, proposing a
     /// description): the model's text, its call counted.
-    pub async fn ask(&mut self, system: &str, user: &str) -> Result<String, LlmError> {
+    pub(crate) async fn ask(&mut self, system: &str, user: &str) -> Result<String, LlmError> {
         let messages = [ChatMessage::system(system), ChatMessage::user(user)];
         let tools = serde_json::Value::Null;
         let sent = super::turn::request_bytes(&messages, &tools);

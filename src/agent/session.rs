@@ -12,29 +12,29 @@ use crate::sessions::compact::CompactAt;
 use crate::sessions::freshness::{self, Freshness, changed_note};
 use crate::sessions::replay::replay;
 use crate::sessions::store::unix_seconds;
-use crate::sessions::{CallUsage, Journal, Loaded, Record};
+use crate::sessions::{CallUsage, Journal, Record, SessionFile};
 use crate::skills::SkillSet;
 
 /// The session side of an [`Agent`].
 #[derive(Debug, Clone)]
 pub(super) struct SessionState {
     /// What each user turn cost, resumed ones included (`/usage`).
-    pub turns: Vec<TurnUsage>,
+    pub(crate) turns: Vec<TurnUsage>,
     /// Skills answered "always" for that are stored in the session.
-    pub grants: BTreeSet<String>,
+    pub(crate) grants: BTreeSet<String>,
     /// `AGENT_CONTEXT_WINDOW`.
-    pub context_window: Option<u64>,
-    pub compact_at: CompactAt,
+    pub(crate) context_window: Option<u64>,
+    pub(crate) compact_at: CompactAt,
     /// `AGENT_HISTORY_BUDGET`, before a known window raises it.
-    pub history_budget: usize,
+    pub(crate) history_budget: usize,
     /// Bytes of the catalog in the system prompt now.
-    pub catalog_bytes: u64,
+    pub(crate) catalog_bytes: u64,
     /// Bytes of the tool schemas the last request sent.
-    pub tools_bytes: u64,
+    pub(crate) tools_bytes: u64,
 }
 
 impl SessionState {
-    pub fn new(options: &AgentOptions, skills: &SkillSet) -> Self {
+    pub(crate) fn new(options: &AgentOptions, skills: &SkillSet) -> Self {
         Self {
             turns: Vec::new(),
             grants: BTreeSet::new(),
@@ -51,7 +51,7 @@ impl SessionState {
     }
 
     /// A user turn starts with `message`.
-    pub fn start_turn(&mut self, message: Option<&str>) {
+    pub(crate) fn start_turn(&mut self, message: Option<&str>) {
         self.turns.push(TurnUsage {
             message: message.unwrap_or_default().to_string(),
             ..TurnUsage::default()
@@ -59,7 +59,7 @@ impl SessionState {
     }
 
     /// A model call of the current turn took `call`.
-    pub fn count(&mut self, call: &CallUsage) {
+    pub(crate) fn count(&mut self, call: &CallUsage) {
         if self.turns.is_empty() {
             self.start_turn(None);
         }
@@ -71,25 +71,25 @@ impl SessionState {
 
 /// How a stored session was taken up.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resumption {
+pub(crate) struct Resumption {
     /// User turns it held.
-    pub turns: usize,
+    pub(crate) turns: usize,
     /// Its last turn had been left unfinished (the agent was killed) and was closed.
-    pub lost_turn: bool,
+    pub(crate) lost_turn: bool,
     /// Skills sent again because their `SKILL.md` changed since.
-    pub changed: Vec<String>,
+    pub(crate) changed: Vec<String>,
     /// Skills withdrawn because they no longer exist.
-    pub vanished: Vec<String>,
+    pub(crate) vanished: Vec<String>,
 }
 
 impl Agent {
     /// Store the session in `journal` from now on (replacing, and closing, the one before).
-    pub fn set_journal(&mut self, journal: Journal) {
+    pub(crate) fn set_journal(&mut self, journal: Journal) {
         self.conversation.set_journal(journal);
     }
 
     /// The id of the session being stored, when one is.
-    pub fn session_id(&self) -> Option<String> {
+    pub(crate) fn session_id(&self) -> Option<String> {
         self.conversation.session_id().map(ToString::to_string)
     }
 
@@ -110,12 +110,12 @@ impl Agent {
     }
 
     /// What each user turn of the session cost, oldest first.
-    pub fn turn_usage(&self) -> &[TurnUsage] {
+    pub(crate) fn turn_usage(&self) -> &[TurnUsage] {
         &self.session.turns
     }
 
     /// What the whole session cost, resumed turns included.
-    pub fn session_totals(&self) -> Totals {
+    pub(crate) fn session_totals(&self) -> Totals {
         Totals::of(&self.session.turns)
     }
 
@@ -123,7 +123,7 @@ impl Agent {
     /// `keep_model`: one was given for this run) its model. A turn left unfinished is closed; a
     /// skill whose `SKILL.md` changed since is sent again as it is now, one that vanished is
     /// withdrawn; both are said as warnings and, in the conversation, to the model.
-    pub fn resume(&mut self, loaded: &Loaded, keep_model: bool) -> Resumption {
+    pub(crate) fn resume(&mut self, loaded: &SessionFile, keep_model: bool) -> Resumption {
         let state = replay(&loaded.records);
         if !keep_model {
             let model = state.model.clone().unwrap_or_else(|| loaded.header.model.clone());

@@ -17,16 +17,16 @@ const MAX_CALLS: usize = 16;
 
 /// One call read from a reply's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TextCall {
+pub(crate) struct TextCall {
     /// The offered tool it calls.
-    pub name: String,
+    pub(crate) name: String,
     /// Its arguments as a JSON object's text.
-    pub arguments: String,
+    pub(crate) arguments: String,
 }
 
 /// What a reply's text came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reading {
+pub(crate) enum Reading {
     /// Prose: the answer.
     Answer,
     /// One or more calls of offered tools; `shape` names how they were written.
@@ -36,13 +36,13 @@ pub enum Reading {
 }
 
 /// What the reader knows of the session: the tools offered and the skills' names.
-pub struct Offer<'a> {
-    pub tools: &'a [String],
-    pub skills: &'a [String],
+pub(crate) struct Offer<'a> {
+    pub(crate) tools: &'a [String],
+    pub(crate) skills: &'a [String],
 }
 
 /// Read `text` as a reply of the model that made no native call.
-pub fn read(text: &str, offer: &Offer<'_>) -> Reading {
+pub(crate) fn read(text: &str, offer: &Offer<'_>) -> Reading {
     if let Some(call) = named_call(text.trim(), offer) {
         return Reading::Calls {
             calls: vec![call],
@@ -77,13 +77,13 @@ const TOOL_NAMES: [&str; 4] = ["activate_skill", "run_command", "read_skill_file
 
 /// Whether a reply that begins with `start` may turn out to be a call written as text: its
 /// streaming is held back until the reply is whole. Only the shapes [`read`] takes.
-pub fn may_be_call(start: &str) -> bool {
+pub(crate) fn may_be_call(start: &str) -> bool {
     let s = start.trim_start().trim_start_matches("functions.");
     ["{", "[", "<", "```"].iter().any(|p| s.starts_with(p)) || TOOL_NAMES.iter().any(|n| s.starts_with(n))
 }
 
 /// Whether `start` is too short to tell: it could still grow into a tool's name.
-pub fn undecided(start: &str) -> bool {
+pub(crate) fn undecided(start: &str) -> bool {
     let s = start.trim_start();
     s.len() < "functions.".len() && "functions.".starts_with(s)
         || TOOL_NAMES.iter().any(|n| n.len() > s.len() && n.starts_with(s))
@@ -297,7 +297,7 @@ fn call_of(object: &Map<String, Value>, offer: &Offer<'_>) -> Result<Vec<TextCal
 /// The one command line of a reply made only of fences and that line (```` ```sh\n./run.sh
 /// Tokyo\n``` ````, a `$ ` prompt dropped): what a model writes when told to run a command and
 /// it cannot call the tool. Prose, several lines or JSON are not a command.
-pub fn bare_command(text: &str) -> Option<String> {
+pub(crate) fn bare_command(text: &str) -> Option<String> {
     let mut fences = 0;
     let mut content = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -321,7 +321,7 @@ const MAX_SENTENCE: usize = 200;
 /// The one quoted command of a short reply that runs one of a skill's own files (`./x`,
 /// `scripts/x`, or an interpreter then such a path): "To get it, run `./scripts/roman.py 1987`".
 /// Any other quoted text, several quotes, or a long reply are not taken.
-pub fn quoted_own_script(text: &str) -> Option<String> {
+pub(crate) fn quoted_own_script(text: &str) -> Option<String> {
     if text.chars().count() > MAX_SENTENCE || text.contains("```") {
         return None;
     }
@@ -342,7 +342,7 @@ pub fn quoted_own_script(text: &str) -> Option<String> {
 }
 
 /// A `run_command` call of `command`.
-pub fn run_command(command: &str) -> TextCall {
+pub(crate) fn run_command(command: &str) -> TextCall {
     TextCall {
         name: "run_command".into(),
         arguments: serde_json::json!({ "command": command }).to_string(),

@@ -24,27 +24,27 @@ use super::tools::{RunnerSettings, ToolRunner};
 
 /// Settings of the loop that do not belong to the LLM client.
 #[derive(Debug, Clone)]
-pub struct AgentOptions {
+pub(crate) struct AgentOptions {
     /// How tool calls are carried out: approval, commands, trust, redaction.
-    pub tools: RunnerSettings,
-    pub max_steps: u32,
+    pub(crate) tools: RunnerSettings,
+    pub(crate) max_steps: u32,
     /// Bytes of conversation kept before old tool outputs are shortened.
-    pub history_budget: usize,
+    pub(crate) history_budget: usize,
     /// Bytes of catalog per request; over it, the most relevant skills are listed.
-    pub catalog_budget: usize,
+    pub(crate) catalog_budget: usize,
     /// Activate a clear winner before the first request (saves a round trip).
-    pub preactivate: bool,
+    pub(crate) preactivate: bool,
     /// `AGENT_CONTEXT_WINDOW`: the model's window in tokens when set (else the server is asked).
-    pub context_window: Option<u64>,
+    pub(crate) context_window: Option<u64>,
     /// `AGENT_COMPACT_AT`: when the history is compacted by itself.
-    pub compact_at: CompactAt,
+    pub(crate) compact_at: CompactAt,
     /// The full prompt, or the short one for small local models (`AGENT_PROMPT`).
-    pub prompt_mode: PromptMode,
+    pub(crate) prompt_mode: PromptMode,
 }
 
 /// Why a turn ended without an answer.
 #[derive(Debug, thiserror::Error)]
-pub enum TurnError {
+pub(crate) enum TurnError {
     #[error(transparent)]
     Llm(#[from] LlmError),
     #[error("stopped after {steps} tool steps without an answer (the limit; raise it with --max-steps){repeating}")]
@@ -53,13 +53,13 @@ pub enum TurnError {
 
 /// Tool calls of one model response that are executed (docs/design.md#limits); the rest get an
 /// error.
-pub const MAX_CALLS_PER_RESPONSE: usize = 16;
+pub(crate) const MAX_CALLS_PER_RESPONSE: usize = 16;
 
 /// Skills ranked for an over-budget catalog; the rest follow in catalog order while room remains.
 pub(super) const CATALOG_RANKED: usize = 200;
 
 /// A conversation with the model plus the skills it can use.
-pub struct Agent {
+pub(crate) struct Agent {
     pub(super) llm: LlmClient,
     pub(super) conversation: Conversation,
     pub(super) tools: ToolRunner,
@@ -97,7 +97,7 @@ pub struct Agent {
 
 impl Agent {
     /// An agent over `skills`, talking through `llm`, emitting to `sink` and asking `approver`.
-    pub fn new(
+    pub(crate) fn new(
         llm: LlmClient,
         skills: SkillSet,
         options: AgentOptions,
@@ -137,7 +137,7 @@ impl Agent {
     }
 
     /// Run one user turn to the model's final answer.
-    pub async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
+    pub(crate) async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.unbacked = None;
         self.second_chance_used = false;
         let answer = self.turn_steps(user_message).await;
@@ -375,23 +375,23 @@ impl Agent {
     }
 
     /// Requests made to the model so far.
-    pub fn llm_calls(&self) -> u32 {
+    pub(crate) fn llm_calls(&self) -> u32 {
         self.llm_calls
     }
 
     /// Tokens of the calls whose server reported no usage, estimated from their bytes.
-    pub fn estimated_tokens(&self) -> u64 {
+    pub(crate) fn estimated_tokens(&self) -> u64 {
         self.tokens_estimated
     }
 
     /// Tokens used so far, when the server reports them.
-    pub fn usage(&self) -> Option<Usage> {
+    pub(crate) fn usage(&self) -> Option<Usage> {
         self.usage
     }
 
     /// How many commands the model proposed in the last turn were denied (or could not be
     /// approved); a one-shot run that answered ends with exit 6 when this is not zero.
-    pub fn commands_denied(&self) -> usize {
+    pub(crate) fn commands_denied(&self) -> usize {
         self.commands_denied
     }
 }

@@ -33,7 +33,7 @@ const SKILL_NAME_ARGS: &[(&[&str], &str)] = &[
 const MARK: &str = "AGENTSKILLNAMEMARK";
 
 /// The completion script for `shell`.
-pub fn completions(shell: clap_complete::Shell) -> Result<Report, AppError> {
+pub(crate) fn completions(shell: clap_complete::Shell) -> Result<Report, AppError> {
     let mut cmd = Cli::command();
     if shell == clap_complete::Shell::Zsh {
         cmd = mark_skill_names(cmd);

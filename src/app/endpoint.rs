@@ -24,7 +24,7 @@ const MAX_LISTED: usize = 20;
 /// Fill in the base URL and model where they are discovered (docs/configuration.md, "Local
 /// servers"); errors are exit 3 (or 4 when the server cannot be reached at all). A replayed run
 /// talks to no server and keeps its settings.
-pub async fn settle(cli: &Cli, config: &mut Config) -> Result<(), AppError> {
+pub(crate) async fn discover(cli: &Cli, config: &mut Config) -> Result<(), AppError> {
     if cli.replay.is_some() {
         return Ok(());
     }

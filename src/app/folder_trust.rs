@@ -16,17 +16,17 @@ use crate::skills::roots::{OTHER_AGENTS, other_agents, project_folders, project_
 use crate::support::terminal_text::{MAX_NAMED, short_list, visible};
 use crate::ui::approve::ask_folder_trust;
 
-/// The settings sources and the working folder's trust, settled for this run.
-pub struct Settled {
-    pub env: Environment,
-    pub trust: Arc<FolderTrust>,
+/// The settings sources and the working folder's trust, decided for this run.
+pub(crate) struct Decided {
+    pub(crate) env: Environment,
+    pub(crate) trust: Arc<FolderTrust>,
     /// One-line warnings for the user (an ignored `.env`, skills that cannot run commands).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// What a run does about an undecided folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ask {
+pub(crate) enum Ask {
     /// A person is at the terminal and this run talks to the model: ask.
     Person,
     /// Nobody to ask, but this run may run skill commands: warn about them too.
@@ -58,7 +58,7 @@ fn state_of(dotenv: Option<&Dotenv>) -> Option<DotenvState> {
 }
 
 /// Decide what this run may use of the working folder `cwd`, asking if `ask` says so.
-pub fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
+pub(crate) fn decide(cwd: &Path, ask: Ask) -> Result<Decided, AppError> {
     let user = user_dotenv_path().and_then(|p| Dotenv::read(&p));
     let folder_env = folder_dotenv(cwd, user.as_ref());
     let trust = Arc::new(
@@ -83,7 +83,7 @@ pub fn settle(cwd: &Path, ask: Ask) -> Result<Settled, AppError> {
     notes.extend(untrusted_notes(&assessment, ask));
     let trusted_env = folder_env.filter(|_| assessment.dotenv_trusted);
     let env = Environment::load(user.as_ref(), trusted_env.as_ref())?;
-    Ok(Settled { env, trust, notes })
+    Ok(Decided { env, trust, notes })
 }
 
 /// The folder a trust decision about `cwd` is recorded for: the repository root holding it (the
@@ -182,7 +182,12 @@ fn named(names: &[String]) -> String {
 /// `agent trust [DIR]` (and the old `agent skills trust [DIR…]`): trust each folder as it is now,
 /// after the install gate's rule on the audit of its skills: findings of high or critical
 /// severity need a yes on a terminal, else `force`.
-pub fn trust_command(dirs: &[PathBuf], cwd: &Path, force: bool, asker: &dyn LibraryAsker) -> Result<Trusted, AppError> {
+pub(crate) fn trust_command(
+    dirs: &[PathBuf],
+    cwd: &Path,
+    force: bool,
+    asker: &dyn LibraryAsker,
+) -> Result<Trusted, AppError> {
     let folders: Vec<PathBuf> = if dirs.is_empty() {
         vec![cwd.to_path_buf()]
     } else {
@@ -219,7 +224,7 @@ pub fn trust_command(dirs: &[PathBuf], cwd: &Path, force: bool, asker: &dyn Libr
 /// The folders the old `agent skills trust DIR…` meant: it took skill roots (`./skills`,
 /// `./.agents/skills`, `./.claude/skills`) or a skill folder in one; trust now belongs to the
 /// project folder holding them. A skill folder (it holds a `SKILL.md`) stands for its root.
-pub fn legacy_targets(dirs: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
+pub(crate) fn legacy_targets(dirs: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
     dirs.iter()
         .map(|d| {
             let abs = if d.is_absolute() { d.clone() } else { cwd.join(d) };

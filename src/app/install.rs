@@ -11,7 +11,7 @@ use crate::output::Report;
 use crate::output::report::ManPages;
 
 /// agent(1) as roff, or with `dir` a page for every command written into it.
-pub fn man(dir: Option<&Path>) -> Result<Report, AppError> {
+pub(crate) fn man(dir: Option<&Path>) -> Result<Report, AppError> {
     let mut cmd = Cli::command();
     cmd.build();
     let Some(dir) = dir else {

@@ -12,13 +12,13 @@ mod completions;
 mod endpoint;
 mod folder_trust;
 mod install;
-mod invoke;
 mod mcp;
 mod notices;
 mod once;
 mod sandbox;
 mod session;
 mod session_commands;
+mod skill_once;
 mod skills;
 
 use std::path::{Path, PathBuf};
@@ -30,23 +30,23 @@ use crate::exec::trust::FolderTrust;
 use crate::exit::{AppError, ExitCode};
 use crate::output::{Event, Report};
 use crate::support::redact::Redactor;
-use crate::ui::Frontend;
+use crate::ui::{Frontend, FrontendOptions};
 use folder_trust::Ask;
 
 /// What every command of a run shares once configuration is settled.
 pub(crate) struct Run<'a> {
-    pub cli: &'a Cli,
-    pub config: Config,
+    pub(crate) cli: &'a Cli,
+    pub(crate) config: Config,
     /// What this run may use of the working folder.
-    pub trust: Arc<FolderTrust>,
-    pub front: Frontend,
+    pub(crate) trust: Arc<FolderTrust>,
+    pub(crate) front: Frontend,
     /// The run's secret redaction, built once from the settled environment.
-    pub redactor: Redactor,
+    pub(crate) redactor: Redactor,
     /// The search index being read on another thread while discovery runs (a one-shot or a
     /// chat over a big library ranks with it at once); the skill set takes it.
-    pub index_preload: std::sync::Mutex<Option<crate::skills::catalog::IndexPreload>>,
+    pub(crate) index_preload: std::sync::Mutex<Option<crate::skills::catalog::IndexPreload>>,
     /// This run is the chat (not a one-shot): its session is marked so, and `-c` prefers one.
-    pub chat: bool,
+    pub(crate) chat: bool,
 }
 
 /// Run the program; returns the process exit code.
@@ -58,14 +58,23 @@ pub async fn run(cli: Cli) -> i32 {
         Ok(cwd) => cwd,
         Err(e) => {
             let err = AppError::config(format!("cannot determine the working directory: {e}"));
-            return report(&Frontend::new(cli.json, true, false, Redactor::NONE), Err(err));
+            return report(&Frontend::new(document_only(&cli), Redactor::NONE), Err(err));
         }
     };
     if let Err(err) = session::check_continue(&cli) {
-        return report(&Frontend::new(cli.json, false, false, Redactor::NONE), Err(err));
+        return report(
+            &Frontend::new(
+                FrontendOptions {
+                    json: cli.json,
+                    ..FrontendOptions::default()
+                },
+                Redactor::NONE,
+            ),
+            Err(err),
+        );
     }
     if let Some((dirs, moved, force)) = trust_request(&cli, &cwd) {
-        let front = Frontend::new(cli.json, true, false, Redactor::NONE);
+        let front = Frontend::new(document_only(&cli), Redactor::NONE);
         if moved {
             front.output.report(Report::Note(
                 "`agent skills trust` moved to `agent trust [DIR]`, which trusts the whole folder: its .env and its skills"
@@ -81,25 +90,32 @@ pub async fn run(cli: Cli) -> i32 {
     }
     let interactive = crate::ui::tty::interactive();
     let ask = ask_mode(&cli, interactive);
-    let settled = folder_trust::settle(&cwd, ask);
-    let redactor = settled
+    let decided = folder_trust::decide(&cwd, ask);
+    let redactor = decided
         .as_ref()
         .map(|s| Redactor::from_env(&s.env.merged()))
         .unwrap_or_default();
     // A subcommand's stdout is one JSON document with --json: its warnings go to stderr.
-    let front = Frontend::new(cli.json, cli.command.is_some(), cli.verbose > 0, redactor.clone());
-    let result = match settled {
-        Ok(settled) => {
-            for message in settled.notes {
+    let front = Frontend::new(
+        FrontendOptions {
+            json: cli.json,
+            document: cli.command.is_some(),
+            verbose: cli.verbose > 0,
+        },
+        redactor.clone(),
+    );
+    let result = match decided {
+        Ok(decided) => {
+            for message in decided.notes {
                 front.output.emit(Event::Warning { message });
             }
-            match Config::resolve(&cli, settled.env, &cwd, interactive) {
+            match Config::resolve(&cli, decided.env, &cwd, interactive) {
                 Ok(config) => {
                     crate::support::phases::mark("config");
                     let run = Run {
                         cli: &cli,
                         config,
-                        trust: settled.trust,
+                        trust: decided.trust,
                         front: front.clone(),
                         redactor,
                         index_preload: std::sync::Mutex::default(),
@@ -115,6 +131,16 @@ pub async fn run(cli: Cli) -> i32 {
     report(&front, result)
 }
 
+/// The front end's options for a command that prints one document (or only its error), before
+/// configuration is read.
+fn document_only(cli: &Cli) -> FrontendOptions {
+    FrontendOptions {
+        json: cli.json,
+        document: true,
+        verbose: false,
+    }
+}
+
 /// `completions` and `man`: generated from the flag definitions alone, so no configuration can
 /// break them. `None` for every other command.
 fn generated(cli: &Cli) -> Option<i32> {
@@ -123,7 +149,7 @@ fn generated(cli: &Cli) -> Option<i32> {
         Some(Command::Man { dir }) => install::man(dir.as_deref()),
         _ => return None,
     };
-    let front = Frontend::new(cli.json, true, false, Redactor::NONE);
+    let front = Frontend::new(document_only(cli), Redactor::NONE);
     let result = result.map(|r| {
         front.output.report(r);
         ExitCode::Answered

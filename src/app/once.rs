@@ -31,10 +31,10 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
     };
     report_discovery(&discovery, &*sink, detail);
     if let Some(name) = &run.cli.skill {
-        return super::invoke::skill_once(run, discovery, name).await;
+        return super::skill_once::skill_once(run, discovery, name).await;
     }
     let message = initial_message(run.cli)?;
-    endpoint::settle(run.cli, &mut run.config).await?;
+    endpoint::discover(run.cli, &mut run.config).await?;
     let Some(message) = message else {
         run.chat = true;
         return chat::run(run, discovery).await;

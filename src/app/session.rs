@@ -14,7 +14,7 @@ use crate::output::{Event, EventSink};
 use crate::sessions::replay::replay;
 use crate::sessions::store::unix_seconds;
 use crate::sessions::summary::summarize;
-use crate::sessions::{Journal, Loaded, NewSession, SessionError, SessionId, SessionStore};
+use crate::sessions::{Journal, NewSession, SessionError, SessionFile, SessionId, SessionStore};
 use crate::skills::discover::Discovery;
 use crate::support::public_url::without_credentials;
 use crate::ui::pick::{Pick, pick_session};
@@ -158,7 +158,7 @@ fn no_tools_warning(model: &str, said: &str, skills: usize) -> String {
 }
 
 /// Take up `loaded` in `agent` (its journal already set) and say how it went.
-pub(super) fn take_up(agent: &mut Agent, loaded: &Loaded, keep_model: bool) -> SessionResumed {
+pub(super) fn take_up(agent: &mut Agent, loaded: &SessionFile, keep_model: bool) -> SessionResumed {
     let done = agent.resume(loaded, keep_model);
     SessionResumed {
         resumed: loaded.header.id.clone(),
@@ -247,7 +247,7 @@ fn attach_existing(
     id: &SessionId,
     agent: &mut Agent,
     warnings: &mut Vec<String>,
-) -> Result<Loaded, AppError> {
+) -> Result<SessionFile, AppError> {
     if !run.config.sessions.store {
         let loaded = store.load(id).map_err(app_error)?;
         warnings.extend(loaded_warnings(&loaded));
@@ -291,7 +291,7 @@ fn attach_new(run: &Run<'_>, store: &SessionStore, agent: &mut Agent, warnings: 
 }
 
 /// What loading a session skipped, one warning each.
-fn loaded_warnings(loaded: &Loaded) -> Vec<String> {
+fn loaded_warnings(loaded: &SessionFile) -> Vec<String> {
     loaded
         .warnings
         .iter()

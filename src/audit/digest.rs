@@ -14,14 +14,14 @@ use base64::Engine;
 use sha2::{Digest, Sha256};
 
 /// The file holding a publisher's minisign signature of the digest.
-pub const SIGNATURE_FILE: &str = "SKILL.sig";
+pub(crate) const SIGNATURE_FILE: &str = "SKILL.sig";
 
 /// Most files a digest covers; a folder with more cannot be digested (an error says so).
 const MAX_FILES: usize = 20_000;
 
 /// Why a folder has no digest.
 #[derive(Debug, thiserror::Error)]
-pub enum DigestError {
+pub(crate) enum DigestError {
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
     #[error("{0} holds more than {MAX_FILES} files; a skill that large is not digested")]
@@ -29,7 +29,7 @@ pub enum DigestError {
 }
 
 /// The digest of the skill folder `dir`.
-pub fn digest_dir(dir: &Path) -> Result<String, DigestError> {
+pub(crate) fn digest_dir(dir: &Path) -> Result<String, DigestError> {
     let mut entries = Vec::new();
     collect(dir, "", &mut entries)?;
     entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));

@@ -19,13 +19,13 @@ static SECRET: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 
 /// 1-based line number of byte `offset` in `text`.
-pub fn line_of(text: &str, offset: usize) -> usize {
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());
     memchr::memchr_iter(b'\n', &text.as_bytes()[..end]).count() + 1
 }
 
 /// The evidence for a match at `start..end` of `text`.
-pub fn around(text: &str, start: usize, end: usize) -> String {
+pub(crate) fn around(text: &str, start: usize, end: usize) -> String {
     let line_start = text[..start.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[end.min(text.len())..]
         .find('\n')
@@ -35,7 +35,7 @@ pub fn around(text: &str, start: usize, end: usize) -> String {
 }
 
 /// `line` made short and safe; `focus` is the byte offset the window keeps in view.
-pub fn clean(line: &str, focus: usize) -> String {
+pub(crate) fn clean(line: &str, focus: usize) -> String {
     let mut text = line.trim().to_string();
     if let Some(blob) = BLOB.as_ref() {
         text = blob

@@ -11,7 +11,7 @@ use super::{Class, Finding, Level};
 
 /// What a non-text file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BinaryKind {
+pub(crate) enum BinaryKind {
     Executable(&'static str),
     Archive(&'static str),
     /// A known data format (an image, a PDF, a font, a database): nothing a shell runs.
@@ -22,7 +22,7 @@ pub enum BinaryKind {
 }
 
 /// What `bytes` (a file's first bytes) are, or `None` for text.
-pub fn binary_kind(bytes: &[u8]) -> Option<BinaryKind> {
+pub(crate) fn binary_kind(bytes: &[u8]) -> Option<BinaryKind> {
     let magic: &[(&[u8], BinaryKind)] = &[
         (b"\x7fELF", BinaryKind::Executable("ELF")),
         (b"MZ", BinaryKind::Executable("Windows PE")),
@@ -74,14 +74,14 @@ fn text_or_other(bytes: &[u8]) -> Option<BinaryKind> {
 
 /// Whether a file of `kind` has its content scanned by the text rules (text, or an unknown
 /// binary's printable runs), so reading only part of it leaves something unaudited.
-pub fn is_scanned(kind: Option<BinaryKind>) -> bool {
+pub(crate) fn is_scanned(kind: Option<BinaryKind>) -> bool {
     matches!(kind, None | Some(BinaryKind::Other))
 }
 
 /// The text the rules read of a file of `kind`: all of it for text; for an unknown binary its
 /// printable runs (every other byte a line break, so a run is never glued to the next); nothing
 /// for executables, archives and media.
-pub fn text_of(bytes: &[u8], kind: Option<BinaryKind>) -> Option<String> {
+pub(crate) fn text_of(bytes: &[u8], kind: Option<BinaryKind>) -> Option<String> {
     match kind {
         None => Some(String::from_utf8_lossy(bytes).into_owned()),
         Some(BinaryKind::Other) => {
@@ -107,7 +107,7 @@ fn zip_encrypted(bytes: &[u8]) -> bool {
 }
 
 /// Report an executable or archive `rel`, and a known payload hash.
-pub fn check_binary(rel: &Path, bytes: &[u8], kind: BinaryKind, data: &Indicators, findings: &mut Vec<Finding>) {
+pub(crate) fn check_binary(rel: &Path, bytes: &[u8], kind: BinaryKind, data: &Indicators, findings: &mut Vec<Finding>) {
     let mut push = |rule: &str, class, severity, evidence: String, why: &str, advice: &str| {
         findings.push(Finding {
             rule: rule.to_string(),

@@ -160,7 +160,7 @@ static SITE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 type Line<'a> = (usize, &'a str);
 
 /// Report the multi-line forms in `original` (the content of `rel`).
-pub fn scan(rel: &Path, original: &str, data: &Indicators, findings: &mut Vec<Finding>) {
+pub(crate) fn scan(rel: &Path, original: &str, data: &Indicators, findings: &mut Vec<Finding>) {
     let joined = super::scan::join_continuations(original);
     let mut lines: Vec<Line<'_>> = Vec::new();
     let mut offset = 0;

@@ -18,7 +18,7 @@ static ORDERS: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 
 /// Report invisible characters and commented instructions in `text`, the content of `rel`.
-pub fn scan(rel: &Path, text: &str, findings: &mut Vec<Finding>) {
+pub(crate) fn scan(rel: &Path, text: &str, findings: &mut Vec<Finding>) {
     invisible(rel, text, findings);
     if walk::is_prose(rel) {
         comments(rel, text, findings);

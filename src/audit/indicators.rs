@@ -12,7 +12,7 @@ const SHIPPED: &str = include_str!("../../data/audit/indicators.txt");
 
 /// What kind of host or address an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HostKind {
+pub(crate) enum HostKind {
     /// A known campaign address or host.
     Campaign,
     /// A paste site or file drop.
@@ -25,30 +25,30 @@ pub enum HostKind {
 
 /// The parsed data.
 #[derive(Debug)]
-pub struct Indicators {
+pub(crate) struct Indicators {
     /// `version` from the file.
-    pub version: String,
+    pub(crate) version: String,
     /// Known payload SHA-256 hashes, lowercase hex.
-    pub hashes: HashSet<String>,
+    pub(crate) hashes: HashSet<String>,
     /// Well-known names imitators copy.
-    pub known_names: Vec<String>,
+    pub(crate) known_names: Vec<String>,
     hosts: Vec<(String, HostKind)>,
     matcher: Option<AhoCorasick>,
 }
 
 /// One host or address found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostHit {
-    pub kind: HostKind,
+pub(crate) struct HostHit {
+    pub(crate) kind: HostKind,
     /// Where it starts in the text.
-    pub start: usize,
-    pub entry: String,
+    pub(crate) start: usize,
+    pub(crate) entry: String,
 }
 
 impl Indicators {
     /// Parse the data file format; unknown sections and malformed lines are ignored (the shipped
     /// file is checked by a unit test).
-    pub fn parse(text: &str) -> Self {
+    pub(crate) fn parse(text: &str) -> Self {
         let mut version = String::from("0");
         let (mut hashes, mut known_names, mut hosts) = (HashSet::new(), Vec::new(), Vec::new());
         let mut section = "";
@@ -93,7 +93,7 @@ impl Indicators {
 
     /// Every listed host or address in `text` that stands as a name of its own (not the tail
     /// of a longer host name, not the head of a longer one).
-    pub fn hosts_in(&self, text: &str) -> Vec<HostHit> {
+    pub(crate) fn hosts_in(&self, text: &str) -> Vec<HostHit> {
         let Some(matcher) = &self.matcher else {
             return Vec::new();
         };
@@ -123,7 +123,7 @@ impl Indicators {
     /// script: the host equal to a listed one or a true subdomain of it (`x.get.docker.com`, never
     /// `get.docker.com.evil.net`); an entry with a path (`ollama.com/install.sh`) needs that host
     /// exactly and a path starting with its own.
-    pub fn is_installer_url(&self, host: &str, path: &str) -> bool {
+    pub(crate) fn is_installer_url(&self, host: &str, path: &str) -> bool {
         self.hosts
             .iter()
             .filter(|(_, k)| *k == HostKind::Installer)
@@ -143,6 +143,6 @@ impl Indicators {
 static DATA: LazyLock<Indicators> = LazyLock::new(|| Indicators::parse(SHIPPED));
 
 /// The shipped indicators, parsed once.
-pub fn get() -> &'static Indicators {
+pub(crate) fn get() -> &'static Indicators {
     &DATA
 }

@@ -8,7 +8,7 @@ use super::indicators::Indicators;
 use super::{Class, Finding, Level, evidence};
 
 /// Report grants and names of the SKILL.md `text` of the skill folder `dir`.
-pub fn scan(dir: &Path, text: &str, data: &Indicators, findings: &mut Vec<Finding>) {
+pub(crate) fn scan(dir: &Path, text: &str, data: &Indicators, findings: &mut Vec<Finding>) {
     let front = frontmatter(text);
     grants(front, findings);
     let declared = front.lines().find_map(|l| l.strip_prefix("name:")).map(unquote);

@@ -6,22 +6,22 @@
 //!
 //! One file per rule class: `rules` (the text patterns, a table), `hidden` (invisible
 //! characters, HTML comments), `files` (binaries and archives), `meta` (frontmatter grants and
-//! names), [`indicators`] (the updatable data of `data/audit/indicators.txt`). [`digest`] is the
+//! names), `indicators` (the updatable data of `data/audit/indicators.txt`). `digest` is the
 //! deterministic directory digest that provenance records and signatures cover.
 
-pub mod digest;
+pub(crate) mod digest;
 mod evidence;
 mod files;
 mod flows;
 mod hidden;
-pub mod indicators;
+pub(crate) mod indicators;
 mod meta;
 mod refine;
 mod rules;
 mod rules_exec;
 mod rules_lure;
 mod scan;
-pub mod signature;
+pub(crate) mod signature;
 mod walk;
 
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// The version of the rules, recorded with every verdict: the code's rule set, then the data's.
-pub fn rules_version() -> String {
+pub(crate) fn rules_version() -> String {
     format!("{RULES_CODE_VERSION}+{}", indicators::get().version)
 }
 
@@ -39,7 +39,7 @@ const RULES_CODE_VERSION: &str = "2";
 /// How much a finding matters; the gate refuses on `Critical` and asks on `High`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Level {
+pub(crate) enum Level {
     /// Worth knowing; common in honest skills too.
     Low,
     /// Needs a look before trusting the skill.
@@ -52,7 +52,7 @@ pub enum Level {
 
 impl Level {
     /// The lowercase name (`critical`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Level::Low => "low",
             Level::Medium => "medium",
@@ -65,7 +65,7 @@ impl Level {
 /// The family a rule belongs to; the benchmark reports detection per class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Class {
+pub(crate) enum Class {
     /// Fetching code and running it in one step (`curl | sh`, `iex (iwr …)`).
     DownloadExecute,
     /// Shipped or linked executables, password-protected archives, raw-IP and paste-site URLs.
@@ -92,65 +92,45 @@ pub enum Class {
     Impersonation,
 }
 
-impl Class {
-    /// The kebab-case name used in reports and the benchmark.
-    pub fn name(self) -> &'static str {
-        match self {
-            Class::DownloadExecute => "download-execute",
-            Class::Payload => "payload",
-            Class::Indicator => "indicator",
-            Class::Credentials => "credentials",
-            Class::Exfiltration => "exfiltration",
-            Class::ReverseShell => "reverse-shell",
-            Class::Persistence => "persistence",
-            Class::Obfuscation => "obfuscation",
-            Class::Hidden => "hidden",
-            Class::Injection => "injection",
-            Class::Permissions => "permissions",
-            Class::Impersonation => "impersonation",
-        }
-    }
-}
-
 /// One thing the audit found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// Stable rule id (`download-pipe-shell`).
-    pub rule: String,
-    pub class: Class,
+    pub(crate) rule: String,
+    pub(crate) class: Class,
     pub severity: Level,
     /// The file, relative to the audited folder (`SKILL.md`, `scripts/setup.sh`).
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// 1-based line; 0 for a finding about the whole file.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The offending text: one line at most, control and invisible characters escaped, long
     /// encoded runs and secret-looking values replaced.
-    pub evidence: String,
+    pub(crate) evidence: String,
     /// Why it matters.
-    pub why: String,
+    pub(crate) why: String,
     /// What to do about it.
-    pub advice: String,
+    pub(crate) advice: String,
 }
 
 impl Finding {
     /// `rule@file:line`: how an accepted finding is recorded in `skills-lock.json`.
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         format!("{}@{}:{}", self.rule, self.file.display(), self.line)
     }
 }
 
 /// Findings per severity.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counts {
-    pub critical: usize,
-    pub high: usize,
-    pub medium: usize,
-    pub low: usize,
+pub(crate) struct Counts {
+    pub(crate) critical: usize,
+    pub(crate) high: usize,
+    pub(crate) medium: usize,
+    pub(crate) low: usize,
 }
 
 impl Counts {
     /// The counts of `findings`.
-    pub fn of(findings: &[Finding]) -> Self {
+    pub(crate) fn of(findings: &[Finding]) -> Self {
         let mut counts = Self::default();
         for f in findings {
             match f.severity {
@@ -167,7 +147,7 @@ impl Counts {
 /// How findings of high or critical severity came to be accepted at install.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Acceptance {
+pub(crate) enum Acceptance {
     /// A person saw them on the terminal and said yes.
     Confirmed,
     /// `--force`.
@@ -176,23 +156,23 @@ pub enum Acceptance {
 
 /// The audit's verdict as `skills-lock.json` records it (docs/skills-lock.md, `audit`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The rules version that judged ([`rules_version`]).
-    pub rules: String,
+    pub(crate) rules: String,
     /// The worst severity found; `null` when nothing was.
-    pub worst: Option<Level>,
-    pub counts: Counts,
+    pub(crate) worst: Option<Level>,
+    pub(crate) counts: Counts,
     /// The findings of high or critical severity installed over, as `rule@file:line`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub accepted: Vec<String>,
+    pub(crate) accepted: Vec<String>,
     /// How they were accepted; absent when there were none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub accepted_by: Option<Acceptance>,
+    pub(crate) accepted_by: Option<Acceptance>,
 }
 
 impl Verdict {
     /// The verdict of `audit`, nothing accepted yet.
-    pub fn of(audit: &Audit) -> Self {
+    pub(crate) fn of(audit: &Audit) -> Self {
         Self {
             rules: rules_version(),
             worst: audit.worst(),
@@ -203,38 +183,38 @@ impl Verdict {
     }
 
     /// Whether the skill was installed over findings of high or critical severity.
-    pub fn installed_over_findings(&self) -> bool {
+    pub(crate) fn installed_over_findings(&self) -> bool {
         !self.accepted.is_empty()
     }
 }
 
 /// The audit of one skill folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Audit {
+pub(crate) struct Audit {
     /// The folder audited.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Files read.
-    pub files: usize,
+    pub(crate) files: usize,
     /// Files too large or too many to read whole (their first bytes were still read); each is
     /// also a `not-audited` finding.
-    pub partial: usize,
+    pub(crate) partial: usize,
     /// Findings, worst first, then by file and line.
-    pub findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
 }
 
 impl Audit {
     /// The worst severity found, if anything was.
-    pub fn worst(&self) -> Option<Level> {
+    pub(crate) fn worst(&self) -> Option<Level> {
         self.findings.iter().map(|f| f.severity).max()
     }
 
     /// Findings per severity.
-    pub fn counts(&self) -> Counts {
+    pub(crate) fn counts(&self) -> Counts {
         Counts::of(&self.findings)
     }
 
     /// The findings at `level` or worse.
-    pub fn at_least(&self, level: Level) -> impl Iterator<Item = &Finding> {
+    pub(crate) fn at_least(&self, level: Level) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(move |f| f.severity >= level)
     }
 }
@@ -244,7 +224,7 @@ impl Audit {
 /// could not be read whole (too large, unreadable, a pipe or device, a link out of the folder,
 /// left out by the caps) is a `not-audited` finding of high severity, so no gate takes it for
 /// clean.
-pub fn audit_dir(dir: &Path) -> Audit {
+pub(crate) fn audit_dir(dir: &Path) -> Audit {
     let data = indicators::get();
     let listing = walk::files(dir);
     let mut findings = Vec::new();
@@ -319,7 +299,7 @@ fn not_audited(rel: &Path, why: String) -> Finding {
 
 /// The text rules over a piece of text that is not a file of a folder (a description proposed
 /// by `skills tune`, before it is written into SKILL.md): every finding, `file` set to `name`.
-pub fn audit_text(name: &str, text: &str) -> Vec<Finding> {
+pub(crate) fn audit_text(name: &str, text: &str) -> Vec<Finding> {
     let data = indicators::get();
     let mut findings = Vec::new();
     scan::scan(Path::new(name), text, data, &mut findings);
@@ -331,7 +311,7 @@ pub fn audit_text(name: &str, text: &str) -> Vec<Finding> {
 /// The findings of medium severity or worse in the skill folders `keys` of `folder` (project
 /// skills, keyed as folder trust keys them: `skills/weather`), leaving out skills without any.
 /// What the folder-trust question shows and `agent trust` checks.
-pub fn audit_keys<'a>(folder: &Path, keys: impl Iterator<Item = &'a String>) -> Vec<(String, Vec<Finding>)> {
+pub(crate) fn audit_keys<'a>(folder: &Path, keys: impl Iterator<Item = &'a String>) -> Vec<(String, Vec<Finding>)> {
     keys.map(|k| {
         let findings: Vec<Finding> = audit_dir(&folder.join(k))
             .findings

@@ -500,6 +500,6 @@ pub(super) static ALL: LazyLock<Vec<&'static Rule>> =
 
 /// The ids of every text rule, for tests.
 #[cfg(test)]
-pub fn ids() -> Vec<&'static str> {
+pub(crate) fn ids() -> Vec<&'static str> {
     ALL.iter().map(|r| r.id).collect()
 }

@@ -64,7 +64,7 @@ const LONG_LINE: usize = 400;
 const REACH: usize = 1024;
 
 /// Run the text rules over `text`, the content of `rel`, plus the host indicators.
-pub fn scan(rel: &Path, original: &str, data: &Indicators, findings: &mut Vec<Finding>) {
+pub(crate) fn scan(rel: &Path, original: &str, data: &Indicators, findings: &mut Vec<Finding>) {
     hosts(rel, original, data, findings);
     let Some(compiled) = COMPILED.as_ref() else {
         return;
@@ -218,6 +218,6 @@ fn hosts(rel: &Path, text: &str, data: &Indicators, findings: &mut Vec<Finding>)
 
 /// How many text rules compiled (a unit test holds this to all of them).
 #[cfg(test)]
-pub fn compiled_count() -> usize {
+pub(crate) fn compiled_count() -> usize {
     COMPILED.as_ref().map_or(0, |c| c.patterns.iter().flatten().count())
 }

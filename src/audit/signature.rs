@@ -17,7 +17,7 @@ const MAX_BYTES: u64 = 256 * 1024;
 /// Where a skill's signature stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     /// A listed key verifies `SKILL.sig` over the current digest.
     Signed,
     /// No `SKILL.sig`.
@@ -28,7 +28,7 @@ pub enum Status {
 
 impl Status {
     /// The lowercase name (`signed`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Status::Signed => "signed",
             Status::Unsigned => "unsigned",
@@ -39,34 +39,34 @@ impl Status {
 
 /// One trusted publisher key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Key {
+pub(crate) struct Key {
     /// The minisign public key, base64 (`RW…`), as the second line of a `.pub` file holds it.
-    pub key: String,
+    pub(crate) key: String,
     /// A note for the user (whose key it is).
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub comment: String,
+    pub(crate) comment: String,
     /// Sources (prefixes of `skills add` sources, e.g. `https://github.com/acme/`) whose skills
     /// must carry a valid signature by this key.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub require_for: Vec<String>,
+    pub(crate) require_for: Vec<String>,
 }
 
 /// The user's keys file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Keys {
+pub(crate) struct Keys {
     #[serde(default)]
-    pub keys: Vec<Key>,
+    pub(crate) keys: Vec<Key>,
 }
 
 impl Keys {
     /// The keys file's place: `$XDG_CONFIG_HOME/agent/skill-keys.json`.
-    pub fn path() -> Option<PathBuf> {
+    pub(crate) fn path() -> Option<PathBuf> {
         directories::ProjectDirs::from("", "", "agent").map(|d| d.config_dir().join("skill-keys.json"))
     }
 
     /// The keys at `path`; none when there is no file; an error naming the file when it is
     /// unreadable or not valid.
-    pub fn read(path: &Path) -> Result<Self, String> {
+    pub(crate) fn read(path: &Path) -> Result<Self, String> {
         match read_whole(path, MAX_BYTES) {
             Ok(read) => serde_json::from_slice(&read.bytes)
                 .map_err(|e| format!("{} is not a valid keys file ({e}); fix or remove it", path.display())),
@@ -76,7 +76,7 @@ impl Keys {
     }
 
     /// Write the keys to `path`, through a temporary file and a rename.
-    pub fn write(&self, path: &Path) -> Result<(), String> {
+    pub(crate) fn write(&self, path: &Path) -> Result<(), String> {
         let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| fail(&e))?;
@@ -88,7 +88,7 @@ impl Keys {
     }
 
     /// Add `key` (checked to be a minisign public key), or extend the prefixes of a listed one.
-    pub fn add(&mut self, key: &str, comment: &str, require_for: Option<&str>) -> Result<(), String> {
+    pub(crate) fn add(&mut self, key: &str, comment: &str, require_for: Option<&str>) -> Result<(), String> {
         let key = public_key_text(key);
         minisign_verify::PublicKey::from_base64(&key).map_err(|e| {
             format!("{key:?} is not a minisign public key ({e}); give the `RW…` line of the publisher's .pub file")
@@ -115,7 +115,7 @@ impl Keys {
     }
 
     /// The keys a skill from `source` must be signed by (empty: signatures are optional).
-    pub fn required_for(&self, source: &str) -> Vec<&Key> {
+    pub(crate) fn required_for(&self, source: &str) -> Vec<&Key> {
         self.keys
             .iter()
             .filter(|k| k.require_for.iter().any(|p| source.starts_with(p.as_str())))
@@ -133,7 +133,7 @@ fn public_key_text(text: &str) -> String {
 }
 
 /// Whether `SKILL.sig` in `dir` is a valid signature of `digest` by one of `keys`.
-pub fn check(dir: &Path, digest: &str, keys: &[&Key]) -> Status {
+pub(crate) fn check(dir: &Path, digest: &str, keys: &[&Key]) -> Status {
     let Ok(read) = read_whole(&dir.join(SIGNATURE_FILE), MAX_BYTES) else {
         return Status::Unsigned;
     };

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 /// Most bytes of one file read; a lure or payload marker sits near the top of what it is in.
-pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// Most files of one folder read.
 const MAX_FILES: usize = 5000;
 /// Most folders entered, so a deep or wide tree ends.
@@ -15,25 +15,25 @@ const MAX_DIRS: usize = 2000;
 
 /// One file to read.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct File {
+pub(crate) struct File {
     /// Relative to the audited folder.
-    pub rel: PathBuf,
-    pub path: PathBuf,
+    pub(crate) rel: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 /// The files of a folder, and what was left out.
 #[derive(Debug, Default)]
-pub struct Listing {
-    pub files: Vec<File>,
+pub(crate) struct Listing {
+    pub(crate) files: Vec<File>,
     /// How many entries the caps left out.
-    pub skipped: usize,
+    pub(crate) skipped: usize,
     /// Entries not read, relative to the folder, with why: a link out of the folder, a pipe or
     /// device, a folder that could not be listed.
-    pub unread: Vec<(PathBuf, String)>,
+    pub(crate) unread: Vec<(PathBuf, String)>,
 }
 
 /// The regular files below `dir`, sorted by relative path.
-pub fn files(dir: &Path) -> Listing {
+pub(crate) fn files(dir: &Path) -> Listing {
     let mut listing = Listing::default();
     let mut stack = vec![PathBuf::new()];
     let mut dirs = 0usize;
@@ -97,12 +97,12 @@ fn link_out(dir: &Path, link: &Path) -> Option<String> {
 }
 
 /// Whether `rel` is the skill's own `SKILL.md` (the file whose frontmatter names and grants).
-pub fn is_skill_file(rel: &Path) -> bool {
+pub(crate) fn is_skill_file(rel: &Path) -> bool {
     rel.as_os_str().eq_ignore_ascii_case("SKILL.md")
 }
 
 /// Whether `rel` is prose (markdown, text) rather than code: HTML comments matter only there.
-pub fn is_prose(rel: &Path) -> bool {
+pub(crate) fn is_prose(rel: &Path) -> bool {
     rel.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "md" | "markdown" | "txt" | "mdx"))

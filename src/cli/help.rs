@@ -2,11 +2,11 @@
 //! ENVIRONMENT and EXIT STATUS sections of the manual page are both made from them.
 
 /// Where a setting without a flag comes from, first match wins.
-pub const SETTINGS_SOURCES: &str = "Settings without a flag come from the environment, then a trusted folder's .env, then \
+pub(crate) const SETTINGS_SOURCES: &str = "Settings without a flag come from the environment, then a trusted folder's .env, then \
 ~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
 
 /// Every variable a person sets, with what it does.
-pub const ENVIRONMENT: [(&str, &str); 27] = [
+pub(crate) const ENVIRONMENT: [(&str, &str); 27] = [
     (
         "AGENT_API_KEY, OPENAI_API_KEY",
         "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
@@ -87,7 +87,7 @@ pub const ENVIRONMENT: [(&str, &str); 27] = [
 ];
 
 /// Every exit code and what it means (docs/design.md#exit-codes).
-pub const EXIT_STATUS: [(&str, &str); 11] = [
+pub(crate) const EXIT_STATUS: [(&str, &str); 11] = [
     ("0", "answered"),
     (
         "1",
@@ -113,7 +113,7 @@ pub const EXIT_STATUS: [(&str, &str); 11] = [
 ];
 
 /// The end of `--help`: the settings without a flag, and the exit codes.
-pub fn after_long_help() -> String {
+pub(crate) fn after_long_help() -> String {
     let mut text = format!("{SETTINGS_SOURCES}\n");
     for (name, meaning) in ENVIRONMENT {
         text.push_str(&format!("  {name}: {meaning}\n"));

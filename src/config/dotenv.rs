@@ -13,16 +13,16 @@ const MAX_DOTENV_BYTES: u64 = 1024 * 1024;
 
 /// A `.env` file as read: its entries (or why they could not be read) and a content hash.
 #[derive(Debug, Clone)]
-pub struct Dotenv {
-    pub path: PathBuf,
-    pub entries: Result<Vec<(String, String)>, String>,
-    pub hash: String,
+pub(crate) struct Dotenv {
+    pub(crate) path: PathBuf,
+    pub(crate) entries: Result<Vec<(String, String)>, String>,
+    pub(crate) hash: String,
 }
 
 impl Dotenv {
     /// Read `path`; `None` when there is no file there. Only a regular file is opened (a FIFO
     /// cannot hang start-up), at most 1 MiB of it.
-    pub fn read(path: &Path) -> Option<Self> {
+    pub(crate) fn read(path: &Path) -> Option<Self> {
         let meta = std::fs::metadata(path).ok()?;
         let Some(bytes) = meta
             .is_file()
@@ -48,7 +48,7 @@ impl Dotenv {
 
     /// The keys it sets, in file order. A file that does not parse is scanned line by line for
     /// `KEY=` so the keys can still be shown.
-    pub fn keys(&self) -> Vec<String> {
+    pub(crate) fn keys(&self) -> Vec<String> {
         if let Ok(entries) = &self.entries {
             return entries.iter().map(|(k, _)| k.clone()).collect();
         }
@@ -82,7 +82,7 @@ impl Dotenv {
 }
 
 /// The user's own `.env`: `$XDG_CONFIG_HOME/agent/.env`, default `~/.config/agent/.env`.
-pub fn user_dotenv_path() -> Option<PathBuf> {
+pub(crate) fn user_dotenv_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "agent").map(|d| d.config_dir().join(".env"))
 }
 

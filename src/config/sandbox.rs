@@ -14,7 +14,7 @@ use crate::skills::roots::repository_root;
 
 /// The sandbox settings for a run started in `cwd`, with these skill roots out of every skill's
 /// reach.
-pub fn resolve(cli: &Cli, env: &Environment, cwd: &Path, skill_roots: &[PathBuf]) -> Result<Settings, AppError> {
+pub(crate) fn resolve(cli: &Cli, env: &Environment, cwd: &Path, skill_roots: &[PathBuf]) -> Result<Settings, AppError> {
     let mode = match (cli.sandbox, env.get("AGENT_SANDBOX")) {
         (Some(mode), _) => mode,
         (None, Some(v)) => Mode::parse(v)

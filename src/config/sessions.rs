@@ -7,18 +7,18 @@ use crate::sessions::compact::CompactAt;
 
 /// How sessions are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SessionSettings {
+pub(crate) struct SessionSettings {
     /// Store this run as a session (`AGENT_SESSIONS`, `--no-session`; never for `--replay`).
-    pub store: bool,
+    pub(crate) store: bool,
     /// `AGENT_CONTEXT_WINDOW`: the model's window in tokens, when set.
-    pub context_window: Option<u64>,
+    pub(crate) context_window: Option<u64>,
     /// `AGENT_COMPACT_AT`: when the history is compacted automatically.
-    pub compact_at: CompactAt,
+    pub(crate) compact_at: CompactAt,
 }
 
 impl SessionSettings {
     /// Read the settings; `no_session` is `--no-session`, `replaying` is `--replay`.
-    pub fn resolve(env: &Environment, no_session: bool, replaying: bool) -> Result<Self, AppError> {
+    pub(crate) fn resolve(env: &Environment, no_session: bool, replaying: bool) -> Result<Self, AppError> {
         // A plain match, not an `if let` guard: those need a newer Rust than `rust-version`.
         let store = match env.get("AGENT_SESSIONS").map(|v| v.trim().to_ascii_lowercase()) {
             None => true,

@@ -13,31 +13,31 @@ use super::{cmdline, installer, pymodule};
 /// script and its `allowed-tools` grants. Built by the caller from the loaded skill, so this module
 /// need not know how skills are loaded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SkillScope {
+pub(crate) struct SkillScope {
     /// The skill folder: what "the skill's own script" is relative to (commands run in the user's
     /// working folder; the script words are made absolute).
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The entry script relative to `dir` (`run.sh`), when the skill has one.
-    pub entry: Option<String>,
+    pub(crate) entry: Option<String>,
     /// The `allowed-tools` entries, as written.
-    pub grants: Vec<String>,
+    pub(crate) grants: Vec<String>,
     /// The command would run without the kernel sandbox: grants that let anything run (bare
     /// `Bash`) pre-approve nothing then, since nothing would wall in what they let through.
-    pub unconfined: bool,
+    pub(crate) unconfined: bool,
     /// The user's own grants (`AGENT_ALLOW_COMMANDS` in their environment or `~/.config/agent/.env`),
     /// in the same `Bash(pdftotext:*)` form; unlike a skill's, they also let installers run.
-    pub user_grants: Vec<String>,
+    pub(crate) user_grants: Vec<String>,
     /// The sandbox can wall in any command here (issue 34 §2): writes, the network and secrets
     /// confined as [`Verdict::Contained`] says. Under `auto` such a command runs unasked.
-    pub containable: bool,
+    pub(crate) containable: bool,
     /// The user's working folder, where commands run (a module there shadows the skill's).
-    pub workdir: PathBuf,
+    pub(crate) workdir: PathBuf,
 }
 
 /// The approval policy in force; also the values of `--approve` (clap reads the variant names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
-pub enum ApprovalPolicy {
+pub(crate) enum ApprovalPolicy {
     /// Every command needs a yes from the user.
     Ask,
     /// A skill's own scripts (and its grants) run; other commands run contained where the sandbox can wall them in; anything else needs a yes (denied without a terminal).
@@ -50,7 +50,7 @@ pub enum ApprovalPolicy {
 
 impl ApprovalPolicy {
     /// The name `parse` reads back (and `--approve` takes).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Ask => "ask",
             Self::Auto => "auto",
@@ -60,7 +60,7 @@ impl ApprovalPolicy {
     }
 
     /// Read a policy name (`ask`, `auto`, `yes`, `no`, any case).
-    pub fn parse(s: &str) -> Option<Self> {
+    pub(crate) fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
             "ask" => Some(Self::Ask),
             "auto" => Some(Self::Auto),
@@ -73,7 +73,7 @@ impl ApprovalPolicy {
 
 /// A literal command, checked, ready to execute without a shell. Only this module makes one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Argv {
+pub(crate) struct Argv {
     program: PathBuf,
     words: Vec<String>,
 }
@@ -81,38 +81,38 @@ pub struct Argv {
 impl Argv {
     /// What to execute: an absolute path inside the skill folder, or a bare name (an interpreter
     /// or a granted program) looked up on the child's `PATH`.
-    pub fn program(&self) -> &Path {
+    pub(crate) fn program(&self) -> &Path {
         &self.program
     }
 
     /// The words as executed: `words[0]` is the child's `argv[0]` (the skill's script as an absolute
     /// path, else the program as written), then the arguments (an interpreter's script absolute).
-    pub fn words(&self) -> &[String] {
+    pub(crate) fn words(&self) -> &[String] {
         &self.words
     }
 }
 
 /// A command that is not pre-approved, to run with `sh -c` once someone allowed it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShellCommand {
+pub(crate) struct ShellCommand {
     command: String,
     why: String,
 }
 
 impl ShellCommand {
     /// The command exactly as proposed (and as shown to the person asked).
-    pub fn command(&self) -> &str {
+    pub(crate) fn command(&self) -> &str {
         &self.command
     }
 
     /// Why it is not pre-approved, for denial messages.
-    pub fn why(&self) -> &str {
+    pub(crate) fn why(&self) -> &str {
         &self.why
     }
 
     /// The program, when the command is one simple command of literal words (an `allowed-tools`
     /// grant could then let it run); `None` for anything a shell must read (operators, `$(…)`).
-    pub fn program(&self) -> Option<String> {
+    pub(crate) fn program(&self) -> Option<String> {
         cmdline::literal_words(&self.command, "")
             .ok()
             .and_then(|words| words.into_iter().next())
@@ -122,7 +122,7 @@ impl ShellCommand {
 
 /// How an allowed command is executed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Plan {
+pub(crate) enum Plan {
     /// One literal simple command of the skill's own script or a grant: executed as this argv.
     Argv(Argv),
     /// Anything else: `sh -c COMMAND`, exactly as shown.
@@ -130,8 +130,9 @@ pub enum Plan {
 }
 
 impl Plan {
+    #[cfg(test)]
     /// The plan for `command` proposed for `skill`: an argv when it would be pre-approved.
-    pub fn for_command(command: &str, skill: &SkillScope) -> Self {
+    pub(crate) fn for_command(command: &str, skill: &SkillScope) -> Self {
         Self::with_reach(command, skill).0
     }
 
@@ -153,7 +154,7 @@ impl Plan {
     /// The narrowest way to let this run, as advice: `--approve auto` for what the agent would
     /// pre-approve itself; for anything else a person's yes on a terminal, never `--yes`, which
     /// would let every command through with it.
-    pub fn narrowest_way(&self) -> String {
+    pub(crate) fn narrowest_way(&self) -> String {
         match self {
             Plan::Argv(_) => "rerun with --approve auto".into(),
             Plan::Shell(shell) if installer::find(shell.command()).is_some() => installer_way(shell),
@@ -190,7 +191,7 @@ fn installer_way(shell: &ShellCommand) -> String {
 
 /// What the policy says about one command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Run this without asking.
     Run(Plan),
     /// Run this without asking, but only inside the tightest walls: writes to the working folder,
@@ -205,16 +206,16 @@ pub enum Verdict {
 
 /// A command waiting for a person's decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pending(Plan);
+pub(crate) struct Pending(Plan);
 
 impl Pending {
     /// What would run.
-    pub fn plan(&self) -> &Plan {
+    pub(crate) fn plan(&self) -> &Plan {
         &self.0
     }
 
     /// A person said yes: this is what runs.
-    pub fn approve(self) -> Plan {
+    pub(crate) fn approve(self) -> Plan {
         self.0
     }
 }
@@ -224,7 +225,7 @@ impl Pending {
 /// Under `auto`, where the sandbox can contain it ([`SkillScope::containable`]), a command that is
 /// not the skill's own script runs contained with `sh -c` (issue 34 §2), unless it installs
 /// software outside the working folder; so does one only a skill's grant of any command allows.
-pub fn evaluate(policy: ApprovalPolicy, command: &str, skill: &SkillScope) -> Verdict {
+pub(crate) fn evaluate(policy: ApprovalPolicy, command: &str, skill: &SkillScope) -> Verdict {
     let (plan, broad) = Plan::with_reach(command, skill);
     match (policy, plan) {
         (ApprovalPolicy::Yes, plan) => Verdict::Run(plan),

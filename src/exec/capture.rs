@@ -7,27 +7,27 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::watch;
 
-use crate::support::redact::Redactor;
+use crate::support::redact::{End, Redactor};
 
 /// One output stream, bounded: head and tail kept, the middle counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Captured {
+pub(crate) struct Captured {
     /// Head, a cut marker when bytes were dropped, and tail; invalid UTF-8 replaced.
-    pub text: String,
+    pub(crate) text: String,
     /// Bytes the command wrote in total.
-    pub total_bytes: u64,
-    pub truncated: bool,
+    pub(crate) total_bytes: u64,
+    pub(crate) truncated: bool,
     /// The output was not valid UTF-8.
-    pub binary: bool,
+    pub(crate) binary: bool,
 }
 
 /// Receives each piece of a stream as it is read, before any cap: a live view of a running
 /// command (the pieces are raw bytes; the receiver decodes and redacts them).
 #[derive(Clone)]
-pub struct Live(pub Arc<LiveFn>);
+pub(crate) struct Live(pub Arc<LiveFn>);
 
 /// What a [`Live`] calls with each piece.
-pub type LiveFn = dyn Fn(&[u8]) + Send + Sync;
+pub(crate) type LiveFn = dyn Fn(&[u8]) + Send + Sync;
 
 impl std::fmt::Debug for Live {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -37,16 +37,16 @@ impl std::fmt::Debug for Live {
 
 /// Bytes of a stream shown from its start and from its end.
 #[derive(Debug, Clone, Copy)]
-pub struct Caps {
-    pub head: usize,
-    pub tail: usize,
+pub(crate) struct Caps {
+    pub(crate) head: usize,
+    pub(crate) tail: usize,
 }
 
 /// Read a stream to its end, or until `stop` turns true (an escaped process may hold the pipe
 /// open forever), keeping at most `head + tail` bytes plus, on each side, the length of the
 /// longest secret form (so a secret straddling a cut is seen whole and redacted before the cut).
 /// Each piece read also goes to `live`, if there is one.
-pub async fn capture(
+pub(crate) async fn capture(
     mut reader: impl AsyncRead + Unpin,
     caps: Caps,
     redactor: Redactor,
@@ -117,9 +117,9 @@ fn assemble(head: &[u8], tail: &[u8], total: u64, caps: Caps, redactor: &Redacto
             String::from_utf8_lossy(tail).into_owned(),
         )
     };
-    let shown_head = redactor.redact_and_cut(&head_text, caps.head, false);
+    let shown_head = redactor.redact_and_cut(&head_text, caps.head, End::First);
     let shown_tail = if caps.tail > 0 {
-        redactor.redact_and_cut(&tail_text, caps.tail, true)
+        redactor.redact_and_cut(&tail_text, caps.tail, End::Last)
     } else {
         String::new()
     };

@@ -8,17 +8,17 @@ use crate::support::redact::is_secret_name;
 
 /// Variables that hold the agent's own LLM key, in lookup order (`config` reads the first set);
 /// children never see them.
-pub const AGENT_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
+pub(crate) const AGENT_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
 
 /// The variable naming the user's working folder, where commands run (`SKILL_DIR` names the
 /// skill's own folder).
-pub const WORKDIR_VAR: &str = "AGENT_WORKDIR";
+pub(crate) const WORKDIR_VAR: &str = "AGENT_WORKDIR";
 
 /// The user's environment minus the agent's key variables, plus the skill's own variables: both
 /// folders, the skill roots, `PYTHONDONTWRITEBYTECODE=1` (Python would otherwise write
 /// `__pycache__/` next to a skill's modules: into the skill itself), and the skill's folder first
 /// on `PYTHONPATH`, so its scripts import their sibling modules as other agents let them.
-pub fn child_env(
+pub(crate) fn child_env(
     base: &BTreeMap<String, String>,
     skill_name: &str,
     skill_dir: &Path,
@@ -46,7 +46,7 @@ pub fn child_env(
 
 /// Point uv, pip, npm and LibreOffice at the agent's per-user caches for them (`UV_CACHE_DIR` …),
 /// which a confined command may write, unless the user's environment `base` names its own.
-pub fn tool_caches(env: &mut BTreeMap<String, String>, base: &BTreeMap<String, String>, extra: &Extra) {
+pub(crate) fn tool_caches(env: &mut BTreeMap<String, String>, base: &BTreeMap<String, String>, extra: &Extra) {
     for (var, dir) in extra.tool_dirs() {
         if !base.contains_key(var) && dir.is_dir() {
             env.insert(var.to_string(), tool_cache_value(var, &dir));
@@ -56,7 +56,7 @@ pub fn tool_caches(env: &mut BTreeMap<String, String>, base: &BTreeMap<String, S
 
 /// Remove the secrets (docs/design.md#secrets names) a contained command was not declared to need: it runs
 /// unasked, so it gets only the keys its skill's `requires.env` names.
-pub fn without_undeclared_secrets(env: &mut BTreeMap<String, String>, declared: &[String]) {
+pub(crate) fn without_undeclared_secrets(env: &mut BTreeMap<String, String>, declared: &[String]) {
     env.retain(|name, _| !is_secret_name(name) || declared.iter().any(|d| d == name));
 }
 

@@ -7,7 +7,7 @@
 /// What one `allowed-tools` entry lets run: `Bash`, `Bash(git:*)`, `Bash(git log *)`,
 /// `Bash(curl -s wttr.in/*)` (`*` and `?` match inside a word).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Grant {
+pub(crate) enum Grant {
     /// Any literal command (`Bash`, `Bash(*)`).
     Any,
     /// These leading words, then any arguments (`Bash(git:*)`, `Bash(git log *)`).
@@ -17,7 +17,7 @@ pub enum Grant {
 }
 
 /// Read one `allowed-tools` entry; entries for other tools (Read, Grep …) grant no commands.
-pub fn parse_grant(entry: &str) -> Option<Grant> {
+pub(crate) fn parse_grant(entry: &str) -> Option<Grant> {
     let entry = entry.trim();
     let (tool, spec) = match entry.split_once('(') {
         Some((tool, rest)) => (tool.trim(), Some(rest.strip_suffix(')')?.trim())),
@@ -51,7 +51,7 @@ impl Grant {
     /// Whether this grant lets any command at all run (`Bash`, `Bash(*)`, `Bash(sh:*)`,
     /// `Bash(python3:*)`): such a grant is honoured only inside the sandbox
     /// (docs/design.md#approval-boundary), where what it lets run is still walled in.
-    pub fn runs_anything(&self) -> bool {
+    pub(crate) fn runs_anything(&self) -> bool {
         match self {
             Grant::Any => true,
             Grant::Prefix(p) => p.len() == 1 && p.first().is_some_and(|w| RUNS_ANYTHING.contains(&program_name(w))),
@@ -61,7 +61,7 @@ impl Grant {
 
     /// Whether `words` (a literal command) is granted; `same_program` decides whether the
     /// pattern's first word names the program `words[0]` names.
-    pub fn allows(&self, words: &[String], same_program: impl Fn(&str, &str) -> bool) -> bool {
+    pub(crate) fn allows(&self, words: &[String], same_program: impl Fn(&str, &str) -> bool) -> bool {
         let matches = |pattern: &[String]| {
             pattern.iter().zip(words).enumerate().all(
                 |(i, (p, w))| {
@@ -83,12 +83,12 @@ fn program_name(word: &str) -> &str {
 }
 
 /// Whether a grant pattern has wildcards.
-pub fn has_wildcards(pattern: &str) -> bool {
+pub(crate) fn has_wildcards(pattern: &str) -> bool {
     pattern.contains(['*', '?'])
 }
 
 /// `*` matches any run of characters, `?` one character; everything else literally.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);
@@ -116,7 +116,7 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 /// for any path the file tools may write, `Name(PATTERN)` for paths the pattern matches (a
 /// pattern without `/` matches a file's name in any folder, as a `.gitignore` line does). One
 /// tool's grant is not another's.
-pub fn grants_file_tool(entries: &[String], tool: &str, path: &str) -> bool {
+pub(crate) fn grants_file_tool(entries: &[String], tool: &str, path: &str) -> bool {
     entries.iter().any(|entry| {
         let entry = entry.trim();
         let (name, spec) = match entry.split_once('(') {

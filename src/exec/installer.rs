@@ -11,17 +11,17 @@
 
 /// An installer found in a command: what it is, as the user would type its grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Installer {
+pub(crate) struct Installer {
     /// The leading words that name it (`pip install`, `npm install -g`), for messages and the
     /// grant that would allow it (`Bash(pip install:*)`).
-    pub words: String,
+    pub(crate) words: String,
     /// Where it writes, in words (`Python's site-packages`).
-    pub writes: &'static str,
+    pub(crate) writes: &'static str,
 }
 
 impl Installer {
     /// The user's own setting that lets it run unasked.
-    pub fn grant(&self) -> String {
+    pub(crate) fn grant(&self) -> String {
         format!("Bash({}:*)", self.words.trim_end_matches(" -g"))
     }
 }
@@ -35,7 +35,7 @@ const SYSTEM: [&str; 9] = [
 ];
 
 /// The first installer in `command` that writes outside the working folder, if any.
-pub fn find(command: &str) -> Option<Installer> {
+pub(crate) fn find(command: &str) -> Option<Installer> {
     pieces(command).find_map(|words| of_words(&words))
 }
 
@@ -51,7 +51,7 @@ fn pieces(command: &str) -> impl Iterator<Item = Vec<String>> + '_ {
 /// A recursive removal aimed beyond the working folder (`rm -rf ~`, `rm -r ..`, `rm -rf /`,
 /// `rm -rf "$HOME"`), if `command` has one: the sandbox refuses it outside, but where the working
 /// folder lies inside its target it would empty that folder, so `auto` asks first.
-pub fn sweeping_removal(command: &str) -> Option<String> {
+pub(crate) fn sweeping_removal(command: &str) -> Option<String> {
     pieces(command).find_map(|words| {
         let words: Vec<&str> = words
             .iter()
@@ -72,7 +72,7 @@ pub fn sweeping_removal(command: &str) -> Option<String> {
 }
 
 /// The installer one simple command's `words` run, if any.
-pub fn of_words(words: &[String]) -> Option<Installer> {
+pub(crate) fn of_words(words: &[String]) -> Option<Installer> {
     let mut words: Vec<&str> = words.iter().map(String::as_str).collect();
     while let Some(first) = words.first() {
         if PREFIXES.contains(first) || (first.contains('=') && !first.starts_with('-')) {

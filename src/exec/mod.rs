@@ -1,15 +1,15 @@
 //! Running what the model proposes: approval, the child environment, process trees, output capture,
 //! and folder trust.
 
-pub mod approval;
-pub mod capture;
+pub(crate) mod approval;
+pub(crate) mod capture;
 pub mod cmdline;
-pub mod env;
-pub mod grant;
-pub mod installer;
-pub mod private_temp;
-pub mod process;
-pub mod pymodule;
+pub(crate) mod env;
+pub(crate) mod grant;
+pub(crate) mod installer;
+pub(crate) mod private_temp;
+pub(crate) mod process;
+pub(crate) mod pymodule;
 pub mod sandbox;
-pub mod tree;
-pub mod trust;
+pub(crate) mod tree;
+pub(crate) mod trust;

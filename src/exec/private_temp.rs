@@ -9,13 +9,13 @@ use std::path::Path;
 
 /// One command's temp folder; removed, with whatever the command left in it, when dropped.
 #[derive(Debug)]
-pub struct PrivateTemp {
+pub(crate) struct PrivateTemp {
     dir: tempfile::TempDir,
 }
 
 impl PrivateTemp {
     /// A new folder (mode 0700) in `base`, else in the system's temp folder.
-    pub fn create(base: &Path) -> std::io::Result<Self> {
+    pub(crate) fn create(base: &Path) -> std::io::Result<Self> {
         let builder = || {
             let mut b = tempfile::Builder::new();
             b.prefix("agent-cmd-");
@@ -28,12 +28,12 @@ impl PrivateTemp {
     }
 
     /// The folder.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// The child's variables that point into it: `TMPDIR` and `PYTHONPYCACHEPREFIX`.
-    pub fn child_vars(&self) -> [(String, String); 2] {
+    pub(crate) fn child_vars(&self) -> [(String, String); 2] {
         let dir = self.path();
         [
             ("TMPDIR".into(), dir.display().to_string()),

@@ -15,14 +15,14 @@ use tokio::task::JoinHandle;
 
 use super::approval::{Argv, Plan};
 use super::capture::{Caps, capture};
-pub use super::capture::{Captured, Live};
+pub(crate) use super::capture::{Captured, Live};
 use super::sandbox::Confinement;
 use super::tree::{self, Tree};
 use crate::support::redact::Redactor;
 
 /// Bytes of each stream kept from the start and from the end; the middle is cut.
-pub const DEFAULT_HEAD_BYTES: usize = 8 * 1024;
-pub const DEFAULT_TAIL_BYTES: usize = 8 * 1024;
+pub(crate) const DEFAULT_HEAD_BYTES: usize = 8 * 1024;
+pub(crate) const DEFAULT_TAIL_BYTES: usize = 8 * 1024;
 /// How long a timed-out command gets between SIGTERM and SIGKILL.
 const KILL_GRACE: Duration = Duration::from_secs(2);
 /// How long output pipes may stay open after the command's own process is gone, before what it
@@ -31,39 +31,39 @@ const DRAIN_GRACE: Duration = Duration::from_millis(500);
 
 /// What to run and how.
 #[derive(Debug, Clone)]
-pub struct CommandSpec<'a> {
-    pub plan: &'a Plan,
+pub(crate) struct CommandSpec<'a> {
+    pub(crate) plan: &'a Plan,
     /// Where it runs: the user's working folder.
-    pub cwd: &'a Path,
-    pub env: &'a BTreeMap<String, String>,
-    pub timeout: Duration,
-    pub head_bytes: usize,
-    pub tail_bytes: usize,
+    pub(crate) cwd: &'a Path,
+    pub(crate) env: &'a BTreeMap<String, String>,
+    pub(crate) timeout: Duration,
+    pub(crate) head_bytes: usize,
+    pub(crate) tail_bytes: usize,
     /// Secrets are replaced in the output before it is capped (docs/design.md#secrets).
-    pub redactor: &'a Redactor,
+    pub(crate) redactor: &'a Redactor,
     /// The sandbox the child enters between fork and exec; `None` runs it unconfined.
-    pub confinement: Option<&'a Arc<Confinement>>,
+    pub(crate) confinement: Option<&'a Arc<Confinement>>,
     /// Who sees stdout and stderr (in that order) as they are read, if anyone.
-    pub live: [Option<Live>; 2],
+    pub(crate) live: [Option<Live>; 2],
 }
 
 /// The outcome of a command.
 #[derive(Debug, Clone)]
-pub struct CommandOutput {
+pub(crate) struct CommandOutput {
     /// Exit status, `None` when killed by a signal.
-    pub exit_code: Option<i32>,
-    pub signal: Option<i32>,
-    pub stdout: Captured,
-    pub stderr: Captured,
-    pub timed_out: bool,
-    pub duration: Duration,
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) signal: Option<i32>,
+    pub(crate) stdout: Captured,
+    pub(crate) stderr: Captured,
+    pub(crate) timed_out: bool,
+    pub(crate) duration: Duration,
     /// The agent itself knows why the command failed (its program is not executable, or not
     /// there), so no sandbox refusal is guessed from the output.
-    pub cause_known: bool,
+    pub(crate) cause_known: bool,
 }
 
 /// Run `spec.plan`. Errors only when the program cannot be started.
-pub async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
+pub(crate) async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
     tree::become_subreaper();
     let started = Instant::now();
     let (mut child, tree) = match spawn(spec) {
@@ -108,14 +108,14 @@ pub async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput> {
     };
     // The command's own process is gone. Background writers get a moment to finish, then
     // everything the command left is ended, and reading stops after a last grace in any case.
-    settle(&mut streams, DRAIN_GRACE).await;
+    join_captures(&mut streams, DRAIN_GRACE).await;
     if let Some(tree) = tree {
         // If the blocking pool is gone (shutdown), the tree's drop does the same work.
         let _ = tokio::task::spawn_blocking(move || tree.finish()).await;
     }
-    settle(&mut streams, DRAIN_GRACE).await;
+    join_captures(&mut streams, DRAIN_GRACE).await;
     let _ = stop.send(true);
-    settle(&mut streams, DRAIN_GRACE).await;
+    join_captures(&mut streams, DRAIN_GRACE).await;
     let [stdout, stderr] = streams.map(Stream::take);
 
     use std::os::unix::process::ExitStatusExt;
@@ -310,7 +310,7 @@ impl Stream {
 }
 
 /// Wait up to `grace` for the captures still running to end.
-async fn settle(streams: &mut [Stream], grace: Duration) {
+async fn join_captures(streams: &mut [Stream], grace: Duration) {
     let deadline = tokio::time::Instant::now() + grace;
     for stream in streams.iter_mut() {
         if let Some(task) = stream.task.as_mut()

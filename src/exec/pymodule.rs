@@ -12,7 +12,7 @@ const PYTHONS: [&str; 2] = ["python3", "python"];
 
 /// Whether `words` run a module of the skill in `dir` (`python3 -m scripts.x ARGS`) that the
 /// working folder `workdir` does not shadow.
-pub fn runs_skill_module(words: &[String], dir: &Path, workdir: &Path) -> bool {
+pub(crate) fn runs_skill_module(words: &[String], dir: &Path, workdir: &Path) -> bool {
     let [program, flag, module, ..] = words else {
         return false;
     };

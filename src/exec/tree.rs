@@ -19,7 +19,7 @@ const MAX_ROUNDS: usize = 50;
 
 /// Make the agent the reaper of orphans its commands leave (once per process; a failure, on a
 /// kernel without subreapers, only means escaped processes are found less reliably).
-pub fn become_subreaper() {
+pub(crate) fn become_subreaper() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         if let Err(e) = rustix::process::set_child_subreaper(Some(rustix::process::getpid())) {
@@ -31,13 +31,13 @@ pub fn become_subreaper() {
 /// The registry lock, held while a command is spawned and registered: commands' own processes
 /// (and the agent's other children, such as MCP servers) running now, so concurrent commands in
 /// one agent never treat each other's processes as orphans.
-pub fn spawn_lock() -> MutexGuard<'static, Vec<i32>> {
+pub(crate) fn spawn_lock() -> MutexGuard<'static, Vec<i32>> {
     crate::support::children::lock()
 }
 
 /// Run a short helper process to its end (the sandbox probe), registered like a command's own
 /// process: otherwise a command ending meanwhile would take it for one of its orphans and kill it.
-pub fn run_registered(cmd: &mut std::process::Command) -> std::io::Result<std::process::Output> {
+pub(crate) fn run_registered(cmd: &mut std::process::Command) -> std::io::Result<std::process::Output> {
     let mut roots = spawn_lock();
     let child = cmd.spawn()?;
     // A pid always fits in i32 on Linux (pid_max is at most 2^22).
@@ -51,25 +51,20 @@ pub fn run_registered(cmd: &mut std::process::Command) -> std::io::Result<std::p
 /// One command's processes: its own process (`root`) and everything descending from it.
 /// Dropping it while armed ends them all, so a cancelled turn (Ctrl-C) leaves nothing behind.
 #[derive(Debug)]
-pub struct Tree {
+pub(crate) struct Tree {
     root: i32,
     armed: bool,
 }
 
 impl Tree {
     /// Track the tree below `root`; call with the [`spawn_lock`] guard that covered the spawn.
-    pub fn register(root: i32, roots: &mut MutexGuard<'static, Vec<i32>>) -> Self {
+    pub(crate) fn register(root: i32, roots: &mut MutexGuard<'static, Vec<i32>>) -> Self {
         roots.push(root);
         Self { root, armed: true }
     }
 
-    /// The command's own process id.
-    pub fn root(&self) -> i32 {
-        self.root
-    }
-
     /// Send `signal` to every process of the command once (a polite SIGTERM before the kill).
-    pub fn signal_all(&self, signal: Signal) {
+    pub(crate) fn signal_all(&self, signal: Signal) {
         for pid in members(self.root) {
             send(pid, signal);
         }
@@ -77,12 +72,12 @@ impl Tree {
 
     /// Freeze and kill every process of the command and reap the orphans among them. Blocking
     /// (it reads `/proc` and waits a few milliseconds between rounds).
-    pub fn kill_all(&self) {
+    pub(crate) fn kill_all(&self) {
         kill_everything(self.root);
     }
 
     /// The command is over: end whatever it left and stop tracking it.
-    pub fn finish(mut self) {
+    pub(crate) fn finish(mut self) {
         kill_everything(self.root);
         self.armed = false;
         forget(self.root);
@@ -114,7 +109,7 @@ fn send(pid: i32, signal: Signal) {
 fn kill_everything(root: i32) {
     for _ in 0..MAX_ROUNDS {
         let table = process_table();
-        let alive = collect(root, &table, false);
+        let alive = collect(root, &table, Zombies::Skip);
         if alive.is_empty() {
             reap_orphans(root, &table);
             return;
@@ -182,10 +177,19 @@ fn parse_stat(stat: &str) -> Option<Entry> {
     })
 }
 
+/// Whether [`collect`] returns processes that have ended but not been reaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Zombies {
+    /// Every process of the tree, ended or not.
+    Include,
+    /// Only processes that can still run.
+    Skip,
+}
+
 /// The processes that belong to the command of `root`: `root` and its descendants, plus orphans
 /// reparented to the agent (its direct children that are no command's own process) and theirs.
-/// With `include_zombies` false, only processes that can still run are returned.
-fn collect(root: i32, table: &HashMap<i32, Entry>, include_zombies: bool) -> Vec<i32> {
+/// With [`Zombies::Skip`], only processes that can still run are returned.
+fn collect(root: i32, table: &HashMap<i32, Entry>, zombies: Zombies) -> Vec<i32> {
     let me = rustix::process::getpid().as_raw_nonzero().get();
     let other_roots: Vec<i32> = spawn_lock().iter().copied().filter(|p| *p != root).collect();
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
@@ -211,20 +215,20 @@ fn collect(root: i32, table: &HashMap<i32, Entry>, include_zombies: bool) -> Vec
             stack.extend(kids);
         }
     }
-    found.retain(|p| include_zombies || table.get(p).is_some_and(|e| !e.zombie));
+    found.retain(|p| zombies == Zombies::Include || table.get(p).is_some_and(|e| !e.zombie));
     found
 }
 
 /// The command's processes that can still run.
 fn members(root: i32) -> Vec<i32> {
-    collect(root, &process_table(), false)
+    collect(root, &process_table(), Zombies::Skip)
 }
 
 /// Reap the command's dead orphans (direct children of the agent), by pid: never `waitpid(-1)`,
 /// which would steal the exit status of tokio's own children (the command's own process is one).
 fn reap_orphans(root: i32, table: &HashMap<i32, Entry>) {
     let me = rustix::process::getpid().as_raw_nonzero().get();
-    for pid in collect(root, table, true) {
+    for pid in collect(root, table, Zombies::Include) {
         let orphan = pid != root && table.get(&pid).is_some_and(|e| e.ppid == me && e.zombie);
         if let (true, Some(p)) = (orphan, Pid::from_raw(pid)) {
             let _ = rustix::process::waitpid(Some(p), WaitOptions::NOHANG);

@@ -6,8 +6,8 @@
 //! This module decides and remembers; asking the person is the front end's job.
 
 mod content;
-pub mod digest;
-pub mod manifests;
+pub(crate) mod digest;
+pub(crate) mod manifests;
 mod store;
 
 use std::collections::BTreeMap;
@@ -16,45 +16,45 @@ use std::sync::Mutex;
 
 use crate::skills::roots::skill_dirs::PROJECT_SKILL_ROOTS;
 
-pub use content::{MCP_CONFIG_KEY, mcp_config, project_skills, relative_key, skills_in_roots};
-pub use digest::{Manifest, UNVERIFIABLE, Unverifiable, hash_bytes, hash_skill_dir, is_unchanged};
-pub use manifests::{Comparison, ManifestStore};
-pub use store::{DotenvRecord, Record, TrustStore};
+pub(crate) use content::{MCP_CONFIG_KEY, mcp_config, project_skills, relative_key, skills_in_roots};
+pub(crate) use digest::{Manifest, UNVERIFIABLE, hash_bytes, is_unchanged};
+pub(crate) use manifests::{Comparison, ManifestStore};
+pub(crate) use store::{DotenvRecord, TrustRecord, TrustStore};
 
 /// A folder's `.env` as the decision sees it: keys (never values) and a content hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DotenvState {
-    pub path: PathBuf,
-    pub keys: Vec<String>,
-    pub hash: String,
+pub(crate) struct DotenvState {
+    pub(crate) path: PathBuf,
+    pub(crate) keys: Vec<String>,
+    pub(crate) hash: String,
 }
 
 /// What a folder brings right now.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Snapshot {
-    pub dotenv: Option<DotenvState>,
+pub(crate) struct Snapshot {
+    pub(crate) dotenv: Option<DotenvState>,
     /// Where that `.env`'s folder is, relative to the trusted folder (`""`: the folder itself).
-    pub dotenv_key: String,
+    pub(crate) dotenv_key: String,
     /// Project skills by key relative to the folder (`skills/weather`), with content hashes (a
     /// skill too large to verify has `unverifiable: why`, which never counts as trusted); the
     /// folder's `.mcp.json` too, under [`MCP_CONFIG_KEY`].
-    pub skills: BTreeMap<String, String>,
+    pub(crate) skills: BTreeMap<String, String>,
     /// The file lists behind those hashes, kept when a decision is recorded.
-    pub manifests: BTreeMap<String, Manifest>,
+    pub(crate) manifests: BTreeMap<String, Manifest>,
     /// What the servers of its `.mcp.json` would start (`name: command args…`), for the question.
-    pub mcp_servers: Vec<String>,
+    pub(crate) mcp_servers: Vec<String>,
 }
 
 impl Snapshot {
     /// The keys of the project skills alone (the `.mcp.json` entry left out): what is audited
     /// and listed as skills.
-    pub fn skill_keys(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn skill_keys(&self) -> impl Iterator<Item = &String> {
         self.skills.keys().filter(|k| k.as_str() != MCP_CONFIG_KEY)
     }
 
     /// Hash every skill of `folder`'s project roots (`roots`; `None`: its own `./.agents/skills`
     /// and `./skills`); `dotenv` was read by the caller.
-    pub fn take(folder: &Path, dotenv: Option<DotenvState>, roots: Option<&[PathBuf]>) -> Self {
+    pub(crate) fn hash_folder(folder: &Path, dotenv: Option<DotenvState>, roots: Option<&[PathBuf]>) -> Self {
         let found = match roots {
             Some(roots) => skills_in_roots(folder, roots),
             None => project_skills(folder),
@@ -87,17 +87,12 @@ impl Snapshot {
         snapshot
     }
 
-    /// Nothing to trust: no `.env`, no project skills.
-    pub fn is_empty(&self) -> bool {
-        self.dotenv.is_none() && self.skills.is_empty()
-    }
-
     /// The record of a decision about this snapshot. A yes keeps what an earlier yes covered in
     /// other subfolders (their skills and `.env` files are not in this snapshot); a no covers all.
-    fn record(&self, trusted: bool, old: Option<&Record>) -> Record {
+    fn record(&self, trusted: bool, old: Option<&TrustRecord>) -> TrustRecord {
         let mut record = match old {
             Some(old) if trusted && old.trusted => old.clone(),
-            _ => Record::default(),
+            _ => TrustRecord::default(),
         };
         record.trusted = trusted;
         record.set_dotenv(
@@ -117,7 +112,7 @@ impl Snapshot {
 
 /// Where a folder stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Standing {
+pub(crate) enum Standing {
     /// Never decided.
     New,
     /// Trusted (possibly for an older version of its content).
@@ -128,52 +123,52 @@ pub enum Standing {
 
 /// A `.env` that is new or different since the last decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DotenvChange {
+pub(crate) struct DotenvChange {
     /// Every key it sets now.
-    pub keys: Vec<String>,
+    pub(crate) keys: Vec<String>,
     /// Keys it did not set at the last decision (all of them the first time).
-    pub added: Vec<String>,
+    pub(crate) added: Vec<String>,
     /// No earlier version of it was decided on.
-    pub first_time: bool,
+    pub(crate) first_time: bool,
 }
 
 /// What is undecided: everything the first time, else what changed since the last decision.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Changes {
-    pub dotenv: Option<DotenvChange>,
-    pub new_skills: Vec<String>,
-    pub changed_skills: Vec<String>,
+pub(crate) struct Changes {
+    pub(crate) dotenv: Option<DotenvChange>,
+    pub(crate) new_skills: Vec<String>,
+    pub(crate) changed_skills: Vec<String>,
 }
 
 impl Changes {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.dotenv.is_none() && self.new_skills.is_empty() && self.changed_skills.is_empty()
     }
 }
 
 /// A folder's content weighed against its record.
 #[derive(Debug, Clone)]
-pub struct Assessment {
+pub(crate) struct Assessment {
     /// The folder (canonical).
-    pub folder: PathBuf,
-    pub standing: Standing,
-    pub snapshot: Snapshot,
-    pub changes: Changes,
+    pub(crate) folder: PathBuf,
+    pub(crate) standing: Standing,
+    pub(crate) snapshot: Snapshot,
+    pub(crate) changes: Changes,
     /// The `.env` may be read.
-    pub dotenv_trusted: bool,
+    pub(crate) dotenv_trusted: bool,
     /// Skills that may run commands, with the content hash they were trusted at.
-    pub trusted_skills: BTreeMap<String, String>,
+    pub(crate) trusted_skills: BTreeMap<String, String>,
 }
 
 impl Assessment {
     /// Whether a person should be asked: something is undecided.
-    pub fn needs_decision(&self) -> bool {
+    pub(crate) fn needs_decision(&self) -> bool {
         !self.changes.is_empty()
     }
 }
 
 /// Where a folder stands by its last decision alone.
-fn standing_of(record: Option<&Record>) -> Standing {
+fn standing_of(record: Option<&TrustRecord>) -> Standing {
     match record {
         None => Standing::New,
         Some(r) if r.trusted => Standing::Trusted,
@@ -182,7 +177,7 @@ fn standing_of(record: Option<&Record>) -> Standing {
 }
 
 /// Weigh `now` against the last decision: only content that is exactly as trusted is trusted.
-pub fn assess(folder: &Path, now: Snapshot, record: Option<&Record>) -> Assessment {
+pub(crate) fn assess(folder: &Path, now: Snapshot, record: Option<&TrustRecord>) -> Assessment {
     let trusted = record.is_some_and(|r| r.trusted);
     let old_skills = record.map(|r| &r.skills);
     let old_dotenv = record.and_then(|r| r.dotenv_at(&now.dotenv_key));
@@ -224,7 +219,7 @@ pub fn assess(folder: &Path, now: Snapshot, record: Option<&Record>) -> Assessme
 
 /// What this session may use of one folder, shared by everything that runs commands.
 #[derive(Debug)]
-pub struct FolderTrust {
+pub(crate) struct FolderTrust {
     /// The folder as laid out (the repository root holding the working directory, else the
     /// working directory), so skill folders below it have keys.
     laid_out: PathBuf,
@@ -247,7 +242,7 @@ struct Session {
 }
 
 impl FolderTrust {
-    pub fn open(folder: &Path, dotenv: Option<DotenvState>, store: TrustStore) -> Self {
+    pub(crate) fn open(folder: &Path, dotenv: Option<DotenvState>, store: TrustStore) -> Self {
         Self {
             laid_out: folder.to_path_buf(),
             canonical: std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf()),
@@ -261,13 +256,13 @@ impl FolderTrust {
     /// Cover the skills of these project roots: the working folder's, its parents' up to the
     /// repository root, and the other agents' project folders (docs/design.md#skill-roots, kinds 3
     /// and 5).
-    pub fn covering(mut self, roots: Vec<PathBuf>) -> Self {
+    pub(crate) fn covering(mut self, roots: Vec<PathBuf>) -> Self {
         self.roots = Some(roots);
         self
     }
 
     /// The folder, canonical.
-    pub fn folder(&self) -> &Path {
+    pub(crate) fn folder(&self) -> &Path {
         &self.canonical
     }
 
@@ -277,15 +272,15 @@ impl FolderTrust {
 
     /// Weigh the folder's content now against its record (or, never decided, against the folders
     /// trusted before folder trust existed: their skills stay trusted, their `.env` is new).
-    pub fn assess(&self) -> Assessment {
-        let now = Snapshot::take(&self.laid_out, self.dotenv.clone(), self.roots.as_deref());
+    pub(crate) fn assess(&self) -> Assessment {
+        let now = Snapshot::hash_folder(&self.laid_out, self.dotenv.clone(), self.roots.as_deref());
         let record = self.store.get(&self.canonical).or_else(|| self.migrate(&now));
         assess(&self.canonical, now, record.as_ref())
     }
 
     /// A record for a folder whose skill roots were trusted under the old scheme, saved so later
     /// edits are noticed. The old scheme never covered `.env`, so the record holds none.
-    fn migrate(&self, now: &Snapshot) -> Option<Record> {
+    fn migrate(&self, now: &Snapshot) -> Option<TrustRecord> {
         let legacy = self.store.legacy_roots();
         if legacy.is_empty() {
             return None;
@@ -299,7 +294,7 @@ impl FolderTrust {
             return None;
         }
         let under = |key: &str| roots.iter().any(|r| key == *r || key.starts_with(&format!("{r}/")));
-        let record = Record {
+        let record = TrustRecord {
             trusted: true,
             dotenv: None,
             dotenvs: BTreeMap::new(),
@@ -319,7 +314,7 @@ impl FolderTrust {
 
     /// Where the folder stands by its last decision. Unlike [`Self::assess`], a folder with a
     /// record is not hashed: the standing does not depend on its content.
-    pub fn standing(&self) -> Standing {
+    pub(crate) fn standing(&self) -> Standing {
         match self.store.get(&self.canonical) {
             Some(record) => standing_of(Some(&record)),
             // No record yet: one may come from the old scheme, which `assess` migrates.
@@ -328,7 +323,7 @@ impl FolderTrust {
     }
 
     /// Take an assessment as this session's standing without a new decision.
-    pub fn adopt(&self, assessment: &Assessment) {
+    pub(crate) fn adopt(&self, assessment: &Assessment) {
         let mut session = self.lock();
         session.skills = assessment.trusted_skills.clone();
         session.declined = assessment.standing == Standing::Declined && !assessment.needs_decision();
@@ -336,7 +331,7 @@ impl FolderTrust {
 
     /// Record the user's answer about the folder as assessed; the session follows it even when
     /// it cannot be saved (the error says why).
-    pub fn decide(&self, assessment: &Assessment, trusted: bool) -> Result<(), String> {
+    pub(crate) fn decide(&self, assessment: &Assessment, trusted: bool) -> Result<(), String> {
         {
             let mut session = self.lock();
             session.declined = !trusted;
@@ -361,13 +356,13 @@ impl FolderTrust {
     }
 
     /// Whether the user said no during this session (so nobody is asked again until next run).
-    pub fn declined(&self) -> bool {
+    pub(crate) fn declined(&self) -> bool {
         self.lock().declined
     }
 
     /// Whether the project skill in `dir` may run commands: it was trusted with exactly the
     /// content it has now.
-    pub fn skill_may_run(&self, dir: &Path) -> bool {
+    pub(crate) fn skill_may_run(&self, dir: &Path) -> bool {
         let key = relative_key(&self.laid_out, dir);
         let Some(trusted_hash) = self.lock().skills.get(&key).cloned() else {
             return false;
@@ -378,7 +373,7 @@ impl FolderTrust {
     /// How the project skill in `dir` compares with the content this session trusts it at, else
     /// with the content the folder's record trusted (`None`: it was never trusted), naming the
     /// files that changed when the record allows.
-    pub fn skill_standing(&self, dir: &Path) -> Option<Comparison> {
+    pub(crate) fn skill_standing(&self, dir: &Path) -> Option<Comparison> {
         let key = relative_key(&self.laid_out, dir);
         let session = self.lock().skills.get(&key).cloned();
         let trusted_hash = session.or_else(|| {
@@ -390,7 +385,7 @@ impl FolderTrust {
 
     /// Whether the folder's `.mcp.json` may start its servers: it was trusted with exactly the
     /// content it has now.
-    pub fn mcp_config_trusted(&self) -> bool {
+    pub(crate) fn mcp_config_trusted(&self) -> bool {
         let Some(trusted_hash) = self.lock().skills.get(MCP_CONFIG_KEY).cloned() else {
             return false;
         };
@@ -399,12 +394,12 @@ impl FolderTrust {
 
     /// The folder the record's keys are relative to (the repository root): where a project's
     /// `.mcp.json` is read.
-    pub fn laid_out(&self) -> &Path {
+    pub(crate) fn laid_out(&self) -> &Path {
         &self.laid_out
     }
 
     /// The key a skill folder has in this folder's record (`skills/weather`).
-    pub fn skill_key(&self, dir: &Path) -> String {
+    pub(crate) fn skill_key(&self, dir: &Path) -> String {
         relative_key(&self.laid_out, dir)
     }
 }

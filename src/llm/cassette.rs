@@ -15,20 +15,20 @@ use crate::support::redact::Redactor;
 
 /// One recorded call: the request body and the response the endpoint gave.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Exchange {
-    pub v: u32,
-    pub call: usize,
-    pub request: Value,
-    pub status: u16,
+pub(crate) struct Exchange {
+    pub(crate) v: u32,
+    pub(crate) call: usize,
+    pub(crate) request: Value,
+    pub(crate) status: u16,
     /// The response as the server-sent-event text the client read.
-    pub response: String,
+    pub(crate) response: String,
 }
 
 /// Text rewrites that make recordings portable: secrets out, absolute skill folders replaced by
 /// `<skill:NAME>` and the working folder by `<workdir>`, so a cassette recorded on one machine (or
 /// in one folder) replays on another.
 #[derive(Debug, Clone, Default)]
-pub struct Scrubber {
+pub(crate) struct Scrubber {
     redactor: Redactor,
     paths: Vec<(String, String)>,
 }
@@ -36,7 +36,7 @@ pub struct Scrubber {
 impl Scrubber {
     /// A scrubber that redacts with `redactor` and names each of `skill_dirs` (name, folder) and
     /// `workdir` by a placeholder.
-    pub fn new(redactor: Redactor, skill_dirs: &[(String, PathBuf)], workdir: Option<&Path>) -> Self {
+    pub(crate) fn new(redactor: Redactor, skill_dirs: &[(String, PathBuf)], workdir: Option<&Path>) -> Self {
         let mut paths: Vec<(String, String)> = skill_dirs
             .iter()
             .map(|(name, dir)| (dir.display().to_string(), format!("<skill:{name}>")))
@@ -52,7 +52,7 @@ impl Scrubber {
     }
 
     /// `text` with secrets redacted and the known folders replaced by their placeholders.
-    pub fn scrub(&self, text: &str) -> String {
+    pub(crate) fn scrub(&self, text: &str) -> String {
         let mut out = self.redactor.redact(text).into_owned();
         for (path, token) in &self.paths {
             out = out.replace(path.as_str(), token);
@@ -68,7 +68,7 @@ impl Scrubber {
 }
 
 /// Appends every call of a run to a cassette file.
-pub struct Recorder {
+pub(crate) struct Recorder {
     file: Mutex<std::fs::File>,
     path: PathBuf,
     scrubber: Scrubber,
@@ -77,7 +77,7 @@ pub struct Recorder {
 
 impl Recorder {
     /// Create (truncate) the cassette file.
-    pub fn create(path: &Path, scrubber: Scrubber) -> Result<Self, String> {
+    pub(crate) fn create(path: &Path, scrubber: Scrubber) -> Result<Self, String> {
         let file =
             std::fs::File::create(path).map_err(|e| format!("cannot create the cassette {}: {e}", path.display()))?;
         Ok(Self {
@@ -90,7 +90,7 @@ impl Recorder {
 
     /// Write one line that is not an LLM call (an MCP result: it has an `"mcp"` key), scrubbed
     /// like the calls, in order with them.
-    pub fn write_record(&self, record: &Value) {
+    pub(crate) fn write_record(&self, record: &Value) {
         let line = self.scrubber.scrub(&record.to_string());
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
@@ -99,7 +99,7 @@ impl Recorder {
     }
 
     /// Write one exchange; a write failure is reported once through tracing and not fatal.
-    pub fn write(&self, request: &[u8], status: u16, response: &[u8]) {
+    pub(crate) fn write(&self, request: &[u8], status: u16, response: &[u8]) {
         let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
         let exchange = Exchange {
             v: 1,
@@ -119,7 +119,7 @@ impl Recorder {
     }
 
     /// Pass a response body through, writing the exchange once the body has been read.
-    pub fn tee(self: &std::sync::Arc<Self>, request: Vec<u8>, resp: reqwest::Response) -> reqwest::Response {
+    pub(crate) fn tee(self: &std::sync::Arc<Self>, request: Vec<u8>, resp: reqwest::Response) -> reqwest::Response {
         let status = resp.status();
         let headers = resp.headers().clone();
         let recorder = self.clone();
@@ -158,7 +158,7 @@ impl Recorder {
 const MAX_CASSETTE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Serves a run's LLM side from a cassette, checking each request against the recorded one.
-pub struct Player {
+pub(crate) struct Player {
     path: PathBuf,
     exchanges: Vec<Exchange>,
     /// Recorded lines that are not LLM calls (MCP results), in order.
@@ -170,7 +170,7 @@ pub struct Player {
 impl Player {
     /// Load the cassette at `path`; an unreadable file, a line that is not an exchange, or a
     /// cassette without calls is an error naming the file (and line).
-    pub fn open(path: &Path, scrubber: Scrubber) -> Result<Self, String> {
+    pub(crate) fn open(path: &Path, scrubber: Scrubber) -> Result<Self, String> {
         let text = crate::support::fs::read_whole(path, MAX_CASSETTE_BYTES)
             .map(|read| read.text())
             .map_err(|e| format!("cannot read the cassette {}: {e}", path.display()))?;
@@ -206,12 +206,12 @@ impl Player {
     }
 
     /// The recorded lines that are not LLM calls (MCP results), in order.
-    pub fn others(&self) -> &[Value] {
+    pub(crate) fn others(&self) -> &[Value] {
         &self.others
     }
 
     /// The recorded response for the next call, or why this request does not match the recording.
-    pub fn serve(&self, request: &[u8]) -> Result<(u16, String), LlmError> {
+    pub(crate) fn serve(&self, request: &[u8]) -> Result<(u16, String), LlmError> {
         let idx = self.next.fetch_add(1, Ordering::SeqCst);
         let Some(recorded) = self.exchanges.get(idx) else {
             return Err(LlmError::new(format!(
@@ -247,7 +247,7 @@ fn short(v: &Value) -> String {
 }
 
 /// Where two request bodies differ, ignoring the model name and streaming flag.
-pub fn first_difference(recorded: &Value, now: &Value) -> Option<String> {
+pub(crate) fn first_difference(recorded: &Value, now: &Value) -> Option<String> {
     if recorded["tools"] != now["tools"] {
         return Some("the tool list differs (different skills installed?)".into());
     }
@@ -283,6 +283,15 @@ pub fn first_difference(recorded: &Value, now: &Value) -> Option<String> {
     None
 }
 
+/// Whether this run records its LLM calls, replays them, or neither.
+#[derive(Clone, Default)]
+pub(crate) enum Tape {
+    #[default]
+    Off,
+    Record(std::sync::Arc<Recorder>),
+    Replay(std::sync::Arc<Player>),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,13 +323,4 @@ mod tests {
         let root = Scrubber::new(Redactor::default(), &[], Some(Path::new("/")));
         assert_eq!(root.scrub("/etc"), "/etc", "the root folder is never replaced");
     }
-}
-
-/// Whether this run records its LLM calls, replays them, or neither.
-#[derive(Clone, Default)]
-pub enum Tape {
-    #[default]
-    Off,
-    Record(std::sync::Arc<Recorder>),
-    Replay(std::sync::Arc<Player>),
 }

@@ -18,7 +18,7 @@ enum Part {
 }
 
 /// The server-sent-event text `sse` with every secret its joined pieces hold redacted.
-pub fn redact_joined(sse: &str, redactor: &Redactor) -> String {
+pub(crate) fn redact_joined(sse: &str, redactor: &Redactor) -> String {
     if redactor.is_empty() {
         return sse.to_string();
     }

@@ -54,29 +54,29 @@ impl Config for Endpoint {
 }
 
 /// Everything the client needs to know about the endpoint.
-pub struct LlmSettings {
-    pub base_url: String,
-    pub api_key: Option<String>,
-    pub key_var: Option<&'static str>,
+pub(crate) struct LlmSettings {
+    pub(crate) base_url: String,
+    pub(crate) api_key: Option<String>,
+    pub(crate) key_var: Option<&'static str>,
     /// The base URL was set (flag or variable) rather than the default, or a local server found.
-    pub base_url_given: bool,
-    pub model: String,
-    pub stream: bool,
-    pub retries: u32,
+    pub(crate) base_url_given: bool,
+    pub(crate) model: String,
+    pub(crate) stream: bool,
+    pub(crate) retries: u32,
     /// Longest wait for the connection to open.
-    pub connect_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
     /// Longest silence while waiting for response headers or the next streamed bytes.
-    pub idle_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
     /// Whether the server is llama.cpp, which streams its prompt processing when asked.
-    pub prompt_progress: bool,
+    pub(crate) prompt_progress: bool,
     /// Record or replay the calls.
-    pub tape: Tape,
+    pub(crate) tape: Tape,
     /// Applied to error messages and raw snippets before anyone logs or prints them.
-    pub redactor: Redactor,
+    pub(crate) redactor: Redactor,
 }
 
 /// A chat-completions client bound to one endpoint and model.
-pub struct LlmClient {
+pub(crate) struct LlmClient {
     client: async_openai::Client<Endpoint>,
     model: String,
     stream: bool,
@@ -97,18 +97,18 @@ pub struct LlmClient {
 
 /// The endpoint's `/models` listing, as [`LlmClient::context_window`] asks it.
 pub(super) struct ModelsAccess {
-    pub http: reqwest::Client,
-    pub base_url: String,
-    pub key: SecretString,
+    pub(crate) http: reqwest::Client,
+    pub(crate) base_url: String,
+    pub(crate) key: SecretString,
     /// A replayed run asks no server anything.
-    pub replaying: bool,
+    pub(crate) replaying: bool,
     /// The last answer and the model it was for: asked once per model and run.
-    pub window: tokio::sync::Mutex<Option<(String, Option<u64>)>>,
+    pub(crate) window: tokio::sync::Mutex<Option<(String, Option<u64>)>>,
 }
 
 impl LlmClient {
     /// Build the client; `notice` hears about retries.
-    pub fn new(settings: LlmSettings, notice: RetryNotice) -> Result<Self, LlmError> {
+    pub(crate) fn new(settings: LlmSettings, notice: RetryNotice) -> Result<Self, LlmError> {
         let mut builder = super::http::builder(&settings.base_url);
         if crate::support::phases::enabled() {
             builder = builder.connector_layer(crate::support::phases::ConnectedLayer);
@@ -164,16 +164,16 @@ impl LlmClient {
         })
     }
 
-    pub fn model(&self) -> &str {
+    pub(crate) fn model(&self) -> &str {
         &self.model
     }
 
-    pub fn set_model(&mut self, model: String) {
+    pub(crate) fn set_model(&mut self, model: String) {
         self.model = model;
     }
 
     /// The exact JSON body a request with these messages and tools sends.
-    pub fn request_body(&self, messages: &[ChatMessage], tools: &Value) -> Value {
+    pub(crate) fn request_body(&self, messages: &[ChatMessage], tools: &Value) -> Value {
         serde_json::to_value(ChatRequest {
             model: &self.model,
             messages,
@@ -188,7 +188,7 @@ impl LlmClient {
     }
 
     /// Send one request; text deltas go to `on_text` as they arrive. Errors come back redacted.
-    pub async fn complete(
+    pub(crate) async fn complete(
         &self,
         messages: &[ChatMessage],
         tools: &Value,

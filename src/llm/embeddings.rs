@@ -23,15 +23,15 @@ const CONCURRENT_BATCHES: usize = 4;
 #[derive(Debug, Clone)]
 pub struct EmbeddingsSettings {
     /// The OpenAI-compatible base URL, as for chat (`…/v1`); `/embeddings` is appended.
-    pub base_url: String,
-    pub api_key: Option<String>,
-    pub model: String,
+    pub(crate) base_url: String,
+    pub(crate) api_key: Option<String>,
+    pub(crate) model: String,
     /// Longest wait for the connection to open.
-    pub connect_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
     /// Longest wait for one batch, from sending it to the last byte of the answer.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Texts per request.
-    pub batch_size: usize,
+    pub(crate) batch_size: usize,
 }
 
 impl EmbeddingsSettings {
@@ -105,12 +105,12 @@ impl EmbeddingsClient {
     }
 
     /// The model the vectors come from (part of any cache key).
-    pub fn model(&self) -> &str {
+    pub(crate) fn model(&self) -> &str {
         &self.model
     }
 
     /// The URL requests go to (`{base_url}/embeddings`).
-    pub fn url(&self) -> &str {
+    pub(crate) fn url(&self) -> &str {
         &self.url
     }
 

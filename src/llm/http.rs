@@ -8,7 +8,7 @@
 //! redirect to `https://` fails verification rather than being trusted.
 
 /// A client builder for `base_url`.
-pub fn builder(base_url: &str) -> reqwest::ClientBuilder {
+pub(crate) fn builder(base_url: &str) -> reqwest::ClientBuilder {
     crate::support::tls::install();
     let builder = reqwest::Client::builder();
     if is_plain_http(base_url) {
@@ -19,7 +19,7 @@ pub fn builder(base_url: &str) -> reqwest::ClientBuilder {
 }
 
 /// Whether `url` is a plain-HTTP URL (any letter case, surrounding spaces ignored).
-pub fn is_plain_http(url: &str) -> bool {
+pub(crate) fn is_plain_http(url: &str) -> bool {
     url.trim()
         .get(..7)
         .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"))

@@ -1,35 +1,35 @@
 //! The OpenAI-compatible chat client: requests, lenient streaming, retries, clear errors.
 
-pub mod cassette;
+pub(crate) mod cassette;
 mod cassette_stream;
-pub mod client;
+pub(crate) mod client;
 pub mod embeddings;
-pub mod http;
-pub mod models;
+pub(crate) mod http;
+pub(crate) mod models;
 pub mod stream;
-pub mod tool_support;
-pub mod transport;
+pub(crate) mod tool_support;
+pub(crate) mod transport;
 pub mod types;
-pub mod window;
+pub(crate) mod window;
 
-pub use client::{LlmClient, LlmSettings};
+pub(crate) use client::{LlmClient, LlmSettings};
 pub use types::{ChatMessage, ToolCall};
 
 /// Why a model call failed, worded for the user (what happened and what to do).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{message}")]
 pub struct LlmError {
-    pub message: String,
+    pub(crate) message: String,
     /// The raw response text involved, shown with `-v`.
-    pub snippet: Option<String>,
+    pub(crate) snippet: Option<String>,
     /// The response broke off before the model finished: worth asking again.
-    pub cut_off: bool,
+    pub(crate) cut_off: bool,
     /// The model finished with neither text nor tool calls (a small model after a denial does).
-    pub empty_reply: bool,
+    pub(crate) empty_reply: bool,
 }
 
 impl LlmError {
-    pub fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
             snippet: None,
@@ -39,18 +39,18 @@ impl LlmError {
     }
 
     /// Mark the error as a finished reply that said nothing.
-    pub fn empty_reply(mut self) -> Self {
+    pub(crate) fn empty_reply(mut self) -> Self {
         self.empty_reply = true;
         self
     }
 
     /// Mark the error as a response that broke off (retried like a 5xx).
-    pub fn cut_off(mut self) -> Self {
+    pub(crate) fn cut_off(mut self) -> Self {
         self.cut_off = true;
         self
     }
 
-    pub fn with_snippet(mut self, snippet: impl Into<String>) -> Self {
+    pub(crate) fn with_snippet(mut self, snippet: impl Into<String>) -> Self {
         self.snippet = Some(snippet.into());
         self
     }

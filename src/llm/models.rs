@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::transport::{server_message, transport_cause};
 
 /// Where local servers listen by default, in the order they are preferred when several answer.
-pub const LOCAL_SERVERS: [(u16, &str); 4] = [
+pub(crate) const LOCAL_SERVERS: [(u16, &str); 4] = [
     (11434, "Ollama"),
     (8080, "llama.cpp"),
     (1234, "LM Studio"),
@@ -18,11 +18,11 @@ pub const LOCAL_SERVERS: [(u16, &str); 4] = [
 
 /// How long one port of the local probe may take: a listening local server answers in
 /// milliseconds, and a closed port refuses at once.
-pub const PROBE_TIMEOUT: Duration = Duration::from_millis(700);
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_millis(700);
 
 /// Why the model list could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ModelsError {
+pub(crate) enum ModelsError {
     /// No HTTP answer at all (refused, unresolvable, TLS, timeout); the text says which.
     Unreachable(String),
     /// An answer that is not a model list (an HTTP error, or a body without one).
@@ -31,15 +31,15 @@ pub enum ModelsError {
 
 /// A local server found by [`find_local_server`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocalServer {
-    pub base_url: String,
+pub(crate) struct LocalServer {
+    pub(crate) base_url: String,
     /// "Ollama", "llama.cpp" … for the usual ports, else "a local server".
-    pub kind: &'static str,
-    pub models: Vec<String>,
+    pub(crate) kind: &'static str,
+    pub(crate) models: Vec<String>,
 }
 
 /// The model ids `GET {base_url}/models` lists, in the server's order.
-pub async fn list_models(
+pub(crate) async fn list_models(
     http: &reqwest::Client,
     base_url: &str,
     api_key: Option<&str>,
@@ -50,7 +50,11 @@ pub async fn list_models(
 
 /// The JSON body of `GET {base_url}/models`: the model list, with whatever else each server says
 /// about its models (the context window, for some: `super::window`).
-pub async fn fetch_models(http: &reqwest::Client, base_url: &str, api_key: Option<&str>) -> Result<Value, ModelsError> {
+pub(crate) async fn fetch_models(
+    http: &reqwest::Client,
+    base_url: &str,
+    api_key: Option<&str>,
+) -> Result<Value, ModelsError> {
     let url = format!("{}/models", base_url.trim_end_matches('/'));
     let mut request = http.get(&url);
     if let Some(key) = api_key.filter(|k| !k.is_empty()) {
@@ -97,7 +101,7 @@ fn model_ids(body: &Value) -> Option<Vec<String>> {
 
 /// The first of `ports` on 127.0.0.1 (in the given order) that answers `GET /v1/models` with a
 /// model list. Every port is asked at once, each for at most [`PROBE_TIMEOUT`].
-pub async fn find_local_server(http: &reqwest::Client, ports: &[u16]) -> Option<LocalServer> {
+pub(crate) async fn find_local_server(http: &reqwest::Client, ports: &[u16]) -> Option<LocalServer> {
     let probes = ports.iter().map(|&port| async move {
         let base_url = format!("http://127.0.0.1:{port}/v1");
         let models = tokio::time::timeout(PROBE_TIMEOUT, list_models(http, &base_url, None))

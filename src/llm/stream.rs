@@ -174,7 +174,7 @@ impl Accumulator {
 /// part that matches is not shown twice; if the retry says something else, the whole new answer is
 /// shown after a line break and the caller is told, so the user knows which text stands.
 #[derive(Debug, Default)]
-pub struct Resend {
+pub(crate) struct Resend {
     /// The answer as the user has it on screen so far.
     shown: String,
     /// Text of the current attempt.
@@ -189,7 +189,7 @@ pub struct Resend {
 
 /// What to do with one delta of a retried response.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Show {
+pub(crate) enum Show {
     /// Show this text (possibly empty).
     Text(String),
     /// The retry differs from what was shown: say so, then show this whole answer afresh.
@@ -198,7 +198,7 @@ pub enum Show {
 
 impl Resend {
     /// Start the next attempt after a cut: what was shown so far is the reference.
-    pub fn next_attempt(&mut self) {
+    pub(crate) fn next_attempt(&mut self) {
         let current = std::mem::take(&mut self.current);
         if self.diverged || current.len() > self.shown.len() {
             self.shown = current;
@@ -209,12 +209,12 @@ impl Resend {
     }
 
     /// Whether any text was shown yet (then a retry is announced differently).
-    pub fn anything_shown(&self) -> bool {
+    pub(crate) fn anything_shown(&self) -> bool {
         !self.shown.is_empty() || !self.current.is_empty()
     }
 
     /// Take one delta of the current attempt.
-    pub fn push(&mut self, delta: &str) -> Show {
+    pub(crate) fn push(&mut self, delta: &str) -> Show {
         self.current.push_str(delta);
         if !self.retrying || self.diverged {
             self.emitted = self.current.len();

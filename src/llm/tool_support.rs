@@ -27,7 +27,7 @@ const KEEP: usize = 64;
 
 /// What the server said about its model and tools.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ToolSupport {
+pub(crate) enum ToolSupport {
     Yes,
     /// It cannot; `said` names where the server said so (`llama.cpp /props`).
     No {
@@ -50,7 +50,7 @@ impl ToolSupport {
 
 /// Which kind of local server answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ServerKind {
+pub(crate) enum ServerKind {
     LlamaCpp,
     Ollama,
     LmStudio,
@@ -58,21 +58,21 @@ pub enum ServerKind {
 
 /// What a local server says about itself and its model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServerFacts {
+pub(crate) struct ServerFacts {
     /// Whether the model can call tools.
-    pub tools: ToolSupport,
+    pub(crate) tools: ToolSupport,
     /// The server that said so, when it is one of those asked.
-    pub kind: Option<ServerKind>,
+    pub(crate) kind: Option<ServerKind>,
     /// The model's size in parameters, when the server says (llama.cpp's `/v1/models`
     /// `meta.n_params`, Ollama's `details.parameter_size`).
-    pub params: Option<u64>,
+    pub(crate) params: Option<u64>,
     /// The context the server gives a request, in tokens (llama.cpp's `n_ctx`).
-    pub context: Option<u64>,
+    pub(crate) context: Option<u64>,
 }
 
 impl ServerFacts {
     /// Nothing known: a server that did not say, or was not asked.
-    pub fn unknown() -> Self {
+    pub(crate) fn unknown() -> Self {
         Self {
             tools: ToolSupport::Unknown,
             kind: None,
@@ -84,7 +84,7 @@ impl ServerFacts {
     /// Whether the compact prompt serves this model better: a small model (at most 4 billion
     /// parameters: what runs on a laptop's CPU, and what gets lost in a long prompt) or a small
     /// context (at most 8,192 tokens, which a full prompt with a few activations fills).
-    pub fn wants_compact(&self) -> bool {
+    pub(crate) fn wants_compact(&self) -> bool {
         self.params.is_some_and(|p| p <= 4_000_000_000) || self.context.is_some_and(|c| c <= 8192)
     }
 }
@@ -98,7 +98,7 @@ struct Known {
 /// What the server at `base_url` says about `model`: from the cache when it was asked before,
 /// else asked now and remembered (unless no question got an HTTP answer at all: a server that
 /// is down is asked again next time).
-pub async fn server_facts(
+pub(crate) async fn server_facts(
     http: &reqwest::Client,
     cache: Option<&CacheDir>,
     base_url: &str,

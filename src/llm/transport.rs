@@ -19,22 +19,22 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 const SNIPPET_CHARS: usize = 400;
 
 /// Called with a human sentence whenever a request is retried.
-pub type RetryNotice = Arc<dyn Fn(String) + Send + Sync>;
+pub(crate) type RetryNotice = Arc<dyn Fn(String) + Send + Sync>;
 
 /// What error messages need to name.
 #[derive(Debug, Clone)]
-pub struct EndpointInfo {
-    pub base_url: String,
-    pub model: String,
+pub(crate) struct EndpointInfo {
+    pub(crate) base_url: String,
+    pub(crate) model: String,
     /// Which variable the key came from, if any.
-    pub key_var: Option<&'static str>,
+    pub(crate) key_var: Option<&'static str>,
     /// The base URL was set by the user (or is a local server found), not OpenAI's default.
-    pub base_url_given: bool,
+    pub(crate) base_url_given: bool,
 }
 
 /// A tower service that sends requests with retries and hands async-openai an SSE body.
 #[derive(Clone)]
-pub struct Transport {
+pub(crate) struct Transport {
     http: reqwest::Client,
     retries: u32,
     idle: Duration,
@@ -44,7 +44,7 @@ pub struct Transport {
 }
 
 impl Transport {
-    pub fn new(
+    pub(crate) fn new(
         http: reqwest::Client,
         retries: u32,
         idle: Duration,

@@ -4,29 +4,29 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// How a message from `agent` itself to the model begins ([`ChatMessage::agent_note`]).
-pub const AGENT_NOTE: &str = "[agent]";
+pub(crate) const AGENT_NOTE: &str = "[agent]";
 
 /// One message of the conversation, in the chat-completions shape. Sessions store it as it was
 /// sent and read it back (roles other than the four below are refused); a request sends it
-/// through [`Sent`], which puts a `note` at the end of its content.
+/// through `Sent`, which puts a `note` at the end of its content.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ChatMessage {
-    pub role: &'static str,
+    pub(crate) role: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub content: Option<String>,
+    pub(crate) content: Option<String>,
     /// What the agent added after a user's own words (skills that may fit the request): sent as
     /// the end of the content, kept apart everywhere else, so the user's words stay theirs in
     /// history, exports and session titles.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<ToolCall>,
+    pub(crate) tool_calls: Vec<ToolCall>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<String>,
+    pub(crate) tool_call_id: Option<String>,
 }
 
 impl ChatMessage {
-    pub fn system(text: impl Into<String>) -> Self {
+    pub(crate) fn system(text: impl Into<String>) -> Self {
         Self::plain("system", text)
     }
 
@@ -45,19 +45,19 @@ impl ChatMessage {
     }
 
     /// The same message with `note` after its content when a request sends it.
-    pub fn noted(mut self, note: Option<String>) -> Self {
+    pub(crate) fn noted(mut self, note: Option<String>) -> Self {
         self.note = note;
         self
     }
 
     /// Bytes of the content as a request sends it: with the note, if any, after a blank line.
-    pub fn sent_len(&self) -> usize {
+    pub(crate) fn sent_len(&self) -> usize {
         self.content.as_ref().map_or(0, String::len) + self.note.as_ref().map_or(0, |n| n.len() + 2)
     }
 
     /// A message from `agent` itself to the model in the user's place (a second chance after an
     /// answer that rests on nothing), marked so it is never taken for something the user typed.
-    pub fn agent_note(text: impl Into<String>) -> Self {
+    pub(crate) fn agent_note(text: impl Into<String>) -> Self {
         Self::plain("user", format!("{AGENT_NOTE} {}", text.into()))
     }
 
@@ -161,26 +161,26 @@ pub struct FunctionCall {
 
 /// The body of a chat-completions request.
 #[derive(Debug, Serialize)]
-pub struct ChatRequest<'a> {
-    pub model: &'a str,
+pub(crate) struct ChatRequest<'a> {
+    pub(crate) model: &'a str,
     #[serde(serialize_with = "as_sent")]
-    pub messages: &'a [ChatMessage],
+    pub(crate) messages: &'a [ChatMessage],
     #[serde(skip_serializing_if = "Value::is_null")]
-    pub tools: &'a Value,
-    pub stream: bool,
+    pub(crate) tools: &'a Value,
+    pub(crate) stream: bool,
     /// `{"include_usage": true}`, sent only where it is known to be accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream_options: Option<Value>,
+    pub(crate) stream_options: Option<Value>,
     /// llama.cpp's `return_progress`: chunks while it processes the prompt, so a long prompt on
     /// a CPU is not mistaken for a server gone silent. Sent only to llama.cpp (others may refuse
     /// a field they do not know).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub return_progress: Option<bool>,
+    pub(crate) return_progress: Option<bool>,
 }
 
 /// A message as a request sends it: the chat-completions fields only, a note at the end of the
 /// content.
-pub struct Sent<'a>(pub &'a ChatMessage);
+pub(crate) struct Sent<'a>(pub &'a ChatMessage);
 
 impl Serialize for Sent<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -220,10 +220,10 @@ fn as_sent<S: serde::Serializer>(messages: &&[ChatMessage], serializer: S) -> Re
 /// Token counts, when the server reports them.
 #[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(default)]
-pub struct Usage {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub total_tokens: u64,
+pub(crate) struct Usage {
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
+    pub(crate) total_tokens: u64,
 }
 
 /// A streamed chunk, or a whole non-streamed completion (its `message` read as `delta`).
@@ -232,53 +232,53 @@ pub struct Usage {
 #[serde(default)]
 pub struct Chunk {
     /// `None` when the field is missing: then the body is not a completion at all.
-    pub choices: Option<Vec<ChunkChoice>>,
-    pub usage: Option<Usage>,
+    pub(crate) choices: Option<Vec<ChunkChoice>>,
+    pub(crate) usage: Option<Usage>,
     /// Some servers report failures mid-stream as `{"error": …}`.
-    pub error: Option<Value>,
+    pub(crate) error: Option<Value>,
     /// Set only on the synthetic event the transport adds when a stream ends without `[DONE]`.
-    pub agent_stream_truncated: bool,
+    pub(crate) agent_stream_truncated: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct ChunkChoice {
-    pub index: Option<u64>,
+pub(crate) struct ChunkChoice {
+    pub(crate) index: Option<u64>,
     #[serde(alias = "message")]
-    pub delta: Option<Delta>,
-    pub finish_reason: Option<String>,
+    pub(crate) delta: Option<Delta>,
+    pub(crate) finish_reason: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Delta {
-    pub content: Option<Value>,
-    pub tool_calls: Option<Vec<ToolCallDelta>>,
+pub(crate) struct Delta {
+    pub(crate) content: Option<Value>,
+    pub(crate) tool_calls: Option<Vec<ToolCallDelta>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct ToolCallDelta {
-    pub index: Option<u64>,
-    pub id: Option<String>,
-    pub function: Option<FunctionDelta>,
+pub(crate) struct ToolCallDelta {
+    pub(crate) index: Option<u64>,
+    pub(crate) id: Option<String>,
+    pub(crate) function: Option<FunctionDelta>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct FunctionDelta {
-    pub name: Option<String>,
+pub(crate) struct FunctionDelta {
+    pub(crate) name: Option<String>,
     /// Usually a string fragment; some servers send the whole arguments object.
-    pub arguments: Option<Value>,
+    pub(crate) arguments: Option<Value>,
 }
 
 /// The model's complete answer to one request.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Reply {
-    pub content: String,
-    pub tool_calls: Vec<ToolCall>,
-    pub finish_reason: Option<String>,
-    pub usage: Option<Usage>,
+    pub(crate) content: String,
+    pub(crate) tool_calls: Vec<ToolCall>,
+    pub(crate) finish_reason: Option<String>,
+    pub(crate) usage: Option<Usage>,
 }
 
 #[cfg(test)]

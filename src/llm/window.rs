@@ -18,7 +18,7 @@ impl LlmClient {
     /// The current model's context window as the server's `/models` listing gives it; `None`
     /// when it says none (api.openai.com lists none, so it is not asked), cannot be reached, or
     /// the run is replayed. Asked once per model and run, on first use.
-    pub async fn context_window(&self) -> Option<u64> {
+    pub(crate) async fn context_window(&self) -> Option<u64> {
         let access = &self.models;
         let mut known = access.window.lock().await;
         if let Some((model, window)) = known.as_ref()
@@ -56,7 +56,7 @@ const WINDOW_FIELDS: [&str; 7] = [
 
 /// The window of `model` in a `/v1/models` body: its entry's, or the only entry's when none has
 /// its id (llama.cpp serves one model under its file name, whatever name requests use).
-pub fn context_window(body: &Value, model: &str) -> Option<u64> {
+pub(crate) fn context_window(body: &Value, model: &str) -> Option<u64> {
     let entries = body
         .get("data")
         .or_else(|| body.get("models"))

@@ -3,7 +3,7 @@
 //! command, URL, header or variable changes the key and the list is asked for again.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -22,17 +22,12 @@ struct Entry {
 
 /// Every server's cached list, by server name.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ToolCache {
+pub(crate) struct ToolCache {
     servers: BTreeMap<String, Entry>,
 }
 
-/// The default cache file: `$XDG_CACHE_HOME/agent/mcp-tools.json`.
-pub fn default_file() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "agent").map(|d| d.cache_dir().join("mcp-tools.json"))
-}
-
 /// The key of a server's configuration (hashed: it may hold expanded secrets).
-pub fn key(name: &str, config: &str) -> String {
+pub(crate) fn key(name: &str, config: &str) -> String {
     let mut hash = Sha256::new();
     hash.update(name.as_bytes());
     hash.update([0]);
@@ -42,7 +37,7 @@ pub fn key(name: &str, config: &str) -> String {
 
 impl ToolCache {
     /// The cache at `file`; a missing or unreadable one is empty (it is only a cache).
-    pub fn load(file: &Path) -> Self {
+    pub(crate) fn load(file: &Path) -> Self {
         crate::support::fs::read_whole(file, MAX_CACHE_BYTES)
             .ok()
             .and_then(|read| serde_json::from_slice(&read.bytes).ok())
@@ -50,7 +45,7 @@ impl ToolCache {
     }
 
     /// `server`'s tools, if cached under `key`.
-    pub fn get(&self, server: &str, key: &str) -> Option<Vec<ToolInfo>> {
+    pub(crate) fn get(&self, server: &str, key: &str) -> Option<Vec<ToolInfo>> {
         self.servers
             .get(server)
             .filter(|e| e.key == key)
@@ -58,7 +53,7 @@ impl ToolCache {
     }
 
     /// Store `server`'s `tools` under `key` in `file`; a cache that cannot be written is skipped.
-    pub fn store(file: &Path, server: &str, key: &str, tools: &[ToolInfo]) {
+    pub(crate) fn store(file: &Path, server: &str, key: &str, tools: &[ToolInfo]) {
         let mut cache = Self::load(file);
         cache.servers.insert(
             server.to_string(),

@@ -21,27 +21,27 @@ use crate::support::children::{self, Listed};
 
 /// A tool as its server lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolInfo {
-    pub name: String,
-    pub description: String,
+pub(crate) struct ToolInfo {
+    pub(crate) name: String,
+    pub(crate) description: String,
     /// Its JSON Schema for the arguments (an object schema).
-    pub input_schema: Value,
+    pub(crate) input_schema: Value,
 }
 
 /// What a stdio server is started with besides its own configuration.
-pub struct Launch<'a> {
+pub(crate) struct Launch<'a> {
     /// The environment it starts from (the agent's own LLM key already taken out).
-    pub env: &'a BTreeMap<String, String>,
+    pub(crate) env: &'a BTreeMap<String, String>,
     /// Its working folder: a folder of its configuration's, never the one `agent` runs in.
-    pub cwd: &'a Path,
+    pub(crate) cwd: &'a Path,
     /// Where its stderr goes (appended), so it never reaches the terminal.
-    pub log: Option<&'a Path>,
+    pub(crate) log: Option<&'a Path>,
     /// The sandbox it enters before exec (a project's server), or `None` (the user's own).
-    pub confinement: Option<&'a Arc<Confinement>>,
+    pub(crate) confinement: Option<&'a Arc<Confinement>>,
 }
 
 /// A connected server. Dropping it ends a stdio server's whole process group.
-pub struct Connection {
+pub(crate) struct Connection {
     service: RunningService<RoleClient, ()>,
     /// A stdio server's process group, killed on drop.
     group: Option<u32>,
@@ -72,7 +72,7 @@ fn not_started(command: &str, launch: &Launch<'_>, e: &std::io::Error) -> String
 }
 
 /// Connect to a server whose `${VAR}`s are already expanded; the error says what failed.
-pub async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Connection, String> {
+pub(crate) async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Connection, String> {
     match transport {
         Transport::Stdio { command, args, env } => {
             let mut cmd = tokio::process::Command::new(command);
@@ -156,13 +156,13 @@ fn open_log(path: &Path) -> std::io::Result<std::fs::File> {
 
 impl Connection {
     /// This connection keeping `temp` (its server's temp folder) until it is dropped.
-    pub fn holding(mut self, temp: Option<PrivateTemp>) -> Self {
+    pub(crate) fn holding(mut self, temp: Option<PrivateTemp>) -> Self {
         self._temp = temp;
         self
     }
 
     /// Every tool the server offers (all pages).
-    pub async fn tools(&self) -> Result<Vec<ToolInfo>, String> {
+    pub(crate) async fn tools(&self) -> Result<Vec<ToolInfo>, String> {
         let tools = self
             .service
             .peer()
@@ -181,7 +181,7 @@ impl Connection {
 
     /// Call `tool` with `arguments`; the result as the protocol's JSON (`content`, `isError` …).
     /// Dropping the future (a timeout, Ctrl-C) sends the protocol's cancellation.
-    pub async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>) -> Result<Value, String> {
+    pub(crate) async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>) -> Result<Value, String> {
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
         let result = self
             .service

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The project file (Claude Code's name, so one file serves both).
-pub const PROJECT_FILE: &str = ".mcp.json";
+pub(crate) const PROJECT_FILE: &str = ".mcp.json";
 
 /// Largest configuration file read; a bigger one is refused, never read whole.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -18,7 +18,7 @@ const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// How the agent reaches a server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "transport", rename_all = "snake_case")]
-pub enum Transport {
+pub(crate) enum Transport {
     /// A child process speaking JSON-RPC on its stdin and stdout.
     Stdio {
         command: String,
@@ -35,70 +35,70 @@ pub enum Transport {
 /// Whose file configured a server: a project's servers are code from the repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Origin {
+pub(crate) enum Origin {
     User,
     Project,
 }
 
 /// One configured server, before `${VAR}` expansion.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ServerConfig {
-    pub name: String,
+pub(crate) struct ServerConfig {
+    pub(crate) name: String,
     #[serde(flatten)]
-    pub transport: Transport,
+    pub(crate) transport: Transport,
     /// Tool names (or `*`) that `--approve auto` may run without asking; honoured only in the
     /// user's own file, never a project's.
-    pub auto_approve: Vec<String>,
-    pub origin: Origin,
+    pub(crate) auto_approve: Vec<String>,
+    pub(crate) origin: Origin,
     /// The file it came from.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// The folder a stdio server starts in: the `cwd` its entry names (relative to its file's
     /// folder), else its file's folder. Never the folder `agent` runs in: a server started there
     /// would run a cloned repository's `mod.py` for `python3 -m mod`, or its `node_modules`.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
 }
 
 /// A configuration file as written: unknown keys are kept when `agent mcp add|remove` rewrites it.
 #[derive(Debug, Default, Deserialize, Serialize)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     #[serde(rename = "mcpServers", default)]
-    pub servers: BTreeMap<String, RawServer>,
+    pub(crate) servers: BTreeMap<String, RawServer>,
     #[serde(flatten)]
-    pub other: Map<String, Value>,
+    pub(crate) other: Map<String, Value>,
 }
 
 /// One server entry as written.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
-pub struct RawServer {
+pub(crate) struct RawServer {
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
+    pub(crate) command: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub env: BTreeMap<String, String>,
+    pub(crate) env: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub headers: BTreeMap<String, String>,
+    pub(crate) headers: BTreeMap<String, String>,
     #[serde(rename = "autoApprove", default, skip_serializing_if = "Vec::is_empty")]
-    pub auto_approve: Vec<String>,
+    pub(crate) auto_approve: Vec<String>,
     /// The folder a stdio server starts in (`~/…`, absolute, or relative to the file's folder).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
     #[serde(flatten)]
-    pub other: Map<String, Value>,
+    pub(crate) other: Map<String, Value>,
 }
 
 /// The user's file: `$XDG_CONFIG_HOME/agent/mcp.json` (default `~/.config/agent/mcp.json`).
-pub fn user_file() -> Option<PathBuf> {
+pub(crate) fn user_file() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "agent").map(|d| d.config_dir().join("mcp.json"))
 }
 
 /// Read a configuration file; a missing file is an empty one. The error names the file and what
 /// is wrong with it.
-pub fn read_file(path: &Path) -> Result<ConfigFile, String> {
+pub(crate) fn read_file(path: &Path) -> Result<ConfigFile, String> {
     let text = match crate::support::fs::read_whole(path, MAX_CONFIG_BYTES) {
         Ok(read) => read.text(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ConfigFile::default()),
@@ -116,7 +116,7 @@ pub fn read_file(path: &Path) -> Result<ConfigFile, String> {
 }
 
 /// Write `file` to `path` (creating its folder), pretty-printed, replacing it atomically.
-pub fn write_file(path: &Path, file: &ConfigFile) -> Result<(), String> {
+pub(crate) fn write_file(path: &Path, file: &ConfigFile) -> Result<(), String> {
     let text = serde_json::to_string_pretty(file).map_err(|e| e.to_string())?;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -129,7 +129,7 @@ pub fn write_file(path: &Path, file: &ConfigFile) -> Result<(), String> {
 
 /// Whether `name` can be a server name: letters, digits, `-` and `_`, no `__` (the separator of
 /// `mcp__SERVER__TOOL`), at most 32 characters.
-pub fn valid_name(name: &str) -> Result<(), String> {
+pub(crate) fn valid_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && name.len() <= 32
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
@@ -144,7 +144,7 @@ pub fn valid_name(name: &str) -> Result<(), String> {
 }
 
 /// The servers of one file, each checked; problems come back beside them, naming file and server.
-pub fn servers_of(file: &ConfigFile, path: &Path, origin: Origin) -> (Vec<ServerConfig>, Vec<String>) {
+pub(crate) fn servers_of(file: &ConfigFile, path: &Path, origin: Origin) -> (Vec<ServerConfig>, Vec<String>) {
     let mut servers = Vec::new();
     let mut problems = Vec::new();
     for (name, raw) in &file.servers {
@@ -207,7 +207,7 @@ fn server_of(name: &str, raw: &RawServer) -> Result<Transport, String> {
 /// Every server this run may use: the user's, then a trusted project's (`project`: its
 /// `.mcp.json`, `None` when the folder is not trusted). A project server named like a user's is
 /// skipped: it must not take over a name (and its auto-approvals) the user chose.
-pub fn load(user: Option<&Path>, project: Option<&Path>) -> (Vec<ServerConfig>, Vec<String>) {
+pub(crate) fn load(user: Option<&Path>, project: Option<&Path>) -> (Vec<ServerConfig>, Vec<String>) {
     let mut servers = Vec::new();
     let mut problems = Vec::new();
     for (path, origin) in [(user, Origin::User), (project, Origin::Project)] {
@@ -236,7 +236,7 @@ pub fn load(user: Option<&Path>, project: Option<&Path>) -> (Vec<ServerConfig>, 
 
 /// `text` with `${VAR}` and `${VAR:-default}` replaced from `env`; an unset variable without a
 /// default is an error naming it. `$` not followed by `{` stays as it is.
-pub fn expand(text: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
+pub(crate) fn expand(text: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -267,7 +267,7 @@ pub fn expand(text: &str, env: &BTreeMap<String, String>) -> Result<String, Stri
 
 impl Transport {
     /// This transport with every `${VAR}` expanded from `env`.
-    pub fn expanded(&self, env: &BTreeMap<String, String>) -> Result<Transport, String> {
+    pub(crate) fn expanded(&self, env: &BTreeMap<String, String>) -> Result<Transport, String> {
         let map = |m: &BTreeMap<String, String>| -> Result<BTreeMap<String, String>, String> {
             m.iter().map(|(k, v)| Ok((k.clone(), expand(v, env)?))).collect()
         };
@@ -290,7 +290,7 @@ impl Transport {
 
     /// One line saying what the server is: the command it starts, or its URL (unexpanded, so no
     /// secret from the environment shows; credentials written into it masked).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Transport::Stdio { command, args, .. } => std::iter::once(command.as_str())
                 .chain(args.iter().map(String::as_str))
@@ -316,7 +316,7 @@ const SECRET_PARAMS: [&str; 8] = [
 /// `url` with what grants access masked: the password of `user:password@` (or a lone token
 /// before `@`), and the values of query parameters named like credentials (`?api_key=…`).
 /// Text that is not a URL comes back unchanged.
-pub fn masked_url(url: &str) -> String {
+pub(crate) fn masked_url(url: &str) -> String {
     let Ok(mut parsed) = url::Url::parse(url) else {
         return url.to_string();
     };
@@ -346,7 +346,7 @@ fn secret_param(name: &str) -> bool {
 
 /// `text` (an error that may quote the URL it failed on) with every URL written in it masked
 /// as [`masked_url`] does: an HTTP client's message names the full address, userinfo included.
-pub fn masked_urls_in(text: &str) -> String {
+pub(crate) fn masked_urls_in(text: &str) -> String {
     static URL: std::sync::LazyLock<Option<regex::Regex>> =
         std::sync::LazyLock::new(|| regex::Regex::new(r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>()]+"#).ok());
     match URL.as_ref() {

@@ -26,16 +26,16 @@ const CACHE_VARS: [(&str, &str); 4] = [
 
 /// How a confined server starts: its sandbox, its own temp folder (removed when it ends) and the
 /// variables that point into it.
-pub struct Confined {
-    pub confinement: Arc<Confinement>,
-    pub temp: PrivateTemp,
-    pub env: BTreeMap<String, String>,
+pub(crate) struct Confined {
+    pub(crate) confinement: Arc<Confinement>,
+    pub(crate) temp: PrivateTemp,
+    pub(crate) env: BTreeMap<String, String>,
 }
 
 /// How `server` starts: `None` for the user's servers and when commands run unconfined (the
 /// sandbox off, or no Landlock under `on`); an error (it does not start) when the sandbox must
 /// refuse or cannot be built.
-pub fn of(server: &ServerConfig, sandbox: Option<&Settings>) -> Result<Option<Confined>, String> {
+pub(crate) fn of(server: &ServerConfig, sandbox: Option<&Settings>) -> Result<Option<Confined>, String> {
     if server.origin == Origin::User {
         return Ok(None);
     }

@@ -19,44 +19,44 @@ use super::result::{self, CallResult};
 use super::tape::{self, McpTape};
 
 /// Prefix of every MCP tool's name as the model sees it: `mcp__SERVER__TOOL`.
-pub const PREFIX: &str = "mcp__";
+pub(crate) const PREFIX: &str = "mcp__";
 
 /// Longest function name OpenAI-compatible servers accept.
 const MAX_TOOL_NAME: usize = 64;
 
 /// How the hub starts servers and bounds calls.
 #[derive(Debug, Clone)]
-pub struct HubSettings {
+pub(crate) struct HubSettings {
     /// The environment servers start from and `${VAR}`s expand from.
-    pub env: BTreeMap<String, String>,
+    pub(crate) env: BTreeMap<String, String>,
     /// The run's sandbox, which a project's stdio servers run under (`None`: unconfined).
-    pub sandbox: Option<crate::exec::sandbox::Settings>,
+    pub(crate) sandbox: Option<crate::exec::sandbox::Settings>,
     /// Where each server's stderr log goes (`NAME.log`).
-    pub log_dir: Option<PathBuf>,
+    pub(crate) log_dir: Option<PathBuf>,
     /// The tool-list cache file.
-    pub cache_file: Option<PathBuf>,
+    pub(crate) cache_file: Option<PathBuf>,
     /// Longest wait for a server to start, and for one call (`AGENT_MCP_TIMEOUT`).
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Bytes of a result kept from its start and from its end.
-    pub head_bytes: usize,
-    pub tail_bytes: usize,
+    pub(crate) head_bytes: usize,
+    pub(crate) tail_bytes: usize,
     /// Secrets taken out of results before they are capped.
-    pub redactor: crate::support::redact::Redactor,
+    pub(crate) redactor: crate::support::redact::Redactor,
 }
 
 /// A tool offered to the model.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OfferedTool {
+pub(crate) struct OfferedTool {
     /// `mcp__SERVER__TOOL`, made of characters function names allow.
-    pub qualified: String,
-    pub server: String,
-    pub tool: ToolInfo,
+    pub(crate) qualified: String,
+    pub(crate) server: String,
+    pub(crate) tool: ToolInfo,
 }
 
 type Slot = Arc<OnceCell<Result<Arc<Connection>, String>>>;
 
 /// The configured servers and their live connections.
-pub struct McpHub {
+pub(crate) struct McpHub {
     servers: Vec<ServerConfig>,
     settings: HubSettings,
     live: Mutex<BTreeMap<String, Slot>>,
@@ -72,7 +72,7 @@ impl std::fmt::Debug for McpHub {
 
 impl McpHub {
     /// A hub over `servers`; nothing starts until it is needed.
-    pub fn new(servers: Vec<ServerConfig>, settings: HubSettings) -> Self {
+    pub(crate) fn new(servers: Vec<ServerConfig>, settings: HubSettings) -> Self {
         Self {
             servers,
             settings,
@@ -84,29 +84,24 @@ impl McpHub {
 
     /// This hub recording its tool lists and results to a cassette, or replaying them from one
     /// (then no server starts).
-    pub fn with_tape(mut self, tape: McpTape) -> Self {
+    pub(crate) fn with_tape(mut self, tape: McpTape) -> Self {
         self.tape = tape;
         self
     }
 
     /// The configured servers.
-    pub fn servers(&self) -> &[ServerConfig] {
+    pub(crate) fn servers(&self) -> &[ServerConfig] {
         &self.servers
     }
 
     /// Their names.
-    pub fn names(&self) -> Vec<String> {
+    pub(crate) fn names(&self) -> Vec<String> {
         self.servers.iter().map(|s| s.name.clone()).collect()
     }
 
     /// The server called `name`.
-    pub fn server(&self, name: &str) -> Option<&ServerConfig> {
+    pub(crate) fn server(&self, name: &str) -> Option<&ServerConfig> {
         self.servers.iter().find(|s| s.name == name)
-    }
-
-    /// The longest wait for a start or a call.
-    pub fn timeout(&self) -> Duration {
-        self.settings.timeout
     }
 
     /// The connection to `server`, started on first use; a failed start is remembered for the
@@ -149,7 +144,7 @@ impl McpHub {
     }
 
     /// `server`'s tools, asked of the server itself (starting it), stored in the cache.
-    pub async fn tools_of(&self, server: &ServerConfig) -> Result<Vec<ToolInfo>, String> {
+    pub(crate) async fn tools_of(&self, server: &ServerConfig) -> Result<Vec<ToolInfo>, String> {
         let connection = self.connection(server).await?;
         let listed = tokio::time::timeout(self.settings.timeout, connection.tools()).await;
         let tools = match listed {
@@ -177,7 +172,7 @@ impl McpHub {
 
     /// Every tool of every server, for the model (from the cassette when replaying); servers that
     /// cannot be listed come back as warnings.
-    pub async fn offered(&self) -> (Vec<OfferedTool>, Vec<String>) {
+    pub(crate) async fn offered(&self) -> (Vec<OfferedTool>, Vec<String>) {
         let (lists, warnings) = match &self.tape {
             McpTape::Replay(replay) => (replay.tools.clone(), Vec::new()),
             _ => self.list_all().await,
@@ -230,7 +225,7 @@ impl McpHub {
     }
 
     /// The server and tool a model's `mcp__SERVER__TOOL` name means, if it is one.
-    pub fn resolve(&self, qualified: &str) -> Option<(String, String)> {
+    pub(crate) fn resolve(&self, qualified: &str) -> Option<(String, String)> {
         let known = self.offered.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(t) = known.iter().find(|t| t.qualified == qualified) {
             return Some((t.server.clone(), t.tool.name.clone()));
@@ -242,7 +237,7 @@ impl McpHub {
     /// Call `tool` of `server`; an error is a message for the model and the user. A call that
     /// fails for the connection's sake (a crash, a timeout) drops it, so the next call restarts
     /// the server.
-    pub async fn call(
+    pub(crate) async fn call(
         &self,
         server: &str,
         tool: &str,
@@ -294,14 +289,14 @@ impl McpHub {
     }
 
     /// End every server this hub started.
-    pub fn shutdown(&self) {
+    pub(crate) fn shutdown(&self) {
         self.live.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 }
 
 /// `mcp__SERVER__TOOL` with every character a function name cannot hold replaced by `_`, at most
 /// 64 characters.
-pub fn qualified_name(server: &str, tool: &str) -> String {
+pub(crate) fn qualified_name(server: &str, tool: &str) -> String {
     let name: String = format!("{PREFIX}{server}__{tool}")
         .chars()
         .map(|c| {
@@ -317,7 +312,7 @@ pub fn qualified_name(server: &str, tool: &str) -> String {
 
 /// Whether `grant` (an `allowed-tools` entry or an auto-approve pattern: a name, or a prefix
 /// ending in `*`) covers the tool named `qualified`.
-pub fn grant_covers(grant: &str, qualified: &str) -> bool {
+pub(crate) fn grant_covers(grant: &str, qualified: &str) -> bool {
     match grant.trim().strip_suffix('*') {
         Some(prefix) => prefix.starts_with(PREFIX) && qualified.starts_with(prefix),
         None => grant.trim() == qualified,

@@ -4,15 +4,15 @@
 //! and the model's tool schemas are the agent's (`agent::tools::mcp`): this layer only talks to
 //! servers.
 
-pub mod cache;
-pub mod client;
-pub mod config;
-pub mod confine;
-pub mod hub;
-pub mod program;
-pub mod result;
-pub mod tape;
+pub(crate) mod cache;
+pub(crate) mod client;
+pub(crate) mod config;
+pub(crate) mod confine;
+pub(crate) mod hub;
+pub(crate) mod program;
+pub(crate) mod result;
+pub(crate) mod tape;
 
-pub use client::ToolInfo;
-pub use config::{Origin, ServerConfig, Transport};
-pub use hub::{HubSettings, McpHub, OfferedTool};
+pub(crate) use client::ToolInfo;
+pub(crate) use config::{Origin, ServerConfig, Transport};
+pub(crate) use hub::{HubSettings, McpHub};

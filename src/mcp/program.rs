@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Why `program` cannot be started with `path` as the `PATH`, and what to do; `None` when it is
 /// found (or holds a `${VAR}`, known only when the server starts).
-pub fn missing(program: &str, path: &str) -> Option<String> {
+pub(crate) fn missing(program: &str, path: &str) -> Option<String> {
     if program.contains('$') {
         return None;
     }

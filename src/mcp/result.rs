@@ -8,20 +8,20 @@ use crate::support::redact::Redactor;
 
 /// What a call came to, for the model and the events.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallResult {
+pub(crate) struct CallResult {
     /// The text the model gets (capped).
-    pub text: String,
+    pub(crate) text: String,
     /// The server said the tool failed (`isError`).
-    pub is_error: bool,
+    pub(crate) is_error: bool,
     /// Bytes of text before the cap.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// The cap cut something out.
-    pub truncated: bool,
+    pub(crate) truncated: bool,
 }
 
 /// Read a `tools/call` result (the protocol's JSON) into text, keeping at most `head` bytes from
 /// the start and `tail` from the end.
-pub fn read(result: &Value, head: usize, tail: usize, redactor: &Redactor) -> CallResult {
+pub(crate) fn read(result: &Value, head: usize, tail: usize, redactor: &Redactor) -> CallResult {
     let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
     let mut parts: Vec<String> = result
         .get("content")
@@ -86,7 +86,7 @@ fn decoded_len(b64: &str) -> usize {
 
 /// `text` with at most `head` bytes from its start and `tail` from its end, cut on character
 /// boundaries, with a marker saying how much is missing; and whether anything was cut.
-pub fn cap(text: &str, head: usize, tail: usize) -> (String, bool) {
+pub(crate) fn cap(text: &str, head: usize, tail: usize) -> (String, bool) {
     if text.len() <= head + tail {
         return (text.to_string(), false);
     }

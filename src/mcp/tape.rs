@@ -10,11 +10,11 @@ use serde_json::{Value, json};
 use super::client::ToolInfo;
 
 /// Writes one cassette line (the LLM recorder's, so lines stay in order and are scrubbed alike).
-pub type LineWriter = Arc<dyn Fn(&Value) + Send + Sync>;
+pub(crate) type LineWriter = Arc<dyn Fn(&Value) + Send + Sync>;
 
 /// Whether this run records MCP results, replays them, or neither.
 #[derive(Clone, Default)]
-pub enum McpTape {
+pub(crate) enum McpTape {
     #[default]
     Off,
     Record(LineWriter),
@@ -23,15 +23,15 @@ pub enum McpTape {
 
 /// What a cassette recorded of the MCP servers.
 #[derive(Debug, Default)]
-pub struct Replay {
+pub(crate) struct Replay {
     /// Each server's tools, in the order the servers were listed.
-    pub tools: Vec<(String, Vec<ToolInfo>)>,
+    pub(crate) tools: Vec<(String, Vec<ToolInfo>)>,
     calls: Mutex<VecDeque<Value>>,
 }
 
 impl Replay {
     /// The MCP lines of a cassette (`None` when it has none: the run used no server).
-    pub fn from_lines(lines: &[Value]) -> Option<Self> {
+    pub(crate) fn from_lines(lines: &[Value]) -> Option<Self> {
         let mut replay = Replay::default();
         let mut calls = VecDeque::new();
         for line in lines {
@@ -53,7 +53,7 @@ impl Replay {
     }
 
     /// The recorded outcome of the next call, which must be of `tool` on `server`.
-    pub fn next_call(&self, server: &str, tool: &str) -> Result<Value, String> {
+    pub(crate) fn next_call(&self, server: &str, tool: &str) -> Result<Value, String> {
         let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
         let Some(recorded) = calls.pop_front() else {
             return Err(format!(
@@ -75,13 +75,13 @@ impl Replay {
 }
 
 /// The line recording every server's tools.
-pub fn tools_line(tools: &[(String, Vec<ToolInfo>)]) -> Value {
+pub(crate) fn tools_line(tools: &[(String, Vec<ToolInfo>)]) -> Value {
     let servers: BTreeMap<&str, &Vec<ToolInfo>> = tools.iter().map(|(s, t)| (s.as_str(), t)).collect();
     json!({"v": 1, "mcp": "tools", "servers": servers})
 }
 
 /// The line recording one call and how it came out.
-pub fn call_line(server: &str, tool: &str, outcome: &Result<Value, String>) -> Value {
+pub(crate) fn call_line(server: &str, tool: &str, outcome: &Result<Value, String>) -> Value {
     match outcome {
         Ok(result) => json!({"v": 1, "mcp": "call", "server": server, "tool": tool, "result": result}),
         Err(error) => json!({"v": 1, "mcp": "call", "server": server, "tool": tool, "error": error}),

@@ -6,16 +6,16 @@ use crate::exec::trust::Assessment;
 
 /// What a person is asked before a command runs.
 #[derive(Debug, Clone)]
-pub struct ApprovalRequest {
-    pub skill: String,
-    pub command: String,
-    pub cwd: String,
+pub(crate) struct ApprovalRequest {
+    pub(crate) skill: String,
+    pub(crate) command: String,
+    pub(crate) cwd: String,
     /// What the command will be allowed to write and reach.
-    pub sandbox: Policy,
+    pub(crate) sandbox: Policy,
 }
 
 /// Asks a person whether a command may run. Called on a blocking thread.
-pub trait Approver: Send + Sync {
+pub(crate) trait Approver: Send + Sync {
     /// Whether a person is there to ask at all.
     fn can_ask(&self) -> bool;
     /// Ask; `true` means run it.

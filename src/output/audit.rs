@@ -9,64 +9,64 @@ use crate::audit::{Counts, Finding, Level};
 
 /// One audited skill.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AuditedSkill {
-    pub name: String,
-    pub dir: PathBuf,
+pub(crate) struct AuditedSkill {
+    pub(crate) name: String,
+    pub(crate) dir: PathBuf,
     /// Files read.
-    pub files: usize,
+    pub(crate) files: usize,
     /// Files read only in part (too large, or over the count cap).
-    pub partial: usize,
+    pub(crate) partial: usize,
     /// The worst severity found; `null` when nothing was.
-    pub worst: Option<Level>,
-    pub counts: Counts,
-    pub findings: Vec<Finding>,
+    pub(crate) worst: Option<Level>,
+    pub(crate) counts: Counts,
+    pub(crate) findings: Vec<Finding>,
     /// The deterministic directory digest (docs/skills-lock.md); `null` when it could not be
     /// computed.
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
     /// With `--llm`: the model's opinion, labelled as such; never changes `findings` or the exit code.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub llm_opinion: Option<String>,
+    pub(crate) llm_opinion: Option<String>,
 }
 
 /// `skills audit [PATH|SOURCE]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkillAudit {
+pub(crate) struct SkillAudit {
     /// The rules version (code and indicator data) that judged.
-    pub rules: String,
+    pub(crate) rules: String,
     /// What was audited: the folder or source given, or `configured roots`.
-    pub target: String,
-    pub skills: Vec<AuditedSkill>,
+    pub(crate) target: String,
+    pub(crate) skills: Vec<AuditedSkill>,
     /// Findings of all skills per severity.
-    pub counts: Counts,
+    pub(crate) counts: Counts,
 }
 
 /// One installed skill as `skills verify` found it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct VerifiedSkill {
-    pub name: String,
-    pub dir: PathBuf,
+pub(crate) struct VerifiedSkill {
+    pub(crate) name: String,
+    pub(crate) dir: PathBuf,
     /// The digest `skills-lock.json` recorded at install; `null` in lock files from before digests.
-    pub recorded: Option<String>,
+    pub(crate) recorded: Option<String>,
     /// The digest computed now; `null` when the folder cannot be read.
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
     /// `recorded` equals `digest`.
-    pub matches: bool,
+    pub(crate) matches: bool,
     /// `SKILL.sig` against the user's keys.
-    pub signature: crate::audit::signature::Status,
+    pub(crate) signature: crate::audit::signature::Status,
 }
 
 /// `skills verify [NAME]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkillsVerified {
-    pub skills: Vec<VerifiedSkill>,
+pub(crate) struct SkillsVerified {
+    pub(crate) skills: Vec<VerifiedSkill>,
 }
 
 /// `skills keys add KEY`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct KeyAdded {
+pub(crate) struct KeyAdded {
     /// The keys file written.
-    pub path: PathBuf,
-    pub key: String,
+    pub(crate) path: PathBuf,
+    pub(crate) key: String,
     /// Source prefixes that now require a signature by this key.
-    pub require_for: Vec<String>,
+    pub(crate) require_for: Vec<String>,
 }

@@ -11,7 +11,7 @@ use crate::exec::approval::ApprovalPolicy;
 /// The answer to one chat command.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ChatReply {
+pub(crate) enum ChatReply {
     /// The chat is ready for input.
     ChatStarted {
         version: &'static str,
@@ -76,29 +76,29 @@ pub enum ChatReply {
 
 /// One message of `/history`: who said it, and what.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct HistoryEntry {
+pub(crate) struct HistoryEntry {
     /// `user` or `assistant`.
-    pub role: &'static str,
+    pub(crate) role: &'static str,
     /// The text; for an answer that only called tools, what it called (`activate_skill(weather)`).
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// A skill as `/help` offers it: how to invoke it, and what arguments it takes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkillCommand {
-    pub name: String,
+pub(crate) struct SkillCommand {
+    pub(crate) name: String,
     /// `/deploy`, or `/skill help` for a skill whose name a built-in command takes.
-    pub command: String,
+    pub(crate) command: String,
     /// Its `argument-hint` (`[environment]`).
-    pub hint: Option<String>,
-    pub description: String,
+    pub(crate) hint: Option<String>,
+    pub(crate) description: String,
 }
 
 /// One line of `/help`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CommandHelp {
+pub(crate) struct CommandHelp {
     /// `/model`
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// `[NAME] — show or switch the model`
-    pub help: &'static str,
+    pub(crate) help: &'static str,
 }

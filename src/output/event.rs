@@ -10,7 +10,7 @@ use crate::llm::types::Usage;
 /// Everything that happens during a session, in order. Renderers decide how to show it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Event {
+pub(crate) enum Event {
     Session {
         version: &'static str,
         model: String,

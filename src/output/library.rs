@@ -10,55 +10,55 @@ use crate::skills::library::diff::FolderDiff;
 
 /// One skill `skills add` installed (or `skills update` replaced).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct InstalledSkill {
+pub(crate) struct InstalledSkill {
     /// Its folder's name in the root: the folder it came in, as the lock file records it.
-    pub name: String,
+    pub(crate) name: String,
     /// The name its `SKILL.md` (or `skill.json`) gives, which may differ from the folder's.
-    pub declared_name: String,
-    pub dir: PathBuf,
-    pub source: String,
+    pub(crate) declared_name: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) source: String,
     #[serde(rename = "ref")]
-    pub reference: Option<String>,
-    pub commit: Option<String>,
-    pub subdir: Option<String>,
+    pub(crate) reference: Option<String>,
+    pub(crate) commit: Option<String>,
+    pub(crate) subdir: Option<String>,
     /// The content hash recorded in the lock file.
-    pub hash: String,
+    pub(crate) hash: String,
     /// Script problems that were fixed in the installed copy (`--fix`, or yes when asked).
-    pub fixed: Vec<ScriptProblem>,
+    pub(crate) fixed: Vec<ScriptProblem>,
     /// Script problems left as they are, each with its fix command.
-    pub unfixed: Vec<ScriptProblem>,
+    pub(crate) unfixed: Vec<ScriptProblem>,
     /// The audit's verdict on the staged copy (also recorded in skills-lock.json).
-    pub audit: Option<crate::audit::Verdict>,
+    pub(crate) audit: Option<crate::audit::Verdict>,
     /// The deterministic directory digest of the installed folder.
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
 }
 
 /// `skills add SOURCE`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkillsAdded {
+pub(crate) struct SkillsAdded {
     /// The skill root installed into.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// Its `skills-lock.json`.
-    pub lock: PathBuf,
-    pub installed: Vec<InstalledSkill>,
+    pub(crate) lock: PathBuf,
+    pub(crate) installed: Vec<InstalledSkill>,
     /// Folder names of chosen skills already installed from this source, left as they are.
-    pub already: Vec<String>,
+    pub(crate) already: Vec<String>,
     /// Chosen skills whose name another skill already uses, not installed (`--all` goes on
     /// past them; each says how to take it under another name).
-    pub clashes: Vec<Clash>,
+    pub(crate) clashes: Vec<Clash>,
     /// Template skeletons `--all` left out (`src/skills/library/templates.rs`).
-    pub templates: Vec<SkippedTemplate>,
+    pub(crate) templates: Vec<SkippedTemplate>,
     /// Skills `--all` did not install because the audit refused them (the command exits 7 or 8).
-    pub refused: Vec<Refused>,
+    pub(crate) refused: Vec<Refused>,
     /// Whether the root is a project's (`--project`): its folder must be trusted before the
     /// skills run commands.
-    pub project: bool,
+    pub(crate) project: bool,
 }
 
 /// What already uses a clashing skill's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ClashKind {
+pub(crate) enum ClashKind {
     /// A folder of that name is in the root, from another source or not installed by `skills add`.
     FolderTaken,
     /// Another skill in the root gives itself that name: the catalog would show only one.
@@ -69,45 +69,45 @@ pub enum ClashKind {
 
 /// A chosen skill not installed because its name is taken.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Clash {
+pub(crate) struct Clash {
     /// Its folder's name in the source: what `--skill` takes.
-    pub skill: String,
+    pub(crate) skill: String,
     /// The name it gives itself.
-    pub name: String,
+    pub(crate) name: String,
     /// Its folder inside the source.
-    pub subdir: Option<String>,
-    pub kind: ClashKind,
+    pub(crate) subdir: Option<String>,
+    pub(crate) kind: ClashKind,
     /// The folder (or, for `same-source`, the source folder) that has the name.
-    pub taken_by: PathBuf,
+    pub(crate) taken_by: PathBuf,
     /// The command that installs it under another name that is free.
-    pub fix: String,
+    pub(crate) fix: String,
 }
 
 /// A skill `--all` did not install because the install gate refused it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Refused {
+pub(crate) struct Refused {
     /// The folder it would have had.
-    pub name: String,
-    pub subdir: Option<String>,
+    pub(crate) name: String,
+    pub(crate) subdir: Option<String>,
     /// Whether a finding was critical (exit 8) rather than high (exit 7).
-    pub critical: bool,
+    pub(crate) critical: bool,
     /// The gate's refusal: the findings and how to install it anyway.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// A template skeleton `--all` left out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkippedTemplate {
-    pub name: String,
-    pub subdir: Option<String>,
+pub(crate) struct SkippedTemplate {
+    pub(crate) name: String,
+    pub(crate) subdir: Option<String>,
     /// Why it counts as one: `a template folder`, or `its description is a placeholder`.
-    pub reason: &'static str,
+    pub(crate) reason: &'static str,
 }
 
 /// Where an installed skill stands against its source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "status")]
-pub enum Standing {
+pub(crate) enum Standing {
     /// The source has nothing newer.
     UpToDate,
     /// The source has a newer commit (or, for a copied folder, other content).
@@ -120,32 +120,32 @@ pub enum Standing {
 
 /// One row of `skills outdated`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct OutdatedSkill {
-    pub name: String,
-    pub dir: PathBuf,
-    pub source: String,
+pub(crate) struct OutdatedSkill {
+    pub(crate) name: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) source: String,
     #[serde(rename = "ref")]
-    pub reference: Option<String>,
+    pub(crate) reference: Option<String>,
     /// The commit installed.
-    pub installed: Option<String>,
+    pub(crate) installed: Option<String>,
     /// The commit the source has now.
-    pub latest: Option<String>,
+    pub(crate) latest: Option<String>,
     #[serde(flatten)]
-    pub standing: Standing,
+    pub(crate) standing: Standing,
     /// Its files differ from what was installed (edited by hand): it needs trust again to run.
-    pub edited: bool,
+    pub(crate) edited: bool,
 }
 
 /// `skills outdated`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkillsOutdated {
-    pub skills: Vec<OutdatedSkill>,
+pub(crate) struct SkillsOutdated {
+    pub(crate) skills: Vec<OutdatedSkill>,
 }
 
 /// What `skills update` did with one skill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum UpdateOutcome {
+pub(crate) enum UpdateOutcome {
     /// Nothing changed at the source.
     UpToDate,
     /// Replaced with the new content.
@@ -158,54 +158,54 @@ pub enum UpdateOutcome {
 
 /// One skill of `skills update`: what would change, and what was done.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkillUpdate {
-    pub name: String,
-    pub dir: PathBuf,
-    pub from_commit: Option<String>,
-    pub to_commit: Option<String>,
+pub(crate) struct SkillUpdate {
+    pub(crate) name: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) from_commit: Option<String>,
+    pub(crate) to_commit: Option<String>,
     /// The installed copy had been edited by hand: the update replaces those edits.
-    pub edited: bool,
-    pub diff: FolderDiff,
-    pub outcome: UpdateOutcome,
+    pub(crate) edited: bool,
+    pub(crate) diff: FolderDiff,
+    pub(crate) outcome: UpdateOutcome,
 }
 
 /// `skills update [NAME]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkillsUpdated {
-    pub skills: Vec<SkillUpdate>,
+pub(crate) struct SkillsUpdated {
+    pub(crate) skills: Vec<SkillUpdate>,
 }
 
 /// `skills remove NAME`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkillRemoved {
-    pub name: String,
-    pub dir: PathBuf,
-    pub lock: PathBuf,
+pub(crate) struct SkillRemoved {
+    pub(crate) name: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) lock: PathBuf,
 }
 
 /// `agent trust --skill NAME`: the content now trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SkillTrusted {
-    pub name: String,
-    pub dir: PathBuf,
+pub(crate) struct SkillTrusted {
+    pub(crate) name: String,
+    pub(crate) dir: PathBuf,
     /// The content hash now recorded.
-    pub hash: String,
+    pub(crate) hash: String,
     /// The `skills-lock.json` it was recorded in.
-    pub lock: PathBuf,
+    pub(crate) lock: PathBuf,
 }
 
 /// One skill a source holds, as offered for choosing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Choice {
-    pub name: String,
-    pub description: String,
+pub(crate) struct Choice {
+    pub(crate) name: String,
+    pub(crate) description: String,
     /// Where it is in the source.
-    pub subdir: Option<String>,
+    pub(crate) subdir: Option<String>,
 }
 
 /// The questions the library commands ask a person. Called on the main thread, before or
 /// between file operations.
-pub trait LibraryAsker {
+pub(crate) trait LibraryAsker {
     /// Whether a person is there to ask at all.
     fn can_ask(&self) -> bool;
     /// Which of `choices` to install (indices); empty for none.

@@ -8,60 +8,60 @@ use serde_json::Value;
 
 /// One configured server as `mcp list` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct McpServerState {
-    pub name: String,
+pub(crate) struct McpServerState {
+    pub(crate) name: String,
     /// `user` (your mcp.json) or `project` (a trusted folder's .mcp.json).
-    pub origin: String,
+    pub(crate) origin: String,
     /// The file it is configured in.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// `stdio` or `http`.
-    pub transport: String,
+    pub(crate) transport: String,
     /// The command it starts, or its URL, as written (variables unexpanded).
-    pub target: String,
+    pub(crate) target: String,
     /// `ready` (it answered), `failed` (it did not: see `error`) or `not_trusted` (a project's
     /// server in a folder that is not trusted: never started).
-    pub state: String,
+    pub(crate) state: String,
     /// How many tools it offers, when it answered.
-    pub tools: Option<usize>,
-    pub error: Option<String>,
+    pub(crate) tools: Option<usize>,
+    pub(crate) error: Option<String>,
     /// What confines it (docs/sandbox.md): `unconfined process`, or `remote` for HTTP.
-    pub confinement: String,
+    pub(crate) confinement: String,
 }
 
 /// `agent mcp list`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct McpServerList {
-    pub servers: Vec<McpServerState>,
+pub(crate) struct McpServerList {
+    pub(crate) servers: Vec<McpServerState>,
 }
 
 /// One tool as `mcp tools` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct McpToolEntry {
-    pub server: String,
+pub(crate) struct McpToolEntry {
+    pub(crate) server: String,
     /// The tool's own name.
-    pub tool: String,
+    pub(crate) tool: String,
     /// Its name for the model: `mcp__SERVER__TOOL`.
-    pub name: String,
-    pub description: String,
-    pub input_schema: Value,
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) input_schema: Value,
 }
 
 /// `agent mcp tools [SERVER]`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct McpToolList {
-    pub tools: Vec<McpToolEntry>,
+pub(crate) struct McpToolList {
+    pub(crate) tools: Vec<McpToolEntry>,
     /// Servers that could not be listed, each with why.
-    pub errors: Vec<String>,
+    pub(crate) errors: Vec<String>,
 }
 
 /// `agent mcp add` / `agent mcp remove`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct McpChanged {
+pub(crate) struct McpChanged {
     /// `added`, `replaced` or `removed`.
-    pub action: String,
-    pub name: String,
+    pub(crate) action: String,
+    pub(crate) name: String,
     /// The file written.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// A project file's servers start only once the folder is trusted.
-    pub project: bool,
+    pub(crate) project: bool,
 }

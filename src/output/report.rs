@@ -14,7 +14,7 @@ use crate::skills::{Diagnostic, Dialect};
 
 /// The result of a command, for a renderer to show.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Report {
+pub(crate) enum Report {
     /// `skills list`.
     SkillList(SkillList),
     /// `skills show NAME`.
@@ -77,117 +77,117 @@ pub enum Report {
 
 /// What a listing says about one skill.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SkillSummary {
-    pub name: String,
-    pub description: String,
-    pub dir: PathBuf,
-    pub root: PathBuf,
-    pub root_kind: RootKind,
+pub(crate) struct SkillSummary {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) root: PathBuf,
+    pub(crate) root_kind: RootKind,
     /// Whose folder the root is: `agent`, or another agent's (`claude`, `codex`, `gemini`, `opencode`).
-    pub tool: crate::skills::roots::Tool,
-    pub dialect: Dialect,
-    pub entry: Option<String>,
-    pub allowed_tools: Vec<String>,
+    pub(crate) tool: crate::skills::roots::Tool,
+    pub(crate) dialect: Dialect,
+    pub(crate) entry: Option<String>,
+    pub(crate) allowed_tools: Vec<String>,
     /// How many findings of warning level or worse the loader made.
-    pub warnings: usize,
+    pub(crate) warnings: usize,
     /// Their codes, in order (`skills show` has the findings in full).
-    pub codes: Vec<&'static str>,
+    pub(crate) codes: Vec<&'static str>,
     /// Whether the skill may run commands as far as folder trust goes.
-    pub trusted: bool,
+    pub(crate) trusted: bool,
     /// Why it may not, naming `agent trust`.
-    pub blocked: Option<String>,
+    pub(crate) blocked: Option<String>,
     /// Bytes its line adds to every request's catalog (what listing it costs).
-    pub catalog_bytes: usize,
+    pub(crate) catalog_bytes: usize,
     /// Installed (`skills add`/`update`) over audit findings of high or critical severity: how
     /// many were accepted (skills-lock.json has them). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub accepted_findings: Option<usize>,
+    pub(crate) accepted_findings: Option<usize>,
     /// Its publisher signature (SKILL.sig) against your keys: present for installed skills and
     /// for skills that ship a signature.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signature: Option<crate::audit::signature::Status>,
+    pub(crate) signature: Option<crate::audit::signature::Status>,
 }
 
 /// `skills list`: every skill found, and the problems that belong to no single skill.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SkillList {
-    pub skills: Vec<SkillSummary>,
+pub(crate) struct SkillList {
+    pub(crate) skills: Vec<SkillSummary>,
     /// Skipped skill folders, unreadable roots and shadowed names, one line each.
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
     /// The same problems as findings, with their codes.
-    pub findings: Vec<Diagnostic>,
+    pub(crate) findings: Vec<Diagnostic>,
     /// The most bytes of catalog one request holds; over it, each request lists the skills most
     /// relevant to it that fit.
-    pub catalog_budget: usize,
+    pub(crate) catalog_budget: usize,
 }
 
 /// `skills show NAME`: one skill in full.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SkillShow {
+pub(crate) struct SkillShow {
     #[serde(flatten)]
-    pub summary: SkillSummary,
+    pub(crate) summary: SkillSummary,
     /// Bundled files relative to the skill folder, sorted (at most 1000).
-    pub files: Vec<String>,
-    pub license: Option<String>,
-    pub compatibility: Option<String>,
-    pub version: Option<String>,
+    pub(crate) files: Vec<String>,
+    pub(crate) license: Option<String>,
+    pub(crate) compatibility: Option<String>,
+    pub(crate) version: Option<String>,
     /// The `SKILL.md` instructions, or why they could not be read.
-    pub body: String,
-    pub diagnostics: Vec<Diagnostic>,
+    pub(crate) body: String,
+    pub(crate) diagnostics: Vec<Diagnostic>,
     /// What its commands may write and reach under this run's sandbox settings.
-    pub sandbox: Policy,
+    pub(crate) sandbox: Policy,
     /// Who may invoke it, and its argument hint.
-    pub invocation: crate::skills::load::invocation::Invocation,
+    pub(crate) invocation: crate::skills::load::invocation::Invocation,
     /// Each declared need (`requires`, `skill.json`'s required `env[]`) and whether it is met here.
-    pub needs: Vec<crate::skills::check::needs::Need>,
+    pub(crate) needs: Vec<crate::skills::check::needs_met::Need>,
 }
 
 /// `skills search QUERY`: skills ranked by relevance.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SkillSearch {
-    pub query: String,
+pub(crate) struct SkillSearch {
+    pub(crate) query: String,
     /// `lexical`, or `fused` with the embeddings of `model`.
-    pub ranking: &'static str,
+    pub(crate) ranking: &'static str,
     /// The embeddings model, when the ranking is fused.
-    pub model: Option<String>,
-    pub results: Vec<SearchHit>,
+    pub(crate) model: Option<String>,
+    pub(crate) results: Vec<SearchHit>,
 }
 
 /// One ranked skill.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SearchHit {
+pub(crate) struct SearchHit {
     /// 1 for the best match.
-    pub rank: usize,
-    pub name: String,
+    pub(crate) rank: usize,
+    pub(crate) name: String,
     /// What the order is by: the fused score, or the lexical score.
-    pub score: f64,
+    pub(crate) score: f64,
     /// The BM25F score (0 when no word matches).
-    pub lexical: f64,
+    pub(crate) lexical: f64,
     /// Cosine similarity of the request's and the skill's embeddings, when fused.
-    pub semantic: Option<f64>,
-    pub description: String,
-    pub dir: PathBuf,
+    pub(crate) semantic: Option<f64>,
+    pub(crate) description: String,
+    pub(crate) dir: PathBuf,
 }
 
 /// `skills check`: every finding per skill and a tally.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SkillCheck {
+pub(crate) struct SkillCheck {
     /// Warnings count as errors.
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// `agent-skills` when every skill is held to that spec.
-    pub spec: Option<&'static str>,
-    pub errors: usize,
-    pub warnings: usize,
+    pub(crate) spec: Option<&'static str>,
+    pub(crate) errors: usize,
+    pub(crate) warnings: usize,
     /// Skill folders that could not be loaded at all (each is also in `problems`).
-    pub skipped: usize,
-    pub skills: Vec<CheckedSkill>,
+    pub(crate) skipped: usize,
+    pub(crate) skills: Vec<CheckedSkill>,
     /// Findings that belong to no loaded skill: skipped folders, roots, shadowed names.
-    pub problems: Vec<Diagnostic>,
+    pub(crate) problems: Vec<Diagnostic>,
 }
 
 impl SkillCheck {
     /// Whether a finding fails the check under these rules.
-    pub fn counts_as_error(&self, d: &Diagnostic) -> bool {
+    pub(crate) fn counts_as_error(&self, d: &Diagnostic) -> bool {
         use crate::skills::Severity;
         d.severity == Severity::Error || (self.strict && d.severity == Severity::Warning)
     }
@@ -195,194 +195,194 @@ impl SkillCheck {
 
 /// One checked skill.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CheckedSkill {
-    pub name: String,
-    pub dir: PathBuf,
-    pub dialect: Dialect,
+pub(crate) struct CheckedSkill {
+    pub(crate) name: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) dialect: Dialect,
     /// Bytes this skill adds to every request's catalog.
-    pub catalog_bytes: usize,
+    pub(crate) catalog_bytes: usize,
     /// No finding fails the check.
-    pub ok: bool,
-    pub findings: Vec<Diagnostic>,
+    pub(crate) ok: bool,
+    pub(crate) findings: Vec<Diagnostic>,
 }
 
 /// `skills new NAME`: the skeleton written.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SkillNew {
+pub(crate) struct SkillNew {
     /// The new skill folder.
-    pub created: PathBuf,
-    pub dialect: Dialect,
+    pub(crate) created: PathBuf,
+    pub(crate) dialect: Dialect,
     /// The files written, relative to `created`.
-    pub files: Vec<&'static str>,
+    pub(crate) files: Vec<&'static str>,
     /// Whether `agent` searches the folder it was written in.
-    pub found_by_agent: bool,
+    pub(crate) found_by_agent: bool,
     /// The project folder the skill was written into when that folder is not trusted with it:
     /// the skill is listed, but runs no command until `agent trust` there.
-    pub untrusted_project: Option<PathBuf>,
+    pub(crate) untrusted_project: Option<PathBuf>,
     /// What each file is for, in the order of `files`.
     #[serde(skip)]
-    pub purposes: Vec<&'static str>,
+    pub(crate) purposes: Vec<&'static str>,
 }
 
 /// One routing case of `skills eval`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvalCase {
-    pub prompt: String,
+pub(crate) struct EvalCase {
+    pub(crate) prompt: String,
     /// The skill the case is about, or `none` (no skill should be chosen).
-    pub expected: String,
+    pub(crate) expected: String,
     /// Whether `expected` should be chosen (a should-not case when `false`).
-    pub should_trigger: bool,
+    pub(crate) should_trigger: bool,
     /// `train` or `validation`: the case's half of the stable split.
-    pub split: String,
+    pub(crate) split: String,
     /// The skill the model activated in the first run, or `none`.
-    pub activated: String,
+    pub(crate) activated: String,
     /// What it activated in each run, in run order.
-    pub activations: Vec<String>,
-    pub runs: u32,
+    pub(crate) activations: Vec<String>,
+    pub(crate) runs: u32,
     /// Runs in which `expected` was chosen (with `none`: in which any skill was).
-    pub triggers: u32,
-    pub trigger_rate: f64,
+    pub(crate) triggers: u32,
+    pub(crate) trigger_rate: f64,
     /// Where `expected` stood in the catalog the model was shown (1-based, first run); `None` when
     /// it was not listed.
-    pub shown_at: Option<usize>,
+    pub(crate) shown_at: Option<usize>,
     /// The model found `expected` with `search_skills` (the catalog was over its budget).
-    pub found_by_search: bool,
-    pub pass: bool,
+    pub(crate) found_by_search: bool,
+    pub(crate) pass: bool,
 }
 
 /// `skills eval`: pass rates of one half of the split.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvalHalf {
-    pub passed: usize,
-    pub total: usize,
+pub(crate) struct EvalHalf {
+    pub(crate) passed: usize,
+    pub(crate) total: usize,
     /// `passed / total`; `None` when the half holds no case.
-    pub pass_rate: Option<f64>,
+    pub(crate) pass_rate: Option<f64>,
 }
 
 /// `skills eval`: how reliably one skill is chosen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvalSkill {
-    pub skill: String,
+pub(crate) struct EvalSkill {
+    pub(crate) skill: String,
     /// Mean trigger rate over its should-trigger cases; `None` without any.
-    pub should_rate: Option<f64>,
+    pub(crate) should_rate: Option<f64>,
     /// Mean trigger rate over its should-not-trigger cases (lower is better); `None` without any.
-    pub should_not_rate: Option<f64>,
-    pub passed: usize,
-    pub total: usize,
+    pub(crate) should_not_rate: Option<f64>,
+    pub(crate) passed: usize,
+    pub(crate) total: usize,
     /// Its failed cases' requests, worst first (at most three).
-    pub worst: Vec<String>,
+    pub(crate) worst: Vec<String>,
 }
 
 /// `skills eval`: how many cases passed, against the threshold.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvalSummary {
-    pub passed: usize,
-    pub total: usize,
-    pub pass_rate: f64,
+pub(crate) struct EvalSummary {
+    pub(crate) passed: usize,
+    pub(crate) total: usize,
+    pub(crate) pass_rate: f64,
     /// The lowest passing rate (`--min-rate`).
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// The pass rate reached the threshold.
-    pub ok: bool,
-    pub llm_calls: u32,
+    pub(crate) ok: bool,
+    pub(crate) llm_calls: u32,
     /// Runs of each case.
-    pub runs: u32,
-    pub train: EvalHalf,
-    pub validation: EvalHalf,
-    pub skills: Vec<EvalSkill>,
-    pub cases: Vec<EvalCase>,
+    pub(crate) runs: u32,
+    pub(crate) train: EvalHalf,
+    pub(crate) validation: EvalHalf,
+    pub(crate) skills: Vec<EvalSkill>,
+    pub(crate) cases: Vec<EvalCase>,
 }
 
 /// `skills eval --draft SKILL`: the cases added to the skill's routing file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvalDraft {
-    pub skill: String,
+pub(crate) struct EvalDraft {
+    pub(crate) skill: String,
     /// The routing file written (`tests/routing.yaml` in the skill).
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Cases added.
-    pub added: usize,
+    pub(crate) added: usize,
     /// Of those, should-trigger cases (the rest are should-not).
-    pub should_trigger: usize,
+    pub(crate) should_trigger: usize,
     /// Cases the file already held, kept as they were.
-    pub kept: usize,
+    pub(crate) kept: usize,
 }
 
 /// `skills tune SKILL`: the description before and after, how each did, and what was tried.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TuneReport {
-    pub skill: String,
-    pub before: String,
+pub(crate) struct TuneReport {
+    pub(crate) skill: String,
+    pub(crate) before: String,
     /// The best description found (the same as `before` when none did better).
-    pub after: String,
+    pub(crate) after: String,
     /// Pass rates of the train and validation halves, before and after.
-    pub train_before: f64,
-    pub train_after: f64,
-    pub validation_before: f64,
-    pub validation_after: f64,
+    pub(crate) train_before: f64,
+    pub(crate) train_after: f64,
+    pub(crate) validation_before: f64,
+    pub(crate) validation_after: f64,
     /// Each proposal, with its rates or why it was refused, in order.
-    pub tried: Vec<String>,
+    pub(crate) tried: Vec<String>,
     /// Why the loop stopped.
-    pub stopped: String,
+    pub(crate) stopped: String,
     /// Tokens used (the server's counts, else estimated).
-    pub tokens: u64,
-    pub llm_calls: u32,
+    pub(crate) tokens: u64,
+    pub(crate) llm_calls: u32,
     /// The file the new description was written to; `None`: not written.
-    pub written: Option<PathBuf>,
+    pub(crate) written: Option<PathBuf>,
 }
 
 /// `agent trust [DIR]`: each folder trusted, one JSON line each.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Trusted {
-    pub folders: Vec<TrustedFolder>,
+pub(crate) struct Trusted {
+    pub(crate) folders: Vec<TrustedFolder>,
 }
 
 /// One folder trusted as it is now.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TrustedFolder {
+pub(crate) struct TrustedFolder {
     /// The folder (canonical).
-    pub trusted: PathBuf,
+    pub(crate) trusted: PathBuf,
     /// The keys its `.env` sets; `null` when it has none.
-    pub dotenv_keys: Option<Vec<String>>,
+    pub(crate) dotenv_keys: Option<Vec<String>>,
     /// Its project skills, by key relative to the folder (`skills/weather`).
-    pub skills: Vec<String>,
+    pub(crate) skills: Vec<String>,
 }
 
 /// `man --dir DIR`: the pages written.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ManPages {
-    pub written: Vec<PathBuf>,
+pub(crate) struct ManPages {
+    pub(crate) written: Vec<PathBuf>,
 }
 
 /// `sandbox status`: what this machine's kernel can enforce, and whether a confined command really
 /// cannot write outside its folders.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SandboxStatus {
+pub(crate) struct SandboxStatus {
     /// The mode this run's settings select (`--sandbox`, `AGENT_SANDBOX`).
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// What commands get under it: `landlock-v7`-style, `unavailable` or `off`.
-    pub in_force: String,
+    pub(crate) in_force: String,
     /// The Landlock ABI the kernel reports (0: none).
-    pub kernel_abi: u32,
+    pub(crate) kernel_abi: u32,
     /// The ABI `agent` uses: the kernel's, capped at the newest tested one (and by `AGENT_SANDBOX_ABI`).
-    pub abi: u32,
+    pub(crate) abi: u32,
     /// Why there is no Landlock, when there is none.
-    pub missing: Option<String>,
+    pub(crate) missing: Option<String>,
     /// Writes are confined.
-    pub filesystem: bool,
+    pub(crate) filesystem: bool,
     /// Truncating files outside the writable folders is refused too (ABI 3).
-    pub truncate: bool,
+    pub(crate) truncate: bool,
     /// TCP connect and bind can be refused (ABI 4; `strict` needs it).
-    pub tcp: bool,
+    pub(crate) tcp: bool,
     /// Device ioctl is refused (ABI 5).
-    pub device_ioctl: bool,
+    pub(crate) device_ioctl: bool,
     /// Signals and abstract Unix sockets are scoped under `strict` (ABI 6).
-    pub scopes: bool,
+    pub(crate) scopes: bool,
     /// The seccomp filter `strict` adds (UDP and other sockets) can be built here.
-    pub seccomp: bool,
+    pub(crate) seccomp: bool,
     /// A confined `sh` could not create a file outside its folders; `null` when there was nothing
     /// to check or the check could not run.
-    pub enforced: Option<bool>,
+    pub(crate) enforced: Option<bool>,
     /// What the check did or why it could not.
-    pub check: String,
+    pub(crate) check: String,
     /// What the mode promises that this machine cannot keep.
-    pub warning: Option<String>,
+    pub(crate) warning: Option<String>,
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 /// Where the context window's size came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum WindowSource {
+pub(crate) enum WindowSource {
     /// The server's `/v1/models` listing.
     Server,
     /// `AGENT_CONTEXT_WINDOW`.
@@ -22,55 +22,55 @@ pub enum WindowSource {
 
 /// One part of a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ContextPart {
+pub(crate) struct ContextPart {
     /// `system`, `catalog`, `tools`, `skill`, `history` or `tool_outputs`.
-    pub part: &'static str,
+    pub(crate) part: &'static str,
     /// The skill's name, for a `skill` part.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub bytes: u64,
+    pub(crate) name: Option<String>,
+    pub(crate) bytes: u64,
     /// `bytes` / 4, rounded up.
-    pub tokens: u64,
+    pub(crate) tokens: u64,
 }
 
 /// The next request, broken down.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ContextUse {
-    pub parts: Vec<ContextPart>,
-    pub bytes: u64,
+pub(crate) struct ContextUse {
+    pub(crate) parts: Vec<ContextPart>,
+    pub(crate) bytes: u64,
     /// Estimated tokens of the whole request.
-    pub tokens: u64,
+    pub(crate) tokens: u64,
     /// The model's context window in tokens, when known.
-    pub window: Option<u64>,
-    pub window_source: WindowSource,
+    pub(crate) window: Option<u64>,
+    pub(crate) window_source: WindowSource,
     /// Estimated tokens at which the history is compacted automatically; `None`: it is not.
-    pub compact_at: Option<u64>,
+    pub(crate) compact_at: Option<u64>,
 }
 
 /// Tokens of one user turn.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct TurnUsage {
     /// The user's message (as stored, secrets redacted).
-    pub message: String,
-    pub calls: u32,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
+    pub(crate) message: String,
+    pub(crate) calls: u32,
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
     /// Some call of the turn had no `usage` from the server: its counts are estimates.
-    pub estimated: bool,
+    pub(crate) estimated: bool,
 }
 
 /// Tokens of a whole session.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Totals {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
+pub(crate) struct Totals {
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
     /// Some call sent no `usage`: the counts are partly estimated.
-    pub estimated: bool,
+    pub(crate) estimated: bool,
 }
 
 impl Totals {
     /// The sum of `turns`.
-    pub fn of(turns: &[TurnUsage]) -> Self {
+    pub(crate) fn of(turns: &[TurnUsage]) -> Self {
         Self {
             prompt_tokens: turns.iter().map(|t| t.prompt_tokens).sum(),
             completion_tokens: turns.iter().map(|t| t.completion_tokens).sum(),
@@ -81,31 +81,31 @@ impl Totals {
 
 /// A session's vital facts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionSummary {
-    pub id: String,
+pub(crate) struct SessionSummary {
+    pub(crate) id: String,
     /// When it started: RFC 3339, UTC.
-    pub started: String,
+    pub(crate) started: String,
     /// Seconds since the Unix epoch, for sorting and ages.
-    pub started_at: u64,
+    pub(crate) started_at: u64,
     /// The working directory it ran in.
-    pub cwd: String,
+    pub(crate) cwd: String,
     /// The model in use at its end.
-    pub model: String,
-    pub base_url: String,
+    pub(crate) model: String,
+    pub(crate) base_url: String,
     /// The user's first message, on one line and cut short (secrets were redacted when stored).
-    pub first_message: Option<String>,
+    pub(crate) first_message: Option<String>,
     /// Messages the user sent.
-    pub turns: usize,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
+    pub(crate) turns: usize,
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
     /// Some model call sent no `usage`; its counts are estimated from bytes.
-    pub estimated: bool,
+    pub(crate) estimated: bool,
     /// The session it was forked from.
-    pub parent: Option<String>,
+    pub(crate) parent: Option<String>,
 }
 
 /// How long ago `then` was, in the largest unit that fits: `just now`, `5m ago`, `3h ago`, `2d ago`.
-pub fn age(then: u64, now: u64) -> String {
+pub(crate) fn age(then: u64, now: u64) -> String {
     let secs = now.saturating_sub(then);
     match secs {
         0..60 => "just now".into(),
@@ -117,74 +117,74 @@ pub fn age(then: u64, now: u64) -> String {
 
 /// `agent sessions list` (and `/sessions`): stored sessions, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionList {
+pub(crate) struct SessionList {
     /// The folder they are stored in.
-    pub dir: PathBuf,
-    pub sessions: Vec<SessionSummary>,
+    pub(crate) dir: PathBuf,
+    pub(crate) sessions: Vec<SessionSummary>,
     /// Files in it that could not be read as sessions, one line each.
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
     /// Seconds since the Unix epoch when listed (for "2h ago"; not in the JSON).
     #[serde(skip)]
-    pub now: u64,
+    pub(crate) now: u64,
 }
 
 /// `agent sessions export ID -o FILE` (and `/export FILE`): where a session was written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionExported {
-    pub id: String,
+pub(crate) struct SessionExported {
+    pub(crate) id: String,
     /// `md`, `html` or `json`.
-    pub format: &'static str,
-    pub path: PathBuf,
+    pub(crate) format: &'static str,
+    pub(crate) path: PathBuf,
 }
 
 /// `agent sessions rm ID`: the session deleted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionRemoved {
-    pub removed: String,
-    pub path: PathBuf,
+pub(crate) struct SessionRemoved {
+    pub(crate) removed: String,
+    pub(crate) path: PathBuf,
 }
 
 /// A session taken up (`-c`, `--resume`, `/resume`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionResumed {
+pub(crate) struct SessionResumed {
     /// The session taken up.
-    pub resumed: String,
+    pub(crate) resumed: String,
     /// Where this run stores what follows: the same id, a fork of it (another agent holds it),
     /// or `null` when sessions are not stored.
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     /// User turns it held.
-    pub turns: usize,
+    pub(crate) turns: usize,
     /// Its last turn had been left unfinished (the agent was stopped) and was closed.
-    pub lost_turn: bool,
+    pub(crate) lost_turn: bool,
     /// Skills whose `SKILL.md` changed since: sent again as they are now.
-    pub changed: Vec<String>,
+    pub(crate) changed: Vec<String>,
     /// Skills that no longer exist: withdrawn.
-    pub vanished: Vec<String>,
+    pub(crate) vanished: Vec<String>,
     /// The model in use now.
-    pub model: String,
+    pub(crate) model: String,
 }
 
 /// `/usage`: tokens per turn and for the whole session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct UsageReport {
-    pub turns: Vec<TurnUsage>,
+pub(crate) struct UsageReport {
+    pub(crate) turns: Vec<TurnUsage>,
     #[serde(flatten)]
-    pub totals: Totals,
+    pub(crate) totals: Totals,
     /// Estimated tokens the next request would hold (`/context` breaks them down).
-    pub context_tokens: u64,
+    pub(crate) context_tokens: u64,
     /// The context window in tokens, when known.
-    pub window: Option<u64>,
+    pub(crate) window: Option<u64>,
 }
 
 /// `/compact`: what compaction did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CompactReport {
+pub(crate) struct CompactReport {
     /// Messages of the request the summary replaced.
-    pub replaced: usize,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
+    pub(crate) replaced: usize,
+    pub(crate) tokens_before: u64,
+    pub(crate) tokens_after: u64,
     /// Skills whose instructions were sent again.
-    pub skills: Vec<String>,
+    pub(crate) skills: Vec<String>,
 }
 
 #[cfg(test)]

@@ -8,10 +8,10 @@ use crate::llm::ChatMessage;
 const COMPACT_PROMPT: &str = include_str!("../../prompts/compact.md");
 
 /// What opens the message that stands for the compacted history.
-pub const SUMMARY_HEADING: &str = "[The conversation so far was compacted. Summary of it:]";
+pub(crate) const SUMMARY_HEADING: &str = "[The conversation so far was compacted. Summary of it:]";
 /// The assistant's acknowledgement after the summary (and the skills re-sent), so the next user
 /// message does not follow another user message.
-pub const SUMMARY_ACK: &str = "Understood: I will go on from this summary.";
+pub(crate) const SUMMARY_ACK: &str = "Understood: I will go on from this summary.";
 /// Most characters of one message in the transcript sent for summary.
 const MAX_MESSAGE_CHARS: usize = 4000;
 /// Most characters of one tool result in it (most output is not worth summarizing).
@@ -19,7 +19,7 @@ const MAX_TOOL_CHARS: usize = 1500;
 
 /// When automatic compaction starts (`AGENT_COMPACT_AT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompactAt {
+pub(crate) enum CompactAt {
     /// At this percentage of the context window (when the window is known).
     Percent(u8),
     /// At this many estimated tokens.
@@ -36,7 +36,7 @@ impl Default for CompactAt {
 
 impl CompactAt {
     /// `80%`, `90 %`, `120000`, or `off`/`0`.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("off") || text == "0" || text == "0%" {
             return Ok(Self::Off);
@@ -58,7 +58,7 @@ impl CompactAt {
 
     /// The estimated tokens at which to compact, given the window (`None`: never, as with a
     /// percentage of an unknown window; then the byte budget of the history applies instead).
-    pub fn limit(self, window: Option<u64>) -> Option<u64> {
+    pub(crate) fn limit(self, window: Option<u64>) -> Option<u64> {
         match self {
             Self::Percent(p) => window.map(|w| w * u64::from(p) / 100),
             Self::Tokens(t) => Some(t),
@@ -68,14 +68,18 @@ impl CompactAt {
 }
 
 /// The message that stands for the compacted history in every later request.
-pub fn summary_message(summary: &str) -> ChatMessage {
+pub(crate) fn summary_message(summary: &str) -> ChatMessage {
     ChatMessage::user(format!("{SUMMARY_HEADING}\n\n{}", summary.trim()))
 }
 
 /// The request that asks for a summary of `history` (the messages after the system prompt).
 /// `skill_messages` are the indexes of the tool results that carry skills' instructions: they are
 /// named, not repeated, since the instructions are sent again after the summary.
-pub fn summary_request(history: &[ChatMessage], skill_messages: &[usize], focus: Option<&str>) -> Vec<ChatMessage> {
+pub(crate) fn summary_request(
+    history: &[ChatMessage],
+    skill_messages: &[usize],
+    focus: Option<&str>,
+) -> Vec<ChatMessage> {
     let mut prompt = COMPACT_PROMPT.trim_end().to_string();
     if let Some(focus) = focus.map(str::trim).filter(|f| !f.is_empty()) {
         prompt.push_str("\n\nThe user asked the summary to keep in particular: ");
@@ -88,7 +92,7 @@ pub fn summary_request(history: &[ChatMessage], skill_messages: &[usize], focus:
 }
 
 /// The history as plain text, one block per message.
-pub fn transcript(history: &[ChatMessage], skill_messages: &[usize]) -> String {
+pub(crate) fn transcript(history: &[ChatMessage], skill_messages: &[usize]) -> String {
     let mut out = String::from("<transcript>\n");
     for (i, m) in history.iter().enumerate() {
         let text = m.content.as_deref().unwrap_or_default();

@@ -6,10 +6,10 @@ use crate::output::session::ContextPart;
 
 /// Bytes per token of the estimate: about right for English prose and code with the tokenizers
 /// of current models, and always said to be an estimate.
-pub const BYTES_PER_TOKEN: u64 = 4;
+pub(crate) const BYTES_PER_TOKEN: u64 = 4;
 
 /// Tokens `bytes` of text come to, estimated.
-pub fn estimate_tokens(bytes: u64) -> u64 {
+pub(crate) fn estimate_tokens(bytes: u64) -> u64 {
     bytes.div_ceil(BYTES_PER_TOKEN)
 }
 
@@ -26,22 +26,22 @@ impl ContextPart {
 
 /// What a request is made of, for [`breakdown`].
 #[derive(Debug, Clone, Copy)]
-pub struct RequestParts<'a> {
+pub(crate) struct RequestParts<'a> {
     /// The system prompt, catalog included.
-    pub system: &'a str,
+    pub(crate) system: &'a str,
     /// Bytes of the system prompt that are the skill catalog.
-    pub catalog_bytes: u64,
+    pub(crate) catalog_bytes: u64,
     /// Bytes of the tool schemas sent with it.
-    pub tools_bytes: u64,
+    pub(crate) tools_bytes: u64,
     /// The messages after the system prompt.
-    pub history: &'a [ChatMessage],
+    pub(crate) history: &'a [ChatMessage],
     /// (skill, index in `history` of the tool result carrying its instructions).
-    pub skills: &'a [(String, usize)],
+    pub(crate) skills: &'a [(String, usize)],
 }
 
 /// The parts of a request: the system prompt (without the catalog), the catalog, the tool
 /// schemas, each active skill's instructions, tool outputs, and the rest of the history.
-pub fn breakdown(request: RequestParts<'_>) -> Vec<ContextPart> {
+pub(crate) fn breakdown(request: RequestParts<'_>) -> Vec<ContextPart> {
     let system = (request.system.len() as u64).saturating_sub(request.catalog_bytes);
     let mut parts = vec![
         ContextPart::new("system", None, system),
@@ -68,7 +68,7 @@ pub fn breakdown(request: RequestParts<'_>) -> Vec<ContextPart> {
 }
 
 /// Bytes a message adds to a request: its text and its tool calls' names and arguments.
-pub fn message_bytes(m: &ChatMessage) -> u64 {
+pub(crate) fn message_bytes(m: &ChatMessage) -> u64 {
     let text = m.sent_len();
     let calls: usize = m
         .tool_calls

@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use super::replay::HeldSkill;
 
 /// The hash an `activation` record keeps of the `SKILL.md` text sent: hex SHA-256.
-pub fn body_hash(body: &str) -> String {
+pub(crate) fn body_hash(body: &str) -> String {
     Sha256::digest(body.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -16,7 +16,7 @@ pub fn body_hash(body: &str) -> String {
 
 /// How a held skill compares with the skill on disk now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Freshness {
+pub(crate) enum Freshness {
     Same,
     /// Its `SKILL.md` reads differently now.
     Changed,
@@ -25,7 +25,7 @@ pub enum Freshness {
 }
 
 /// Compare each held skill with its current body (`current(name)`: `None` when it is gone).
-pub fn check(held: &[HeldSkill], current: impl Fn(&str) -> Option<String>) -> Vec<(HeldSkill, Freshness)> {
+pub(crate) fn check(held: &[HeldSkill], current: impl Fn(&str) -> Option<String>) -> Vec<(HeldSkill, Freshness)> {
     held.iter()
         .map(|h| {
             let state = match current(&h.skill) {
@@ -40,7 +40,7 @@ pub fn check(held: &[HeldSkill], current: impl Fn(&str) -> Option<String>) -> Ve
 
 /// What replaces a changed skill's instructions in the conversation: a note, then `activation`
 /// (the tool result activating it now).
-pub fn changed_note(skill: &str, activation: &str) -> String {
+pub(crate) fn changed_note(skill: &str, activation: &str) -> String {
     format!(
         "[Skill {skill} changed since it was activated earlier in this session; its instructions as they are now \
          replace the earlier ones.]\n{activation}"
@@ -49,12 +49,12 @@ pub fn changed_note(skill: &str, activation: &str) -> String {
 
 /// What replaces the earlier copy of a changed skill's instructions once the current ones are
 /// sent, so the model never holds both.
-pub fn superseded_note(skill: &str) -> String {
+pub(crate) fn superseded_note(skill: &str) -> String {
     format!("[Skill {skill}'s instructions were here; they changed, and the current ones follow further down.]")
 }
 
 /// What replaces a vanished skill's instructions in the conversation.
-pub fn vanished_note(skill: &str) -> String {
+pub(crate) fn vanished_note(skill: &str) -> String {
     format!(
         "[Skill {skill} was activated earlier in this session but no longer exists: its instructions were withdrawn \
          and its commands cannot run. Tell the user if the request needs it.]"

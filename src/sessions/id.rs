@@ -11,7 +11,7 @@ const TAIL_LEN: usize = 4;
 /// `YYYYMMDD-HHMMSS-` before the tail.
 const TIME_LEN: usize = 16;
 /// `YYYYMMDD-HHMMSS`: the part of an id that is the second its session started.
-pub const SECOND_LEN: usize = TIME_LEN - 1;
+pub(crate) const SECOND_LEN: usize = TIME_LEN - 1;
 
 /// The name of one session, and of its file (`<id>.jsonl`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -19,7 +19,7 @@ pub struct SessionId(String);
 
 impl SessionId {
     /// A new id for a session starting at `now`.
-    pub fn new(now: SystemTime) -> Self {
+    pub(crate) fn new(now: SystemTime) -> Self {
         let tail: String = (0..TAIL_LEN)
             .map(|_| char::from(TAIL_CHARS[fastrand::usize(..TAIL_CHARS.len())]))
             .collect();
@@ -27,11 +27,11 @@ impl SessionId {
     }
 
     /// An id read from a file name or typed by a user, if it has the shape of one.
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         is_valid(text).then(|| Self(text.to_string()))
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -63,7 +63,7 @@ fn is_valid(text: &str) -> bool {
 }
 
 /// Whether `text` could begin an id: what a user may type to name a session.
-pub fn is_prefix(text: &str) -> bool {
+pub(crate) fn is_prefix(text: &str) -> bool {
     !text.is_empty()
         && text.len() <= TIME_LEN + TAIL_LEN
         && text

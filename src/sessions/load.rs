@@ -6,14 +6,14 @@ use super::record::{Header, Record};
 
 /// A session file as read.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Loaded {
-    pub header: Header,
+pub struct SessionFile {
+    pub(crate) header: Header,
     /// Every record after the header, in file order.
     pub records: Vec<Record>,
     /// Lines that were skipped, and why (each names its line number).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// Bytes up to the end of the last complete line: appending starts here (a torn tail is cut).
-    pub complete_len: u64,
+    pub(crate) complete_len: u64,
 }
 
 /// Why a file is not a session at all.
@@ -26,7 +26,7 @@ pub enum LoadError {
 }
 
 /// Parse the bytes of a session file.
-pub fn parse(bytes: &[u8]) -> Result<Loaded, LoadError> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<SessionFile, LoadError> {
     let complete_len = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     let mut lines = bytes[..complete_len].split(|b| *b == b'\n');
     let first = lines.next().filter(|l| !l.is_empty()).ok_or(LoadError::Empty)?;
@@ -54,7 +54,7 @@ pub fn parse(bytes: &[u8]) -> Result<Loaded, LoadError> {
             "line {line}: cut off (the agent was stopped while writing it); ignored"
         ));
     }
-    Ok(Loaded {
+    Ok(SessionFile {
         header,
         records,
         warnings,

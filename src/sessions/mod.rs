@@ -4,27 +4,27 @@
 //!
 //! This module sits beside `llm` below `agent`: it stores the conversation's own types
 //! ([`crate::llm::ChatMessage`]) and knows nothing of turns or terminals. `agent` writes records
-//! through a [`Journal`]; `app` opens, lists and exports sessions; `ui` shows them.
+//! through a `Journal`; `app` opens, lists and exports sessions; `ui` shows them.
 
-pub mod compact;
-pub mod context;
-pub mod export;
-pub mod freshness;
-pub mod id;
-pub mod load;
-pub mod record;
+pub(crate) mod compact;
+pub(crate) mod context;
+pub(crate) mod export;
+pub(crate) mod freshness;
+pub(crate) mod id;
+pub(crate) mod load;
+pub(crate) mod record;
 pub mod replay;
-pub mod store;
-pub mod summary;
-pub mod writer;
+pub(crate) mod store;
+pub(crate) mod summary;
+pub(crate) mod writer;
 
 use std::path::PathBuf;
 
-pub use id::SessionId;
-pub use load::{LoadError, Loaded};
+pub(crate) use id::SessionId;
+pub(crate) use load::{LoadError, SessionFile};
 pub use record::{CallUsage, Header, Interruption, Record};
 pub use store::{NewSession, Opened, SessionStore};
-pub use writer::{Journal, SessionWriter};
+pub(crate) use writer::Journal;
 
 /// Why a session could not be stored, found or read.
 #[derive(Debug, thiserror::Error)]

@@ -10,34 +10,34 @@ use crate::llm::ChatMessage;
 
 /// Version of the record format, in the header. Readers skip record types they do not know, so
 /// adding one does not change it; changing the meaning of a field does.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// The first line of a session file: where and how the session started.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
     /// [`FORMAT_VERSION`] of the writer.
-    pub v: u32,
+    pub(crate) v: u32,
     /// The session's id (also its file name).
-    pub id: String,
+    pub(crate) id: String,
     /// `agent`'s version.
-    pub agent_version: String,
+    pub(crate) agent_version: String,
     /// The model at the start; `model` records say when it changed.
-    pub model: String,
+    pub(crate) model: String,
     /// The endpoint's base URL.
-    pub base_url: String,
+    pub(crate) base_url: String,
     /// Every skill root, in precedence order.
-    pub skill_roots: Vec<String>,
+    pub(crate) skill_roots: Vec<String>,
     /// The working directory `agent` ran in: `--continue` picks the newest session of it.
-    pub cwd: String,
+    pub(crate) cwd: String,
     /// Seconds since the Unix epoch.
-    pub started_at: u64,
+    pub(crate) started_at: u64,
     /// The session this one was forked from (`/fork`, or resuming one that another agent holds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent: Option<String>,
+    pub(crate) parent: Option<String>,
     /// The session of a chat (absent: a one-shot run, or a session written before this was
     /// recorded): `-c` in the chat goes on with the newest chat.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub chat: bool,
+    pub(crate) chat: bool,
 }
 
 /// Tokens one model call took, from the server's `usage` or estimated from bytes.
@@ -64,7 +64,7 @@ pub enum Interruption {
 impl Record {
     /// Whether this record shows an exchange with the model: a call it answered (in full, or
     /// cut short by the user), counted as usage.
-    pub fn is_exchange(&self) -> bool {
+    pub(crate) fn is_exchange(&self) -> bool {
         matches!(self, Self::Usage(_))
     }
 }
@@ -72,7 +72,7 @@ impl Record {
 impl Interruption {
     /// What stands in the conversation, in the model's place, for the answer this cut short: the
     /// model must know, but an export says it once, as a note of its own, and strips this.
-    pub fn marker(self) -> &'static str {
+    pub(crate) fn marker(self) -> &'static str {
         match self {
             Self::User => "[interrupted by the user]",
             Self::Lost => "[interrupted: the agent stopped before finishing this turn]",

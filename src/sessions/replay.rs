@@ -12,18 +12,18 @@ use crate::output::session::TurnUsage;
 
 /// A skill whose instructions are in the rebuilt messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeldSkill {
-    pub skill: String,
-    pub dir: String,
+pub(crate) struct HeldSkill {
+    pub(crate) skill: String,
+    pub(crate) dir: String,
     /// SHA-256 of the `SKILL.md` text the messages carry.
-    pub hash: String,
+    pub(crate) hash: String,
     /// Index in [`Replayed::messages`] of the tool result that carries them.
-    pub message: usize,
-    pub by_hand: bool,
+    pub(crate) message: usize,
+    pub(crate) by_hand: bool,
 }
 
 impl TurnUsage {
-    pub fn add(&mut self, usage: &CallUsage) {
+    pub(crate) fn add(&mut self, usage: &CallUsage) {
         self.calls += 1;
         self.prompt_tokens += usage.prompt_tokens;
         self.completion_tokens += usage.completion_tokens;
@@ -35,15 +35,15 @@ impl TurnUsage {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Replayed {
     /// The history after the system prompt, as the next request holds it.
-    pub messages: Vec<ChatMessage>,
+    pub(crate) messages: Vec<ChatMessage>,
     /// Skills whose instructions `messages` carries, in activation order.
-    pub held: Vec<HeldSkill>,
+    pub(crate) held: Vec<HeldSkill>,
     /// The most recently activated skill: where commands run.
-    pub current: Option<String>,
+    pub(crate) current: Option<String>,
     /// The model in use at the end (`None`: the header's).
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Skills the user answered "always" for.
-    pub grants: BTreeSet<String>,
+    pub(crate) grants: BTreeSet<String>,
     /// Every user turn, oldest first (compacted ones included).
     pub turns: Vec<TurnUsage>,
 }

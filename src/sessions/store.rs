@@ -12,7 +12,7 @@ use rustix::fs::{FlockOperation, flock};
 
 use super::SessionError;
 use super::id::{self, SessionId};
-use super::load::{self, Loaded};
+use super::load::{self, SessionFile};
 use super::record::{FORMAT_VERSION, Header, Record};
 use super::writer::SessionWriter;
 use crate::support::redact::Redactor;
@@ -40,11 +40,11 @@ pub struct NewSession {
 #[derive(Debug)]
 pub struct Opened {
     /// Where this run appends: the session itself, or a fork of it.
-    pub writer: SessionWriter,
+    pub(crate) writer: SessionWriter,
     /// What the session held.
-    pub loaded: Loaded,
+    pub loaded: SessionFile,
     /// Set when another agent holds the session, so this run writes to a fork of it instead.
-    pub forked_from: Option<SessionId>,
+    pub(crate) forked_from: Option<SessionId>,
 }
 
 /// The session folder.
@@ -60,17 +60,17 @@ impl SessionStore {
 
     /// `$XDG_STATE_HOME/agent/sessions` (default `~/.local/state/agent/sessions`); `None` without
     /// a home folder.
-    pub fn default_dir() -> Option<PathBuf> {
+    pub(crate) fn default_dir() -> Option<PathBuf> {
         let dirs = directories::ProjectDirs::from("", "", "agent")?;
         let state = dirs.state_dir().unwrap_or_else(|| dirs.data_local_dir());
         Some(state.join("sessions"))
     }
 
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
-    pub fn path_of(&self, id: &SessionId) -> PathBuf {
+    pub(crate) fn path_of(&self, id: &SessionId) -> PathBuf {
         self.dir.join(format!("{id}.jsonl"))
     }
 
@@ -112,9 +112,9 @@ impl SessionStore {
 
     /// A new session that starts with every record of `from` (a fork: `/fork`, or a session
     /// another agent holds).
-    pub fn fork(
+    pub(crate) fn fork(
         &self,
-        from: &Loaded,
+        from: &SessionFile,
         mut start: NewSession,
         redactor: Redactor,
     ) -> Result<SessionWriter, SessionError> {
@@ -157,7 +157,7 @@ impl SessionStore {
     }
 
     /// Read session `id` (without writing to it).
-    pub fn load(&self, id: &SessionId) -> Result<Loaded, SessionError> {
+    pub fn load(&self, id: &SessionId) -> Result<SessionFile, SessionError> {
         let path = self.path_of(id);
         let read =
             crate::support::fs::read_whole(&path, MAX_SESSION_BYTES).map_err(|e| not_found_or(id, &path, "read", e))?;
@@ -165,7 +165,7 @@ impl SessionStore {
     }
 
     /// Only the header of session `id`: enough to list it or match its working directory.
-    pub fn header(&self, id: &SessionId) -> Result<Header, SessionError> {
+    pub(crate) fn header(&self, id: &SessionId) -> Result<Header, SessionError> {
         let path = self.path_of(id);
         let file = File::open(&path).map_err(|e| not_found_or(id, &path, "open", e))?;
         let mut line = Vec::new();
@@ -181,7 +181,7 @@ impl SessionStore {
     }
 
     /// Every session id, newest first. No folder yet means no sessions.
-    pub fn ids(&self) -> Result<Vec<SessionId>, SessionError> {
+    pub(crate) fn ids(&self) -> Result<Vec<SessionId>, SessionError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -199,7 +199,7 @@ impl SessionStore {
     }
 
     /// The session `prefix` names: the id itself, or the only id that starts with it.
-    pub fn find(&self, prefix: &str) -> Result<SessionId, SessionError> {
+    pub(crate) fn find(&self, prefix: &str) -> Result<SessionId, SessionError> {
         if !id::is_prefix(prefix) {
             return Err(SessionError::NotFound(prefix.to_string()));
         }
@@ -225,7 +225,7 @@ impl SessionStore {
     /// The newest session started in `cwd` that holds an exchange with the model, if any. Ids
     /// order sessions by the second they started; of several started in the same second, the
     /// one written to last. `chat_only`: only a chat's session.
-    pub fn latest_in(&self, cwd: &str, chat_only: bool) -> Result<Option<SessionId>, SessionError> {
+    pub(crate) fn latest_in(&self, cwd: &str, chat_only: bool) -> Result<Option<SessionId>, SessionError> {
         let mut matching = self.ids()?.into_iter().filter(|id| {
             self.header(id).is_ok_and(|h| h.cwd == cwd && (h.chat || !chat_only))
                 && self.load(id).is_ok_and(|l| l.records.iter().any(Record::is_exchange))
@@ -244,7 +244,7 @@ impl SessionStore {
     }
 
     /// Delete session `id`; refused while another agent holds it.
-    pub fn remove(&self, id: &SessionId) -> Result<PathBuf, SessionError> {
+    pub(crate) fn remove(&self, id: &SessionId) -> Result<PathBuf, SessionError> {
         let path = self.path_of(id);
         let file = OpenOptions::new()
             .read(true)
@@ -280,7 +280,7 @@ fn lock(file: &File, path: &Path) -> Result<bool, SessionError> {
 }
 
 /// The whole of a file this process has open and locked.
-fn read_locked(file: &File, path: &Path) -> Result<Loaded, SessionError> {
+fn read_locked(file: &File, path: &Path) -> Result<SessionFile, SessionError> {
     let meta = file.metadata().map_err(|e| io_error(path, "read", e))?;
     if !meta.is_file() {
         let reason = std::io::Error::new(std::io::ErrorKind::InvalidInput, "it is not a regular file");
@@ -319,7 +319,7 @@ fn not_found_or(id: &SessionId, path: &Path, action: &'static str, e: std::io::E
 }
 
 /// Seconds since the Unix epoch (0 for a clock before it).
-pub fn unix_seconds(time: SystemTime) -> u64 {
+pub(crate) fn unix_seconds(time: SystemTime) -> u64 {
     time.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 

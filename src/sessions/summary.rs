@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::load::Loaded;
+use super::load::SessionFile;
 use super::replay::replay;
 use crate::output::session::SessionSummary;
 
@@ -11,7 +11,7 @@ use crate::output::session::SessionSummary;
 const FIRST_MESSAGE_CHARS: usize = 120;
 
 /// Sum up a loaded session.
-pub fn summarize(loaded: &Loaded) -> SessionSummary {
+pub(crate) fn summarize(loaded: &SessionFile) -> SessionSummary {
     let state = replay(&loaded.records);
     let h = &loaded.header;
     let started = SystemTime::UNIX_EPOCH + Duration::from_secs(h.started_at);
@@ -82,7 +82,7 @@ mod tests {
             usage(20, 3),
             Record::Message(ChatMessage::assistant(Some("Rain".into()), Vec::new())),
         ];
-        let loaded = Loaded {
+        let loaded = SessionFile {
             header,
             records,
             warnings: Vec::new(),

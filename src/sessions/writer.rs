@@ -40,7 +40,7 @@ impl SessionWriter {
     }
 
     /// Whether the session holds an exchange with the model.
-    pub fn has_exchange(&self) -> bool {
+    pub(crate) fn has_exchange(&self) -> bool {
         self.exchanged
     }
 
@@ -61,7 +61,7 @@ impl SessionWriter {
     }
 
     /// Write several records at once (copying a session into a fork).
-    pub fn append_all(&mut self, records: &[Record]) -> Result<(), SessionError> {
+    pub(crate) fn append_all(&mut self, records: &[Record]) -> Result<(), SessionError> {
         let mut text = String::new();
         for record in records {
             text.push_str(&self.line(record)?);
@@ -110,18 +110,18 @@ impl SessionWriter {
 /// server down, only slash commands) is removed when its journal is dropped: `-c` must never
 /// take up a run that never reached the model.
 #[derive(Debug, Default)]
-pub struct Journal {
+pub(crate) struct Journal {
     writer: Option<SessionWriter>,
     warning: Option<String>,
 }
 
 impl Journal {
     /// A journal that stores nothing.
-    pub fn off() -> Self {
+    pub(crate) fn off() -> Self {
         Self::default()
     }
 
-    pub fn new(writer: SessionWriter) -> Self {
+    pub(crate) fn new(writer: SessionWriter) -> Self {
         Self {
             writer: Some(writer),
             warning: None,
@@ -129,12 +129,12 @@ impl Journal {
     }
 
     /// The session being written, while it is.
-    pub fn id(&self) -> Option<&SessionId> {
+    pub(crate) fn id(&self) -> Option<&SessionId> {
         self.writer.as_ref().map(SessionWriter::id)
     }
 
     /// Store `record`. The first failure turns storing off and leaves a warning.
-    pub fn record(&mut self, record: &Record) {
+    pub(crate) fn record(&mut self, record: &Record) {
         let Some(writer) = self.writer.as_mut() else {
             return;
         };
@@ -148,7 +148,7 @@ impl Journal {
     }
 
     /// The warning of a failed write, once.
-    pub fn take_warning(&mut self) -> Option<String> {
+    pub(crate) fn take_warning(&mut self) -> Option<String> {
         self.warning.take()
     }
 }

@@ -21,7 +21,7 @@ include!(concat!(env!("OUT_DIR"), "/bundled_skills.rs"));
 /// The folder holding every bundled skill below `data_home` (`$XDG_DATA_HOME`), written there
 /// first when this version's copy is missing. A copy is named by a digest of the embedded files,
 /// so an upgrade writes a fresh one (and removes older copies) and never trusts stale files.
-pub fn ensure(data_home: &Path) -> io::Result<PathBuf> {
+pub(crate) fn ensure(data_home: &Path) -> io::Result<PathBuf> {
     let parent = data_home.join("agent").join("bundled");
     let dir = parent.join(digest());
     if dir.is_dir() {
@@ -47,7 +47,7 @@ pub fn ensure(data_home: &Path) -> io::Result<PathBuf> {
 }
 
 /// The names of the bundled skills (their folders), in order.
-pub fn names() -> Vec<&'static str> {
+pub(crate) fn names() -> Vec<&'static str> {
     let mut names: Vec<&str> = FILES.iter().filter_map(|(rel, _, _)| rel.split('/').next()).collect();
     names.dedup();
     names
@@ -65,7 +65,7 @@ fn remember(name: String, files: Vec<String>) {
 /// Put every bundled skill below `root` (a copy written by [`ensure`]) back as the binary has it,
 /// and remove anything else there (a skill planted among the bundled ones would be trusted as
 /// one). Returns, per skill (or `(bundled folder)` for removed extras), the paths restored.
-pub fn restore_all(root: &Path) -> io::Result<Vec<(String, Vec<String>)>> {
+pub(crate) fn restore_all(root: &Path) -> io::Result<Vec<(String, Vec<String>)>> {
     let names = names();
     let mut out = Vec::new();
     let mut extra = Vec::new();
@@ -93,7 +93,7 @@ pub fn restore_all(root: &Path) -> io::Result<Vec<(String, Vec<String>)>> {
 /// rewritten where it is missing or differs (content or execute bit), every other entry removed
 /// (a symlink itself, never what it points to). Returns the paths, relative to the skill's
 /// folder, that were restored; empty when all was as shipped.
-pub fn restore(skill_dir: &Path) -> io::Result<Vec<String>> {
+pub(crate) fn restore(skill_dir: &Path) -> io::Result<Vec<String>> {
     let name = skill_dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let prefix = format!("{name}/");
     let files: Vec<(&str, &[u8], bool)> = FILES
@@ -133,7 +133,7 @@ pub fn restore(skill_dir: &Path) -> io::Result<Vec<String>> {
 
 /// What [`ensure`] restored when the run started, per skill, handed out once (the run's first
 /// command of a bundled skill says so).
-pub fn restored_at_start() -> Vec<(String, Vec<String>)> {
+pub(crate) fn restored_at_start() -> Vec<(String, Vec<String>)> {
     RESTORED
         .lock()
         .map(|mut list| std::mem::take(&mut *list))

@@ -6,7 +6,7 @@
 //! bits — of the folder itself (a `skill.json` or `run.sh` added or removed changes it), of its
 //! skill file, and of its `skill.json` and entry script. A content change that keeps all of those
 //! (the same size, and the modification time set back by hand) is not seen: that is the contract,
-//! as for `make` and `git status`. Files changed in the last [`RACY_SECS`] seconds are not cached
+//! as for `make` and `git status`. Files changed in the last `RACY_SECS` seconds are not cached
 //! at all, since a second change within the file system's timestamp granularity would be missed.
 //!
 //! The payload is postcard (a compact binary serde format with a stable, documented wire
@@ -24,8 +24,8 @@ use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags};
 
 use serde::{Deserialize, Serialize};
 
-use super::cache_record::Record;
-use super::load::parse::Loaded;
+use super::cache_record::CachedLoad;
+use super::load::parse::FolderLoad;
 use crate::support::cache_file::{self, CacheDir, Kind};
 
 /// Bump `version` whenever [`Entry`] or anything in it changes shape (the fingerprint test
@@ -36,20 +36,20 @@ const KIND: Kind = Kind {
 };
 
 /// Entries whose files changed this recently are not kept.
-pub const RACY_SECS: i64 = 2;
+pub(crate) const RACY_SECS: i64 = 2;
 
 /// What a folder entry's cache key holds about one file or folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stamp {
-    pub size: u64,
-    pub mtime: i64,
-    pub mtime_nsec: i64,
-    pub ino: u64,
-    pub mode: u32,
+    pub(crate) size: u64,
+    pub(crate) mtime: i64,
+    pub(crate) mtime_nsec: i64,
+    pub(crate) ino: u64,
+    pub(crate) mode: u32,
 }
 
 impl Stamp {
-    pub fn of(meta: &Metadata) -> Self {
+    pub(crate) fn of(meta: &Metadata) -> Self {
         Self {
             size: meta.len(),
             mtime: meta.mtime(),
@@ -60,7 +60,7 @@ impl Stamp {
     }
 
     /// The stamp in what `statx` said: the same numbers [`Self::of`] takes from [`Metadata`].
-    pub fn of_statx(st: &rustix::fs::Statx) -> Self {
+    pub(crate) fn of_statx(st: &rustix::fs::Statx) -> Self {
         Self {
             size: st.stx_size,
             mtime: st.stx_mtime.tv_sec,
@@ -77,21 +77,21 @@ impl Stamp {
 
     /// The stamp of `path` below the open folder `dir` (symlinks followed): the kernel walks only
     /// `path`, not the folder's whole path again, which is most of a `stat` over thousands of skills.
-    pub fn in_folder(dir: impl AsFd, path: &Path) -> std::io::Result<Self> {
+    pub(crate) fn in_folder(dir: impl AsFd, path: &Path) -> std::io::Result<Self> {
         rustix::fs::statx(dir, path, AtFlags::empty(), StatxFlags::BASIC_STATS)
             .map(|st| Self::of_statx(&st))
             .map_err(std::io::Error::from)
     }
 
     /// The stamp of the open file or folder `fd`: nothing is walked.
-    pub fn of_open(fd: impl AsFd) -> std::io::Result<Self> {
+    pub(crate) fn of_open(fd: impl AsFd) -> std::io::Result<Self> {
         rustix::fs::statx(fd, "", AtFlags::EMPTY_PATH, StatxFlags::BASIC_STATS)
             .map(|st| Self::of_statx(&st))
             .map_err(std::io::Error::from)
     }
 
     /// Whether it is the stamp of a folder.
-    pub fn is_dir(&self) -> bool {
+    pub(crate) fn is_dir(&self) -> bool {
         self.mode & libc::S_IFMT == libc::S_IFDIR
     }
 
@@ -119,9 +119,10 @@ pub struct FolderStamp {
 }
 
 impl FolderStamp {
+    #[cfg(test)]
     /// Stamps taken before a folder is read: the folder (`dir_meta`), its skill file and its
     /// `skill.json`. `None` when the skill file is gone already.
-    pub fn before_reading(dir: &Path, dir_meta: &Metadata, skill_file: &Path) -> Option<Self> {
+    pub(crate) fn before_reading(dir: &Path, dir_meta: &Metadata, skill_file: &Path) -> Option<Self> {
         let file_meta = std::fs::metadata(skill_file).ok()?;
         let manifest = Stamp::at(&dir.join("skill.json"));
         Self::before_reading_seen(Stamp::of(dir_meta), skill_file, &file_meta, manifest)
@@ -130,7 +131,7 @@ impl FolderStamp {
     /// [`Self::before_reading`] when the stamps of the folder and of its `skill.json`
     /// (`manifest`, `None` when there is none) and the skill file's metadata (`file_meta`) were
     /// just read.
-    pub fn before_reading_seen(
+    pub(crate) fn before_reading_seen(
         dir_stamp: Stamp,
         skill_file: &Path,
         file_meta: &Metadata,
@@ -148,7 +149,7 @@ impl FolderStamp {
     /// Add the entry script's stamp, once the manifest said which it is (`declared`), before it
     /// is looked at. The default `run.sh` is stamped only when it exists: the folder's own stamp
     /// tells when it appears. `stamp_of` stamps a file by its path inside the folder.
-    pub fn stamp_entry(&mut self, declared: Option<&str>, stamp_of: impl Fn(&str) -> Option<Stamp>) {
+    pub(crate) fn stamp_entry(&mut self, declared: Option<&str>, stamp_of: impl Fn(&str) -> Option<Stamp>) {
         let path = declared.unwrap_or("run.sh").trim_start_matches("./");
         let stamp = stamp_of(path);
         if declared.is_some() || stamp.is_some() {
@@ -186,19 +187,19 @@ impl FolderStamp {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     stamp: FolderStamp,
-    record: Record,
+    record: CachedLoad,
 }
 
 impl Entry {
     /// The entry for a folder just loaded; `None` for a folder that is not a skill.
-    pub fn new(stamp: FolderStamp, loaded: &Loaded) -> Option<Self> {
-        Record::of(loaded).map(|record| Self { stamp, record })
+    pub fn new(stamp: FolderStamp, loaded: &FolderLoad) -> Option<Self> {
+        CachedLoad::of(loaded).map(|record| Self { stamp, record })
     }
 }
 
 /// What this run found for one folder, for [`RootCache::save`].
 #[derive(Debug)]
-pub enum Found {
+pub(crate) enum Found {
     /// The cached entry held: it is kept as it is, without a copy.
     Kept,
     /// The folder was read; its new entry.
@@ -226,7 +227,7 @@ struct Slot {
 
 /// The cached entries of one skill root.
 #[derive(Debug, Default)]
-pub struct RootCache {
+pub(crate) struct RootCache {
     file: Option<PathBuf>,
     root: PathBuf,
     /// The root, open, so that files below it are stamped without walking its path each time.
@@ -243,21 +244,21 @@ pub struct RootCache {
 
 /// A folder below a cached root, and the key its entry is kept under.
 #[derive(Debug)]
-pub struct Place<'a> {
-    pub dir: &'a Path,
-    pub key: String,
+pub(crate) struct Place<'a> {
+    pub(crate) dir: &'a Path,
+    pub(crate) key: String,
     /// Where among the root's folders it is: where its entry usually is in the file.
-    pub at: usize,
+    pub(crate) at: usize,
 }
 
 /// The folder `dir`, open only to look things up below it (`O_PATH`: never blocks, reads nothing).
-pub fn open_folder(dir: &Path) -> Option<OwnedFd> {
+pub(crate) fn open_folder(dir: &Path) -> Option<OwnedFd> {
     rustix::fs::open(dir, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).ok()
 }
 
 /// The name a folder's entry is kept under: its name below the root, `.` for a root that is
 /// itself a skill folder.
-pub fn key_of(dir: &Path, root: &Path) -> String {
+pub(crate) fn key_of(dir: &Path, root: &Path) -> String {
     // Discovery's folders are `root.join(name)`: their key is `name`, found without comparing
     // path components (a measurable part of a warm run over thousands of skills).
     let name = dir
@@ -287,13 +288,13 @@ impl RootCache {
     }
 
     /// Whether the cache file of `root` is larger than `bytes` (reading it is worth a thread).
-    pub fn larger_than(cache: Option<&CacheDir>, root: &Path, bytes: u64) -> bool {
+    pub(crate) fn larger_than(cache: Option<&CacheDir>, root: &Path, bytes: u64) -> bool {
         cache.is_some_and(|cache| std::fs::metadata(Self::file_of(cache, root)).is_ok_and(|m| m.len() > bytes))
     }
 
     /// The cache of `root`, empty when caching is off (`cache` is `None`) or the file is
     /// missing, damaged or foreign.
-    pub fn open(cache: Option<&CacheDir>, root: &Path) -> Self {
+    pub(crate) fn open(cache: Option<&CacheDir>, root: &Path) -> Self {
         let Some(cache) = cache else {
             return Self::default();
         };
@@ -311,13 +312,13 @@ impl RootCache {
     }
 
     /// Whether caching is on for this root.
-    pub fn enabled(&self) -> bool {
+    pub(crate) fn enabled(&self) -> bool {
         self.file.is_some()
     }
 
     /// The folder `dir` below this root, the `at`th of its folders, with its key worked out once
     /// for every question asked about it.
-    pub fn place<'a>(&self, dir: &'a Path, at: usize) -> Place<'a> {
+    pub(crate) fn place<'a>(&self, dir: &'a Path, at: usize) -> Place<'a> {
         Place {
             dir,
             key: key_of(dir, &self.root),
@@ -327,7 +328,7 @@ impl RootCache {
 
     /// The cached result for the folder at `place` (whose stamp is now `dir_stamp`), when nothing
     /// it depended on changed.
-    pub fn lookup(&self, place: &Place<'_>, dir_stamp: &Stamp) -> Option<Loaded> {
+    pub(crate) fn lookup(&self, place: &Place<'_>, dir_stamp: &Stamp) -> Option<FolderLoad> {
         let entry: Entry = postcard::from_bytes(self.stored_entry(&place.key, place.at)?).ok()?;
         if !entry.stamp.holds(dir_stamp, |name| self.look_in(place, name).ok()) {
             return None;
@@ -337,12 +338,12 @@ impl RootCache {
 
     /// Whether an entry is stored for the folder at `place`: when none is, the folder need not be
     /// stamped before it is read.
-    pub fn has(&self, place: &Place<'_>) -> bool {
+    pub(crate) fn has(&self, place: &Place<'_>) -> bool {
         self.stored_entry(&place.key, place.at).is_some()
     }
 
     /// The stamp of the folder at `place`, walking only its name when the root is open.
-    pub fn stamp_folder(&self, place: &Place<'_>) -> Option<Stamp> {
+    pub(crate) fn stamp_folder(&self, place: &Place<'_>) -> Option<Stamp> {
         match &self.root_fd {
             Some(fd) => Stamp::in_folder(fd, Path::new(&place.key)).ok(),
             None => Stamp::at(place.dir),
@@ -350,7 +351,7 @@ impl RootCache {
     }
 
     /// The stamp of `name` inside the folder at `place`, or why there is none.
-    pub fn look_in(&self, place: &Place<'_>, name: &str) -> std::io::Result<Stamp> {
+    pub(crate) fn look_in(&self, place: &Place<'_>, name: &str) -> std::io::Result<Stamp> {
         match &self.root_fd {
             // The key is the folder's path below the root (or an absolute path, which the kernel
             // resolves as such).
@@ -384,15 +385,16 @@ impl RootCache {
         Some(&self.stored[slot.entry.clone()])
     }
 
+    #[cfg(test)]
     /// [`Self::save_found`] with every entry new.
-    pub fn save(&self, entries: Vec<(String, Entry)>) -> Result<bool, String> {
+    pub(crate) fn save(&self, entries: Vec<(String, Entry)>) -> Result<bool, String> {
         self.save_found(entries.into_iter().map(|(k, e)| (k, Found::New(Box::new(e)))).collect())
     }
 
     /// Replace the cache file with what this run `found` in each folder unless it is what the
     /// file already holds. Entries for files changed just now are left out. Failing to write only
     /// costs speed, so it is not an error; the reason is returned for logs.
-    pub fn save_found(&self, found: Vec<(String, Found)>) -> Result<bool, String> {
+    pub(crate) fn save_found(&self, found: Vec<(String, Found)>) -> Result<bool, String> {
         let Some(file) = &self.file else {
             return Ok(false);
         };

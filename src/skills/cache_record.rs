@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::load::invocation::Invocation;
-use super::load::parse::Loaded;
+use super::load::parse::FolderLoad;
 use super::roots::RootKind;
 use super::{Diagnostic, Dialect, Requires, Severity, Skill, code};
 use crate::skills::roots::Tool;
@@ -91,17 +91,18 @@ impl From<&Invocation> for InvocationRecord {
     }
 }
 
+/// A folder's [`FolderLoad`] as the cache keeps it (a folder that is not a skill is not kept).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) enum Record {
+pub(super) enum CachedLoad {
     Skill(Box<SkillRecord>),
     Skipped(DiagRecord),
 }
 
-impl Record {
+impl CachedLoad {
     /// `None` for folders that are not skills: those are not cached.
-    pub(super) fn of(loaded: &Loaded) -> Option<Self> {
+    pub(super) fn of(loaded: &FolderLoad) -> Option<Self> {
         match loaded {
-            Loaded::Skill(skill) => {
+            FolderLoad::Skill(skill) => {
                 // Every field named, so a new one cannot be forgotten here.
                 let Skill {
                     name,
@@ -137,16 +138,16 @@ impl Record {
                     may_be_signed: *may_be_signed,
                 })))
             }
-            Loaded::Skipped(d) => Some(Self::Skipped(DiagRecord::of(d))),
-            Loaded::NotASkill => None,
+            FolderLoad::Skipped(d) => Some(Self::Skipped(DiagRecord::of(d))),
+            FolderLoad::NotASkill => None,
         }
     }
 
     /// The folder's result again; `None` when something stored is not understood any more.
     /// The record is decoded for this one use, so its fields move into the skill uncopied.
-    pub(super) fn into_loaded(self, dir: &Path, file_name: &str, root: &Path) -> Option<Loaded> {
+    pub(super) fn into_loaded(self, dir: &Path, file_name: &str, root: &Path) -> Option<FolderLoad> {
         let record = match self {
-            Self::Skipped(d) => return d.into_diagnostic().map(Loaded::Skipped),
+            Self::Skipped(d) => return d.into_diagnostic().map(FolderLoad::Skipped),
             Self::Skill(r) => *r,
         };
         let SkillRecord {
@@ -167,7 +168,7 @@ impl Record {
             .into_iter()
             .map(DiagRecord::into_diagnostic)
             .collect::<Option<Vec<_>>>()?;
-        Some(Loaded::Skill(Box::new(Skill {
+        Some(FolderLoad::Skill(Box::new(Skill {
             name,
             description,
             dir: dir.to_path_buf(),

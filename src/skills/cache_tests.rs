@@ -37,7 +37,7 @@ fn skill_folder(root: &Path, name: &str) -> PathBuf {
     dir
 }
 
-fn loaded(dir: &Path, root: &Path) -> Loaded {
+fn loaded(dir: &Path, root: &Path) -> FolderLoad {
     let mut skill = Skill::synthetic(&key_of(dir, root), "does things");
     skill.entry = Some("run.sh".into());
     skill.allowed_tools = vec!["Bash(git:*)".into()];
@@ -52,11 +52,11 @@ fn loaded(dir: &Path, root: &Path) -> Loaded {
         Some(3),
         "odd",
     )];
-    Loaded::Skill(Box::new(skill))
+    FolderLoad::Skill(Box::new(skill))
 }
 
 /// Load a folder "for real" here: stamp, then build the result.
-fn fresh(dir: &Path, root: &Path) -> (Loaded, Entry) {
+fn fresh(dir: &Path, root: &Path) -> (FolderLoad, Entry) {
     let meta = std::fs::metadata(dir).unwrap();
     let mut stamp = FolderStamp::before_reading(dir, &meta, &dir.join("SKILL.md")).unwrap();
     stamp.stamp_entry(None, |name| Stamp::at(&dir.join(name)));
@@ -65,13 +65,13 @@ fn fresh(dir: &Path, root: &Path) -> (Loaded, Entry) {
     (l, entry)
 }
 
-fn lookup(cache: &RootCache, dir: &Path) -> Option<Loaded> {
+fn lookup(cache: &RootCache, dir: &Path) -> Option<FolderLoad> {
     cache.lookup(&cache.place(dir, 0), &Stamp::of(&std::fs::metadata(dir).unwrap()))
 }
 
-fn name(l: &Loaded) -> &str {
+fn name(l: &FolderLoad) -> &str {
     match l {
-        Loaded::Skill(s) => &s.name,
+        FolderLoad::Skill(s) => &s.name,
         _ => "",
     }
 }
@@ -91,8 +91,10 @@ fn a_saved_entry_is_found_until_its_files_change() {
 
     let cache = RootCache::open(Some(&t.cache), &t.root);
     let hit = lookup(&cache, &a).unwrap();
-    let Loaded::Skill(skill) = &hit else { panic!("{hit:?}") };
-    let Loaded::Skill(mut expected) = loaded(&a, &t.root) else {
+    let FolderLoad::Skill(skill) = &hit else {
+        panic!("{hit:?}")
+    };
+    let FolderLoad::Skill(mut expected) = loaded(&a, &t.root) else {
         unreachable!()
     };
     (expected.dir, expected.skill_file, expected.root) = (a.clone(), a.join("SKILL.md"), t.root.clone());
@@ -199,7 +201,7 @@ fn a_root_that_is_a_skill_folder_and_skipped_folders_are_cached_too() {
     let a = skill_folder(&t.root, "a");
     let meta = std::fs::metadata(&a).unwrap();
     let stamp = FolderStamp::before_reading(&a, &meta, &a.join("SKILL.md")).unwrap();
-    let skipped = Loaded::Skipped(Diagnostic::new(
+    let skipped = FolderLoad::Skipped(Diagnostic::new(
         code::MISSING_DESCRIPTION,
         Severity::Error,
         &a.join("SKILL.md"),
@@ -212,11 +214,11 @@ fn a_root_that_is_a_skill_folder_and_skipped_folders_are_cached_too() {
         .save(vec![(key_of(&a, &a), Entry::new(stamp, &skipped).unwrap())])
         .unwrap();
     let hit = lookup(&RootCache::open(Some(&t.cache), &a), &a).unwrap();
-    assert!(matches!(hit, Loaded::Skipped(d) if d.message == "no description"));
+    assert!(matches!(hit, FolderLoad::Skipped(d) if d.message == "no description"));
     assert!(
         Entry::new(
             FolderStamp::before_reading(&a, &meta, &a.join("SKILL.md")).unwrap(),
-            &Loaded::NotASkill
+            &FolderLoad::NotASkill
         )
         .is_none()
     );

@@ -25,11 +25,11 @@ pub struct SkillSet {
 }
 
 /// A search index being read on a thread of its own ([`SkillIndex::preload_latest`]).
-pub type IndexPreload = JoinHandle<Option<Preloaded>>;
+pub(crate) type IndexPreload = JoinHandle<Option<Preloaded>>;
 
 /// Start reading the most recently used search index of the cache folder `cache` on a thread
 /// of its own; `None` without a cache folder or when no thread can be started.
-pub fn preload_index(cache: Option<&CacheDir>) -> Option<IndexPreload> {
+pub(crate) fn preload_index(cache: Option<&CacheDir>) -> Option<IndexPreload> {
     let cache = cache?.clone();
     std::thread::Builder::new()
         .name("index-preload".into())
@@ -46,15 +46,15 @@ impl std::fmt::Debug for SkillSet {
 /// A catalog as sent in one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Catalog {
-    pub text: String,
-    pub listed: usize,
+    pub(crate) text: String,
+    pub(crate) listed: usize,
     /// Skills left out to stay within the budget.
-    pub omitted: usize,
+    pub(crate) omitted: usize,
 }
 
 /// A skill's name and description as the model sees them: third-party text on one line, with
 /// control and invisible characters removed (they could forge a catalog line or hide words).
-pub fn model_line(text: &str) -> Cow<'_, str> {
+pub(crate) fn model_line(text: &str) -> Cow<'_, str> {
     if plain_ascii(text) || !text.chars().any(is_hidden) {
         return Cow::Borrowed(text);
     }
@@ -77,7 +77,7 @@ fn line(skill: &Skill) -> String {
 
 /// Bytes `skill` adds to every request's catalog: `line(skill).len()` without building the line
 /// (nor copying clean text). The one measure of a catalog line (the budget, `skills check`).
-pub fn line_len(skill: &Skill) -> usize {
+pub(crate) fn line_len(skill: &Skill) -> usize {
     let desc = &skill.description;
     if plain_ascii(desc) && plain_ascii(&skill.name) {
         // One byte per character, none of them hidden.
@@ -97,7 +97,7 @@ impl SkillSet {
     }
 
     /// The set of `skills`, its search index loaded from (or stored in) the cache folder `cache`.
-    pub fn with_cache(skills: Vec<Skill>, cache: Option<CacheDir>) -> Self {
+    pub(crate) fn with_cache(skills: Vec<Skill>, cache: Option<CacheDir>) -> Self {
         Self {
             skills,
             index: Arc::default(),
@@ -107,21 +107,21 @@ impl SkillSet {
     }
 
     /// This set, with an index read on another thread meanwhile ([`SkillIndex::preload_latest`]).
-    pub fn with_preloaded(self, preloaded: Option<IndexPreload>) -> Self {
+    pub(crate) fn with_preloaded(self, preloaded: Option<IndexPreload>) -> Self {
         *self.preloaded.lock().unwrap_or_else(|p| p.into_inner()) = preloaded;
         self
     }
 
-    pub fn all(&self) -> &[Skill] {
+    pub(crate) fn all(&self) -> &[Skill] {
         &self.skills
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.skills.is_empty()
     }
 
     /// Find a skill by exact name, else case-insensitively (models often re-case names).
-    pub fn get(&self, name: &str) -> Option<&Skill> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Skill> {
         let name = name.trim();
         self.skills
             .iter()
@@ -132,17 +132,17 @@ impl SkillSet {
     /// The skills the model may pick on its own: all but those marked
     /// `disable-model-invocation` (or Codex's `allow_implicit_invocation: false`), which only a
     /// person invokes. The catalog, the `activate_skill` enum and searches hold these alone.
-    pub fn routable(&self) -> impl Iterator<Item = &Skill> {
+    pub(crate) fn routable(&self) -> impl Iterator<Item = &Skill> {
         self.skills.iter().filter(|s| s.invocation.model)
     }
 
     /// The names of the [`routable`](Self::routable) skills.
-    pub fn names(&self) -> Vec<&str> {
+    pub(crate) fn names(&self) -> Vec<&str> {
         self.routable().map(|s| s.name.as_str()).collect()
     }
 
     /// The BM25 index over these skills, built once (or read from the cache folder).
-    pub fn index(&self) -> &SkillIndex {
+    pub(crate) fn index(&self) -> &SkillIndex {
         self.index.get_or_init(|| {
             let handle = self.preloaded.lock().unwrap_or_else(|p| p.into_inner()).take();
             let preloaded = handle.and_then(|h| h.join().ok()).flatten();
@@ -151,13 +151,13 @@ impl SkillSet {
     }
 
     /// Whether every routable skill's catalog line fits in `budget` bytes (then nothing needs ranking).
-    pub fn fits(&self, budget: usize) -> bool {
+    pub(crate) fn fits(&self, budget: usize) -> bool {
         self.catalog_len_upto(budget) <= budget
     }
 
     /// Bytes of the whole catalog, or the first count past `limit`: a big library is over its
     /// budget after a few dozen lines, so the other thousands are never measured.
-    pub fn catalog_len_upto(&self, limit: usize) -> usize {
+    pub(crate) fn catalog_len_upto(&self, limit: usize) -> usize {
         let mut total = 0usize;
         for skill in self.routable() {
             total = total.saturating_add(line_len(skill));
@@ -169,7 +169,7 @@ impl SkillSet {
     }
 
     /// The skills most relevant to `query`, best first.
-    pub fn search(&self, query: &str, limit: usize) -> Vec<(&Skill, f32)> {
+    pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<(&Skill, f32)> {
         self.index()
             .search(query, limit)
             .into_iter()
@@ -179,7 +179,7 @@ impl SkillSet {
     }
 
     /// Every routable skill, one `- name: description` line each, descriptions cut at the spec limit.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         self.routable().map(line).collect()
     }
 
@@ -195,7 +195,7 @@ impl SkillSet {
     }
 
     /// Every routable skill, as a catalog.
-    pub fn render_all(&self) -> Catalog {
+    pub(crate) fn render_all(&self) -> Catalog {
         Catalog {
             text: self.render(),
             listed: self.routable().count(),
@@ -205,7 +205,7 @@ impl SkillSet {
 
     /// The catalog within `budget` bytes: the skills at the indexes `ranked` first, in that
     /// order, then others in catalog order while room remains.
-    pub fn render_ranked(&self, budget: usize, ranked: impl IntoIterator<Item = usize>) -> Catalog {
+    pub(crate) fn render_ranked(&self, budget: usize, ranked: impl IntoIterator<Item = usize>) -> Catalog {
         let routable = self.routable().count();
         // Skills only a person invokes count as chosen already: never listed.
         let mut chosen: Vec<bool> = self.skills.iter().map(|s| !s.invocation.model).collect();

@@ -4,132 +4,132 @@
 
 // Discovery.
 /// `AGENT_SKILLS_PATH` names a folder that does not exist.
-pub const MISSING_ROOT: &str = "missing-root";
+pub(crate) const MISSING_ROOT: &str = "missing-root";
 /// A skill root that cannot be opened or listed.
-pub const UNREADABLE_ROOT: &str = "unreadable-root";
+pub(crate) const UNREADABLE_ROOT: &str = "unreadable-root";
 /// A skill hidden by one of the same name in an earlier root.
-pub const SHADOWED: &str = "shadowed";
+pub(crate) const SHADOWED: &str = "shadowed";
 /// An entry of a root that cannot be followed (a broken or looping symlink).
-pub const BROKEN_LINK: &str = "broken-link";
+pub(crate) const BROKEN_LINK: &str = "broken-link";
 /// The loader itself failed on a folder.
-pub const INTERNAL_ERROR: &str = "internal-error";
+pub(crate) const INTERNAL_ERROR: &str = "internal-error";
 
 // Loading one skill.
 /// The skill file is `skill.md`, not `SKILL.md`.
-pub const LOWERCASE_SKILL_MD: &str = "lowercase-skill-md";
+pub(crate) const LOWERCASE_SKILL_MD: &str = "lowercase-skill-md";
 /// The skill file cannot be read (the skill is skipped).
-pub const UNREADABLE_FILE: &str = "unreadable-file";
+pub(crate) const UNREADABLE_FILE: &str = "unreadable-file";
 /// The skill file is over the read cap; the rest is ignored.
-pub const FILE_TOO_LARGE: &str = "file-too-large";
+pub(crate) const FILE_TOO_LARGE: &str = "file-too-large";
 /// The skill file holds NUL bytes: not markdown.
-pub const BINARY_FILE: &str = "binary-file";
+pub(crate) const BINARY_FILE: &str = "binary-file";
 /// No description anywhere (the skill is skipped).
-pub const MISSING_DESCRIPTION: &str = "missing-description";
+pub(crate) const MISSING_DESCRIPTION: &str = "missing-description";
 /// `skill.json` cannot be read or is too large.
-pub const MANIFEST_UNREADABLE: &str = "manifest-unreadable";
+pub(crate) const MANIFEST_UNREADABLE: &str = "manifest-unreadable";
 /// `skill.json` is JSON, but not an object.
-pub const MANIFEST_NOT_OBJECT: &str = "manifest-not-object";
+pub(crate) const MANIFEST_NOT_OBJECT: &str = "manifest-not-object";
 /// `skill.json` is not valid JSON.
-pub const MANIFEST_INVALID_JSON: &str = "manifest-invalid-json";
+pub(crate) const MANIFEST_INVALID_JSON: &str = "manifest-invalid-json";
 /// `skill.json`'s `entry` names a file that does not exist.
-pub const MISSING_ENTRY: &str = "missing-entry";
+pub(crate) const MISSING_ENTRY: &str = "missing-entry";
 /// A script the skill runs has no execute bit.
-pub const NOT_EXECUTABLE: &str = "not-executable";
+pub(crate) const NOT_EXECUTABLE: &str = "not-executable";
 
 // The text of SKILL.md and its frontmatter.
 /// The skill file is not valid UTF-8.
-pub const INVALID_UTF8: &str = "invalid-utf8";
+pub(crate) const INVALID_UTF8: &str = "invalid-utf8";
 /// The skill file starts with a byte-order mark.
-pub const BYTE_ORDER_MARK: &str = "byte-order-mark";
+pub(crate) const BYTE_ORDER_MARK: &str = "byte-order-mark";
 /// The skill file uses CRLF line endings.
-pub const CRLF_LINE_ENDINGS: &str = "crlf-line-endings";
+pub(crate) const CRLF_LINE_ENDINGS: &str = "crlf-line-endings";
 /// Blank lines before the opening `---`.
-pub const FRONTMATTER_NOT_FIRST: &str = "frontmatter-not-first";
+pub(crate) const FRONTMATTER_NOT_FIRST: &str = "frontmatter-not-first";
 /// Frontmatter without a closing `---`.
-pub const UNCLOSED_FRONTMATTER: &str = "unclosed-frontmatter";
+pub(crate) const UNCLOSED_FRONTMATTER: &str = "unclosed-frontmatter";
 /// Frontmatter fields without `---` around them.
-pub const MISSING_DELIMITERS: &str = "missing-delimiters";
+pub(crate) const MISSING_DELIMITERS: &str = "missing-delimiters";
 /// Frontmatter with nothing in it.
-pub const EMPTY_FRONTMATTER: &str = "empty-frontmatter";
+pub(crate) const EMPTY_FRONTMATTER: &str = "empty-frontmatter";
 /// A control character inside the frontmatter.
-pub const CONTROL_CHARACTER: &str = "control-character";
+pub(crate) const CONTROL_CHARACTER: &str = "control-character";
 /// Frontmatter that is YAML, but not `key: value` pairs.
-pub const FRONTMATTER_NOT_MAPPING: &str = "frontmatter-not-mapping";
+pub(crate) const FRONTMATTER_NOT_MAPPING: &str = "frontmatter-not-mapping";
 /// A value with an unquoted `: ` (read as a string).
-pub const UNQUOTED_COLON: &str = "unquoted-colon";
+pub(crate) const UNQUOTED_COLON: &str = "unquoted-colon";
 /// Frontmatter YAML that does not parse (read line by line).
-pub const INVALID_YAML: &str = "invalid-yaml";
+pub(crate) const INVALID_YAML: &str = "invalid-yaml";
 
 // Fields.
 /// Frontmatter without `name` (the folder name is used).
-pub const MISSING_NAME: &str = "missing-name";
+pub(crate) const MISSING_NAME: &str = "missing-name";
 /// A name that breaks the Agent Skills naming rules.
-pub const INVALID_NAME: &str = "invalid-name";
+pub(crate) const INVALID_NAME: &str = "invalid-name";
 /// A name that differs from its folder's.
-pub const NAME_FOLDER_MISMATCH: &str = "name-folder-mismatch";
+pub(crate) const NAME_FOLDER_MISMATCH: &str = "name-folder-mismatch";
 /// Frontmatter without `description` (taken from the markdown).
-pub const DESCRIPTION_FROM_MARKDOWN: &str = "description-from-markdown";
+pub(crate) const DESCRIPTION_FROM_MARKDOWN: &str = "description-from-markdown";
 /// A description over 1024 characters (the catalog cuts it).
-pub const DESCRIPTION_TOO_LONG: &str = "description-too-long";
+pub(crate) const DESCRIPTION_TOO_LONG: &str = "description-too-long";
 /// A description too short to say what and when.
-pub const DESCRIPTION_TOO_SHORT: &str = "description-too-short";
+pub(crate) const DESCRIPTION_TOO_SHORT: &str = "description-too-short";
 /// A field of the wrong YAML kind (a list where a string belongs).
-pub const WRONG_TYPE: &str = "wrong-type";
+pub(crate) const WRONG_TYPE: &str = "wrong-type";
 /// `compatibility` over 500 characters.
-pub const COMPATIBILITY_TOO_LONG: &str = "compatibility-too-long";
+pub(crate) const COMPATIBILITY_TOO_LONG: &str = "compatibility-too-long";
 /// A frontmatter key the spec does not know (ignored).
-pub const UNKNOWN_KEY: &str = "unknown-key";
+pub(crate) const UNKNOWN_KEY: &str = "unknown-key";
 /// `requires` (or one of its fields) has a shape that cannot be read.
-pub const MALFORMED_REQUIRES: &str = "malformed-requires";
+pub(crate) const MALFORMED_REQUIRES: &str = "malformed-requires";
 /// `version` in frontmatter: read, but not an Agent Skills field.
-pub const VERSION_NOT_IN_SPEC: &str = "version-not-in-spec";
+pub(crate) const VERSION_NOT_IN_SPEC: &str = "version-not-in-spec";
 
 // Lint (`skills check`).
 /// An SCP skill held to the Agent Skills spec, which needs frontmatter.
-pub const NO_FRONTMATTER: &str = "no-frontmatter";
+pub(crate) const NO_FRONTMATTER: &str = "no-frontmatter";
 /// A key the spec does not allow, under `--strict` or `--spec agent-skills`.
-pub const UNEXPECTED_KEY: &str = "unexpected-key";
+pub(crate) const UNEXPECTED_KEY: &str = "unexpected-key";
 /// A description with too few words to route on.
-pub const VAGUE_DESCRIPTION: &str = "vague-description";
+pub(crate) const VAGUE_DESCRIPTION: &str = "vague-description";
 /// A description that gives the model orders.
-pub const ADDRESSES_THE_MODEL: &str = "addresses-the-model";
+pub(crate) const ADDRESSES_THE_MODEL: &str = "addresses-the-model";
 /// The description is still the one `skills new` wrote, placeholders and all.
-pub const SKELETON_PLACEHOLDER: &str = "skeleton-placeholder";
+pub(crate) const SKELETON_PLACEHOLDER: &str = "skeleton-placeholder";
 /// A body over 500 lines.
-pub const LONG_BODY: &str = "long-body";
+pub(crate) const LONG_BODY: &str = "long-body";
 /// Example output in the body that shows a live value (a date, a clock time) a model may copy.
-pub const EXAMPLE_LOOKS_REAL: &str = "example-looks-real";
+pub(crate) const EXAMPLE_LOOKS_REAL: &str = "example-looks-real";
 /// Control or invisible characters in the name, description or body.
-pub const HIDDEN_CHARACTERS: &str = "hidden-characters";
+pub(crate) const HIDDEN_CHARACTERS: &str = "hidden-characters";
 /// A file `SKILL.md` names that is not in the skill folder.
-pub const MISSING_FILE: &str = "missing-file";
+pub(crate) const MISSING_FILE: &str = "missing-file";
 /// A file `SKILL.md` names that the skill has only in another letter case (`FORMS.md`, `forms.md`).
-pub const FILE_NAME_CASE: &str = "file-name-case";
+pub(crate) const FILE_NAME_CASE: &str = "file-name-case";
 /// Bash-only syntax in a script that says `#!/bin/sh`.
-pub const BASHISM: &str = "bashism";
+pub(crate) const BASHISM: &str = "bashism";
 
 // Other tools' conventions and scripts that work everywhere.
 /// Another tool's frontmatter key whose absence of effect in agent matters (`hooks`, `when_to_use`).
-pub const OTHER_TOOL_KEY: &str = "other-tool-key";
+pub(crate) const OTHER_TOOL_KEY: &str = "other-tool-key";
 /// Claude Code's shell preprocessing (`` !`command` ``) in a body: agent does not run it.
-pub const OTHER_TOOL_SYNTAX: &str = "other-tool-syntax";
+pub(crate) const OTHER_TOOL_SYNTAX: &str = "other-tool-syntax";
 /// Codex's `agents/openai.yaml` cannot be read or parsed.
-pub const OPENAI_YAML_INVALID: &str = "openai-yaml-invalid";
+pub(crate) const OPENAI_YAML_INVALID: &str = "openai-yaml-invalid";
 /// Codex's `agents/openai.yaml` declares tools (MCP servers) agent does not provide.
-pub const UNSUPPORTED_DEPENDENCY: &str = "unsupported-dependency";
+pub(crate) const UNSUPPORTED_DEPENDENCY: &str = "unsupported-dependency";
 /// A script with CRLF line endings.
-pub const SCRIPT_CRLF: &str = "script-crlf";
+pub(crate) const SCRIPT_CRLF: &str = "script-crlf";
 /// A file named `Skill.md` or another case of `SKILL.md`.
-pub const SKILL_MD_CASE: &str = "skill-md-case";
+pub(crate) const SKILL_MD_CASE: &str = "skill-md-case";
 /// `skills check` found no skill to check at all.
-pub const NO_SKILLS: &str = "no-skills";
+pub(crate) const NO_SKILLS: &str = "no-skills";
 /// A declared need (`requires.env`, `requires.bins`) that is not met here.
-pub const UNMET_REQUIREMENT: &str = "unmet-requirement";
+pub(crate) const UNMET_REQUIREMENT: &str = "unmet-requirement";
 /// A catalog line long enough to crowd other skills out of a budgeted catalog.
-pub const CATALOG_COST: &str = "catalog-cost";
+pub(crate) const CATALOG_COST: &str = "catalog-cost";
 
 /// Every code above, so a code read back from the cache folder can be checked against them.
-pub const ALL: &[&str] = &[
+pub(crate) const ALL: &[&str] = &[
     MISSING_ROOT,
     UNREADABLE_ROOT,
     SHADOWED,
@@ -190,7 +190,7 @@ pub const ALL: &[&str] = &[
 ];
 
 /// The code `code` names, when it is one of [`ALL`].
-pub fn known(code: &str) -> Option<&'static str> {
+pub(crate) fn known(code: &str) -> Option<&'static str> {
     ALL.iter().copied().find(|c| *c == code)
 }
 
@@ -201,7 +201,7 @@ mod tests {
         let source = include_str!("code.rs");
         let codes: Vec<&str> = source
             .lines()
-            .filter_map(|l| l.strip_prefix("pub const "))
+            .filter_map(|l| l.strip_prefix("pub(crate) const "))
             .filter_map(|l| l.split('"').nth(1))
             .collect();
         assert!(codes.len() > 40, "{codes:?}");

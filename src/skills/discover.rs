@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::os::fd::{AsFd, OwnedFd};
 
 use super::cache::{Found, RootCache, Stamp, open_folder};
-use super::load::parse::{Loaded, Reading};
+use super::load::parse::{FolderLoad, Reading};
 use super::{Diagnostic, Severity, Skill, code};
 use crate::skills::roots::skill_dirs::{find_skill_file, is_ignored};
 use crate::skills::roots::{RootKind, SkillRoot};
@@ -29,15 +29,15 @@ pub struct Discovery {
 #[derive(Debug, Clone)]
 pub struct Scan {
     /// How much of each skill file is read.
-    pub reading: Reading,
+    pub(crate) reading: Reading,
     /// Where folders parsed by earlier runs are kept ([`super::cache`]); used only when
     /// `reading` is [`Reading::Front`], since a whole read finds more.
-    pub cache: Option<CacheDir>,
+    pub(crate) cache: Option<CacheDir>,
 }
 
 impl Scan {
     /// Every skill file read whole, nothing cached: what `skills check` and `skills show` need.
-    pub fn whole() -> Self {
+    pub(crate) fn whole() -> Self {
         Self {
             reading: Reading::Whole,
             cache: None,
@@ -106,7 +106,7 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
         out.skills.reserve(found.len());
         for loaded in found {
             match loaded {
-                Loaded::Skill(mut skill) => match by_name.get(&skill.name) {
+                FolderLoad::Skill(mut skill) => match by_name.get(&skill.name) {
                     // A bundled skill is a default: any other of the same name replaces it.
                     Some(_) if root.kind == RootKind::Bundled => {}
                     Some(&winner) => out.warnings.push(Diagnostic::new(
@@ -127,8 +127,8 @@ pub fn discover_with(roots: &[SkillRoot], scan: &Scan) -> Discovery {
                         out.skills.push(*skill);
                     }
                 },
-                Loaded::Skipped(reason) => out.skipped.push(reason),
-                Loaded::NotASkill => {}
+                FolderLoad::Skipped(reason) => out.skipped.push(reason),
+                FolderLoad::NotASkill => {}
             }
         }
     }
@@ -177,7 +177,7 @@ fn load_all(
     (root, root_fd): (&Path, Option<&OwnedFd>),
     cache: &RootCache,
     reading: Reading,
-) -> (Vec<Loaded>, Vec<(String, Found)>, Vec<Diagnostic>) {
+) -> (Vec<FolderLoad>, Vec<(String, Found)>, Vec<Diagnostic>) {
     let threads = loading_threads();
     let root_fd = root_fd.map(AsFd::as_fd);
     let one =
@@ -218,7 +218,7 @@ fn load_all(
                     Err(_) => parts.push((
                         usize::MAX,
                         vec![(
-                            Loaded::Skipped(Diagnostic::new(
+                            FolderLoad::Skipped(Diagnostic::new(
                                 code::INTERNAL_ERROR,
                                 Severity::Error,
                                 root,

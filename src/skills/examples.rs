@@ -5,12 +5,12 @@
 
 /// Shortest example line (in characters, trimmed) worth comparing: shorter ones are common to any
 /// two texts.
-pub const MIN_EXAMPLE_CHARS: usize = 8;
+pub(crate) const MIN_EXAMPLE_CHARS: usize = 8;
 
 /// Lines of `body` (with their 1-based numbers) that look like output a command printed: inside a
 /// code block (fenced or indented), carrying data (a digit), long enough not to be common words,
 /// and not a command to type.
-pub fn output_lines(body: &str) -> Vec<(usize, String)> {
+pub(crate) fn output_lines(body: &str) -> Vec<(usize, String)> {
     let mut lines = Vec::new();
     let mut fenced = false;
     for (i, raw) in body.lines().enumerate() {
@@ -42,7 +42,7 @@ fn looks_like_command(line: &str) -> bool {
 
 /// Whether an example line shows a value that changes from run to run, as real output would: a
 /// calendar date (`2026-11-29`) or a clock time (`21:04`).
-pub fn looks_live(line: &str) -> bool {
+pub(crate) fn looks_live(line: &str) -> bool {
     let bytes = line.as_bytes();
     let digits =
         |from: usize, n: usize| from + n <= bytes.len() && bytes[from..from + n].iter().all(u8::is_ascii_digit);

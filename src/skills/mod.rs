@@ -1,28 +1,28 @@
 //! Skills: discovery across roots, lenient parsing of both dialects, and the loaded catalog.
 
-pub mod bundled;
+pub(crate) mod arguments;
+pub(crate) mod bundled;
 pub mod cache;
 mod cache_record;
-pub mod catalog;
-pub mod check;
-pub mod code;
+pub(crate) mod catalog;
+pub(crate) mod check;
+pub(crate) mod code;
 pub mod discover;
-pub mod examples;
-pub mod invoke;
+pub(crate) mod examples;
 pub mod library;
 pub mod load;
-pub mod resolve;
+pub(crate) mod resolve;
 pub mod retrieval;
 pub mod roots;
-pub mod routing_cases;
-pub mod skeleton;
+pub(crate) mod routing_cases;
+pub(crate) mod skeleton;
 pub mod watch;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use catalog::SkillSet;
-pub use load::requires::Requires;
+pub(crate) use load::requires::Requires;
 
 /// Which convention a skill folder follows (docs/design.md#what-the-program-is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -60,7 +60,7 @@ pub enum Severity {
 pub struct Diagnostic {
     pub severity: Severity,
     /// What it is about, stable across rewordings (a [`code`] constant).
-    pub code: &'static str,
+    pub(crate) code: &'static str,
     pub file: PathBuf,
     /// 1-based line, when the finding is about one line.
     pub line: Option<usize>,
@@ -68,7 +68,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(
+    pub(crate) fn new(
         code: &'static str,
         severity: Severity,
         file: &Path,
@@ -105,27 +105,27 @@ pub struct Skill {
     /// The `SKILL.md` file (in whatever letter case it was found).
     pub skill_file: PathBuf,
     /// The root this skill was found under.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// Which kind of root that is (project skills need the user's trust to run commands).
-    pub root_kind: roots::RootKind,
+    pub(crate) root_kind: roots::RootKind,
     /// Whose folder the root is: ours, or another agent's (`.claude/skills` …).
-    pub tool: crate::skills::roots::Tool,
+    pub(crate) tool: crate::skills::roots::Tool,
     pub dialect: Dialect,
     /// Entry script relative to `dir` (`run.sh` or `skill.json`'s `entry`), when it exists.
-    pub entry: Option<String>,
+    pub(crate) entry: Option<String>,
     pub allowed_tools: Vec<String>,
     pub version: Option<String>,
-    pub license: Option<String>,
-    pub compatibility: Option<String>,
+    pub(crate) license: Option<String>,
+    pub(crate) compatibility: Option<String>,
     /// What its commands need: environment variables, programs, places to write, network.
-    pub requires: Requires,
+    pub(crate) requires: Requires,
     /// Who may invoke it: the model (catalog, `activate_skill`), people (`/NAME`, `--skill`).
-    pub invocation: load::invocation::Invocation,
+    pub(crate) invocation: load::invocation::Invocation,
     pub diagnostics: Vec<Diagnostic>,
     /// Whether the folder may hold a publisher signature (`SKILL.sig`): `false` only when
     /// discovery's listing of the folder showed none, so a listing need not look in every folder.
     #[serde(skip)]
-    pub may_be_signed: bool,
+    pub(crate) may_be_signed: bool,
 }
 
 impl Skill {
@@ -155,7 +155,7 @@ impl Skill {
     /// Relative paths of the files bundled with the skill (not `SKILL.md`), sorted, at most
     /// `limit`. Hidden entries, `node_modules` and `__pycache__` are skipped and symlinked folders
     /// are not entered, so a link loop cannot trap the walk.
-    pub fn bundled_files(&self, limit: usize) -> Vec<String> {
+    pub(crate) fn bundled_files(&self, limit: usize) -> Vec<String> {
         // Enough to fill the list: more than `limit` gathered, sorted below, cut to `limit`.
         let mut files: Vec<String> = crate::skills::roots::skill_dirs::files_below(&self.dir, limit * 4)
             .into_iter()
@@ -168,9 +168,9 @@ impl Skill {
     }
 
     /// The markdown instructions (everything after the frontmatter), read fresh from disk.
-    pub fn read_body(&self) -> std::io::Result<String> {
+    pub(crate) fn read_body(&self) -> std::io::Result<String> {
         let raw = load::parse::read_capped(&self.skill_file)?;
         let text = load::frontmatter::normalize(&raw).text;
-        Ok(load::frontmatter::split(&text).body)
+        Ok(load::frontmatter::split_parts(&text).body.to_string())
     }
 }

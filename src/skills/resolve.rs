@@ -5,7 +5,7 @@
 //! `--skill`, `eval --draft` and `tune` all resolve through here, so each takes both names and a
 //! wrong one gets the same "did you mean …" answer.
 
-use crate::skills::invoke::nearest;
+use crate::skills::arguments::nearest;
 use crate::support::terminal_text::visible;
 
 /// Most names a "did you mean" offers: the nearest few, never the whole library.
@@ -13,18 +13,18 @@ const MAX_SUGGESTED: usize = 3;
 
 /// One skill as a person may name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Named<'a> {
+pub(crate) struct Named<'a> {
     /// The name the skill gives itself (frontmatter, `skill.json`, else its folder's).
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// The name of its folder.
-    pub folder: &'a str,
+    pub(crate) folder: &'a str,
 }
 
 /// Which of the listed skills `wanted` names, by index; `None` when none does. The skill's own
 /// name is looked at first, since the catalog shows it; among several skills of that name (one
 /// shadowing another), the one whose folder also has it, else the first listed (callers list
 /// skills in the order that decides which one runs). Then folder names, the first listed.
-pub fn resolve(wanted: &str, skills: &[Named<'_>]) -> Option<usize> {
+pub(crate) fn resolve(wanted: &str, skills: &[Named<'_>]) -> Option<usize> {
     let by_name: Vec<usize> = (0..skills.len()).filter(|&i| skills[i].name == wanted).collect();
     if let Some(&first) = by_name.first() {
         return Some(
@@ -39,7 +39,7 @@ pub fn resolve(wanted: &str, skills: &[Named<'_>]) -> Option<usize> {
 }
 
 /// The nearest names to `wanted` among the skills' own names and folder names, each once.
-pub fn suggestions<'a>(wanted: &str, skills: &[Named<'a>]) -> Vec<&'a str> {
+pub(crate) fn suggestions<'a>(wanted: &str, skills: &[Named<'a>]) -> Vec<&'a str> {
     let mut names: Vec<&'a str> = skills.iter().flat_map(|s| [s.name, s.folder]).collect();
     names.sort_unstable();
     names.dedup();
@@ -49,7 +49,7 @@ pub fn suggestions<'a>(wanted: &str, skills: &[Named<'a>]) -> Vec<&'a str> {
 /// What every command says of a name no skill has: `{wanted}: there is no {what} of that name;
 /// did you mean …? ({listing})`, with the nearest names only. `what` says which skills were
 /// looked at ("skill", "skill installed with `agent skills add`"), `listing` where all are shown.
-pub fn unknown(wanted: &str, skills: &[Named<'_>], what: &str, listing: &str) -> String {
+pub(crate) fn unknown(wanted: &str, skills: &[Named<'_>], what: &str, listing: &str) -> String {
     let near = suggestions(wanted, skills);
     let hint = if near.is_empty() {
         listing.to_string()

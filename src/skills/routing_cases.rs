@@ -13,18 +13,18 @@ use serde_json::{Map, Value};
 
 /// One routing case.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Case {
-    pub prompt: String,
+pub(crate) struct Case {
+    pub(crate) prompt: String,
     /// The skill the case is about; `None`: no skill at all should be chosen.
-    pub skill: Option<String>,
+    pub(crate) skill: Option<String>,
     /// Whether `skill` should be chosen (always `false` when `skill` is `None`).
-    pub should_trigger: bool,
+    pub(crate) should_trigger: bool,
 }
 
 /// Which half of the cases a case belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Half {
+pub(crate) enum Half {
     /// Cases a description may be tuned on.
     Train,
     /// Cases a description is judged on, never tuned on.
@@ -36,7 +36,7 @@ const TRAIN_SHARE: f64 = 0.6;
 
 /// The cases of a file's text and its `threshold`, if it sets one; `default_skill` names the skill
 /// of skill-creator cases that do not say. The error says which case is wrong and how.
-pub fn parse(doc: &Value, default_skill: Option<&str>) -> Result<(Vec<Case>, Option<f64>), String> {
+pub(crate) fn parse(doc: &Value, default_skill: Option<&str>) -> Result<(Vec<Case>, Option<f64>), String> {
     let top = doc.as_object();
     let threshold = top.and_then(|m| m.get("threshold")).and_then(Value::as_f64);
     let file_skill = top
@@ -117,7 +117,7 @@ fn expectation(map: &Map<String, Value>) -> Result<Option<String>, String> {
 /// Each case's half: within every group of cases about the same skill with the same expectation,
 /// ordered by a hash of the request, the first 60 % (at least one) train and the rest validation.
 /// The same cases always split the same way, whatever their order in the file.
-pub fn split(cases: &[Case]) -> Vec<Half> {
+pub(crate) fn split(cases: &[Case]) -> Vec<Half> {
     let mut halves = vec![Half::Train; cases.len()];
     let mut strata: Vec<(&Option<String>, bool, Vec<usize>)> = Vec::new();
     for (i, c) in cases.iter().enumerate() {
@@ -143,7 +143,7 @@ pub fn split(cases: &[Case]) -> Vec<Half> {
 /// `should_trigger` about `skill` (a case about another skill names it; a case no skill should take
 /// says `expect: none`), and the file's `threshold` when it has one. Strings are JSON-quoted, which
 /// YAML reads as they are.
-pub fn to_yaml(skill: &str, cases: &[Case], threshold: Option<f64>, note: &str) -> String {
+pub(crate) fn to_yaml(skill: &str, cases: &[Case], threshold: Option<f64>, note: &str) -> String {
     let quote = |s: &str| Value::String(s.to_string()).to_string();
     let mut out = String::new();
     for line in note.lines() {
@@ -173,7 +173,7 @@ pub fn to_yaml(skill: &str, cases: &[Case], threshold: Option<f64>, note: &str) 
 /// shape: its list's indentation, and `prompt` with `expect_skill` or `query` with
 /// `should_trigger` as its cases are written, so what an author wrote stays as written (comments
 /// too). `None` when the file does not end with its list of cases (it is then written anew).
-pub fn append_yaml(text: &str, skill: &str, added: &[Case]) -> Option<String> {
+pub(crate) fn append_yaml(text: &str, skill: &str, added: &[Case]) -> Option<String> {
     let indent = |l: &str| l.len() - l.trim_start().len();
     let content = |l: &&&str| !l.trim().is_empty() && !l.trim_start().starts_with('#');
     let lines: Vec<&str> = text.lines().collect();

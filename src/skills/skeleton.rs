@@ -10,17 +10,17 @@ use super::load::fields::name_problems;
 
 /// One file of the skeleton.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkeletonFile {
+pub(crate) struct SkeletonFile {
     /// Relative to the skill folder.
-    pub path: &'static str,
-    pub content: String,
-    pub executable: bool,
+    pub(crate) path: &'static str,
+    pub(crate) content: String,
+    pub(crate) executable: bool,
     /// One line on what the file is for, shown after writing it.
-    pub purpose: &'static str,
+    pub(crate) purpose: &'static str,
 }
 
 /// What marks the template's placeholder text (both dialects' descriptions hold it).
-pub const PLACEHOLDER: &str = "(replace with ";
+pub(crate) const PLACEHOLDER: &str = "(replace with ";
 
 const SKILL_MD: &str = include_str!("../../templates/skill/SKILL.md");
 const SKILL_MD_SCP: &str = include_str!("../../templates/skill/SKILL.scp.md");
@@ -29,7 +29,7 @@ const RUN_SH: &str = include_str!("../../templates/skill/run.sh");
 const ROUTING_YAML: &str = include_str!("../../templates/skill/routing.yaml");
 
 /// Why `name` cannot name a new skill, if it cannot: the Agent Skills naming rules.
-pub fn invalid_name(name: &str) -> Option<String> {
+pub(crate) fn invalid_name(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("the name is empty".into());
     }
@@ -50,7 +50,7 @@ pub fn invalid_name(name: &str) -> Option<String> {
 }
 
 /// The files of a new skill called `name` in `dialect`, to be written in `dir`.
-pub fn skeleton(name: &str, dialect: Dialect, dir: &Path) -> Vec<SkeletonFile> {
+pub(crate) fn skeleton(name: &str, dialect: Dialect, dir: &Path) -> Vec<SkeletonFile> {
     let title: String = {
         let spaced = name.replace('-', " ");
         let mut chars = spaced.chars();
@@ -100,7 +100,7 @@ pub fn skeleton(name: &str, dialect: Dialect, dir: &Path) -> Vec<SkeletonFile> {
 
 /// Why a skeleton was not written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     /// The folder is already there; nothing was touched.
     Exists(String),
     /// The file system refused.
@@ -108,7 +108,7 @@ pub enum WriteError {
 }
 
 /// Create `dir` (which must not exist yet) and write `files` into it.
-pub fn write(dir: &Path, files: &[SkeletonFile]) -> Result<(), WriteError> {
+pub(crate) fn write(dir: &Path, files: &[SkeletonFile]) -> Result<(), WriteError> {
     let io = |path: &Path, e: std::io::Error| WriteError::Io(format!("cannot create {}: {e}", path.display()));
     if let Some(parent) = dir.parent() {
         std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;

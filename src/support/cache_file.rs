@@ -23,14 +23,14 @@ const MAX_FILE_BYTES: u64 = 1 << 30;
 /// What one kind of cache file holds, and the version of its format. Bump the version whenever
 /// the payload's layout changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Kind {
-    pub magic: [u8; 8],
-    pub version: u32,
+pub(crate) struct Kind {
+    pub(crate) magic: [u8; 8],
+    pub(crate) version: u32,
 }
 
 /// Why a cache file was not used. Each is a miss, not an error.
 #[derive(Debug, thiserror::Error)]
-pub enum Miss {
+pub(crate) enum Miss {
     #[error("no cache file yet")]
     Absent,
     #[error("cannot read the cache file: {0}")]
@@ -42,7 +42,7 @@ pub enum Miss {
 }
 
 /// Whether a setting's value turns something off: `0`, `off`, `false` or `no`, any case.
-pub fn is_off(value: &str) -> bool {
+pub(crate) fn is_off(value: &str) -> bool {
     matches!(value.trim().to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no")
 }
 
@@ -61,7 +61,7 @@ impl CacheDir {
 
     /// `$XDG_CACHE_HOME/agent`, else `$HOME/.cache/agent`; `None` when `AGENT_CACHE` is `0`
     /// (or `off`, `false`, `no`) or neither variable is set. `var` looks a variable up.
-    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Option<Self> {
+    pub(crate) fn from_env(var: impl Fn(&str) -> Option<String>) -> Option<Self> {
         let off = var("AGENT_CACHE").is_some_and(|v| is_off(&v));
         if off {
             return None;
@@ -75,12 +75,12 @@ impl CacheDir {
     }
 
     /// The folder itself.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.root
     }
 
     /// `file` in the subfolder `sub`.
-    pub fn file(&self, sub: &str, file: &str) -> PathBuf {
+    pub(crate) fn file(&self, sub: &str, file: &str) -> PathBuf {
         self.root.join(sub).join(file)
     }
 }
@@ -112,7 +112,7 @@ fn header(kind: Kind, payload: &[u8]) -> [u8; HEADER_LEN] {
 
 /// The payload of the cache file at `path`, if it is a complete file of `kind` written by this
 /// agent build.
-pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, Miss> {
+pub(crate) fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, Miss> {
     let mut file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Miss::Absent),
@@ -149,7 +149,7 @@ pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, Miss> {
 
 /// Replace the cache file at `path` with `payload`, atomically: written to a temporary file in
 /// the same folder (created, private to the user, when missing) and renamed over it.
-pub fn write(path: &Path, kind: Kind, payload: &[u8]) -> io::Result<()> {
+pub(crate) fn write(path: &Path, kind: Kind, payload: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "a cache file needs a folder"))?;

@@ -9,18 +9,18 @@ static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// The list, locked. Hold it across a spawn and push the new pid before letting go, so a command
 /// ending meanwhile never sees the child unlisted.
-pub fn lock() -> MutexGuard<'static, Vec<i32>> {
+pub(crate) fn lock() -> MutexGuard<'static, Vec<i32>> {
     LIVE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// `pid` has ended (or is being ended by its owner): no longer listed.
-pub fn forget(pid: i32) {
+pub(crate) fn forget(pid: i32) {
     lock().retain(|p| *p != pid);
 }
 
 /// Removes its pid from the list when dropped, so an owner cannot forget to.
 #[derive(Debug)]
-pub struct Listed(pub i32);
+pub(crate) struct Listed(pub i32);
 
 impl Drop for Listed {
     fn drop(&mut self) {

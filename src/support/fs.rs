@@ -13,21 +13,21 @@ use std::path::Path;
 
 /// What [`read_regular`] read: at most the cap, and the file's full size.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Capped {
+pub(crate) struct Capped {
     /// The first bytes of the file, at most the cap.
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
     /// The size the file reported when opened (at least the bytes read).
-    pub size: u64,
+    pub(crate) size: u64,
 }
 
 impl Capped {
     /// Whether the file holds more than was read.
-    pub fn truncated(&self) -> bool {
+    pub(crate) fn truncated(&self) -> bool {
         self.size > self.bytes.len() as u64
     }
 
     /// The bytes as text, invalid UTF-8 replaced.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.bytes).into_owned()
     }
 }
@@ -59,21 +59,21 @@ fn not_regular(meta: &Metadata) -> io::Error {
 
 /// Read at most `cap` bytes of the regular file at `path` (symlinks followed). Anything else — a
 /// FIFO, a device, a socket, a folder — is an error saying what it is, returned at once.
-pub fn read_regular(path: &Path, cap: u64) -> io::Result<Capped> {
+pub(crate) fn read_regular(path: &Path, cap: u64) -> io::Result<Capped> {
     let (file, size) = open_regular(path)?;
     read_capped(file, size, cap)
 }
 
 /// Open the regular file at `path` for reading, with its size, refusing anything else the way
 /// [`read_regular`] does; for callers that read only as much as they need.
-pub fn open_regular(path: &Path) -> io::Result<(RegularFile, u64)> {
+pub(crate) fn open_regular(path: &Path) -> io::Result<(RegularFile, u64)> {
     // `stat` first, so a device is never even opened (opening some has side effects).
     open_regular_seen(path, &std::fs::metadata(path)?)
 }
 
 /// [`open_regular`] for a caller that has just looked at the file: `meta` is what `stat` of
 /// `path` (symlinks followed) said, and saves asking again.
-pub fn open_regular_seen(path: &Path, meta: &Metadata) -> io::Result<(RegularFile, u64)> {
+pub(crate) fn open_regular_seen(path: &Path, meta: &Metadata) -> io::Result<(RegularFile, u64)> {
     if !meta.is_file() {
         return Err(not_regular(meta));
     }
@@ -93,7 +93,7 @@ pub fn open_regular_seen(path: &Path, meta: &Metadata) -> io::Result<(RegularFil
 /// [`open_regular_seen`] for `name` inside the open folder `dir`, whose listing said it is a
 /// regular file: the kernel walks only `name`, and what the file is is asked of the opened file
 /// itself (its metadata is returned: the stamp of the very file that will be read).
-pub fn open_regular_at(dir: impl std::os::fd::AsFd, name: &Path) -> io::Result<(RegularFile, Metadata)> {
+pub(crate) fn open_regular_at(dir: impl std::os::fd::AsFd, name: &Path) -> io::Result<(RegularFile, Metadata)> {
     use rustix::fs::{Mode, OFlags};
     let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
     let file = File::from(rustix::fs::openat(dir, name, flags, Mode::empty())?);
@@ -109,7 +109,7 @@ pub fn open_regular_at(dir: impl std::os::fd::AsFd, name: &Path) -> io::Result<(
 /// ones) says "would block" once, and the file is then made blocking and the read repeated. Doing
 /// that only when asked spares two system calls per file, and discovery opens thousands.
 #[derive(Debug)]
-pub struct RegularFile {
+pub(crate) struct RegularFile {
     file: File,
     blocking: bool,
 }
@@ -138,7 +138,7 @@ fn read_capped(file: RegularFile, size: u64, cap: u64) -> io::Result<Capped> {
 
 /// [`read_regular`], but a file over `cap` is an error naming its size, for files that are useless
 /// when cut (JSON, cassettes).
-pub fn read_whole(path: &Path, cap: u64) -> io::Result<Capped> {
+pub(crate) fn read_whole(path: &Path, cap: u64) -> io::Result<Capped> {
     let read = read_regular(path, cap)?;
     if read.truncated() {
         return Err(io::Error::new(

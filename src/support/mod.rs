@@ -1,11 +1,11 @@
 //! Small leaf helpers that several layers share. Nothing here imports from the rest of the crate.
 
 pub mod cache_file;
-pub mod children;
-pub mod fs;
+pub(crate) mod children;
+pub(crate) mod fs;
 pub mod phases;
-pub mod public_url;
+pub(crate) mod public_url;
 pub mod redact;
-pub mod terminal_text;
+pub(crate) mod terminal_text;
 pub mod tls;
-pub mod yaml;
+pub(crate) mod yaml;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The variable that turns phase marks on.
-pub const VAR: &str = "AGENT_PHASES";
+pub(crate) const VAR: &str = "AGENT_PHASES";
 
 static ON: AtomicBool = AtomicBool::new(false);
 static MARKS: Mutex<Vec<(&'static str, u128)>> = Mutex::new(Vec::new());
@@ -28,13 +28,13 @@ pub fn init() {
 }
 
 /// Whether marks are being recorded.
-pub fn enabled() -> bool {
+pub(crate) fn enabled() -> bool {
     ON.load(Ordering::Relaxed)
 }
 
 /// Note that the run reached `phase` now. Only the first mark of each phase is kept, so a
 /// phase that recurs (a second request) keeps its first time.
-pub fn mark(phase: &'static str) {
+pub(crate) fn mark(phase: &'static str) {
     if !enabled() {
         return;
     }
@@ -56,7 +56,7 @@ pub fn finish() -> Vec<(&'static str, u128)> {
 
 /// A tower layer for a client's connector that marks `connected` when a connection is ready.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ConnectedLayer;
+pub(crate) struct ConnectedLayer;
 
 impl<S> tower::Layer<S> for ConnectedLayer {
     type Service = Connected<S>;
@@ -68,7 +68,7 @@ impl<S> tower::Layer<S> for ConnectedLayer {
 
 /// See [`ConnectedLayer`].
 #[derive(Debug, Clone)]
-pub struct Connected<S> {
+pub(crate) struct Connected<S> {
     inner: S,
 }
 

@@ -4,7 +4,7 @@
 
 /// `url` without credentials (`http://***@host/v1` keeps the fact that some were given); text
 /// that is not a URL is returned with anything before an `@` in its authority masked the same way.
-pub fn without_credentials(url: &str) -> String {
+pub(crate) fn without_credentials(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
             if parsed.set_password(None).is_ok() && parsed.set_username("***").is_ok() {

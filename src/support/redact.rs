@@ -3,7 +3,7 @@
 //!
 //! A secret is matched in every form it is likely to leave in: as written, JSON-escaped, and
 //! base64-encoded (standard and URL-safe alphabets, padded or not, and inside a longer base64 blob
-//! at each of the three byte alignments). Streamed text is redacted with [`StreamRedactor`], which
+//! at each of the three byte alignments). Streamed text is redacted with `StreamRedactor`, which
 //! holds back a tail that could be the start of a secret until the next piece shows it is not.
 
 use std::borrow::Cow;
@@ -63,7 +63,7 @@ impl Matcher {
 }
 
 /// Whether a variable's name marks its value as secret.
-pub fn is_secret_name(name: &str) -> bool {
+pub(crate) fn is_secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_WORDS.iter().any(|w| upper.contains(w))
 }
@@ -103,7 +103,7 @@ impl Redactor {
     pub const NONE: Redactor = Redactor { inner: None };
 
     /// Collect every secret from an environment.
-    pub fn from_env(vars: &BTreeMap<String, String>) -> Self {
+    pub(crate) fn from_env(vars: &BTreeMap<String, String>) -> Self {
         let mut secrets: Vec<(&str, &str)> = vars
             .iter()
             .filter(|(name, value)| is_secret_name(name) && value.chars().count() >= MIN_SECRET_LEN)
@@ -145,7 +145,7 @@ impl Redactor {
     }
 
     /// The text with every secret form replaced.
-    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+    pub(crate) fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let Some(m) = &self.inner else {
             return Cow::Borrowed(text);
         };
@@ -166,12 +166,12 @@ impl Redactor {
 
     /// Bytes of the longest form of any secret (0 without secrets): how far past a cut a capture
     /// must read so that a secret straddling the cut is still seen whole.
-    pub fn longest(&self) -> usize {
+    pub(crate) fn longest(&self) -> usize {
         self.inner.as_ref().map_or(0, |m| m.longest)
     }
 
     /// Whether there is anything to redact at all.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.inner.is_none()
     }
 
@@ -200,15 +200,15 @@ impl Redactor {
         hold
     }
 
-    /// Redact `text` and cut it to at most `keep` bytes, keeping the start (`from_end` false) or the
-    /// end. A cut never splits a `[REDACTED:NAME]` marker: the marker is kept whole instead.
-    pub fn redact_and_cut(&self, text: &str, keep: usize, from_end: bool) -> String {
+    /// Redact `text` and cut it to at most `keep` bytes, keeping its start or its end (`end`). A cut
+    /// never splits a `[REDACTED:NAME]` marker: the marker is kept whole instead.
+    pub(crate) fn redact_and_cut(&self, text: &str, keep: usize, end: End) -> String {
         let clean = self.redact(text);
         if clean.len() <= keep {
             return clean.into_owned();
         }
         let markers = self.marker_spans(&clean);
-        if from_end {
+        if end == End::Last {
             let mut cut = floor_char(&clean, clean.len() - keep);
             if let Some((start, _)) = markers.iter().find(|(s, e)| *s < cut && *e > cut) {
                 cut = *start;
@@ -237,6 +237,15 @@ impl Redactor {
     }
 }
 
+/// Which end of a text [`Redactor::redact_and_cut`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum End {
+    /// The first bytes (a command's output head).
+    First,
+    /// The last bytes (its tail).
+    Last,
+}
+
 /// The largest char boundary at or below `at`.
 fn floor_char(text: &str, at: usize) -> usize {
     let mut at = at.min(text.len());
@@ -252,13 +261,13 @@ const READY_BYTES: usize = 32;
 /// Redacts text that arrives in pieces (a streamed answer): a secret split across two pieces is
 /// still caught, because a tail that could begin one is held back until it is decided.
 #[derive(Debug)]
-pub struct StreamRedactor {
+pub(crate) struct StreamRedactor {
     redactor: Redactor,
     held: String,
 }
 
 impl StreamRedactor {
-    pub fn new(redactor: Redactor) -> Self {
+    pub(crate) fn new(redactor: Redactor) -> Self {
         Self {
             redactor,
             held: String::new(),
@@ -268,7 +277,7 @@ impl StreamRedactor {
     /// Take the next piece; returns what may be shown now (possibly empty). Text that is safe
     /// but sits before a held tail waits with it until it is `READY_BYTES` long, so an answer
     /// that arrives in one piece is still shown as one piece.
-    pub fn push(&mut self, piece: &str) -> String {
+    pub(crate) fn push(&mut self, piece: &str) -> String {
         if self.redactor.is_empty() {
             return piece.to_string();
         }
@@ -283,7 +292,7 @@ impl StreamRedactor {
     }
 
     /// The end of the stream: whatever was held, redacted.
-    pub fn finish(&mut self) -> String {
+    pub(crate) fn finish(&mut self) -> String {
         let held = std::mem::take(&mut self.held);
         self.redactor.redact(&held).into_owned()
     }

@@ -67,11 +67,11 @@ fn the_longest_secret_wins_when_one_contains_another() {
 fn cutting_keeps_markers_whole() {
     let r = redactor(&[("GITHUB_TOKEN", "ghp_0123456789abcdef")]);
     let text = format!("{}ghp_0123456789abcdef{}", "a".repeat(10), "b".repeat(10));
-    let head = r.redact_and_cut(&text, 14, false);
+    let head = r.redact_and_cut(&text, 14, End::First);
     assert_eq!(head, format!("{}[REDACTED:GITHUB_TOKEN]", "a".repeat(10)));
-    let tail = r.redact_and_cut(&text, 14, true);
+    let tail = r.redact_and_cut(&text, 14, End::Last);
     assert_eq!(tail, format!("[REDACTED:GITHUB_TOKEN]{}", "b".repeat(10)));
-    assert_eq!(r.redact_and_cut("short", 14, false), "short");
+    assert_eq!(r.redact_and_cut("short", 14, End::First), "short");
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 /// Characters that change how the rest of a line is drawn without being visible themselves:
 /// bidirectional overrides and isolates (the "Trojan Source" set), zero-width joiners and spaces,
 /// the byte-order mark and the Unicode line/paragraph separators.
-pub fn is_invisible_format(c: char) -> bool {
+pub(crate) fn is_invisible_format(c: char) -> bool {
     matches!(
         c,
         '\u{200B}'..='\u{200F}'
@@ -24,7 +24,7 @@ pub fn is_invisible_format(c: char) -> bool {
 
 /// Whether `c` is a control character or an invisible formatting character: never drawn raw,
 /// even where newlines and tabs are fine.
-pub fn is_hidden(c: char) -> bool {
+pub(crate) fn is_hidden(c: char) -> bool {
     c.is_control() || is_invisible_format(c)
 }
 
@@ -69,19 +69,19 @@ fn escape_where(text: &str, keep_newlines: bool) -> Cow<'_, str> {
 
 /// Multi-line outside text (an answer, command output): newlines and tabs kept, every other
 /// control or invisible formatting character shown escaped (`\x1b`, `\u{202e}`).
-pub fn for_terminal(text: &str) -> Cow<'_, str> {
+pub(crate) fn for_terminal(text: &str) -> Cow<'_, str> {
     escape_where(text, true)
 }
 
 /// One-line outside text (a command in an approval prompt, a skill name): everything invisible,
 /// newlines included, shown escaped, so what the user reads is exactly what will run.
-pub fn visible(text: &str) -> Cow<'_, str> {
+pub(crate) fn visible(text: &str) -> Cow<'_, str> {
     escape_where(text, false)
 }
 
 /// Text for a place that must not show escapes at all (the model's own input): controls and
 /// invisible formatting characters dropped, newlines and tabs kept.
-pub fn strip_controls(text: &str) -> Cow<'_, str> {
+pub(crate) fn strip_controls(text: &str) -> Cow<'_, str> {
     if !text.chars().any(|c| is_unsafe(c, true)) {
         return Cow::Borrowed(text);
     }
@@ -89,11 +89,11 @@ pub fn strip_controls(text: &str) -> Cow<'_, str> {
 }
 
 /// Most names a one-line list of them shows ([`short_list`]).
-pub const MAX_NAMED: usize = 6;
+pub(crate) const MAX_NAMED: usize = 6;
 
 /// Outside names on one line: each made [`visible`], at most `max` of them, then `+N more`;
 /// empty when there are none.
-pub fn short_list(names: &[String], max: usize) -> String {
+pub(crate) fn short_list(names: &[String], max: usize) -> String {
     let mut shown: Vec<String> = names.iter().take(max).map(|n| visible(n).into_owned()).collect();
     if names.len() > max {
         shown.push(format!("+{} more", names.len() - max));

@@ -7,23 +7,23 @@ use serde_json::Value;
 
 /// Parse YAML text into JSON values; the error is the parser's whole message, which names the line
 /// and column ("… at byte N line L column C").
-pub fn to_json(text: &str) -> Result<Value, String> {
+pub(crate) fn to_json(text: &str) -> Result<Value, String> {
     YAML::parse(text).map(pod_to_json).map_err(|e| e.to_string())
 }
 
 /// Parse a whole YAML document (not frontmatter) into JSON values; the error is the first line of
 /// the parser's message, which names the line.
-pub fn document(text: &str) -> Result<Value, String> {
+pub(crate) fn document(text: &str) -> Result<Value, String> {
     to_json(text).map_err(|e| first_line(&e).to_string())
 }
 
 /// The first line of a (possibly multi-line) message.
-pub fn first_line(s: &str) -> &str {
+pub(crate) fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or(s)
 }
 
 /// A JSON value's kind, for messages ("a list", "a mapping").
-pub fn kind_of(v: &Value) -> &'static str {
+pub(crate) fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

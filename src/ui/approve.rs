@@ -16,7 +16,7 @@ use crate::support::terminal_text::{for_terminal, visible};
 const MAX_LISTED_SKILLS: usize = 12;
 
 /// Asks on `/dev/tty`, so it works even when stdout is piped.
-pub struct TerminalApprover {
+pub(crate) struct TerminalApprover {
     interactive: bool,
     renderer: Option<Arc<HumanRenderer>>,
     /// Skills (and MCP tools, by their names for the model) the user said "always" for, this
@@ -26,7 +26,7 @@ pub struct TerminalApprover {
 
 impl TerminalApprover {
     /// Asks on the terminal when `interactive`; clears `renderer`'s spinner first.
-    pub fn new(interactive: bool, renderer: Option<Arc<HumanRenderer>>) -> Self {
+    pub(crate) fn new(interactive: bool, renderer: Option<Arc<HumanRenderer>>) -> Self {
         Self {
             interactive,
             renderer,
@@ -43,7 +43,7 @@ impl TerminalApprover {
 }
 
 /// Print `question` on the terminal and read the answer, lowercased ("" when unreadable).
-pub fn ask_tty(question: &str) -> String {
+pub(crate) fn ask_tty(question: &str) -> String {
     let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
         return String::new();
     };
@@ -58,7 +58,7 @@ pub fn ask_tty(question: &str) -> String {
 }
 
 /// Ask whether a folder may be trusted, showing what it would change; `true` means yes.
-pub fn ask_folder_trust(assessment: &Assessment, audit: &[(String, Vec<Finding>)]) -> bool {
+pub(crate) fn ask_folder_trust(assessment: &Assessment, audit: &[(String, Vec<Finding>)]) -> bool {
     matches!(
         ask_tty(&with_audit(folder_question(assessment), audit)).as_str(),
         "y" | "yes"
@@ -67,7 +67,7 @@ pub fn ask_folder_trust(assessment: &Assessment, audit: &[(String, Vec<Finding>)
 
 /// The trust question with the audit's findings in the skills it would let run, before the
 /// question itself (docs/design.md#audit): a person decides having seen them.
-pub fn with_audit(question: String, audit: &[(String, Vec<Finding>)]) -> String {
+pub(crate) fn with_audit(question: String, audit: &[(String, Vec<Finding>)]) -> String {
     if audit.is_empty() {
         return question;
     }
@@ -94,7 +94,7 @@ pub fn with_audit(question: String, audit: &[(String, Vec<Finding>)]) -> String 
 
 /// The trust question: the folder, the `.env` keys it would set (never values), the skills it
 /// adds or changed, and what saying yes means.
-pub fn folder_question(a: &Assessment) -> String {
+pub(crate) fn folder_question(a: &Assessment) -> String {
     let folder = visible(&a.folder.display().to_string()).into_owned();
     let mut q = match a.standing {
         Standing::New => format!("This folder is not trusted yet: {folder}\n"),

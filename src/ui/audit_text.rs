@@ -8,7 +8,7 @@ use crate::support::terminal_text::visible;
 use super::report_text::Text;
 
 /// The whole report: per skill a headline and its findings, then a tally.
-pub fn audit(r: &SkillAudit) -> Text {
+pub(crate) fn audit(r: &SkillAudit) -> Text {
     let mut out = Vec::new();
     for s in &r.skills {
         out.push(headline(s));
@@ -44,7 +44,7 @@ fn headline(s: &AuditedSkill) -> String {
 }
 
 /// `2 critical, 1 high` (only the severities that occur), or `no findings`.
-pub fn tally(c: &Counts) -> String {
+pub(crate) fn tally(c: &Counts) -> String {
     let parts: Vec<String> = [
         (c.critical, "critical"),
         (c.high, "high"),
@@ -63,7 +63,7 @@ pub fn tally(c: &Counts) -> String {
 }
 
 /// At most `max` findings, each as: severity, rule, file:line; the evidence; why; what to do.
-pub fn finding_lines(findings: &[Finding], max: usize) -> Vec<String> {
+pub(crate) fn finding_lines(findings: &[Finding], max: usize) -> Vec<String> {
     let mut out = Vec::new();
     for f in findings.iter().take(max) {
         let place = if f.line > 0 {
@@ -85,7 +85,7 @@ pub fn finding_lines(findings: &[Finding], max: usize) -> Vec<String> {
 }
 
 /// The question the install gate asks about `findings` of skill `name`, worst `worst`.
-pub fn gate_question(name: &str, findings: &[Finding], worst: Level) -> String {
+pub(crate) fn gate_question(name: &str, findings: &[Finding], worst: Level) -> String {
     let mut q = format!(
         "The audit of {} found {} finding(s), the worst {}:\n",
         visible(name),
@@ -105,7 +105,7 @@ pub fn gate_question(name: &str, findings: &[Finding], worst: Level) -> String {
 }
 
 /// `skills verify`: per installed skill, whether its digest still matches and its signature.
-pub fn verified(r: &SkillsVerified) -> Text {
+pub(crate) fn verified(r: &SkillsVerified) -> Text {
     let out = r
         .skills
         .iter()
@@ -132,7 +132,7 @@ pub fn verified(r: &SkillsVerified) -> Text {
 }
 
 /// `skills keys add`: where the key went.
-pub fn key_added(r: &KeyAdded) -> Text {
+pub(crate) fn key_added(r: &KeyAdded) -> Text {
     let mut out = vec![format!("added key {} to {}", visible(&r.key), r.path.display())];
     for prefix in &r.require_for {
         out.push(format!("  skills from {} must now be signed by it", visible(prefix)));

@@ -7,7 +7,7 @@ use crate::output::report::{EvalCase, EvalDraft, EvalHalf, EvalSummary, TuneRepo
 use crate::support::terminal_text::visible;
 
 /// One case: verdict, trigger rate, what was chosen, where the skill stood in the catalog.
-pub fn case(c: &EvalCase) -> String {
+pub(crate) fn case(c: &EvalCase) -> String {
     let verdict = if c.pass { "PASS" } else { "FAIL" };
     let kind = if c.expected == "none" {
         "no skill".to_string()
@@ -45,7 +45,7 @@ fn half(name: &str, h: &EvalHalf) -> String {
 }
 
 /// The summary lines.
-pub fn summary(r: &EvalSummary) -> Vec<String> {
+pub(crate) fn summary(r: &EvalSummary) -> Vec<String> {
     let mut out = vec![format!(
         "{}/{} passed ({:.0}%), threshold {:.0}%: {}",
         r.passed,
@@ -79,7 +79,7 @@ pub fn summary(r: &EvalSummary) -> Vec<String> {
 }
 
 /// What `--draft` added.
-pub fn draft(r: &EvalDraft) -> Vec<String> {
+pub(crate) fn draft(r: &EvalDraft) -> Vec<String> {
     if r.added == 0 {
         return vec![format!(
             "no new cases for {}: the model proposed only requests {} already holds",
@@ -102,7 +102,7 @@ pub fn draft(r: &EvalDraft) -> Vec<String> {
 }
 
 /// `skills tune`: rates before and after on both halves, the description's diff, what was tried.
-pub fn tune(r: &TuneReport) -> Vec<String> {
+pub(crate) fn tune(r: &TuneReport) -> Vec<String> {
     let pct = |x: f64| format!("{:.0}%", x * 100.0);
     let mut out = vec![format!(
         "{}: train {} → {}, validation {} → {} ({}; {} model calls, {} tokens)",

@@ -32,7 +32,7 @@ struct State {
 }
 
 /// Renders events for a person.
-pub struct HumanRenderer {
+pub(crate) struct HumanRenderer {
     state: Mutex<State>,
     verbose: bool,
     spinners: bool,
@@ -44,7 +44,7 @@ pub struct HumanRenderer {
 impl HumanRenderer {
     /// Spinners only when stderr is a terminal; markdown styling only when stdout is one and
     /// `NO_COLOR` is unset. `redactor` is applied to every line.
-    pub fn new(verbose: bool, redactor: Redactor) -> Self {
+    pub(crate) fn new(verbose: bool, redactor: Redactor) -> Self {
         let styled = std::io::stdout().is_terminal() && console::colors_enabled();
         let width = console::Term::stdout().size().1 as usize;
         Self {
@@ -77,7 +77,7 @@ impl HumanRenderer {
     }
 
     /// Show a spinner with `label` and the elapsed time until the next output.
-    pub fn wait(&self, label: &str) {
+    pub(crate) fn wait(&self, label: &str) {
         if !self.spinners {
             return;
         }
@@ -96,7 +96,7 @@ impl HumanRenderer {
     }
 
     /// Remove the spinner (before anything else is written, or a question is asked).
-    pub fn stop_waiting(&self) {
+    pub(crate) fn stop_waiting(&self) {
         self.stop_waiting_keeping_tail();
     }
 

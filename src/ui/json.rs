@@ -15,7 +15,7 @@ use crate::output::{Event, EventSink, Output, Report};
 use crate::support::redact::Redactor;
 
 /// Writes each event and report as JSON lines.
-pub struct JsonWriter {
+pub(crate) struct JsonWriter {
     redactor: Redactor,
     /// The command's stdout is one JSON document (a listing): warnings go to stderr as text.
     document: bool,
@@ -24,7 +24,7 @@ pub struct JsonWriter {
 
 impl JsonWriter {
     /// `document`: stdout holds the command's one document, so warnings go to stderr instead.
-    pub fn new(redactor: Redactor, document: bool) -> Self {
+    pub(crate) fn new(redactor: Redactor, document: bool) -> Self {
         Self {
             redactor,
             document,
@@ -63,7 +63,7 @@ impl JsonWriter {
 }
 
 /// A JSON object with `"v":1` put first; `value` must serialise to an object.
-pub fn versioned(value: &impl Serialize) -> String {
+pub(crate) fn versioned(value: &impl Serialize) -> String {
     // `{"v":1` is written first and the object's `{` becomes the `,` after it: one buffer, no
     // copy of a document that can be megabytes (`skills list` of thousands of skills).
     const PREFIX: &[u8] = b"{\"v\":1";
@@ -91,13 +91,13 @@ pub fn versioned(value: &impl Serialize) -> String {
 }
 
 /// The JSON line for an event, without redaction.
-pub fn event_line(event: &Event) -> String {
+pub(crate) fn event_line(event: &Event) -> String {
     versioned(event)
 }
 
 /// The JSON lines of a report, without redaction: one document, one per trusted folder, or none
 /// (progress that the final document repeats).
-pub fn report_lines(report: &Report) -> Vec<String> {
+pub(crate) fn report_lines(report: &Report) -> Vec<String> {
     match report {
         Report::SkillList(r) => vec![skill_list_parts(r).concat()],
         Report::SkillShow(r) => vec![versioned(r)],
@@ -179,7 +179,7 @@ fn skill_list_parts(list: &SkillList) -> Vec<String> {
 
 /// A JSON text with every C1 control and invisible formatting character written as `\uXXXX`
 /// (they can only occur inside strings, where that escape means the same character).
-pub fn escape_invisible(json: &str) -> Cow<'_, str> {
+pub(crate) fn escape_invisible(json: &str) -> Cow<'_, str> {
     let needs = crate::support::terminal_text::is_hidden;
     if !has_hidden(json) {
         return Cow::Borrowed(json);

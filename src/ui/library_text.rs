@@ -23,7 +23,7 @@ fn short(commit: Option<&str>) -> String {
 }
 
 /// `skills add`: each skill installed, where, and what remains to do.
-pub fn added(r: &SkillsAdded) -> Text {
+pub(crate) fn added(r: &SkillsAdded) -> Text {
     let mut out = Vec::new();
     let mut err = Vec::new();
     for s in &r.installed {
@@ -134,7 +134,7 @@ fn installed_line(s: &InstalledSkill) -> String {
 }
 
 /// `skills outdated`: one line per installed skill.
-pub fn outdated(r: &SkillsOutdated) -> Text {
+pub(crate) fn outdated(r: &SkillsOutdated) -> Text {
     if r.skills.is_empty() {
         return Text {
             out: Vec::new(),
@@ -184,7 +184,7 @@ pub fn outdated(r: &SkillsOutdated) -> Text {
 }
 
 /// `skills update`: what happened to each skill.
-pub fn updated(r: &SkillsUpdated) -> Text {
+pub(crate) fn updated(r: &SkillsUpdated) -> Text {
     let mut out = Vec::new();
     let mut err = Vec::new();
     for s in &r.skills {
@@ -202,12 +202,12 @@ pub fn updated(r: &SkillsUpdated) -> Text {
                     short(s.from_commit.as_deref()),
                     short(s.to_commit.as_deref())
                 ));
-                out.extend(diff_lines(&s.diff, false));
+                out.extend(diff_lines(&s.diff, DiffDetail::Files));
             }
             UpdateOutcome::Declined => out.push(format!("{name}: kept as it is")),
             UpdateOutcome::NotConfirmed => {
                 out.push(format!("{name}: not updated"));
-                out.extend(diff_lines(&s.diff, true));
+                out.extend(diff_lines(&s.diff, DiffDetail::Lines));
                 err.push(format!(
                     "{name} has changes, but there is no terminal to ask on: rerun with --yes to replace it"
                 ));
@@ -218,7 +218,7 @@ pub fn updated(r: &SkillsUpdated) -> Text {
 }
 
 /// `agent trust --skill`.
-pub fn trusted_skill(r: &SkillTrusted) -> Text {
+pub(crate) fn trusted_skill(r: &SkillTrusted) -> Text {
     Text {
         out: vec![format!(
             "trusted {} as it is now ({})",
@@ -233,7 +233,7 @@ pub fn trusted_skill(r: &SkillTrusted) -> Text {
 }
 
 /// `skills remove`.
-pub fn removed(r: &SkillRemoved) -> Text {
+pub(crate) fn removed(r: &SkillRemoved) -> Text {
     Text {
         out: vec![format!(
             "removed {} ({})",
@@ -244,8 +244,17 @@ pub fn removed(r: &SkillRemoved) -> Text {
     }
 }
 
-/// The files that differ, with line counts; with `lines`, the changed lines of SKILL.md and scripts.
-pub fn diff_lines(diff: &FolderDiff, lines: bool) -> Vec<String> {
+/// How much of a difference [`diff_lines`] shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DiffDetail {
+    /// The files that differ, with line counts.
+    Files,
+    /// The files, and the changed lines of SKILL.md and scripts under each.
+    Lines,
+}
+
+/// The files that differ, with line counts, and their changed lines as `detail` says.
+pub(crate) fn diff_lines(diff: &FolderDiff, detail: DiffDetail) -> Vec<String> {
     let mut out = Vec::new();
     for f in &diff.files {
         let mark = match f.change {
@@ -258,19 +267,19 @@ pub fn diff_lines(diff: &FolderDiff, lines: bool) -> Vec<String> {
             _ => " (binary)".to_string(),
         };
         out.push(format!("  {mark:<8} {}{counts}", one(&f.path)));
-        if lines {
+        if detail == DiffDetail::Lines {
             out.extend(f.lines.iter().map(|l| format!("      {}", one(l))));
         }
     }
-    if lines && diff.lines_not_shown > 0 {
+    if detail == DiffDetail::Lines && diff.lines_not_shown > 0 {
         out.push(format!("  … {} more changed lines not shown", diff.lines_not_shown));
     }
     out
 }
 
 /// Asks on `/dev/tty` when there is a person to ask.
-pub struct TerminalLibraryAsker {
-    pub interactive: bool,
+pub(crate) struct TerminalLibraryAsker {
+    pub(crate) interactive: bool,
 }
 
 impl LibraryAsker for TerminalLibraryAsker {
@@ -299,7 +308,7 @@ impl LibraryAsker for TerminalLibraryAsker {
             short(update.from_commit.as_deref()),
             short(update.to_commit.as_deref())
         );
-        for line in diff_lines(&update.diff, true) {
+        for line in diff_lines(&update.diff, DiffDetail::Lines) {
             q.push_str(&line);
             q.push('\n');
         }

@@ -11,11 +11,11 @@ use rustyline::history::FileHistory;
 use rustyline::{Config, Context, EditMode, Editor, Helper, Highlighter, Hinter, Validator};
 
 /// The prompt of a line that continues the input above it.
-pub const CONTINUATION_PROMPT: &str = "… ";
+pub(crate) const CONTINUATION_PROMPT: &str = "… ";
 
 /// Completion and multi-line rules.
 #[derive(Helper, Hinter, Highlighter, Validator)]
-pub struct ChatHelper {
+pub(crate) struct ChatHelper {
     /// Slash command names (`/help`), completed at the start of a line.
     commands: Vec<&'static str>,
     skills: Arc<Mutex<Vec<String>>>,
@@ -25,9 +25,9 @@ pub struct ChatHelper {
 
 /// A skill offered as a slash command: `/deploy`, shown with its `argument-hint`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SlashSkill {
-    pub name: String,
-    pub hint: Option<String>,
+pub(crate) struct SlashSkill {
+    pub(crate) name: String,
+    pub(crate) hint: Option<String>,
 }
 
 impl Completer for ChatHelper {
@@ -84,13 +84,13 @@ impl Completer for ChatHelper {
 /// Whether an input goes on: it ends with `\`, or opens a `"""` block it has not closed.
 /// The editor then reads the next line under [`CONTINUATION_PROMPT`], as a shell's `PS2` does
 /// (rustyline's own multi-line editing shows no prompt on the lines after the first).
-pub fn needs_more(input: &str) -> bool {
+pub(crate) fn needs_more(input: &str) -> bool {
     let open_block = input.trim_start().starts_with("\"\"\"") && input.matches("\"\"\"").count() % 2 == 1;
     open_block || input.ends_with('\\')
 }
 
 /// The message a finished input stands for: `"""` markers and continuation backslashes removed.
-pub fn message_of(input: &str) -> String {
+pub(crate) fn message_of(input: &str) -> String {
     let trimmed = input.trim();
     if let Some(inner) = trimmed.strip_prefix("\"\"\"").and_then(|r| r.strip_suffix("\"\"\"")) {
         return inner.trim_matches('\n').to_string();
@@ -99,7 +99,7 @@ pub fn message_of(input: &str) -> String {
 }
 
 /// What reading a line gave.
-pub enum Input {
+pub(crate) enum Input {
     Line(String),
     /// Ctrl-C at the prompt: the line was cleared.
     Cleared,
@@ -108,7 +108,7 @@ pub enum Input {
 }
 
 /// A line editor shared with a blocking thread.
-pub struct LineEditor {
+pub(crate) struct LineEditor {
     editor: Arc<Mutex<Editor<ChatHelper, FileHistory>>>,
     history: Option<PathBuf>,
     skills: Arc<Mutex<Vec<String>>>,
@@ -118,7 +118,7 @@ pub struct LineEditor {
 impl LineEditor {
     /// `vi`: vi key bindings instead of emacs; `history`: the file to load and append to;
     /// `commands`: the slash commands Tab completes.
-    pub fn new(vi: bool, history: Option<PathBuf>, commands: Vec<&'static str>) -> Result<Self, String> {
+    pub(crate) fn new(vi: bool, history: Option<PathBuf>, commands: Vec<&'static str>) -> Result<Self, String> {
         let config = Config::builder()
             .edit_mode(if vi { EditMode::Vi } else { EditMode::Emacs })
             .auto_add_history(false)
@@ -154,7 +154,7 @@ impl LineEditor {
     /// Read one input: a line, or several when it continues (`\` at the end, an open `"""`
     /// block), each further one under [`CONTINUATION_PROMPT`]. Ctrl-C drops the whole input;
     /// Ctrl-D on a continuation line ends it with what was typed so far.
-    pub async fn read(&self, prompt: &str) -> Result<Input, String> {
+    pub(crate) async fn read(&self, prompt: &str) -> Result<Input, String> {
         let mut text = match self.read_line(prompt).await? {
             Input::Line(line) => line,
             other => return Ok(other),
@@ -191,17 +191,17 @@ impl LineEditor {
     }
 
     /// The skill names Tab completes after `/skill `.
-    pub fn set_skills(&self, names: Vec<String>) {
+    pub(crate) fn set_skills(&self, names: Vec<String>) {
         *self.skills.lock().unwrap_or_else(|p| p.into_inner()) = names;
     }
 
     /// The skills Tab completes as `/NAME` at the start of a line.
-    pub fn set_slash_skills(&self, skills: Vec<SlashSkill>) {
+    pub(crate) fn set_slash_skills(&self, skills: Vec<SlashSkill>) {
         *self.slash_skills.lock().unwrap_or_else(|p| p.into_inner()) = skills;
     }
 
     /// Remember an input (already stripped of secrets) in memory and in the history file.
-    pub fn remember(&self, entry: &str) {
+    pub(crate) fn remember(&self, entry: &str) {
         let mut ed = self.editor.lock().unwrap_or_else(|p| p.into_inner());
         if !matches!(ed.add_history_entry(entry), Ok(true)) {
             return;
@@ -218,7 +218,7 @@ impl LineEditor {
 }
 
 /// `$XDG_STATE_HOME/agent/history`, else `~/.local/state/agent/history`.
-pub fn history_path() -> Option<PathBuf> {
+pub(crate) fn history_path() -> Option<PathBuf> {
     let dirs = directories::ProjectDirs::from("", "", "agent")?;
     let state = dirs
         .state_dir()

@@ -5,13 +5,13 @@
 use std::collections::VecDeque;
 
 /// Lines shown while a command runs, and kept on screen once it ends.
-pub const TAIL_LINES: usize = 5;
+pub(crate) const TAIL_LINES: usize = 5;
 /// Characters kept of one line: more than any terminal shows of it.
 const LINE_CHARS: usize = 1000;
 
 /// A command's output so far, as its last lines.
 #[derive(Debug, Default)]
-pub struct LiveTail {
+pub(crate) struct LiveTail {
     /// Finished lines, oldest first, at most [`TAIL_LINES`].
     done: VecDeque<String>,
     /// The line being written (no newline yet).
@@ -22,7 +22,7 @@ pub struct LiveTail {
 
 impl LiveTail {
     /// Take the next piece of output.
-    pub fn push(&mut self, text: &str) {
+    pub(crate) fn push(&mut self, text: &str) {
         for c in text.chars() {
             if std::mem::take(&mut self.pending_cr) && c != '\n' {
                 self.current.clear();
@@ -42,7 +42,7 @@ impl LiveTail {
     }
 
     /// The last [`TAIL_LINES`] lines, the unfinished one included, oldest first.
-    pub fn lines(&self) -> Vec<&str> {
+    pub(crate) fn lines(&self) -> Vec<&str> {
         let mut lines: Vec<&str> = self.done.iter().map(String::as_str).collect();
         if !self.current.is_empty() {
             lines.push(&self.current);

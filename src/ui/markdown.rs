@@ -4,7 +4,7 @@
 use console::{Style, measure_text_width};
 
 /// Turns a stream of answer text into what to write to a terminal.
-pub struct MarkdownStream {
+pub(crate) struct MarkdownStream {
     styled: bool,
     width: usize,
     line: String,
@@ -13,7 +13,7 @@ pub struct MarkdownStream {
 
 impl MarkdownStream {
     /// `styled`: a colour terminal (`NO_COLOR` unset); `width`: its columns.
-    pub fn new(styled: bool, width: usize) -> Self {
+    pub(crate) fn new(styled: bool, width: usize) -> Self {
         Self {
             styled,
             width: width.max(20),
@@ -23,7 +23,7 @@ impl MarkdownStream {
     }
 
     /// The bytes to write for `text`: the raw text now, plus a styled redraw of each line it ends.
-    pub fn push(&mut self, text: &str) -> String {
+    pub(crate) fn push(&mut self, text: &str) -> String {
         if !self.styled {
             return text.to_string();
         }
@@ -47,7 +47,7 @@ impl MarkdownStream {
     }
 
     /// Redraw an unfinished last line at the end of the answer.
-    pub fn finish(&mut self) -> String {
+    pub(crate) fn finish(&mut self) -> String {
         if !self.styled || self.line.is_empty() {
             self.line.clear();
             return String::new();

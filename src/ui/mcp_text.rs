@@ -6,7 +6,7 @@ use crate::output::mcp::{McpChanged, McpServerList, McpToolList};
 
 /// Lines of `mcp list`: name, state and tool count, what it starts, where it is configured and
 /// what confines it.
-pub fn servers(list: &McpServerList) -> Text {
+pub(crate) fn servers(list: &McpServerList) -> Text {
     if list.servers.is_empty() {
         return Text {
             out: Vec::new(),
@@ -40,7 +40,7 @@ pub fn servers(list: &McpServerList) -> Text {
 }
 
 /// Lines of `mcp tools`: each tool's name for the model, its description and schema.
-pub fn tools(list: &McpToolList) -> Text {
+pub(crate) fn tools(list: &McpToolList) -> Text {
     let out = list
         .tools
         .iter()
@@ -61,7 +61,7 @@ pub fn tools(list: &McpToolList) -> Text {
 }
 
 /// The line of `mcp add|remove`.
-pub fn changed(change: &McpChanged) -> Text {
+pub(crate) fn changed(change: &McpChanged) -> Text {
     let mut err = vec![format!(
         "{} MCP server {} in {}",
         change.action,

@@ -2,24 +2,24 @@
 //! editing, markdown and tables. Nothing here decides what the program does; these are the only
 //! modules that write to stdout, stderr or the terminal.
 
-pub mod approve;
-pub mod audit_text;
+pub(crate) mod approve;
+pub(crate) mod audit_text;
 mod chat_text;
 mod eval_text;
-pub mod human;
-pub mod json;
-pub mod library_text;
-pub mod line_editor;
-pub mod live_tail;
-pub mod markdown;
-pub mod mcp_text;
-pub mod pick;
-pub mod report_text;
-pub mod sandbox_text;
-pub mod session_text;
-pub mod skill_list;
-pub mod table;
-pub mod tty;
+pub(crate) mod human;
+pub(crate) mod json;
+pub(crate) mod library_text;
+pub(crate) mod line_editor;
+pub(crate) mod live_tail;
+pub(crate) mod markdown;
+pub(crate) mod mcp_text;
+pub(crate) mod pick;
+pub(crate) mod report_text;
+pub(crate) mod sandbox_text;
+pub(crate) mod session_text;
+pub(crate) mod skill_list;
+pub(crate) mod table;
+pub(crate) mod tty;
 
 use std::sync::Arc;
 
@@ -29,27 +29,36 @@ use approve::TerminalApprover;
 use human::HumanRenderer;
 use json::JsonWriter;
 
+/// How a run's front end speaks: what [`Frontend::new`] takes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct FrontendOptions {
+    /// JSON lines on stdout instead of text for a person.
+    pub(crate) json: bool,
+    /// The command prints one JSON document (a listing), so JSON mode keeps warnings off stdout.
+    pub(crate) document: bool,
+    /// Text for a person shows the session line too.
+    pub(crate) verbose: bool,
+}
+
 /// The front end of one run: where everything it says goes, and how a person is asked.
 #[derive(Clone)]
-pub struct Frontend {
+pub(crate) struct Frontend {
     /// Every event and report of the run.
-    pub output: Arc<dyn Output>,
+    pub(crate) output: Arc<dyn Output>,
     /// The human renderer when there is one: the approval prompt clears its spinner first.
     human: Option<Arc<HumanRenderer>>,
 }
 
 impl Frontend {
-    /// Human output (`verbose`: the session line too), or JSON lines with `json`. `document`: the
-    /// command prints one JSON document (a listing), so JSON mode keeps warnings off stdout.
-    /// `redactor` is applied to everything shown.
-    pub fn new(json: bool, document: bool, verbose: bool, redactor: Redactor) -> Self {
-        if json {
+    /// Text for a person or JSON lines, as `options` say; `redactor` is applied to everything shown.
+    pub(crate) fn new(options: FrontendOptions, redactor: Redactor) -> Self {
+        if options.json {
             return Self {
-                output: Arc::new(JsonWriter::new(redactor, document)),
+                output: Arc::new(JsonWriter::new(redactor, options.document)),
                 human: None,
             };
         }
-        let human = Arc::new(HumanRenderer::new(verbose, redactor));
+        let human = Arc::new(HumanRenderer::new(options.verbose, redactor));
         Self {
             output: human.clone(),
             human: Some(human),
@@ -58,12 +67,12 @@ impl Frontend {
 
     /// Who is asked before a command runs: the terminal when `interactive`, else nobody (every
     /// command that needs a yes is denied).
-    pub fn approver(&self, interactive: bool) -> Arc<dyn Approver> {
+    pub(crate) fn approver(&self, interactive: bool) -> Arc<dyn Approver> {
         Arc::new(TerminalApprover::new(interactive, self.human.clone()))
     }
 
     /// Who `skills add` and `skills update` ask: the terminal when `interactive`, else nobody.
-    pub fn library_asker(&self, interactive: bool) -> library_text::TerminalLibraryAsker {
+    pub(crate) fn library_asker(&self, interactive: bool) -> library_text::TerminalLibraryAsker {
         library_text::TerminalLibraryAsker { interactive }
     }
 }

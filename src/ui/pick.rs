@@ -8,7 +8,7 @@ use crate::output::session::SessionList;
 
 /// What the person answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pick {
+pub(crate) enum Pick {
     /// The session at this index of the list (0 is the newest).
     Index(usize),
     /// A session named by (a prefix of) its id.
@@ -18,7 +18,7 @@ pub enum Pick {
 }
 
 /// Show `list` (already cut to the sessions worth offering) on the terminal and ask which one.
-pub fn pick_session(list: &SessionList) -> Pick {
+pub(crate) fn pick_session(list: &SessionList) -> Pick {
     let width = super::skill_list::terminal_width(&console::Term::stderr());
     let table = list_lines(list, true, width.saturating_sub(4));
     let mut question = String::new();
@@ -34,7 +34,7 @@ pub fn pick_session(list: &SessionList) -> Pick {
 }
 
 /// Read an answer to the question for `count` sessions.
-pub fn parse_answer(answer: &str, count: usize) -> Pick {
+pub(crate) fn parse_answer(answer: &str, count: usize) -> Pick {
     let answer = answer.trim();
     match answer {
         "" if count > 0 => Pick::Index(0),

@@ -20,24 +20,24 @@ const SEARCH_HEADERS: [&str; 4] = ["#", "SKILL", "SCORE", "DESCRIPTION"];
 
 /// The shape of the terminal a report is drawn on.
 #[derive(Debug, Clone, Copy)]
-pub struct Screen {
+pub(crate) struct Screen {
     /// stdout is a terminal (a listing is a table rather than tab-separated lines).
-    pub stdout_tty: bool,
+    pub(crate) stdout_tty: bool,
     /// Columns of stdout, and of stderr (where chat replies go).
-    pub stdout_width: usize,
-    pub stderr_width: usize,
+    pub(crate) stdout_width: usize,
+    pub(crate) stderr_width: usize,
 }
 
 /// A report as lines: `out` on stdout first, then `err` on stderr.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Text {
-    pub out: Vec<String>,
-    pub err: Vec<String>,
+pub(crate) struct Text {
+    pub(crate) out: Vec<String>,
+    pub(crate) err: Vec<String>,
 }
 
 /// The text of `report` on `screen`. Chat replies and notes are all `err`; generated text
 /// ([`Report::Text`]) is written as it is and has no lines here.
-pub fn render(report: &Report, screen: Screen) -> Text {
+pub(crate) fn render(report: &Report, screen: Screen) -> Text {
     match report {
         Report::SkillList(r) => skill_list(r, screen),
         Report::SkillShow(r) => out_only(skill_show(r)),
@@ -177,8 +177,8 @@ fn skill_show(r: &SkillShow) -> Vec<String> {
 }
 
 /// One declared need with ✓ or ✗, and where a missing one is set (a found program: where it is).
-fn need_line(need: &crate::skills::check::needs::Need) -> String {
-    use crate::skills::check::needs::{MCP_UNAVAILABLE, NeedKind, WHERE_TO_SET};
+fn need_line(need: &crate::skills::check::needs_met::Need) -> String {
+    use crate::skills::check::needs_met::{MCP_UNAVAILABLE, NeedKind, WHERE_TO_SET};
     let mark = if need.met { "✓" } else { "✗" };
     match (need.kind, need.met) {
         (NeedKind::Env, true) => format!("{mark} environment variable {} (set)", one(&need.name)),

@@ -41,7 +41,7 @@ fn place(w: &Writable) -> String {
 
 /// One line for the approval prompt: where the command may write and whether it reaches the
 /// network, or that it runs unconfined.
-pub fn reach_summary(p: &Policy) -> String {
+pub(crate) fn reach_summary(p: &Policy) -> String {
     match p.enforcement() {
         Enforcement::Confined => {
             let places: Vec<String> = p
@@ -71,7 +71,7 @@ pub fn reach_summary(p: &Policy) -> String {
 }
 
 /// `skills show`'s lines about the sandbox.
-pub fn policy_lines(p: &Policy) -> Vec<String> {
+pub(crate) fn policy_lines(p: &Policy) -> Vec<String> {
     let mut out = vec![format!("sandbox:     {} ({})", p.mode, visible(&p.in_force))];
     match p.enforcement() {
         Enforcement::Confined => {
@@ -112,7 +112,7 @@ fn yes(b: bool) -> &'static str {
 }
 
 /// `agent sandbox status`.
-pub fn status_lines(s: &SandboxStatus) -> Vec<String> {
+pub(crate) fn status_lines(s: &SandboxStatus) -> Vec<String> {
     let kernel = match (&s.missing, s.kernel_abi) {
         (Some(why), _) => format!("no Landlock: {}", visible(why)),
         (None, k) if k == s.abi => format!("Landlock ABI {k}"),

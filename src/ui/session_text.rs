@@ -19,7 +19,7 @@ const FOLDER_COLUMN: usize = 2;
 
 /// The listing: a table `width` columns wide on a terminal, else one tab-separated line per
 /// session (id, start as RFC 3339, folder, turns, tokens in, tokens out, first message).
-pub fn list_lines(list: &SessionList, tty: bool, width: usize) -> Vec<String> {
+pub(crate) fn list_lines(list: &SessionList, tty: bool, width: usize) -> Vec<String> {
     if !tty {
         return list.sessions.iter().map(tsv_line).collect();
     }
@@ -74,7 +74,7 @@ fn tokens(n: u64, estimated: bool) -> String {
 }
 
 /// What `agent sessions list` says on stderr: where sessions are, and how to go on with one.
-pub fn list_notes(list: &SessionList) -> Vec<String> {
+pub(crate) fn list_notes(list: &SessionList) -> Vec<String> {
     let mut err: Vec<String> = list
         .problems
         .iter()
@@ -90,7 +90,7 @@ pub fn list_notes(list: &SessionList) -> Vec<String> {
 }
 
 /// `/usage`: one line per turn, then the session.
-pub fn usage_lines(r: &UsageReport) -> Vec<String> {
+pub(crate) fn usage_lines(r: &UsageReport) -> Vec<String> {
     let mut lines: Vec<String> = r
         .turns
         .iter()
@@ -133,7 +133,7 @@ pub fn usage_lines(r: &UsageReport) -> Vec<String> {
 }
 
 /// `/context`: each part of the next request, then the total against the window.
-pub fn context_lines(c: &ContextUse) -> Vec<String> {
+pub(crate) fn context_lines(c: &ContextUse) -> Vec<String> {
     let mut lines: Vec<String> = c
         .parts
         .iter()
@@ -169,7 +169,7 @@ pub fn context_lines(c: &ContextUse) -> Vec<String> {
 }
 
 /// `/compact`: how much smaller the request got, and which skills were sent again.
-pub fn compacted_line(r: &CompactReport) -> String {
+pub(crate) fn compacted_line(r: &CompactReport) -> String {
     let skills = if r.skills.is_empty() {
         String::new()
     } else {
@@ -182,7 +182,7 @@ pub fn compacted_line(r: &CompactReport) -> String {
 }
 
 /// `-c`, `--resume` and `/resume`: what was taken up.
-pub fn resumed_lines(r: &SessionResumed) -> Vec<String> {
+pub(crate) fn resumed_lines(r: &SessionResumed) -> Vec<String> {
     let mut lines = vec![format!(
         "resumed session {} ({} turns) · model {}",
         r.resumed,
@@ -204,7 +204,7 @@ pub fn resumed_lines(r: &SessionResumed) -> Vec<String> {
 }
 
 /// `/export` and `sessions export -o`: where the file went.
-pub fn exported_line(r: &SessionExported) -> String {
+pub(crate) fn exported_line(r: &SessionExported) -> String {
     format!(
         "wrote session {} as {} to {}",
         r.id,

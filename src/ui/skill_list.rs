@@ -14,7 +14,7 @@ const ROOT_COLUMN: usize = 3;
 
 /// `ok`, or what stands in a skill's way: `warnings` (see `skills show`), `untrusted`,
 /// `over-findings` (installed over audit findings), and a signature's standing (`signed`, `invalid`).
-pub fn status(skill: &SkillSummary) -> String {
+pub(crate) fn status(skill: &SkillSummary) -> String {
     let mut marks = Vec::new();
     if skill.warnings > 0 {
         marks.push("warnings");
@@ -36,7 +36,7 @@ pub fn status(skill: &SkillSummary) -> String {
 
 /// The table for a terminal `width` columns wide; roots shown relative to `cwd` or as `~/…`. With
 /// the catalog's per-request cap (`budget`), the footer says what a request holds.
-pub fn table_lines(skills: &[SkillSummary], width: usize, budget: Option<usize>) -> Vec<String> {
+pub(crate) fn table_lines(skills: &[SkillSummary], width: usize, budget: Option<usize>) -> Vec<String> {
     let cwd = std::env::current_dir().ok();
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let rows = skills
@@ -106,7 +106,7 @@ fn root_cell(s: &SkillSummary, cwd: Option<&Path>, home: Option<&Path>) -> Strin
 
 /// One line per skill, no header, fields separated by tabs: name, dialect, status, root (absolute)
 /// and the whole description. Tabs and newlines inside a field are shown escaped.
-pub fn tsv_lines(skills: &[SkillSummary]) -> Vec<String> {
+pub(crate) fn tsv_lines(skills: &[SkillSummary]) -> Vec<String> {
     skills
         .iter()
         .map(|s| {
@@ -123,7 +123,7 @@ pub fn tsv_lines(skills: &[SkillSummary]) -> Vec<String> {
 }
 
 /// The columns a terminal offers: `COLUMNS` when set (the usual override), else its size.
-pub fn terminal_width(term: &console::Term) -> usize {
+pub(crate) fn terminal_width(term: &console::Term) -> usize {
     std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse().ok())
@@ -132,7 +132,7 @@ pub fn terminal_width(term: &console::Term) -> usize {
 }
 
 /// `./x` under the working directory, `~/x` under the home folder, else the path itself.
-pub fn short_path(path: &Path, cwd: Option<&Path>, home: Option<&Path>) -> String {
+pub(crate) fn short_path(path: &Path, cwd: Option<&Path>, home: Option<&Path>) -> String {
     if let Some(rel) = cwd.and_then(|c| path.strip_prefix(c).ok()) {
         return format!("./{}", rel.display());
     }

@@ -9,17 +9,17 @@ const GAP: &str = "  ";
 const MIN_LAST_WIDTH: usize = 24;
 
 /// A table whose last column is prose.
-pub struct Table<'a> {
-    pub headers: &'a [&'a str],
-    pub rows: Vec<Vec<String>>,
+pub(crate) struct Table<'a> {
+    pub(crate) headers: &'a [&'a str],
+    pub(crate) rows: Vec<Vec<String>>,
     /// A column that may be left out when the terminal is too narrow for it.
-    pub droppable: Option<usize>,
+    pub(crate) droppable: Option<usize>,
 }
 
 impl Table<'_> {
     /// The lines of the table within `width` columns (no trailing spaces). Cells must already be
     /// safe for the terminal and hold no newlines.
-    pub fn render(&self, width: usize) -> Vec<String> {
+    pub(crate) fn render(&self, width: usize) -> Vec<String> {
         let columns = self.headers.len();
         let Some(last) = columns.checked_sub(1) else {
             return Vec::new();
@@ -50,7 +50,7 @@ impl Table<'_> {
     }
 
     /// Whether the droppable column is left out at `width`.
-    pub fn drops_a_column(&self, width: usize) -> bool {
+    pub(crate) fn drops_a_column(&self, width: usize) -> bool {
         self.shown(width).len() < self.headers.len()
     }
 
@@ -85,7 +85,7 @@ impl Table<'_> {
 
 /// `text` as lines of at most `width` display columns, broken at spaces (a word longer than a
 /// line gets a line of its own, as it is).
-pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
@@ -105,7 +105,7 @@ pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
 
 /// `text` within `max` display columns: whole when it fits, else cut after the last whole word
 /// that fits (mid-word only when the first word alone is too long) and marked with `…`.
-pub fn cut_at_word(text: &str, max: usize) -> String {
+pub(crate) fn cut_at_word(text: &str, max: usize) -> String {
     if text.width() <= max {
         return text.to_string();
     }

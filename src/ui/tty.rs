@@ -5,24 +5,24 @@ use std::io::IsTerminal;
 use rustix::termios::{LocalModes, OptionalActions, Termios, isatty, tcgetattr, tcsetattr};
 
 /// Whether a person can be asked questions: stdin and stderr are both terminals.
-pub fn interactive() -> bool {
+pub(crate) fn interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
 /// Whether stdin is a terminal (else it is piped input: a one-shot message).
-pub fn stdin_is_terminal() -> bool {
+pub(crate) fn stdin_is_terminal() -> bool {
     std::io::stdin().is_terminal()
 }
 
 /// While alive, the terminal does not echo `^C` when Ctrl-C is pressed: the echo lands in the
 /// spinner's line after it has been drawn and leaves it on screen. Restored on drop.
-pub struct QuietInterrupts {
+pub(crate) struct QuietInterrupts {
     saved: Option<Termios>,
 }
 
 impl QuietInterrupts {
     /// Turn off the echo of control characters on stdin's terminal, if it is one.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let stdin = std::io::stdin();
         if !isatty(&stdin) {
             return Self { saved: None };

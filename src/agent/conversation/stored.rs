@@ -11,45 +11,45 @@ use crate::sessions::{Interruption, Journal, Record, SessionId};
 
 impl Conversation {
     /// Store everything from now on in `journal` (replacing, and so closing, the one before).
-    pub fn set_journal(&mut self, journal: Journal) {
+    pub(crate) fn set_journal(&mut self, journal: Journal) {
         self.journal = journal;
     }
 
     /// The session being written, when one is.
-    pub fn session_id(&self) -> Option<&SessionId> {
+    pub(crate) fn session_id(&self) -> Option<&SessionId> {
         self.journal.id()
     }
 
     /// Store a record that is not a message (usage, a model switch, a grant).
-    pub fn record(&mut self, record: &Record) {
+    pub(crate) fn record(&mut self, record: &Record) {
         self.journal.record(record);
     }
 
     /// The warning of a failed session write, once.
-    pub fn take_journal_warning(&mut self) -> Option<String> {
+    pub(crate) fn take_journal_warning(&mut self) -> Option<String> {
         self.journal.take_warning()
     }
 
     /// The skills whose instructions the conversation holds, with the index of the message that
     /// carries them, in activation order.
-    pub fn held(&self) -> Vec<(String, usize)> {
+    pub(crate) fn held(&self) -> Vec<(String, usize)> {
         self.held.iter().map(|h| (h.skill.clone(), h.message)).collect()
     }
 
     /// (skill, hash of its instructions) for each held skill.
-    pub fn held_hashes(&self) -> Vec<(String, String)> {
+    pub(crate) fn held_hashes(&self) -> Vec<(String, String)> {
         self.held.iter().map(|h| (h.skill.clone(), h.hash.clone())).collect()
     }
 
     /// Bytes of history kept before old tool outputs are shortened (a known context window
     /// raises it).
-    pub fn set_budget(&mut self, bytes: usize) {
+    pub(crate) fn set_budget(&mut self, bytes: usize) {
         self.budget = bytes;
     }
 
     /// Take up a stored conversation: its messages after the system prompt, the skills they hold
     /// and the active one. Nothing is recorded: it is all stored already.
-    pub fn restore(&mut self, state: &Replayed) {
+    pub(crate) fn restore(&mut self, state: &Replayed) {
         self.messages.truncate(1);
         self.messages.extend(state.messages.iter().cloned());
         self.held = state
@@ -67,18 +67,18 @@ impl Conversation {
 
     /// Close the turn a stored session left open (the agent was killed mid-answer or
     /// mid-command), recorded like an interruption. Returns whether there was one.
-    pub fn close_lost_turn(&mut self) -> bool {
+    pub(crate) fn close_lost_turn(&mut self) -> bool {
         self.end_unfinished("", Interruption::Lost)
     }
 
     /// `skill`'s instructions changed since they entered the conversation: its copy is replaced
     /// by a note and it is no longer held, so activating it sends the current ones.
-    pub fn supersede(&mut self, skill: &str) {
+    pub(crate) fn supersede(&mut self, skill: &str) {
         self.replace_held(skill, superseded_note(skill));
     }
 
     /// `skill` no longer exists: its instructions are withdrawn and commands no longer run in it.
-    pub fn withdraw(&mut self, skill: &str) {
+    pub(crate) fn withdraw(&mut self, skill: &str) {
         self.replace_held(skill, vanished_note(skill));
         if self.current.as_deref() == Some(skill) {
             self.current = None;
@@ -97,7 +97,7 @@ impl Conversation {
 
     /// Replace the history by `summary` (recorded as a compaction; the stored session keeps every
     /// message). Returns the skills to send again, the active one last, so it stays active.
-    pub fn compact(&mut self, summary: &str, focus: Option<&str>, auto: bool) -> Vec<String> {
+    pub(crate) fn compact(&mut self, summary: &str, focus: Option<&str>, auto: bool) -> Vec<String> {
         let mut skills: Vec<String> = self.held.iter().map(|h| h.skill.clone()).collect();
         if let Some(current) = self.current.take() {
             skills.retain(|s| *s != current);

@@ -7,8 +7,8 @@ use crate::agent::prompt;
 use crate::output::Event;
 use crate::sessions::freshness::body_hash;
 use crate::skills::Skill;
+use crate::skills::arguments::{Arguments, claude_skill_dir, substitute};
 use crate::skills::catalog::model_line;
-use crate::skills::invoke::{Arguments, claude_skill_dir, substitute};
 
 /// Most files listed on activation.
 const MAX_LISTED_FILES: usize = 100;
@@ -36,7 +36,7 @@ impl ToolRunner {
     /// instructions with `$ARGUMENTS`, `$ARGUMENTS[N]`, `$N` and declared names replaced, given
     /// anew even when the skill is already active (the arguments differ). Also returns whether
     /// the body held any placeholder (else the arguments are the user's request).
-    pub fn invoke(&self, conversation: &Conversation, name: &str, args: &Arguments) -> (ToolOutcome, bool) {
+    pub(crate) fn invoke(&self, conversation: &Conversation, name: &str, args: &Arguments) -> (ToolOutcome, bool) {
         let Some(skill) = self.skills.get(name).cloned() else {
             return (self.unknown_skill(name), false);
         };
@@ -55,7 +55,7 @@ impl ToolRunner {
     }
 
     /// Activate by hand (before a request, `/skill`): reads the skill's files on this thread.
-    pub fn activate(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
+    pub(crate) fn activate(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
         let files = self
             .not_yet_held(conversation, name)
             .map(|skill| SkillFiles::read(&skill));

@@ -21,7 +21,7 @@ use crate::support::terminal_text::visible;
 const MAX_DESCRIPTION: usize = 1024;
 
 /// Whether `name` is an MCP tool's name for the model.
-pub fn is_mcp_tool(name: &str) -> bool {
+pub(crate) fn is_mcp_tool(name: &str) -> bool {
     name.starts_with(PREFIX)
 }
 
@@ -31,7 +31,7 @@ impl ToolRunner {
     /// first request (kept for the session), with `search_skills` to find the rest. Servers are
     /// asked once a session (cached lists need no server at all); those that fail are warned
     /// about once.
-    pub async fn with_mcp_tools(&mut self, tools: Value, query: &str) -> Value {
+    pub(crate) async fn with_mcp_tools(&mut self, tools: Value, query: &str) -> Value {
         let Some(hub) = self.settings.mcp.clone() else {
             return tools;
         };

@@ -7,16 +7,16 @@ use serde_json::Value;
 
 /// One MCP tool's schema with the words it is ranked on.
 #[derive(Debug, Clone)]
-pub struct McpSchema {
-    pub name: String,
+pub(crate) struct McpSchema {
+    pub(crate) name: String,
     /// Its name's parts and its description, lowercased.
-    pub words: String,
-    pub schema: Value,
+    pub(crate) words: String,
+    pub(crate) schema: Value,
 }
 
 impl McpSchema {
     /// A tool's schema, ranked on its `name` and `description`.
-    pub fn new(name: &str, description: &str, schema: Value) -> Self {
+    pub(crate) fn new(name: &str, description: &str, schema: Value) -> Self {
         Self {
             name: name.to_string(),
             words: format!("{} {}", name.replace(['_', '-'], " "), description).to_lowercase(),
@@ -25,12 +25,12 @@ impl McpSchema {
     }
 
     /// Bytes the schema adds to a request.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.schema.to_string().len()
     }
 
     /// How many of `query`'s words (three letters or more) the tool's words hold.
-    pub fn score(&self, query: &str) -> usize {
+    pub(crate) fn score(&self, query: &str) -> usize {
         query
             .to_lowercase()
             .split(|c: char| !c.is_alphanumeric())
@@ -42,7 +42,11 @@ impl McpSchema {
 
 /// The schemas offered within `budget` bytes — the most relevant to `query` first, then the rest
 /// in their order while room remains — and the names of the ones left out.
-pub fn within_budget<'a>(all: &'a [McpSchema], query: &str, budget: usize) -> (Vec<&'a McpSchema>, Vec<&'a McpSchema>) {
+pub(crate) fn within_budget<'a>(
+    all: &'a [McpSchema],
+    query: &str,
+    budget: usize,
+) -> (Vec<&'a McpSchema>, Vec<&'a McpSchema>) {
     if all.iter().map(McpSchema::bytes).sum::<usize>() <= budget {
         return (all.iter().collect(), Vec::new());
     }
@@ -64,7 +68,7 @@ pub fn within_budget<'a>(all: &'a [McpSchema], query: &str, budget: usize) -> (V
 
 /// The lines `search_skills` adds for the tools left out that match `query`: name, description
 /// and the arguments' schema, so the model can call one by its name.
-pub fn search_lines(left: &[McpSchema], query: &str, limit: usize) -> String {
+pub(crate) fn search_lines(left: &[McpSchema], query: &str, limit: usize) -> String {
     let mut hits: Vec<(usize, &McpSchema)> = left
         .iter()
         .map(|s| (s.score(query), s))

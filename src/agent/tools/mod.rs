@@ -1,19 +1,19 @@
 //! The model's tools (docs/design.md#turn-loop): `activate_skill`, `run_command`,
 //! `read_skill_file`, and `search_skills` when the catalog is over its budget. Each call comes back
-//! as a typed [`ToolOutcome`]; the conversation turns it into the model's text.
+//! as a typed `ToolOutcome`; the conversation turns it into the model's text.
 //!
 //! A new tool is a [`ToolRequest`] variant decoded in `decode.rs`, a schema in `prompts/`, and an
-//! arm of [`ToolRunner::dispatch`].
+//! arm of `ToolRunner::dispatch`.
 
 mod activate;
 mod decode;
-pub mod files;
+pub(crate) mod files;
 mod installed;
 mod live;
 mod mcp;
 mod mcp_budget;
 mod needs;
-pub use needs::declared_needs;
+pub(crate) use needs::declared_needs;
 mod read;
 mod run;
 
@@ -23,7 +23,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use decode::{ToolRequest, decode_call};
-pub use read::read_inside;
 
 use super::conversation::Conversation;
 use super::outcome::ToolOutcome;
@@ -42,7 +41,7 @@ const SEARCH_DESCRIPTION_CHARS: usize = 300;
 
 /// Carries out tool calls for a set of skills: activation, commands (approval, trust, the child
 /// process) and file reads, emitting the events a front end shows.
-pub struct ToolRunner {
+pub(crate) struct ToolRunner {
     pub(super) skills: SkillSet,
     settings: RunnerSettings,
     approver: Arc<dyn Approver>,
@@ -57,36 +56,36 @@ pub struct ToolRunner {
 
 /// What a [`ToolRunner`] needs besides the skills and the front end.
 #[derive(Debug, Clone)]
-pub struct RunnerSettings {
-    pub approve: ApprovalPolicy,
+pub(crate) struct RunnerSettings {
+    pub(crate) approve: ApprovalPolicy,
     /// Seconds before a command is killed.
-    pub command_timeout: Duration,
+    pub(crate) command_timeout: Duration,
     /// Environment children start from (before the agent's own edits,
     /// docs/design.md#child-environment).
-    pub base_env: BTreeMap<String, String>,
+    pub(crate) base_env: BTreeMap<String, String>,
     /// Secret redaction for `base_env`, built once per run and shared with the LLM client.
-    pub redactor: Redactor,
+    pub(crate) redactor: Redactor,
     /// The folder `agent` was started in: where commands run (`AGENT_WORKDIR`).
-    pub workdir: PathBuf,
+    pub(crate) workdir: PathBuf,
     /// Every skill root, for `AGENT_SKILLS_PATH`.
-    pub skill_roots: Vec<PathBuf>,
+    pub(crate) skill_roots: Vec<PathBuf>,
     /// Whether the working folder's project skills may run commands (docs/design.md#folder-trust).
-    pub trust: Arc<FolderTrust>,
+    pub(crate) trust: Arc<FolderTrust>,
     /// What commands may write and reach (docs/design.md#sandbox).
-    pub sandbox: crate::exec::sandbox::Settings,
+    pub(crate) sandbox: crate::exec::sandbox::Settings,
     /// How skills are ranked for a request (the catalog over budget, `search_skills`).
-    pub retriever: Arc<Retriever>,
+    pub(crate) retriever: Arc<Retriever>,
     /// The configured MCP servers, if any.
-    pub mcp: Option<Arc<crate::mcp::McpHub>>,
+    pub(crate) mcp: Option<Arc<crate::mcp::McpHub>>,
     /// Bytes of MCP tool schemas per request (`AGENT_MCP_TOOLS_BUDGET`).
-    pub mcp_budget: usize,
+    pub(crate) mcp_budget: usize,
     /// The full prompt, or the compact one (activations say less).
-    pub prompt_mode: super::prompt::PromptMode,
+    pub(crate) prompt_mode: super::prompt::PromptMode,
 }
 
 impl ToolRunner {
     /// A runner for `skills` that asks `approver` and tells `sink`.
-    pub fn new(
+    pub(crate) fn new(
         skills: SkillSet,
         settings: RunnerSettings,
         approver: Arc<dyn Approver>,
@@ -104,12 +103,12 @@ impl ToolRunner {
     }
 
     /// The approval policy in force.
-    pub fn approval(&self) -> ApprovalPolicy {
+    pub(crate) fn approval(&self) -> ApprovalPolicy {
         self.settings.approve
     }
 
     /// Change the approval policy for the rest of the session.
-    pub fn set_approval(&mut self, policy: ApprovalPolicy) {
+    pub(crate) fn set_approval(&mut self, policy: ApprovalPolicy) {
         self.settings.approve = policy;
     }
 
@@ -118,18 +117,18 @@ impl ToolRunner {
     }
 
     /// Skills the person answered "always" for.
-    pub fn always_granted(&self) -> Vec<String> {
+    pub(crate) fn always_granted(&self) -> Vec<String> {
         self.approver.always_granted()
     }
 
     /// Take up "always" answers of a resumed session.
-    pub fn allow_always<'a>(&self, skills: impl IntoIterator<Item = &'a String>) {
+    pub(crate) fn allow_always<'a>(&self, skills: impl IntoIterator<Item = &'a String>) {
         let skills: Vec<String> = skills.into_iter().cloned().collect();
         self.approver.allow_always(&skills);
     }
 
     /// Carry out one tool call in `conversation`'s state (which skill is active, which are held).
-    pub async fn dispatch(&mut self, conversation: &Conversation, name: &str, raw_args: &str) -> ToolOutcome {
+    pub(crate) async fn dispatch(&mut self, conversation: &Conversation, name: &str, raw_args: &str) -> ToolOutcome {
         if mcp::is_mcp_tool(name) {
             return self.call_mcp(conversation.current(), name, raw_args).await;
         }
@@ -170,7 +169,7 @@ impl ToolRunner {
     }
 
     /// The ranking skills get for a request: the one the catalog uses.
-    pub fn retriever(&self) -> Arc<Retriever> {
+    pub(crate) fn retriever(&self) -> Arc<Retriever> {
         self.settings.retriever.clone()
     }
 

@@ -9,12 +9,12 @@ use std::path::PathBuf;
 use super::ToolRunner;
 use crate::exec::env::child_env;
 use crate::skills::Skill;
-use crate::skills::check::needs::Needs;
+use crate::skills::check::needs_met::Needs;
 
 /// Every declared need of `skill`, checked against the environment its commands get from
 /// `base_env` (also what `skills show` and `skills check` report).
 /// `mcp_servers` are the configured MCP servers' names.
-pub fn declared_needs(
+pub(crate) fn declared_needs(
     skill: &Skill,
     base_env: &BTreeMap<String, String>,
     skill_roots: &[PathBuf],

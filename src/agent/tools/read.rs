@@ -26,7 +26,7 @@ impl ToolRunner {
 
 /// Read `rel` inside `dir`: a path that leads outside is refused, a file that cannot be read
 /// failed.
-pub fn read_inside(dir: &Path, rel: &str) -> Result<String, ToolOutcome> {
+pub(crate) fn read_inside(dir: &Path, rel: &str) -> Result<String, ToolOutcome> {
     let rel_path = Path::new(rel);
     if rel_path.is_absolute() || rel_path.components().any(|c| matches!(c, Component::ParentDir)) {
         return Err(ToolOutcome::refused(format!(

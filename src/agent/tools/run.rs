@@ -222,7 +222,7 @@ impl ToolRunner {
             return (None, None);
         }
         let watch = Watch::of(policy);
-        let Ok(snapshot) = tokio::task::spawn_blocking(move || Snapshot::take(watch)).await else {
+        let Ok(snapshot) = tokio::task::spawn_blocking(move || Snapshot::before(watch)).await else {
             return (None, None);
         };
         let nested = snapshot.nested(MAX_NESTED_KEPT);

@@ -9,7 +9,7 @@ use super::sessions::{self, Deferred};
 use crate::exec::approval::ApprovalPolicy;
 use crate::output::ChatReply;
 use crate::output::chat::{CommandHelp, SkillCommand};
-use crate::skills::invoke::Arguments;
+use crate::skills::arguments::Arguments;
 use crate::skills::{SkillSet, code};
 
 /// What the chat does after a command.
@@ -27,9 +27,9 @@ pub(super) enum Flow {
 /// A slash command: its name, its one-line help, and what it does with its argument.
 pub(super) struct SlashCommand {
     /// `/model`
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// What `/help` says; an argument synopsis first when it takes one.
-    pub help: &'static str,
+    pub(crate) help: &'static str,
     run: fn(&mut Chat<'_>, &str) -> Flow,
 }
 

@@ -16,35 +16,35 @@ use crate::skills::library::git;
 use crate::skills::library::install::{self, Candidate, InstallError, find_candidates};
 use crate::skills::library::lock::{LockEntry, LockFile, now_rfc3339};
 use crate::skills::library::source::{Location, Source};
-use crate::skills::load::parse::{Loaded, load_skill};
+use crate::skills::load::parse::{FolderLoad, load_skill};
 
 /// What `skills add` was asked.
 #[derive(Debug, Clone, Default)]
-pub struct AddRequest {
-    pub source: String,
+pub(crate) struct AddRequest {
+    pub(crate) source: String,
     /// `--skill NAME` (repeatable): which skills of a source holding several.
-    pub skills: Vec<String>,
+    pub(crate) skills: Vec<String>,
     /// `--fix`: fix script problems in the installed copy without asking.
-    pub fix: bool,
+    pub(crate) fix: bool,
     /// `--all`: every skill of the source, without asking.
-    pub all: bool,
+    pub(crate) all: bool,
     /// `--force`: install over audit findings of high or critical severity without asking.
-    pub force: bool,
+    pub(crate) force: bool,
     /// `--as NAME`: install the one chosen skill under this name (folder and own name).
-    pub new_name: Option<String>,
+    pub(crate) new_name: Option<String>,
 }
 
 /// A fetched source: the tree to install from, and the commit (git sources). The temporary folder
 /// of a git fetch lives as long as this.
-pub struct Fetched {
-    pub tree: PathBuf,
-    pub commit: Option<String>,
+pub(crate) struct Fetched {
+    pub(crate) tree: PathBuf,
+    pub(crate) commit: Option<String>,
     _tmp: Option<tempfile::TempDir>,
 }
 
 /// Fetch `source` (a git clone into a temporary folder, or the local folder as it is) and resolve
 /// its `#SUBDIR`.
-pub async fn fetch(source: &Source) -> Result<Fetched, AppError> {
+pub(crate) async fn fetch(source: &Source) -> Result<Fetched, AppError> {
     let (base, commit, tmp) = match &source.location {
         Location::Local(dir) => (dir.clone(), None, None),
         Location::Git(url) => {
@@ -79,7 +79,7 @@ pub async fn fetch(source: &Source) -> Result<Fetched, AppError> {
 /// are already installed from it are left as they are (re-adding a partly installed repository
 /// installs the rest); a folder in the way that came from elsewhere stops the install before
 /// anything is put in place. Script problems are asked about once for the whole install.
-pub async fn add(
+pub(crate) async fn add(
     request: &AddRequest,
     cwd: &Path,
     root: &Path,
@@ -232,16 +232,16 @@ fn clash_error(clashes: &[Clash]) -> String {
 const MAX_DEPTH_TEXT: &str = "up to 4 levels down";
 
 /// The script problems a skill folder would be installed with (what `skills check` reports).
-pub fn problems_of(dir: &Path) -> Vec<ScriptProblem> {
+pub(crate) fn problems_of(dir: &Path) -> Vec<ScriptProblem> {
     match dir.parent().map(|parent| load_skill(dir, parent)) {
-        Some(Loaded::Skill(skill)) => script_problems(dir, skill.entry.as_deref(), &skill.skill_file),
+        Some(FolderLoad::Skill(skill)) => script_problems(dir, skill.entry.as_deref(), &skill.skill_file),
         _ => check_scripts(dir, None),
     }
 }
 
 /// Whether to fix `problems` in the installed copies: `--fix`, or a person's yes to one question
 /// for the whole install that names only the kinds of problem present.
-pub fn fix_decision(fix: bool, problems: &[ScriptProblem], skills: usize, asker: &dyn LibraryAsker) -> bool {
+pub(crate) fn fix_decision(fix: bool, problems: &[ScriptProblem], skills: usize, asker: &dyn LibraryAsker) -> bool {
     if problems.is_empty() || fix {
         return fix;
     }
@@ -271,15 +271,15 @@ pub fn fix_decision(fix: bool, problems: &[ScriptProblem], skills: usize, asker:
 /// How one skill is installed: `--fix`, `--force`, and whether it takes its folder's name as its
 /// own (`--as`).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Flags {
-    pub fix: bool,
-    pub force: bool,
-    pub rename: bool,
+pub(crate) struct Flags {
+    pub(crate) fix: bool,
+    pub(crate) force: bool,
+    pub(crate) rename: bool,
 }
 
 /// Stage, rename the staged copy if asked, audit it (the gate: `super::gate`), fix scripts if
 /// allowed, and put one skill in place as `root/name`.
-pub fn install_one(
+pub(crate) fn install_one(
     candidate: &Candidate,
     name: &str,
     root: &Path,
@@ -362,7 +362,7 @@ fn fix_and_commit(
 
 /// `skills remove NAME` (its own name or its folder's): delete an installed skill and its lock entry. Only skills that `skills
 /// add` installed (listed in the lock file) are removed.
-pub fn remove(name: &str, root: &Path) -> Result<SkillRemoved, AppError> {
+pub(crate) fn remove(name: &str, root: &Path) -> Result<SkillRemoved, AppError> {
     let (_, folder, _) = super::installed::entries(&[root], Some(name))?
         .into_iter()
         .next()

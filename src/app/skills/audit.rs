@@ -19,7 +19,7 @@ use crate::skills::roots::skill_dirs::find_skill_file;
 /// Audit `target` (or every discovered skill) and say which exit code the findings give. With
 /// `llm`, each skill's SKILL.md also goes to the model for a second opinion, kept beside the
 /// findings and never changing them or the exit code.
-pub async fn run(
+pub(crate) async fn run(
     target: Option<&str>,
     discovery: &Discovery,
     cwd: &Path,
@@ -34,8 +34,10 @@ pub async fn run(
                 .collect();
             ("configured roots".to_string(), skills)
         }
-        Some(target) if !looks_like_source(target) && super::super::invoke::find_skill(target, discovery).is_ok() => {
-            let skill = super::super::invoke::find_skill(target, discovery).map_err(AppError::usage)?;
+        Some(target)
+            if !looks_like_source(target) && super::super::skill_once::find_skill(target, discovery).is_ok() =>
+        {
+            let skill = super::super::skill_once::find_skill(target, discovery).map_err(AppError::usage)?;
             (target.to_string(), vec![(skill.name.clone(), skill.dir.clone())])
         }
         Some(target) => {
@@ -43,7 +45,7 @@ pub async fn run(
                 // A bare word that is neither a skill nor a folder here: most likely a skill's name.
                 SourceError::Unrecognised(_) => AppError::usage(format!(
                     "{}, and no folder or source either (give a path such as ./{target} or owner/repo)",
-                    super::super::invoke::unknown_skill(target, discovery)
+                    super::super::skill_once::unknown_skill(target, discovery)
                 )),
                 e => AppError::usage(e.to_string()),
             })?;
@@ -130,7 +132,7 @@ fn skills_in(tree: &Path) -> Vec<(String, PathBuf)> {
 
 /// Audit every skill, on two threads when there are many (the audit reads and matches; a
 /// thousand skills should take well under a second).
-pub fn audit_all(skills: &[(String, PathBuf)]) -> Vec<AuditedSkill> {
+pub(crate) fn audit_all(skills: &[(String, PathBuf)]) -> Vec<AuditedSkill> {
     let one = |(name, dir): &(String, PathBuf)| audited(name, audit_dir(dir));
     if skills.len() < 64 {
         return skills.iter().map(one).collect();
@@ -147,7 +149,7 @@ pub fn audit_all(skills: &[(String, PathBuf)]) -> Vec<AuditedSkill> {
 }
 
 /// One skill's audit as reported.
-pub fn audited(name: &str, audit: Audit) -> AuditedSkill {
+pub(crate) fn audited(name: &str, audit: Audit) -> AuditedSkill {
     AuditedSkill {
         name: name.to_string(),
         digest: digest::digest_dir(&audit.dir).ok(),

@@ -6,7 +6,7 @@ use crate::exit::AppError;
 use crate::output::report::{CheckedSkill, SkillCheck};
 use crate::skills::catalog::line_len;
 use crate::skills::check::lint::{Rules, lint};
-use crate::skills::check::needs::{MCP_UNAVAILABLE, NeedKind, Needs, WHERE_TO_SET};
+use crate::skills::check::needs_met::{MCP_UNAVAILABLE, NeedKind, Needs, WHERE_TO_SET};
 use crate::skills::discover::{Discovery, discover};
 use crate::skills::roots::skill_dirs::find_skill_file;
 use crate::skills::roots::{RootKind, SkillRoot};

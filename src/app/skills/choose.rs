@@ -13,8 +13,8 @@ const NAMES_SHOWN: usize = 5;
 
 /// What was asked of a source: `--skill NAME`s and `--all`.
 pub(super) struct Wanted<'a> {
-    pub names: &'a [String],
-    pub all: bool,
+    pub(crate) names: &'a [String],
+    pub(crate) all: bool,
 }
 
 /// The folder name a candidate is installed as: the folder it came in (`video-downloader`, not

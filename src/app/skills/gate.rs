@@ -12,7 +12,7 @@ use crate::output::library::LibraryAsker;
 
 /// What the gate stands before: the refusal says what did not happen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gate {
+pub(crate) enum Gate {
     /// `skills add`, `skills update`: nothing is installed.
     Install,
     /// `agent trust --skill`: the content is not recorded as trusted.
@@ -22,13 +22,13 @@ pub enum Gate {
 }
 
 /// Audit `staged` (the copy of skill `name` about to be installed) and decide.
-pub fn check(staged: &Path, name: &str, force: bool, asker: &dyn LibraryAsker) -> Result<Verdict, AppError> {
+pub(crate) fn check(staged: &Path, name: &str, force: bool, asker: &dyn LibraryAsker) -> Result<Verdict, AppError> {
     check_for(Gate::Install, staged, name, force, asker)
 }
 
 /// Audit `dir` (skill `name`, about to be installed or trusted as `gate` says) and decide:
 /// findings of high or critical severity need a yes on a terminal, else `force`.
-pub fn check_for(
+pub(crate) fn check_for(
     gate: Gate,
     dir: &Path,
     name: &str,
@@ -48,7 +48,7 @@ pub fn check_for(
 /// The gate's rule on `findings` (of `name`, before `gate`): nothing of high or critical
 /// severity passes; else a yes on a terminal (critical ones need the word `install`), else
 /// `force`, else a refusal naming the worst findings. How they were accepted, if there were any.
-pub fn decide(
+pub(crate) fn decide(
     gate: Gate,
     name: &str,
     findings: &[Finding],

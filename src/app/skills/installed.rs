@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::exit::AppError;
 use crate::skills::library::lock::{LockEntry, LockFile};
-use crate::skills::load::parse::{Loaded, Reading, load_skill_as};
+use crate::skills::load::parse::{FolderLoad, Reading, load_skill_as};
 use crate::skills::resolve::{Named, resolve, unknown};
 
 /// One lock entry: its root, its folder name (the key) and what the lock records.
@@ -64,7 +64,7 @@ pub(super) fn entries(roots: &[&Path], only: Option<&str>) -> Result<Vec<Entry>,
 /// The name the skill in `dir` gives itself, when it loads.
 fn own_name(dir: &Path, root: &Path) -> Option<String> {
     match load_skill_as(dir, root, Reading::Front) {
-        Loaded::Skill(skill) => Some(skill.name),
+        FolderLoad::Skill(skill) => Some(skill.name),
         _ => None,
     }
 }

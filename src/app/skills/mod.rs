@@ -29,7 +29,7 @@ use crate::output::library::SkillTrusted;
 use crate::output::report::{SearchHit, SkillList, SkillSearch, SkillShow, SkillSummary};
 use crate::output::{Event, Output};
 use crate::skills::check::lint::Rules;
-use crate::skills::check::needs::Needs;
+use crate::skills::check::needs_met::Needs;
 use crate::skills::discover::{Discovery, Scan, discover_with};
 use crate::skills::library::lock::{Installed, Locks};
 use crate::skills::roots::RootKind;
@@ -85,7 +85,7 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
             let cwd = std::env::current_dir()
                 .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))?;
             let client = if *llm {
-                endpoint::settle(run.cli, &mut run.config).await?;
+                endpoint::discover(run.cli, &mut run.config).await?;
                 let sink: std::sync::Arc<dyn crate::output::EventSink> = output.clone();
                 Some(build::llm_client(&run, &discovery, sink)?)
             } else {
@@ -251,7 +251,7 @@ fn blocked_reason(skill: &Skill, trust: &FolderTrust, listing: &mut Listing) -> 
 /// yes on a terminal, else `force`): trusting edited content is installing it again.
 pub(super) fn trust_installed(name: &str, force: bool, run: &Run<'_>) -> Result<SkillTrusted, AppError> {
     let discovery = discover_with(&run.config.skill_roots, &run.config.routing_scan());
-    let skill = super::invoke::find_skill(name, &discovery).map_err(AppError::usage)?;
+    let skill = super::skill_once::find_skill(name, &discovery).map_err(AppError::usage)?;
     let Some(installed) = Installed::of(&skill.dir) else {
         let why = if skill.root_kind == RootKind::Project {
             "it is a project skill: project skills are trusted with their folder, so run `agent trust` there"
@@ -292,7 +292,7 @@ fn list(discovery: Discovery, trust: &FolderTrust, catalog_budget: usize) -> Ski
 /// `skills show NAME` (its own name or its folder's): one skill in full; a usage error naming the
 /// nearest ones when there is none.
 fn show(discovery: &Discovery, run: &Run<'_>, name: &str) -> Result<SkillShow, AppError> {
-    let skill = super::invoke::find_skill(name, discovery).map_err(AppError::usage)?;
+    let skill = super::skill_once::find_skill(name, discovery).map_err(AppError::usage)?;
     let requires = &skill.requires;
     Ok(SkillShow {
         summary: summary(skill, &run.trust),

@@ -56,7 +56,7 @@ impl Sources {
 }
 
 /// `skills outdated`: each installed skill against its source now.
-pub async fn outdated(roots: &[&Path]) -> Result<SkillsOutdated, AppError> {
+pub(crate) async fn outdated(roots: &[&Path]) -> Result<SkillsOutdated, AppError> {
     let mut sources = Sources::default();
     let mut skills = Vec::new();
     for (root, name, entry) in entries(roots, None)? {

@@ -14,7 +14,7 @@ use crate::skills::library::install::Candidate;
 use crate::skills::library::lock::LockFile;
 use crate::skills::library::source::{Location, Source};
 use crate::skills::library::templates::skeleton_reason;
-use crate::skills::load::parse::{Loaded, Reading, load_skill_as};
+use crate::skills::load::parse::{FolderLoad, Reading, load_skill_as};
 
 /// Longest name `--as` suggests (the Agent Skills limit).
 const MAX_NAME: usize = 64;
@@ -25,18 +25,18 @@ pub(super) type Todo<'a> = (&'a Candidate, String, Option<String>);
 /// What becomes of each chosen skill.
 #[derive(Default)]
 pub(super) struct Plan<'a> {
-    pub todo: Vec<Todo<'a>>,
-    pub already: Vec<String>,
-    pub clashes: Vec<Clash>,
-    pub templates: Vec<SkippedTemplate>,
+    pub(crate) todo: Vec<Todo<'a>>,
+    pub(crate) already: Vec<String>,
+    pub(crate) clashes: Vec<Clash>,
+    pub(crate) templates: Vec<SkippedTemplate>,
 }
 
 /// How `skills add` was asked to install: the source, its root, `--all` and `--as`.
 pub(super) struct Asked<'s> {
-    pub source: &'s Source,
-    pub root: &'s Path,
-    pub all: bool,
-    pub new_name: Option<&'s str>,
+    pub(crate) source: &'s Source,
+    pub(crate) root: &'s Path,
+    pub(crate) all: bool,
+    pub(crate) new_name: Option<&'s str>,
 }
 
 /// Sort `chosen` into a [`Plan`] against `root` and its lock file.
@@ -110,7 +110,7 @@ fn names_in(root: &Path) -> Names {
         if folder.starts_with('.') || !entry.path().is_dir() {
             continue;
         }
-        if let Loaded::Skill(skill) = load_skill_as(&entry.path(), root, Reading::Front)
+        if let FolderLoad::Skill(skill) = load_skill_as(&entry.path(), root, Reading::Front)
             && skill.name != folder
         {
             names.entry(skill.name).or_insert((entry.path(), ClashKind::NameTaken));

@@ -20,7 +20,7 @@ pub(super) async fn run(
     // The skill `--draft` or `tune` names, by its own name or its folder's, as the catalog calls it.
     let named = match action {
         SkillsCommand::Eval { draft: Some(skill), .. } | SkillsCommand::Tune { skill, .. } => Some(
-            crate::app::invoke::find_skill(skill, &discovery)
+            crate::app::skill_once::find_skill(skill, &discovery)
                 .map_err(AppError::usage)?
                 .name
                 .clone(),
@@ -28,7 +28,7 @@ pub(super) async fn run(
         _ => None,
     };
     let named = named.unwrap_or_default();
-    endpoint::settle(run.cli, &mut run.config).await?;
+    endpoint::discover(run.cli, &mut run.config).await?;
     let approver = run.front.approver(run.config.interactive);
     let asker = approver.clone();
     let mut agent = build::agent(&run, discovery, Arc::new(Quiet), approver)?;

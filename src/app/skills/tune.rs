@@ -34,17 +34,17 @@ const AT_THE_MODEL: [&str; 6] = [
 
 /// How `skills tune` runs.
 #[derive(Debug, Clone)]
-pub struct TuneOptions {
-    pub skill: String,
+pub(crate) struct TuneOptions {
+    pub(crate) skill: String,
     /// Cases file; default the skill's `tests/routing.yaml`.
-    pub cases: Option<PathBuf>,
-    pub iterations: u32,
-    pub runs: u32,
-    pub jobs: usize,
+    pub(crate) cases: Option<PathBuf>,
+    pub(crate) iterations: u32,
+    pub(crate) runs: u32,
+    pub(crate) jobs: usize,
     /// Most tokens the whole tuning may use (server counts, else estimated from bytes).
-    pub budget: u64,
+    pub(crate) budget: u64,
     /// Write the best description without asking.
-    pub write: bool,
+    pub(crate) write: bool,
 }
 
 /// A description and how it did on each half.

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::exit::AppError;
 
 /// Put `description` into the skill whose SKILL.md is `skill_file` (in `dir`); the file written.
-pub fn write_description(skill_file: &Path, dir: &Path, description: &str) -> Result<PathBuf, AppError> {
+pub(crate) fn write_description(skill_file: &Path, dir: &Path, description: &str) -> Result<PathBuf, AppError> {
     let cannot = |path: &Path, e: String| AppError::config(format!("cannot write {}: {e}", path.display()));
     let target = inside(skill_file, dir).map_err(|e| cannot(skill_file, e))?;
     let text = std::fs::read_to_string(&target).map_err(|e| cannot(skill_file, e.to_string()))?;

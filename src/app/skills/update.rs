@@ -29,7 +29,7 @@ pub(super) fn source_of(entry: &LockEntry) -> Source {
 }
 
 /// `skills update [NAME]` (its own name or its folder's): fetch each source again, show the difference, replace after a yes.
-pub async fn update(
+pub(crate) async fn update(
     roots: &[&Path],
     only: Option<&str>,
     (yes, force): (bool, bool),

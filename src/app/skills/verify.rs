@@ -20,7 +20,7 @@ fn user_keys() -> Result<Keys, AppError> {
 /// Verify every skill the lock files of `roots` list (or only the one `only` names, by its own
 /// name or its folder's). Exit 1 when a digest
 /// changed or a signature is invalid.
-pub fn verify(roots: &[&Path], only: Option<&str>) -> Result<(SkillsVerified, ExitCode), AppError> {
+pub(crate) fn verify(roots: &[&Path], only: Option<&str>) -> Result<(SkillsVerified, ExitCode), AppError> {
     let keys = user_keys()?;
     let all: Vec<&signature::Key> = keys.keys.iter().collect();
     let mut skills = Vec::new();
@@ -49,7 +49,7 @@ pub fn verify(roots: &[&Path], only: Option<&str>) -> Result<(SkillsVerified, Ex
 }
 
 /// `skills keys add KEY [--comment TEXT] [--require-for SOURCE]`.
-pub fn add_key(key: &str, comment: Option<&str>, require_for: Option<&str>) -> Result<KeyAdded, AppError> {
+pub(crate) fn add_key(key: &str, comment: Option<&str>, require_for: Option<&str>) -> Result<KeyAdded, AppError> {
     let path =
         Keys::path().ok_or_else(|| AppError::config("no configuration folder (HOME is unset) to keep keys in"))?;
     let mut keys = Keys::read(&path).map_err(AppError::config)?;
@@ -71,7 +71,7 @@ pub fn add_key(key: &str, comment: Option<&str>, require_for: Option<&str>) -> R
 
 /// Before installing from `source`: when the user requires signatures for it, the skill at
 /// `dir` must carry a valid one by a required key.
-pub fn require_signature(dir: &Path, source: &str) -> Result<(), AppError> {
+pub(crate) fn require_signature(dir: &Path, source: &str) -> Result<(), AppError> {
     let keys = user_keys()?;
     let required = keys.required_for(source);
     if required.is_empty() {

@@ -15,7 +15,7 @@ use super::policy::{Enforcement, Grant, Network, Policy, Skipped, strict_gap};
 /// to contained commands): office skills' `soffice --headless --convert-to` calls need this one.
 /// It is the agent's, never the user's own profile, so a skill cannot plant a macro the user's
 /// LibreOffice runs later.
-pub const TOOL_CACHE_VARS: [(&str, &str); 4] = [
+pub(crate) const TOOL_CACHE_VARS: [(&str, &str); 4] = [
     ("UV_CACHE_DIR", "uv"),
     ("PIP_CACHE_DIR", "pip"),
     ("npm_config_cache", "npm"),
@@ -27,7 +27,7 @@ const LIBREOFFICE_PROFILE_VAR: &str = "UserInstallation";
 
 /// The value of tool cache variable `var` for folder `dir`: the folder itself, or a `file://` URL
 /// for LibreOffice.
-pub fn tool_cache_value(var: &str, dir: &std::path::Path) -> String {
+pub(crate) fn tool_cache_value(var: &str, dir: &std::path::Path) -> String {
     if var == LIBREOFFICE_PROFILE_VAR {
         format!("file://{}", dir.display())
     } else {
@@ -38,25 +38,25 @@ pub fn tool_cache_value(var: &str, dir: &std::path::Path) -> String {
 /// What the user allows beyond a skill's walls, from their own settings only (the environment and
 /// `~/.config/agent/.env`, never a project's `.env`), and where tools keep their caches.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Extra {
+pub(crate) struct Extra {
     /// `AGENT_ALLOW_COMMANDS`: grants in the `Bash(pdftotext:*)` form, run unasked under `auto`.
-    pub commands: Vec<String>,
+    pub(crate) commands: Vec<String>,
     /// `AGENT_ALLOW_NETWORK=1`: contained commands keep the network.
-    pub network: bool,
+    pub(crate) network: bool,
     /// `$XDG_CACHE_HOME/agent/tools` (else `~/.cache/agent/tools`): the tools' writable caches.
-    pub tool_cache: Option<PathBuf>,
+    pub(crate) tool_cache: Option<PathBuf>,
 }
 
 impl Extra {
     /// Each tool cache variable with its folder.
-    pub fn tool_dirs(&self) -> impl Iterator<Item = (&'static str, PathBuf)> + '_ {
+    pub(crate) fn tool_dirs(&self) -> impl Iterator<Item = (&'static str, PathBuf)> + '_ {
         self.tool_cache
             .iter()
             .flat_map(|root| TOOL_CACHE_VARS.iter().map(move |(var, sub)| (*var, root.join(sub))))
     }
 
     /// Make the tools' cache folders (owner-only); what could not be made stays unwritable.
-    pub fn ensure_tool_dirs(&self) {
+    pub(crate) fn ensure_tool_dirs(&self) {
         use std::os::unix::fs::DirBuilderExt;
         for (_, dir) in self.tool_dirs() {
             if let Err(e) = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir) {
@@ -67,7 +67,7 @@ impl Extra {
 
     /// The user's grants read from `AGENT_ALLOW_COMMANDS`: entries separated by commas,
     /// semicolons or newlines, each `Bash(…)` kept whole (its spaces and commas included).
-    pub fn parse_commands(value: &str) -> Vec<String> {
+    pub(crate) fn parse_commands(value: &str) -> Vec<String> {
         let mut out = Vec::new();
         let (mut depth, mut current) = (0usize, String::new());
         for c in value.chars() {
@@ -94,7 +94,7 @@ impl Policy {
     /// This policy tightened for a contained command, or `None` when the sandbox cannot contain
     /// one here: not enforced, no Landlock network rules (ABI 4) or seccomp filter, or a protected
     /// or kept-read-only place beneath a writable folder that this machine cannot keep read-only.
-    pub fn contained(&self, declares_network: bool, user_allows_network: bool) -> Option<Policy> {
+    pub(crate) fn contained(&self, declares_network: bool, user_allows_network: bool) -> Option<Policy> {
         if self.enforcement() != Enforcement::Confined || strict_gap(&self.kernel).is_some() {
             return None;
         }

@@ -27,16 +27,16 @@ use super::protected::{Kind, Place, Protected};
 
 /// What keeps the protected places beneath the writable ones out of a command's reach.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Guard {
+pub(crate) struct Guard {
     /// Places to keep read-only, with what they are (`~/.ssh: your SSH keys`).
-    pub kept: Vec<(PathBuf, String)>,
+    pub(crate) kept: Vec<(PathBuf, String)>,
     /// Folders between a writable place and a kept one, bound onto themselves so they cannot be
     /// renamed away; parents first.
-    pub pinned: Vec<PathBuf>,
+    pub(crate) pinned: Vec<PathBuf>,
     /// Missing folder places to create (empty, mode 0700) before the command, then keep.
-    pub create: Vec<PathBuf>,
+    pub(crate) create: Vec<PathBuf>,
     /// Places that cannot be kept read-only, in words: commands are then asked about.
-    pub unguarded: Vec<String>,
+    pub(crate) unguarded: Vec<String>,
     /// Protected files beneath a writable place that do not exist yet (summed up in `unguarded`).
     missing_files: Vec<PathBuf>,
 }
@@ -44,7 +44,7 @@ pub struct Guard {
 /// The guard for these writable places: every protected place strictly beneath one of them,
 /// unless the user's `--allow-write` names exactly that place. `namespaces` says whether this
 /// machine gives commands a mount namespace of their own.
-pub fn beneath(write: &[Writable], protected: &Protected, namespaces: bool) -> Guard {
+pub(crate) fn beneath(write: &[Writable], protected: &Protected, namespaces: bool) -> Guard {
     let mut guard = Guard::default();
     let opened: Vec<&Path> = write
         .iter()
@@ -122,7 +122,7 @@ fn push<T: PartialEq>(list: &mut Vec<T>, item: T) {
 }
 
 /// Create the missing folder places of `guard` (empty, mode 0700), so they can be kept.
-pub fn create_missing(guard: &Guard) -> std::io::Result<()> {
+pub(crate) fn create_missing(guard: &Guard) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     for path in &guard.create {
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path)?;
@@ -134,7 +134,7 @@ impl Settings {
     /// Said once when the run starts: the working folder is inside a protected place, or holds
     /// some (the agent's own configuration, a skill root, `~/.ssh` …), and what commands may do
     /// there. `None` for an ordinary folder (`.git` and project skills are not news).
-    pub fn protected_warning(&self) -> Option<String> {
+    pub(crate) fn protected_warning(&self) -> Option<String> {
         if self.mode == Mode::Off || !self.kernel.filesystem() {
             return None;
         }

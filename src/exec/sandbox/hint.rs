@@ -20,26 +20,26 @@ const MAX_PATHS: usize = 3;
 
 /// Why a failure looks like the sandbox's doing.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Hint {
+pub(crate) struct Hint {
     /// Paths the command was refused that lie outside the places it may write.
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// The network is closed for this command (`strict`) and the failure may be that.
-    pub network: bool,
+    pub(crate) network: bool,
     /// A refused path lies in an installed skill's own folder, which its commands never write.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub installed: bool,
+    pub(crate) installed: bool,
     /// The places kept read-only inside the writable folders that refused paths lie in, in words
     /// (`~/.config/agent: the agent's configuration`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub kept: Vec<String>,
+    pub(crate) kept: Vec<String>,
     /// Hosts the command failed to connect to while the network was closed to it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub hosts: Vec<String>,
+    pub(crate) hosts: Vec<String>,
 }
 
 impl Hint {
     /// One sentence for the model and the user, saying what to do about it.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         let fix = "the skill can declare `requires.write`, or the user can pass `--allow-write PATH`";
         let net_fix = "the skill can declare `requires.network: true`, or the user can allow it with \
                        AGENT_ALLOW_NETWORK=1 in ~/.config/agent/.env (with --sandbox on, not strict)";
@@ -86,7 +86,7 @@ impl Hint {
 impl Hint {
     /// This hint with the protected places its refused paths lie in named (a write to
     /// `~/.config/agent/.env` from an ordinary working folder): `requires.write` cannot open them.
-    pub fn naming_protected(mut self, protected: &super::protected::Protected, cwd: &Path) -> Self {
+    pub(crate) fn naming_protected(mut self, protected: &super::protected::Protected, cwd: &Path) -> Self {
         for path in &self.paths {
             if let Some(what) = protected.containing(&real_path(&resolve(path, cwd)))
                 && !self.kept.contains(&what)
@@ -100,7 +100,7 @@ impl Hint {
 
 /// A hint for a command that ran under `policy` in `cwd`, failed, and wrote `stderr`; `None`
 /// when it succeeded, ran unconfined, or nothing points at the sandbox.
-pub fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Option<Hint> {
+pub(crate) fn explain(policy: &Policy, succeeded: bool, stderr: &str, cwd: &Path) -> Option<Hint> {
     if succeeded || policy.enforcement() != Enforcement::Confined {
         return None;
     }

@@ -3,26 +3,26 @@
 
 /// The newest Landlock ABI whose rights `agent` has been tested with. A newer kernel is used at this
 /// level, so a kernel upgrade never changes what commands may do without a test having seen it.
-pub const TESTED_ABI: u32 = 7;
+pub(crate) const TESTED_ABI: u32 = 7;
 
 /// Hidden test setting, read from the real environment only (never from a `.env`): pretend the
 /// kernel offers at most this Landlock ABI (`0`: none), to exercise the warning and refusal paths
 /// on a machine that has Landlock.
-pub const ABI_OVERRIDE_VAR: &str = "AGENT_SANDBOX_ABI";
+pub(crate) const ABI_OVERRIDE_VAR: &str = "AGENT_SANDBOX_ABI";
 
 /// The sandbox features the running kernel offers, as `agent` will use them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Kernel {
     /// The Landlock ABI the kernel reports (0: none).
-    pub reported_abi: u32,
-    /// The ABI `agent` uses: the reported one, capped at [`TESTED_ABI`] and by `AGENT_SANDBOX_ABI`.
+    pub(crate) reported_abi: u32,
+    /// The ABI `agent` uses: the reported one, capped at `TESTED_ABI` and by `AGENT_SANDBOX_ABI`.
     pub abi: u32,
     /// Whether `AGENT_SANDBOX_ABI` lowered it.
-    pub simulated: bool,
+    pub(crate) simulated: bool,
     /// Why there is no Landlock, when there is none.
     pub missing: Option<String>,
     /// Whether the seccomp filter that `strict` adds can be built for this architecture.
-    pub seccomp: bool,
+    pub(crate) seccomp: bool,
 }
 
 impl Kernel {
@@ -32,8 +32,9 @@ impl Kernel {
         Self::from_query(query_abi(), cap.as_deref())
     }
 
+    #[cfg(test)]
     /// A kernel that offers exactly `abi` (benchmarks and tests of policies).
-    pub fn with_abi(abi: u32) -> Self {
+    pub(crate) fn with_abi(abi: u32) -> Self {
         Self::from_query(Ok(abi), None)
     }
 
@@ -77,28 +78,28 @@ impl Kernel {
 
     /// Truncating a file outside the writable folders is refused too (ABI 3); without it, a
     /// command can still empty any file the user can write, so the sandbox is partial.
-    pub fn truncate(&self) -> bool {
+    pub(crate) fn truncate(&self) -> bool {
         self.abi >= 3
     }
 
     /// TCP connect and bind can be refused (ABI 4).
-    pub fn tcp(&self) -> bool {
+    pub(crate) fn tcp(&self) -> bool {
         self.abi >= 4
     }
 
     /// ioctl on devices opened inside the sandbox can be refused (ABI 5): this is what stops a
     /// command from typing into the user's terminal (`TIOCSTI`).
-    pub fn device_ioctl(&self) -> bool {
+    pub(crate) fn device_ioctl(&self) -> bool {
         self.abi >= 5
     }
 
     /// Signals and abstract Unix sockets can be scoped to the sandbox (ABI 6).
-    pub fn scopes(&self) -> bool {
+    pub(crate) fn scopes(&self) -> bool {
         self.abi >= 6
     }
 
     /// The ABI as the `landlock` crate names it.
-    pub fn landlock_abi(&self) -> landlock::ABI {
+    pub(crate) fn landlock_abi(&self) -> landlock::ABI {
         landlock::ABI::from(i32::try_from(self.abi).unwrap_or(i32::MAX))
     }
 }

@@ -4,39 +4,39 @@
 //! may also not open network connections unless the skill declares that it needs them.
 //!
 //! - [`Mode`]: `on`, `strict` or `off`, as the user chose.
-//! - [`kernel`]: what this machine's Landlock can enforce.
-//! - [`contain`]: the tighter walls of a command `auto` runs unasked that is not the skill's own.
+//! - `kernel`: what this machine's Landlock can enforce.
+//! - `contain`: the tighter walls of a command `auto` runs unasked that is not the skill's own.
 //! - [`policy`]: what one skill's commands may write and reach, from the user's settings and what
 //!   the skill declares (`requires.write`, `requires.network`).
-//! - [`confine`]: a policy turned into a Landlock ruleset (and, under `strict`, a seccomp filter),
+//! - `confine`: a policy turned into a Landlock ruleset (and, under `strict`, a seccomp filter),
 //!   built by the agent and entered by the child between fork and exec.
-//! - [`netfilter`]: the seccomp program for what Landlock's network rules do not cover.
-//! - [`protected`] and [`guard`]: places no skill can be granted, kept read-only also beneath a
+//! - `netfilter`: the seccomp program for what Landlock's network rules do not cover.
+//! - `protected` and `guard`: places no skill can be granted, kept read-only also beneath a
 //!   writable place.
-//! - [`planted`]: removing what a command planted that runs later (`.envrc`, a nested `.git`).
-//! - [`hint`]: saying so when a failed command looks like the sandbox stopped it.
-//! - [`probe`]: checking on this machine that a confined child really cannot write.
+//! - `planted`: removing what a command planted that runs later (`.envrc`, a nested `.git`).
+//! - `hint`: saying so when a failed command looks like the sandbox stopped it.
+//! - `probe`: checking on this machine that a confined child really cannot write.
 
-pub mod confine;
-pub mod contain;
-pub mod guard;
-pub mod hint;
-pub mod kernel;
-pub mod netfilter;
-pub mod planted;
+pub(crate) mod confine;
+pub(crate) mod contain;
+pub(crate) mod guard;
+pub(crate) mod hint;
+pub(crate) mod kernel;
+pub(crate) mod netfilter;
+pub(crate) mod planted;
 pub mod policy;
-pub mod probe;
-pub mod protected;
+pub(crate) mod probe;
+pub(crate) mod protected;
 pub mod readonly;
 
 use std::fmt;
 
 pub use confine::Confinement;
 pub use kernel::Kernel;
-pub use policy::{Policy, Settings};
+pub(crate) use policy::{Policy, Settings};
 
 /// How much the sandbox confines commands; also the values of `--sandbox` (clap reads the variant
-/// names, `AGENT_SANDBOX` goes through [`Mode::parse`]).
+/// names, `AGENT_SANDBOX` goes through `Mode::parse`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -52,7 +52,7 @@ pub enum Mode {
 
 impl Mode {
     /// `on`, `strict` or `off` (any case); `None` for anything else.
-    pub fn parse(value: &str) -> Option<Self> {
+    pub(crate) fn parse(value: &str) -> Option<Self> {
         match value.trim().to_ascii_lowercase().as_str() {
             "on" => Some(Self::On),
             "strict" => Some(Self::Strict),
@@ -62,7 +62,7 @@ impl Mode {
     }
 
     /// The word a user types for this mode.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::On => "on",
             Self::Strict => "strict",

@@ -25,7 +25,7 @@ use seccompiler::{
 const MSG_FASTOPEN: u64 = 0x2000_0000;
 
 /// Compile the program for this machine's architecture.
-pub fn program() -> Result<BpfProgram, seccompiler::Error> {
+pub(crate) fn program() -> Result<BpfProgram, seccompiler::Error> {
     let arch = TargetArch::try_from(std::env::consts::ARCH)?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(libc::SYS_socket, socket_rules()?);

@@ -22,13 +22,13 @@ use super::policy::{Grant, Policy};
 use super::readonly::KEPT_READ_ONLY;
 
 /// At most this many entries are looked at per walk, over all writable folders.
-pub const MAX_ENTRIES: usize = 20_000;
+pub(crate) const MAX_ENTRIES: usize = 20_000;
 /// Folders deeper than this below a writable folder are not looked into.
-pub const MAX_DEPTH: usize = 8;
+pub(crate) const MAX_DEPTH: usize = 8;
 
 /// What to watch for one command: the writable folders and what to leave alone.
 #[derive(Debug, Clone, Default)]
-pub struct Watch {
+pub(crate) struct Watch {
     roots: Vec<PathBuf>,
     /// Places kept read-only (nothing can appear there) and places the user opened.
     skip: Vec<PathBuf>,
@@ -37,7 +37,7 @@ pub struct Watch {
 impl Watch {
     /// The writable folders of `policy` (not the temp folders, not single files), minus its kept
     /// places and any `--allow-write` place inside or holding a name of [`KEPT_READ_ONLY`].
-    pub fn of(policy: &Policy) -> Self {
+    pub(crate) fn of(policy: &Policy) -> Self {
         let roots = policy
             .write
             .iter()
@@ -58,7 +58,7 @@ impl Watch {
 
 /// The writable folders as they were before a command.
 #[derive(Debug, Clone, Default)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     watch: Watch,
     /// Folders whose every entry was seen.
     listed: HashSet<PathBuf>,
@@ -68,18 +68,18 @@ pub struct Snapshot {
 
 /// One entry removed after a command, and why it was.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Removed {
+pub(crate) struct Removed {
     /// The entry the command created.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Why it may not stay (what would run it).
-    pub why: &'static str,
+    pub(crate) why: &'static str,
     /// Why it could not be removed, if it could not.
-    pub failed: Option<String>,
+    pub(crate) failed: Option<String>,
 }
 
 impl Removed {
     /// A line for the user and the model.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match &self.failed {
             None => format!(
                 "removed {}: the command created it, and {}; new ones are not kept inside the folders commands may write",
@@ -97,11 +97,11 @@ impl Removed {
 
 /// What a sweep removed, and whether it looked at everything it meant to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Swept {
+pub(crate) struct Swept {
     /// What was removed (or could not be).
-    pub removed: Vec<Removed>,
+    pub(crate) removed: Vec<Removed>,
     /// The command made more entries than the walk looks at: some new folders were not checked.
-    pub incomplete: bool,
+    pub(crate) incomplete: bool,
 }
 
 impl Swept {
@@ -119,7 +119,7 @@ impl Swept {
     }
 
     /// Lines for the user and the model: each removal, and a walk cut short.
-    pub fn messages(&self) -> Vec<String> {
+    pub(crate) fn messages(&self) -> Vec<String> {
         let mut out: Vec<String> = self.removed.iter().map(Removed::message).collect();
         if self.incomplete {
             out.push(format!(
@@ -133,7 +133,7 @@ impl Swept {
 
 impl Snapshot {
     /// List the watched folders (bounded) before the command.
-    pub fn take(watch: Watch) -> Self {
+    pub(crate) fn before(watch: Watch) -> Self {
         let mut snap = Self {
             watch,
             ..Self::default()
@@ -166,7 +166,7 @@ impl Snapshot {
 
     /// After the command: remove every entry named in [`KEPT_READ_ONLY`] that was not there
     /// before, and say which.
-    pub fn sweep(&self) -> Swept {
+    pub(crate) fn sweep(&self) -> Swept {
         let mut swept = Swept::default();
         // Directly inside a writable folder, looked up by name (before and after): however many
         // entries a command makes there, these are never missed.
@@ -211,7 +211,7 @@ impl Snapshot {
 
     /// The places of [`KEPT_READ_ONLY`] found deeper than directly inside a writable folder (a
     /// nested repository's `.git`), at most `max`: kept read-only for the command too.
-    pub fn nested(&self, max: usize) -> Vec<PathBuf> {
+    pub(crate) fn nested(&self, max: usize) -> Vec<PathBuf> {
         let mut found: Vec<PathBuf> = self
             .entries
             .iter()

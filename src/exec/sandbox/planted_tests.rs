@@ -14,7 +14,7 @@ fn new_places_that_run_later_are_removed_and_old_ones_kept() {
     std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
     std::fs::create_dir_all(root.join("old/.git")).unwrap();
     std::fs::create_dir_all(root.join("src")).unwrap();
-    let snap = Snapshot::take(watch(&root));
+    let snap = Snapshot::before(watch(&root));
     assert_eq!(snap.nested(10), vec![root.join("old/.git")]);
     // What a command plants.
     std::fs::write(root.join(".envrc"), "touch x").unwrap();
@@ -54,7 +54,7 @@ fn removal_never_follows_a_symlink_out() {
     std::fs::create_dir_all(&root).unwrap();
     std::fs::create_dir_all(outside.join("keep")).unwrap();
     std::fs::write(outside.join("keep/file"), "precious").unwrap();
-    let snap = Snapshot::take(watch(&root));
+    let snap = Snapshot::before(watch(&root));
     std::os::unix::fs::symlink(&outside, root.join(".idea")).unwrap();
     std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
     let removed = snap.sweep().removed;
@@ -71,7 +71,7 @@ fn skipped_places_and_unlisted_folders_are_left_alone() {
     std::fs::create_dir_all(root.join("opened")).unwrap();
     let mut w = watch(&root);
     w.skip.push(root.join("opened"));
-    let snap = Snapshot::take(w);
+    let snap = Snapshot::before(w);
     std::fs::create_dir_all(root.join("opened/.git")).unwrap();
     assert!(snap.sweep().removed.is_empty());
     assert!(root.join("opened/.git").exists());
@@ -80,7 +80,7 @@ fn skipped_places_and_unlisted_folders_are_left_alone() {
     assert!(none.sweep().removed.is_empty());
     // A root too big to list: what was directly inside it before is still known, and kept.
     std::fs::write(root.join(".envrc"), "mine").unwrap();
-    let mut snap = Snapshot::take(watch(&root));
+    let mut snap = Snapshot::before(watch(&root));
     snap.listed.clear();
     snap.entries.retain(|p| p.ends_with(".envrc"));
     assert!(snap.sweep().removed.is_empty());
@@ -91,7 +91,7 @@ fn skipped_places_and_unlisted_folders_are_left_alone() {
 fn a_flood_of_entries_does_not_hide_a_new_place_directly_inside() {
     let tmp = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(tmp.path()).unwrap();
-    let snap = Snapshot::take(watch(&root));
+    let snap = Snapshot::before(watch(&root));
     for i in 0..(2 * MAX_ENTRIES + 10) {
         std::fs::write(root.join(format!("f{i}")), "").unwrap();
     }

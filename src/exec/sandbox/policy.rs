@@ -1,6 +1,6 @@
 //! What one skill's commands may write and reach: the user's settings for the run ([`Settings`],
 //! built once) combined with what the skill declares (`requires.write`, `requires.network`) into a
-//! [`Policy`], which the approval prompt and `skills show` display and [`super::confine`] enforces.
+//! [`Policy`], which the approval prompt and `skills show` display and `super::confine` enforces.
 //!
 //! Decisions, documented in docs/sandbox.md and docs/safety.md:
 //! - `requires.write` entries expand a leading `~` to `$HOME`; relative ones are relative to the
@@ -22,7 +22,7 @@ use super::{Kernel, Mode};
 /// Why a folder is writable (shown next to it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Grant {
+pub(crate) enum Grant {
     /// The active skill's own folder.
     SkillFolder,
     /// The folder `agent` was started in.
@@ -39,35 +39,35 @@ pub enum Grant {
 
 /// One place a command may write.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Writable {
-    pub path: PathBuf,
-    pub grant: Grant,
+pub(crate) struct Writable {
+    pub(crate) path: PathBuf,
+    pub(crate) grant: Grant,
     /// A single file rather than a folder: it can be written in place, not replaced or removed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub file: bool,
+    pub(crate) file: bool,
     /// The path with symlinks resolved, for telling whether a denied path was inside.
     #[serde(skip)]
-    pub real: PathBuf,
+    pub(crate) real: PathBuf,
     /// Where the path really leads, when a symlink makes that somewhere else: what is granted.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub target: Option<PathBuf>,
+    pub(crate) target: Option<PathBuf>,
     /// The protected place this (user-granted) path opens, in words (`~/.ssh: your SSH keys`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub protected: Option<String>,
+    pub(crate) protected: Option<String>,
 }
 
 /// A place that would have been writable but is not, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Skipped {
-    pub path: String,
-    pub grant: Grant,
-    pub reason: String,
+pub(crate) struct Skipped {
+    pub(crate) path: String,
+    pub(crate) grant: Grant,
+    pub(crate) reason: String,
 }
 
 /// What a command may reach over the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Network {
+pub(crate) enum Network {
     /// Whatever the user's machine can reach.
     Open,
     /// TCP connect and bind, other internet sockets, abstract Unix sockets and signals to processes
@@ -77,7 +77,7 @@ pub enum Network {
 
 /// Whether a policy can be applied as asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Enforcement {
+pub(crate) enum Enforcement {
     /// The command runs confined.
     Confined,
     /// The command runs unconfined: the sandbox is off, or unavailable under `on`.
@@ -89,19 +89,19 @@ pub enum Enforcement {
 /// The user's sandbox settings for one run.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    pub mode: Mode,
-    pub kernel: Kernel,
+    pub(crate) mode: Mode,
+    pub(crate) kernel: Kernel,
     /// The folder `agent` was started in.
-    pub cwd: PathBuf,
-    pub home: Option<PathBuf>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) home: Option<PathBuf>,
     /// `$TMPDIR`, else `/tmp`.
-    pub temp: PathBuf,
+    pub(crate) temp: PathBuf,
     /// `--allow-write` and `AGENT_ALLOW_WRITE` paths, `~` expanded, made absolute.
-    pub allow_write: Vec<PathBuf>,
+    pub(crate) allow_write: Vec<PathBuf>,
     /// Places no skill declaration can open.
-    pub protected: Protected,
+    pub(crate) protected: Protected,
     /// The user's own allowances and the tools' caches (issue 34).
-    pub extra: super::contain::Extra,
+    pub(crate) extra: super::contain::Extra,
 }
 
 impl Settings {
@@ -136,7 +136,7 @@ impl Settings {
     }
 
     /// These settings with `protected` kept out of every skill's reach.
-    pub fn protecting(mut self, protected: Protected) -> Self {
+    pub(crate) fn protecting(mut self, protected: Protected) -> Self {
         self.protected = protected;
         self
     }
@@ -220,7 +220,7 @@ impl Settings {
     }
 
     /// What is in force for this run: `landlock-v7`-style, `unavailable`, or `off`.
-    pub fn sandbox_name(&self) -> String {
+    pub(crate) fn sandbox_name(&self) -> String {
         match self.mode {
             Mode::Off => "off".into(),
             Mode::On | Mode::Strict => self.kernel.name(),
@@ -230,7 +230,7 @@ impl Settings {
     /// The user's `--allow-write` folders that do not exist yet, created now (Landlock grants
     /// rights on existing places only, and the user named this one), each said in a line; one
     /// that cannot be created stays unwritable, and the line says why.
-    pub fn prepare_allow_write(&self) -> Vec<String> {
+    pub(crate) fn prepare_allow_write(&self) -> Vec<String> {
         if self.mode == Mode::Off || !self.kernel.filesystem() {
             return Vec::new();
         }
@@ -245,7 +245,7 @@ impl Settings {
     }
 
     /// What to tell the user once per run when the sandbox cannot do what the mode promises.
-    pub fn warning(&self) -> Option<String> {
+    pub(crate) fn warning(&self) -> Option<String> {
         let k = &self.kernel;
         match self.mode {
             Mode::Off => None,
@@ -288,33 +288,33 @@ pub(super) fn strict_gap(k: &Kernel) -> Option<String> {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Policy {
     /// The mode the user asked for.
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// What is in force: `landlock-v7`-style, `unavailable`, or `off`.
-    pub in_force: String,
+    pub(crate) in_force: String,
     /// Where commands may write (besides `/dev/null` and terminal-like devices).
-    pub write: Vec<Writable>,
+    pub(crate) write: Vec<Writable>,
     /// Places that were asked for but are not writable, with the reason.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub skipped: Vec<Skipped>,
-    pub network: Network,
+    pub(crate) skipped: Vec<Skipped>,
+    pub(crate) network: Network,
     /// Places inside writable folders kept read-only (`.git`, `.envrc` …), see [`super::readonly`].
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub read_only: Vec<PathBuf>,
+    pub(crate) read_only: Vec<PathBuf>,
     /// Why this machine gives commands no mount namespace of their own, if it does not: the
     /// places above then stay writable, and file modes, owners and times everywhere changeable.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub read_only_unavailable: Option<String>,
+    pub(crate) read_only_unavailable: Option<String>,
     /// The protected places beneath the writable ones and how they are kept (docs/sandbox.md,
     /// "Protected places inside a writable folder").
     #[serde(skip)]
-    pub guard: Guard,
+    pub(crate) guard: Guard,
     #[serde(skip)]
-    pub kernel: Kernel,
+    pub(crate) kernel: Kernel,
 }
 
 impl Policy {
     /// Whether this policy can be applied: confined, unconfined, or refused under `strict`.
-    pub fn enforcement(&self) -> Enforcement {
+    pub(crate) fn enforcement(&self) -> Enforcement {
         let k = &self.kernel;
         match self.mode {
             Mode::Off => Enforcement::Unconfined,
@@ -341,7 +341,7 @@ impl Policy {
     /// The policy for an installed (locked) skill: its own folder is not writable by its
     /// commands, so a run can never change what `skills-lock.json` recorded (outputs belong in the
     /// working folder). Other grants stay.
-    pub fn lock_skill_folder(mut self) -> Self {
+    pub(crate) fn lock_skill_folder(mut self) -> Self {
         let (own, kept): (Vec<Writable>, Vec<Writable>) = std::mem::take(&mut self.write)
             .into_iter()
             .partition(|w| w.grant == Grant::SkillFolder);
@@ -355,7 +355,7 @@ impl Policy {
     }
 
     /// This policy with `dir`, the command's own temp folder, writable too.
-    pub fn with_private_temp(&self, dir: &Path) -> Policy {
+    pub(crate) fn with_private_temp(&self, dir: &Path) -> Policy {
         let mut policy = self.clone();
         policy.write.push(Writable {
             path: dir.to_path_buf(),
@@ -369,7 +369,7 @@ impl Policy {
     }
 
     /// The child's `AGENT_SANDBOX`: what applies to this command (`strict` means no network).
-    pub fn child_value(&self) -> &'static str {
+    pub(crate) fn child_value(&self) -> &'static str {
         match (self.enforcement(), self.network) {
             (Enforcement::Confined, Network::Off) => "strict",
             (Enforcement::Confined, Network::Open) => "on",

@@ -12,7 +12,7 @@ use super::{Confinement, Kernel, Mode};
 /// What the check found.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case", tag = "result", content = "detail")]
-pub enum Probe {
+pub(crate) enum Probe {
     /// The confined child could not write outside its folders.
     Enforced,
     /// The confined child wrote where it should not have: the sandbox does not hold here.
@@ -24,7 +24,7 @@ pub enum Probe {
 }
 
 /// Run the check with the sandbox the kernel offers.
-pub fn run(kernel: &Kernel) -> Probe {
+pub(crate) fn run(kernel: &Kernel) -> Probe {
     if !kernel.filesystem() {
         return Probe::Unavailable;
     }

@@ -79,7 +79,7 @@ const FOLDER_PLACES: &[&str] = &[
 /// What a protected place is, which decides what is done when it lies beneath a writable place
 /// but does not exist yet (a mount needs something to mount on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A folder: created empty before the command, then kept read-only.
     Folder,
     /// A file: cannot be created on the user's behalf, so a command that could create it is not
@@ -96,23 +96,23 @@ pub enum Kind {
 
 /// One place, as named, where its own entry lives, and with symlinks resolved as far as it exists.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Place {
+pub(crate) struct Place {
     /// As named (`~/.config/agent`).
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Where the entry itself lives: its parent resolved, its own name kept. It differs from
     /// `real` when the place is a symlink.
-    pub entry: PathBuf,
+    pub(crate) entry: PathBuf,
     /// Where it leads, symlinks resolved as far as it exists.
-    pub real: PathBuf,
+    pub(crate) real: PathBuf,
     /// What it is, in words.
-    pub what: &'static str,
+    pub(crate) what: &'static str,
     /// What is done when it lies beneath a writable place but does not exist.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
 }
 
 impl Place {
     /// `~/.ssh: your SSH keys and configuration`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{}: {}", self.path.display(), self.what)
     }
 }
@@ -120,7 +120,7 @@ impl Place {
 /// Every protected place of a run. Symlinks are resolved once per run, the first time a place is
 /// judged (some 40 places, hundreds of `readlink` calls), not for every command.
 #[derive(Debug, Clone, Default)]
-pub struct Protected {
+pub(crate) struct Protected {
     named: Vec<(PathBuf, &'static str, Kind)>,
     places: std::sync::OnceLock<Vec<Place>>,
 }
@@ -136,7 +136,7 @@ impl Eq for Protected {}
 impl Protected {
     /// The places for a user whose home is `home`, whose `XDG_*_HOME` are read with `xdg`, working
     /// in `cwd` (and in the repository `repo`, if any), with these skill roots.
-    pub fn new(
+    pub(crate) fn new(
         home: Option<&Path>,
         xdg: impl Fn(&str) -> Option<String>,
         cwd: &Path,
@@ -190,7 +190,7 @@ impl Protected {
     }
 
     /// Every place, resolved (once per run).
-    pub fn places(&self) -> &[Place] {
+    pub(crate) fn places(&self) -> &[Place] {
         self.places.get_or_init(|| {
             self.named
                 .iter()
@@ -210,7 +210,7 @@ impl Protected {
 
     /// What protected place `real` (a path with symlinks resolved: what a grant really opens) is
     /// inside or holds, in words: `~/.ssh: your SSH keys and configuration`.
-    pub fn conflict(&self, real: &Path) -> Option<String> {
+    pub(crate) fn conflict(&self, real: &Path) -> Option<String> {
         self.places()
             .iter()
             .find(|p| overlaps(real, &p.path) || overlaps(real, &p.real))
@@ -221,7 +221,7 @@ impl Protected {
     /// aside, in words: the file tools follow commands there (see [`Self::holding`]), so a
     /// skill-creator can edit the skill it just made in `./skills`; folder trust asks again before
     /// anything there runs.
-    pub fn conflict_for_file(&self, real: &Path) -> Option<String> {
+    pub(crate) fn conflict_for_file(&self, real: &Path) -> Option<String> {
         self.places()
             .iter()
             .filter(|p| p.kind != Kind::ProjectRoot)
@@ -230,7 +230,7 @@ impl Protected {
     }
 
     /// The protected place `real` is inside of (or is), in words.
-    pub fn containing(&self, real: &Path) -> Option<String> {
+    pub(crate) fn containing(&self, real: &Path) -> Option<String> {
         self.places()
             .iter()
             .find(|p| real.starts_with(&p.path) || real.starts_with(&p.real) || real.starts_with(&p.entry))
@@ -239,7 +239,7 @@ impl Protected {
 
     /// The protected place `real` is inside of (or is), project skill roots aside (folder trust
     /// guards what is planted there): a working folder there is not made writable.
-    pub fn holding(&self, real: &Path) -> Option<String> {
+    pub(crate) fn holding(&self, real: &Path) -> Option<String> {
         self.places()
             .iter()
             .filter(|p| p.kind != Kind::ProjectRoot)

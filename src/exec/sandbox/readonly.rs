@@ -27,11 +27,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Names that other tools run on their own, kept read-only in every writable folder holding them.
-pub const KEPT_READ_ONLY: &[&str] = &[".git", ".envrc", ".vscode", ".idea", ".githooks", ".husky"];
+pub(crate) const KEPT_READ_ONLY: &[&str] = &[".git", ".envrc", ".vscode", ".idea", ".githooks", ".husky"];
 
 /// What a child needs for its namespace, prepared by the agent.
 #[derive(Debug)]
-pub struct ReadOnly {
+pub(crate) struct ReadOnly {
     setgroups: CString,
     uid_map: CString,
     gid_map: CString,
@@ -54,7 +54,7 @@ impl ReadOnly {
     /// modes, owners, times and extended attributes included, which Landlock does not cover — and
     /// `kept` (inside them) cannot, nor can the `pinned` folders leading to them be renamed.
     /// `None` when a path cannot be named to the kernel.
-    pub fn prepare(writable: &[PathBuf], pinned: &[PathBuf], kept: &[PathBuf]) -> Option<Self> {
+    pub(crate) fn prepare(writable: &[PathBuf], pinned: &[PathBuf], kept: &[PathBuf]) -> Option<Self> {
         let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).ok();
         let kept = kept
             .iter()
@@ -83,7 +83,7 @@ impl ReadOnly {
     /// In the forked child, before Landlock: a namespace of its own where everything but the
     /// writable places is mounted read-only, and the kept places inside them too. System calls
     /// only (no allocation); errors are raw OS errors.
-    pub fn enter(&self) -> io::Result<()> {
+    pub(crate) fn enter(&self) -> io::Result<()> {
         // SAFETY: unshare affects only the calling (single-threaded, forked) process.
         check(unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) })?;
         write_proc(&self.setgroups, b"deny")?;

@@ -9,14 +9,14 @@ use crate::support::fs::read_regular;
 
 /// The key of a project's MCP configuration in a trust record, beside its skills' keys: its
 /// servers are commands from the repository, trusted (and re-asked on change) like a skill.
-pub const MCP_CONFIG_KEY: &str = ".mcp.json";
+pub(crate) const MCP_CONFIG_KEY: &str = ".mcp.json";
 
 /// Largest `.mcp.json` hashed and read.
 const MAX_MCP_CONFIG_BYTES: u64 = 1 << 20;
 
 /// The content hash of `folder`'s `.mcp.json`, and what each server in it would start
 /// (`name: command args…` or `name: URL`), when there is one.
-pub fn mcp_config(folder: &Path) -> Option<(String, Vec<String>)> {
+pub(crate) fn mcp_config(folder: &Path) -> Option<(String, Vec<String>)> {
     let read = read_regular(&folder.join(MCP_CONFIG_KEY), MAX_MCP_CONFIG_BYTES).ok()?;
     let parsed: serde_json::Value = serde_json::from_slice(&read.bytes).unwrap_or_default();
     let servers = parsed
@@ -48,7 +48,7 @@ pub fn mcp_config(folder: &Path) -> Option<(String, Vec<String>)> {
 
 /// The skill folders a folder's own project roots (`./.agents/skills`, `./skills`) hold; see
 /// [`skills_in_roots`].
-pub fn project_skills(folder: &Path) -> Vec<(String, PathBuf)> {
+pub(crate) fn project_skills(folder: &Path) -> Vec<(String, PathBuf)> {
     let roots: Vec<PathBuf> = PROJECT_SKILL_ROOTS.iter().map(|r| folder.join(r)).collect();
     skills_in_roots(folder, &roots)
 }
@@ -56,7 +56,7 @@ pub fn project_skills(folder: &Path) -> Vec<(String, PathBuf)> {
 /// The skill folders `roots` hold, as (key, folder): the key is the folder's path relative to
 /// `folder` (`skills/weather`, `../.agents/skills/deploy` for a parent's), which is how trust
 /// records name it.
-pub fn skills_in_roots(folder: &Path, roots: &[PathBuf]) -> Vec<(String, PathBuf)> {
+pub(crate) fn skills_in_roots(folder: &Path, roots: &[PathBuf]) -> Vec<(String, PathBuf)> {
     let mut found = Vec::new();
     for root_dir in roots {
         let root_dir = root_dir.clone();
@@ -82,7 +82,7 @@ pub fn skills_in_roots(folder: &Path, roots: &[PathBuf]) -> Vec<(String, PathBuf
 
 /// How trust records name `dir`: relative to `folder` when inside it, `../…` when inside one of
 /// its parents (a parent's `.agents/skills`), else its absolute path.
-pub fn relative_key(folder: &Path, dir: &Path) -> String {
+pub(crate) fn relative_key(folder: &Path, dir: &Path) -> String {
     for (up, ancestor) in folder.ancestors().enumerate() {
         if let Ok(rel) = dir.strip_prefix(ancestor) {
             if up > 0 && ancestor.parent().is_none() {

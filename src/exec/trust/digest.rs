@@ -22,11 +22,11 @@ use sha2::{Digest, Sha256};
 use crate::support::fs::open_regular_seen;
 
 /// How a manifest hash starts; hashes recorded before manifests existed are bare hex.
-pub const HASH_PREFIX: &str = "v2-";
+pub(crate) const HASH_PREFIX: &str = "v2-";
 /// Most entries (files, links, special files) of one skill that are verified.
-pub const MAX_ENTRIES: usize = 20_000;
+pub(crate) const MAX_ENTRIES: usize = 20_000;
 /// Most bytes of one skill that are verified.
-pub const MAX_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_BYTES: u64 = 256 * 1024 * 1024;
 /// Deepest folder nesting that is verified.
 const MAX_DEPTH: usize = 64;
 /// Folders left out of the hash: caches a run writes by itself.
@@ -35,19 +35,19 @@ const CACHE_DIRS: &[&str] = &["__pycache__"];
 /// Why a skill folder cannot be verified; such a skill is never treated as unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct Unverifiable(pub String);
+pub(crate) struct Unverifiable(pub String);
 
 /// Every file of a skill by its path relative to the skill folder (`scripts/x.sh`), with what it
 /// is: `file <sha256>`, `exec <sha256>` (executable), `loop`, `dangling`, `special` or
 /// `unreadable <why>`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Manifest {
-    pub files: BTreeMap<String, String>,
+pub(crate) struct Manifest {
+    pub(crate) files: BTreeMap<String, String>,
 }
 
 impl Manifest {
     /// Read `dir` in full; an error when it is too large to verify.
-    pub fn of(dir: &Path) -> Result<Self, Unverifiable> {
+    pub(crate) fn of(dir: &Path) -> Result<Self, Unverifiable> {
         let mut walk = Walk::default();
         let top = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         walk.folder(dir, Path::new(""), &mut vec![top])?;
@@ -55,7 +55,7 @@ impl Manifest {
     }
 
     /// The one hash that stands for the whole manifest (`v2-` and 64 hex digits).
-    pub fn hash(&self) -> String {
+    pub(crate) fn hash(&self) -> String {
         let mut hasher = Sha256::new();
         for (path, what) in &self.files {
             hasher.update(path.as_bytes());
@@ -67,7 +67,7 @@ impl Manifest {
     }
 
     /// What changed from `before` to `self`: files added, removed and modified, by path.
-    pub fn changes_since(&self, before: &Manifest) -> FileChanges {
+    pub(crate) fn changes_since(&self, before: &Manifest) -> FileChanges {
         let mut out = FileChanges::default();
         for (path, what) in &self.files {
             match before.files.get(path) {
@@ -88,10 +88,10 @@ impl Manifest {
 
 /// Files that differ between two manifests, each list in path order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileChanges {
-    pub added: Vec<String>,
-    pub removed: Vec<String>,
-    pub modified: Vec<String>,
+pub(crate) struct FileChanges {
+    pub(crate) added: Vec<String>,
+    pub(crate) removed: Vec<String>,
+    pub(crate) modified: Vec<String>,
 }
 
 impl std::fmt::Display for FileChanges {
@@ -123,21 +123,21 @@ impl std::fmt::Display for FileChanges {
 }
 
 /// The content hash of a skill folder (see [`Manifest::hash`]), or why it cannot be verified.
-pub fn hash_skill_dir(dir: &Path) -> Result<String, Unverifiable> {
+pub(crate) fn hash_skill_dir(dir: &Path) -> Result<String, Unverifiable> {
     Manifest::of(dir).map(|m| m.hash())
 }
 
 /// Whether the skill in `dir` still has exactly the content recorded as `recorded` (a skill too
 /// large to verify never has).
-pub fn is_unchanged(dir: &Path, recorded: &str) -> bool {
+pub(crate) fn is_unchanged(dir: &Path, recorded: &str) -> bool {
     hash_skill_dir(dir).is_ok_and(|now| now == recorded)
 }
 
 /// What a record keeps for a skill that cannot be verified: never a hash, so never equal to one.
-pub const UNVERIFIABLE: &str = "unverifiable: ";
+pub(crate) const UNVERIFIABLE: &str = "unverifiable: ";
 
 /// The hex SHA-256 of some bytes.
-pub fn hash_bytes(bytes: &[u8]) -> String {
+pub(crate) fn hash_bytes(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
@@ -148,13 +148,13 @@ fn hex(bytes: &[u8]) -> String {
 /// What a walk saw of one file without reading it: enough to tell that it was not written since
 /// (a write always moves `ctime`, which no unprivileged program can set back).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FileStamp {
-    pub size: u64,
-    pub mtime_ns: i64,
-    pub ctime_ns: i64,
-    pub ino: u64,
-    pub dev: u64,
-    pub mode: u32,
+pub(crate) struct FileStamp {
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: i64,
+    pub(crate) ctime_ns: i64,
+    pub(crate) ino: u64,
+    pub(crate) dev: u64,
+    pub(crate) mode: u32,
 }
 
 impl FileStamp {
@@ -178,14 +178,14 @@ impl FileStamp {
 }
 
 /// Each file's stamp and its recorded digest line, from an earlier walk of the same folder.
-pub type Stamps = BTreeMap<String, (FileStamp, String)>;
+pub(crate) type Stamps = BTreeMap<String, (FileStamp, String)>;
 
 impl Manifest {
     /// Like [`Manifest::of`], but a file whose stamp is the one `known` recorded keeps its
     /// recorded digest instead of being read again; returns the stamps of this walk too. For
     /// listings of many installed skills, where reading every byte of every skill each time is
     /// what costs; running a skill's command still hashes it in full.
-    pub fn of_stamped(dir: &Path, known: &Stamps) -> Result<(Self, Stamps), Unverifiable> {
+    pub(crate) fn of_stamped(dir: &Path, known: &Stamps) -> Result<(Self, Stamps), Unverifiable> {
         let mut walk = Walk {
             known: Some(known),
             ..Walk::default()

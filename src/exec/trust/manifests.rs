@@ -16,13 +16,13 @@ const MAX_KEPT: usize = 2000;
 
 /// Where manifests are kept (`None`: nowhere, e.g. without a HOME).
 #[derive(Debug, Clone, Default)]
-pub struct ManifestStore {
+pub(crate) struct ManifestStore {
     dir: Option<PathBuf>,
 }
 
 /// How a skill's content compares with a recorded hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Comparison {
+pub(crate) enum Comparison {
     /// Exactly as recorded.
     Same,
     /// Different; the files that differ, when the recorded file list is known.
@@ -35,7 +35,7 @@ pub enum Comparison {
 
 impl Comparison {
     /// Words for a refusal: `run.sh modified`, or why the files cannot be named.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Self::Same => "unchanged".into(),
             Self::Changed(Some(changes)) => changes.to_string(),
@@ -52,7 +52,7 @@ impl Comparison {
 
 impl ManifestStore {
     /// The user's store, beside the trust records.
-    pub fn load() -> Self {
+    pub(crate) fn load() -> Self {
         let dir = directories::ProjectDirs::from("", "", "agent").map(|d| {
             d.state_dir()
                 .map(Path::to_path_buf)
@@ -63,7 +63,7 @@ impl ManifestStore {
     }
 
     /// A store in an explicit folder (tests, and a trust store's own folder).
-    pub fn at(dir: Option<PathBuf>) -> Self {
+    pub(crate) fn at(dir: Option<PathBuf>) -> Self {
         Self { dir }
     }
 
@@ -76,7 +76,7 @@ impl ManifestStore {
     }
 
     /// Keep `manifest` for later comparisons; failing to is not an error anyone needs to act on.
-    pub fn remember(&self, manifest: &Manifest) {
+    pub(crate) fn remember(&self, manifest: &Manifest) {
         let Some(file) = self.file(&manifest.hash()) else {
             return;
         };
@@ -100,7 +100,7 @@ impl ManifestStore {
 
     /// The hash to record for the skill in `dir` now, its file list kept; a skill too large to
     /// verify gets `unverifiable: why`, which nothing ever equals.
-    pub fn record(&self, dir: &Path) -> String {
+    pub(crate) fn record(&self, dir: &Path) -> String {
         match Manifest::of(dir) {
             Ok(manifest) => {
                 self.remember(&manifest);
@@ -111,14 +111,14 @@ impl ManifestStore {
     }
 
     /// The manifest recorded under `hash`, if it was kept and still matches it.
-    pub fn recall(&self, hash: &str) -> Option<Manifest> {
+    pub(crate) fn recall(&self, hash: &str) -> Option<Manifest> {
         let read = read_regular(&self.file(hash)?, MAX_MANIFEST_BYTES).ok()?;
         let manifest: Manifest = serde_json::from_slice(&read.bytes).ok()?;
         (manifest.hash() == hash).then_some(manifest)
     }
 
     /// Compare the skill in `dir` now with the content recorded as `recorded`.
-    pub fn compare(&self, dir: &Path, recorded: &str) -> Comparison {
+    pub(crate) fn compare(&self, dir: &Path, recorded: &str) -> Comparison {
         match Manifest::of(dir) {
             Ok(now) => self.judge(&now, recorded),
             Err(why) => Comparison::Unverifiable(why),
@@ -140,7 +140,7 @@ impl ManifestStore {
     /// [`Self::compare`] for listings: files whose stamps (size, times, inode, mode) are those of
     /// the last listing keep the digest it recorded instead of being read again; the stamps live
     /// in `stamps_dir` (the cache folder; `None`: read everything).
-    pub fn compare_listed(&self, dir: &Path, recorded: &str, stamps_dir: Option<&Path>) -> Comparison {
+    pub(crate) fn compare_listed(&self, dir: &Path, recorded: &str, stamps_dir: Option<&Path>) -> Comparison {
         let Some(stamps_dir) = stamps_dir else {
             return self.compare(dir, recorded);
         };

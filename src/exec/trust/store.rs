@@ -16,27 +16,27 @@ const MAX_STORE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// What the user decided about one folder, and the content the decision was about.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Record {
+pub struct TrustRecord {
     /// `true`: trusted; `false`: the user said no.
-    pub trusted: bool,
+    pub(crate) trusted: bool,
     /// The `.env` as it was then (`None`: there was none, or the record predates it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dotenv: Option<DotenvRecord>,
+    pub(crate) dotenv: Option<DotenvRecord>,
     /// The `.env` files of subfolders the decision was made in (a repository's record covers
     /// every folder below it), by path relative to the folder (`sub/dir`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub dotenvs: BTreeMap<String, DotenvRecord>,
+    pub(crate) dotenvs: BTreeMap<String, DotenvRecord>,
     /// Project skills then, by key relative to the folder (`skills/weather`), with content hashes.
     #[serde(default)]
-    pub skills: BTreeMap<String, String>,
+    pub(crate) skills: BTreeMap<String, String>,
     /// Seconds since the epoch.
     #[serde(default)]
-    pub decided_at: u64,
+    pub(crate) decided_at: u64,
 }
 
-impl Record {
+impl TrustRecord {
     /// The `.env` of the folder `key` below the record's folder (`""`: the folder itself).
-    pub fn dotenv_at(&self, key: &str) -> Option<&DotenvRecord> {
+    pub(crate) fn dotenv_at(&self, key: &str) -> Option<&DotenvRecord> {
         if key.is_empty() {
             self.dotenv.as_ref()
         } else {
@@ -45,7 +45,7 @@ impl Record {
     }
 
     /// Set (or clear) the `.env` of the folder `key`.
-    pub fn set_dotenv(&mut self, key: &str, dotenv: Option<DotenvRecord>) {
+    pub(crate) fn set_dotenv(&mut self, key: &str, dotenv: Option<DotenvRecord>) {
         match (key.is_empty(), dotenv) {
             (true, d) => self.dotenv = d,
             (false, Some(d)) => {
@@ -60,21 +60,21 @@ impl Record {
 
 /// A `.env` file as a record keeps it: its hash and the keys it set (never values).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DotenvRecord {
-    pub hash: String,
-    pub keys: Vec<String>,
+pub(crate) struct DotenvRecord {
+    pub(crate) hash: String,
+    pub(crate) keys: Vec<String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct StoreFile {
     v: u32,
     #[serde(default)]
-    folders: BTreeMap<String, Record>,
+    folders: BTreeMap<String, TrustRecord>,
 }
 
 /// Where decisions are kept.
 #[derive(Debug, Clone, Default)]
-pub struct TrustStore {
+pub(crate) struct TrustStore {
     /// `None`: in memory only (no HOME).
     file: Option<PathBuf>,
     legacy: Option<PathBuf>,
@@ -83,7 +83,7 @@ pub struct TrustStore {
 impl TrustStore {
     /// The user's store (`$XDG_STATE_HOME/agent/trust.json`) and the old list
     /// (`$XDG_CONFIG_HOME/agent/trusted-folders`).
-    pub fn load() -> Self {
+    pub(crate) fn load() -> Self {
         let dirs = directories::ProjectDirs::from("", "", "agent");
         let state = dirs.as_ref().map(|d| {
             d.state_dir()
@@ -96,13 +96,14 @@ impl TrustStore {
         }
     }
 
+    #[cfg(test)]
     /// A store in explicit files (tests).
-    pub fn at(file: Option<PathBuf>, legacy: Option<PathBuf>) -> Self {
+    pub(crate) fn at(file: Option<PathBuf>, legacy: Option<PathBuf>) -> Self {
         Self { file, legacy }
     }
 
     /// Where records are written, for messages.
-    pub fn path(&self) -> Option<&Path> {
+    pub(crate) fn path(&self) -> Option<&Path> {
         self.file.as_deref()
     }
 
@@ -115,12 +116,12 @@ impl TrustStore {
     }
 
     /// The record for `folder` (a canonical path), if any.
-    pub fn get(&self, folder: &Path) -> Option<Record> {
+    pub(crate) fn get(&self, folder: &Path) -> Option<TrustRecord> {
         self.read().folders.remove(&folder.display().to_string())
     }
 
     /// Replace the record for `folder`; the error says why it could not be saved.
-    pub fn put(&self, folder: &Path, record: Record) -> Result<(), String> {
+    pub(crate) fn put(&self, folder: &Path, record: TrustRecord) -> Result<(), String> {
         let Some(file) = &self.file else {
             return Err("there is no state folder to remember it in (is HOME set?)".into());
         };
@@ -132,7 +133,7 @@ impl TrustStore {
     }
 
     /// Skill roots trusted with `agent skills trust` before folder trust existed.
-    pub fn legacy_roots(&self) -> BTreeSet<PathBuf> {
+    pub(crate) fn legacy_roots(&self) -> BTreeSet<PathBuf> {
         self.legacy
             .as_deref()
             .and_then(|f| read_regular(f, MAX_STORE_BYTES).ok())
@@ -166,7 +167,7 @@ fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Seconds since the epoch, for records.
-pub fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -183,7 +184,7 @@ mod tests {
         std::fs::write(&legacy, "/a/skills\n\n/b/.agents/skills\n").unwrap();
         let store = TrustStore::at(Some(dir.path().join("state/trust.json")), Some(legacy));
         assert!(store.get(Path::new("/p")).is_none());
-        let record = Record {
+        let record = TrustRecord {
             trusted: true,
             dotenv: Some(DotenvRecord {
                 hash: "h".into(),
@@ -200,7 +201,7 @@ mod tests {
             decided_at: 1,
         };
         store.put(Path::new("/p"), record.clone()).unwrap();
-        store.put(Path::new("/q"), Record::default()).unwrap();
+        store.put(Path::new("/q"), TrustRecord::default()).unwrap();
         assert_eq!(store.get(Path::new("/p")), Some(record));
         assert_eq!(store.legacy_roots().len(), 2);
         let mode = std::fs::metadata(store.path().unwrap()).unwrap().permissions();

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 /// Dimensions of stand-in vectors.
-pub const DIMENSIONS: usize = 256;
+pub(crate) const DIMENSIONS: usize = 256;
 /// The model name the stand-in answers as.
 pub const MODEL: &str = "stand-in-hashed-trigrams";
 

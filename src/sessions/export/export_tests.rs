@@ -16,7 +16,7 @@ fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCall {
     }
 }
 
-fn session() -> Loaded {
+fn session() -> SessionFile {
     let header = Header {
         v: FORMAT_VERSION,
         id: "20261201-112233-k3f9".into(),
@@ -66,7 +66,7 @@ fn session() -> Loaded {
         m(ChatMessage::user("and Oslo?")),
         Record::Interrupted { by: Interruption::User },
     ];
-    Loaded {
+    SessionFile {
         header,
         records,
         warnings: Vec::new(),

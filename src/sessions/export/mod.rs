@@ -11,13 +11,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::compact::SUMMARY_ACK;
-use super::load::Loaded;
+use super::load::SessionFile;
 use super::record::{Header, Interruption, Record};
 use super::summary::summarize;
 
 /// An export format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Markdown,
     Html,
     Json,
@@ -25,7 +25,7 @@ pub enum Format {
 
 impl Format {
     /// `md`, `markdown`, `html`, `json`.
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         match text.to_ascii_lowercase().as_str() {
             "md" | "markdown" => Some(Self::Markdown),
             "html" | "htm" => Some(Self::Html),
@@ -35,13 +35,13 @@ impl Format {
     }
 
     /// The format a file name asks for by its extension.
-    pub fn from_path(path: &std::path::Path) -> Option<Self> {
+    pub(crate) fn from_path(path: &std::path::Path) -> Option<Self> {
         Self::parse(path.extension()?.to_str()?)
     }
 }
 
 /// The session in `format`.
-pub fn render(loaded: &Loaded, format: Format) -> String {
+pub(crate) fn render(loaded: &SessionFile, format: Format) -> String {
     match format {
         Format::Markdown => md::render(&summarize(loaded), &items(&loaded.records)),
         Format::Html => html::render(&summarize(loaded), &items(&loaded.records)),
@@ -50,7 +50,7 @@ pub fn render(loaded: &Loaded, format: Format) -> String {
 }
 
 /// `{"v":1,"session":HEADER,"records":[…]}`: the file's records as one document.
-fn json(loaded: &Loaded) -> String {
+fn json(loaded: &SessionFile) -> String {
     #[derive(Serialize)]
     struct Document<'a> {
         v: u32,
@@ -68,7 +68,7 @@ fn json(loaded: &Loaded) -> String {
 
 /// One thing an export shows, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Item {
+pub(crate) enum Item {
     /// A message of the user's: a new turn.
     User(String),
     /// Text of the model's.
@@ -92,7 +92,7 @@ pub enum Item {
 }
 
 /// The records as export items: each tool call paired with its result.
-pub fn items(records: &[Record]) -> Vec<Item> {
+pub(crate) fn items(records: &[Record]) -> Vec<Item> {
     let results: HashMap<&str, &str> = records
         .iter()
         .filter_map(|r| match r {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::skills::{Diagnostic, Dialect, Severity, Skill, code};
 
 /// A body longer than this costs the model a lot of context on every activation.
-pub const MAX_BODY_LINES: usize = 500;
+pub(crate) const MAX_BODY_LINES: usize = 500;
 /// Fewer words than this rarely say what a skill does and when to use it.
 const MIN_DESCRIPTION_WORDS: usize = 4;
 
@@ -25,11 +25,11 @@ const BASHISMS: [(&str, &str); 9] = [
 
 /// Which rules `skills check` holds skills to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Rules {
+pub(crate) struct Rules {
     /// Each dialect's own rules in full (with `skills check --strict`, warnings fail the check).
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// The Agent Skills spec's rules for every skill, SCP ones included (`--spec agent-skills`).
-    pub agent_skills_everywhere: bool,
+    pub(crate) agent_skills_everywhere: bool,
 }
 
 /// The description `skills new` wrote, placeholders and all: fine to try, not to ship.
@@ -50,7 +50,7 @@ fn placeholder(skill: &Skill) -> Option<Diagnostic> {
 }
 
 /// Every check for one skill under `rules`.
-pub fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
+pub(crate) fn lint(skill: &Skill, rules: Rules) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let file = &skill.skill_file;
     if rules.agent_skills_everywhere && skill.dialect == Dialect::Scp {
@@ -228,7 +228,7 @@ const COMMAND_WORDS: [&str; 10] = [
 
 /// The first phrase of `description` that gives the model orders, if any: one of
 /// `ADDRESSING_THE_MODEL`, or a sentence that starts with "run"/"execute" and names a command.
-pub fn addresses_the_model(description: &str) -> Option<String> {
+pub(crate) fn addresses_the_model(description: &str) -> Option<String> {
     let lower = description.to_lowercase();
     if let Some(phrase) = ADDRESSING_THE_MODEL.iter().find(|p| lower.contains(*p)) {
         return Some((*phrase).to_string());

@@ -18,7 +18,7 @@ const MAX_FILES: usize = 2000;
 
 /// What is wrong with a script; serialised as its stable code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum ScriptIssue {
+pub(crate) enum ScriptIssue {
     /// Lines end in CR LF.
     #[serde(rename = "script-crlf")]
     CrlfLineEndings,
@@ -29,7 +29,7 @@ pub enum ScriptIssue {
 
 impl ScriptIssue {
     /// The stable code of this finding (`skills check`, `--json`).
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             ScriptIssue::CrlfLineEndings => code::SCRIPT_CRLF,
             ScriptIssue::NotExecutable => code::NOT_EXECUTABLE,
@@ -39,15 +39,15 @@ impl ScriptIssue {
 
 /// One script problem, with the command that fixes it by hand.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ScriptProblem {
+pub(crate) struct ScriptProblem {
     #[serde(rename = "code")]
-    pub issue: ScriptIssue,
-    pub path: PathBuf,
+    pub(crate) issue: ScriptIssue,
+    pub(crate) path: PathBuf,
 }
 
 impl ScriptProblem {
     /// What is wrong, for a person.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self.issue {
             ScriptIssue::CrlfLineEndings => {
                 "has Windows (CRLF) line endings: the system looks for an interpreter whose name ends in a carriage return and fails".into()
@@ -57,7 +57,7 @@ impl ScriptProblem {
     }
 
     /// The shell command that fixes it (`agent skills add --fix` runs the same fix itself).
-    pub fn fix_command(&self) -> String {
+    pub(crate) fn fix_command(&self) -> String {
         let quoted = shell_words::quote(&self.path.to_string_lossy()).into_owned();
         match self.issue {
             ScriptIssue::CrlfLineEndings => format!("sed -i 's/\\r$//' {quoted}"),
@@ -67,7 +67,7 @@ impl ScriptProblem {
 
     /// Fix it in place: strip the carriage returns (writing through a temporary file and a rename,
     /// keeping the file's mode), or add execute bits where read bits are.
-    pub fn fix(&self) -> std::io::Result<()> {
+    pub(crate) fn fix(&self) -> std::io::Result<()> {
         match self.issue {
             ScriptIssue::CrlfLineEndings => strip_carriage_returns(&self.path),
             ScriptIssue::NotExecutable => {
@@ -82,7 +82,7 @@ impl ScriptProblem {
 /// The scripts of a skill folder and their problems. A script is the entry (`entry`, relative
 /// to `dir`), any file under `scripts/`, and any file that starts with `#!`; files under hidden
 /// folders and `node_modules` are not looked at.
-pub fn check_scripts(dir: &Path, entry: Option<&str>) -> Vec<ScriptProblem> {
+pub(crate) fn check_scripts(dir: &Path, entry: Option<&str>) -> Vec<ScriptProblem> {
     let mut problems = Vec::new();
     for (path, meant_to_run) in candidates(dir, entry) {
         let Ok(read) = read_regular(&path, MAX_SCRIPT_BYTES) else {

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use super::portable::{ScriptIssue, ScriptProblem};
 use crate::skills::load::parse::is_executable;
 use crate::skills::{Diagnostic, Severity, Skill, code};
-pub use usage::Usage;
+pub(crate) use usage::Usage;
 
 /// Folders the Agent Skills layout bundles files in.
 const BUNDLE_DIRS: [&str; 3] = ["scripts/", "references/", "assets/"];
@@ -45,12 +45,12 @@ struct Named {
 
 /// A finding for each named file that is missing (or present only in another letter case), and
 /// for each script run as a command that cannot be executed.
-pub fn check_references(skill: &Skill) -> Vec<Diagnostic> {
+pub(crate) fn check_references(skill: &Skill) -> Vec<Diagnostic> {
     let Ok(text) = std::fs::read_to_string(&skill.skill_file) else {
         return Vec::new();
     };
     // Checked as the model reads it: `${CLAUDE_SKILL_DIR}/x` names `./x`.
-    let text = crate::skills::invoke::claude_skill_dir(text, ".");
+    let text = crate::skills::arguments::claude_skill_dir(text, ".");
     let named = references(&text);
     let files = SkillFiles::new(&skill.dir);
     let mut out = Vec::new();
@@ -187,9 +187,9 @@ impl SkillFiles {
 /// less the missing executable bit of a script nothing runs directly — one its instructions run
 /// through an interpreter (`python scripts/x.py`), one in a language that is run that way
 /// (`.py`, `.js`, …) and never named as a command, or a shell library other scripts `source`.
-pub fn script_problems(dir: &Path, entry: Option<&str>, skill_file: &Path) -> Vec<ScriptProblem> {
+pub(crate) fn script_problems(dir: &Path, entry: Option<&str>, skill_file: &Path) -> Vec<ScriptProblem> {
     let named = std::fs::read_to_string(skill_file)
-        .map(|t| references(&crate::skills::invoke::claude_skill_dir(t, ".")))
+        .map(|t| references(&crate::skills::arguments::claude_skill_dir(t, ".")))
         .unwrap_or_default();
     let direct: Vec<PathBuf> = named
         .references

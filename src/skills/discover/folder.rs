@@ -14,13 +14,13 @@ use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, StatxFlags};
 use super::super::cache::{Entry, FolderStamp, Found, RootCache, Stamp};
 use super::super::{Diagnostic, Severity, code};
 use crate::skills::load::parse::{
-    Known, Loaded, Reading, declared_entry, load_skill_as, load_skill_file, load_skill_opened,
+    FolderLoad, Known, Reading, declared_entry, load_skill_as, load_skill_file, load_skill_opened,
 };
 use crate::support::fs::open_regular_at;
 
 /// One folder's result, its cache entry when it can be kept, and a warning when it is a link
 /// that leads nowhere.
-pub(super) type Loading = (Loaded, Option<(String, Found)>, Option<Diagnostic>);
+pub(super) type Loading = (FolderLoad, Option<(String, Found)>, Option<Diagnostic>);
 
 /// What a folder's one listing showed.
 struct Listed {
@@ -154,7 +154,7 @@ pub(super) fn load_one(
         Err(_) => return (load_skill_as(dir, root, reading), None, None),
     };
     let Some((name, regular)) = &listed.skill_file else {
-        return (Loaded::NotASkill, None, None);
+        return (FolderLoad::NotASkill, None, None);
     };
     let file = dir.join(OsStr::from_bytes(name));
     let (known, run_sh) = listed.known();
@@ -181,7 +181,7 @@ pub(super) fn load_one(
         .filter(|_| !listed.agents)
         .and_then(|meta| FolderStamp::before_reading_seen(dir_stamp, &file, &meta, manifest));
     let entry = stamp.and_then(|mut stamp| {
-        if let Loaded::Skill(skill) = &loaded {
+        if let FolderLoad::Skill(skill) = &loaded {
             // A declared entry script that is missing is stamped as missing, so its appearance
             // (even in a subfolder) is seen.
             let missing = skill.diagnostics.iter().any(|d| d.code == code::MISSING_ENTRY);
@@ -211,7 +211,7 @@ fn load_listed(
     root: &Path,
     reading: Reading,
     known: Known,
-) -> (Loaded, Option<std::fs::Metadata>) {
+) -> (FolderLoad, Option<std::fs::Metadata>) {
     let (mut loaded, meta) = if regular {
         let opened = listed
             .dir
@@ -227,7 +227,7 @@ fn load_listed(
             Err(_) => (load_skill_as(dir, root, reading), None),
         }
     };
-    if let Loaded::Skill(skill) = &mut loaded {
+    if let FolderLoad::Skill(skill) = &mut loaded {
         skill.may_be_signed = listed.signature;
     }
     (loaded, meta)
@@ -238,11 +238,11 @@ fn load_listed(
 /// looked at file by file.
 fn unlisted_link(dir: &Path, root: &Path, reading: Reading, error: &std::io::Error) -> Loading {
     if error.raw_os_error() == Some(libc::ENOTDIR) {
-        return (Loaded::NotASkill, None, None);
+        return (FolderLoad::NotASkill, None, None);
     }
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => (load_skill_as(dir, root, reading), None, None),
-        Ok(_) => (Loaded::NotASkill, None, None),
+        Ok(_) => (FolderLoad::NotASkill, None, None),
         Err(e) => {
             let warning = Diagnostic::new(
                 code::BROKEN_LINK,
@@ -251,7 +251,7 @@ fn unlisted_link(dir: &Path, root: &Path, reading: Reading, error: &std::io::Err
                 None,
                 format!("skipped: {e} (broken or looping symlink?)"),
             );
-            (Loaded::NotASkill, None, Some(warning))
+            (FolderLoad::NotASkill, None, Some(warning))
         }
     }
 }

@@ -21,7 +21,7 @@ const MAX_FILES: usize = 5000;
 /// How one file differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Change {
+pub(crate) enum Change {
     Added,
     Removed,
     Changed,
@@ -29,35 +29,35 @@ pub enum Change {
 
 /// One file that differs.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct FileChange {
+pub(crate) struct FileChange {
     /// Relative to the skill folder.
-    pub path: String,
-    pub change: Change,
+    pub(crate) path: String,
+    pub(crate) change: Change,
     /// Lines added and removed (text files).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lines_added: Option<usize>,
+    pub(crate) lines_added: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lines_removed: Option<usize>,
+    pub(crate) lines_removed: Option<usize>,
     /// The changed lines, `+`/`-` prefixed (SKILL.md and scripts).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub lines: Vec<String>,
+    pub(crate) lines: Vec<String>,
 }
 
 /// Every file that differs between two copies of a skill, by path.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct FolderDiff {
-    pub files: Vec<FileChange>,
+pub(crate) struct FolderDiff {
+    pub(crate) files: Vec<FileChange>,
     /// Changed lines not shown to stay within the limit.
-    pub lines_not_shown: usize,
+    pub(crate) lines_not_shown: usize,
 }
 
 impl FolderDiff {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
 
     /// Compare the folder `old` with `new`.
-    pub fn between(old: &Path, new: &Path) -> Self {
+    pub(crate) fn between(old: &Path, new: &Path) -> Self {
         let before = files(old);
         let after = files(new);
         let mut out = Self::default();

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::process::Command;
 
 /// How long one git command may take (a large repository over a slow network) before it is killed.
-pub const GIT_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const GIT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Settings given to every git command, before its subcommand.
 const SAFE_CONFIG: [&str; 14] = [
@@ -212,7 +212,7 @@ fn pick_commit(listing: &str, wanted: &str) -> Option<String> {
 }
 
 /// Whether `reference` is a full or abbreviated commit id rather than a name.
-pub fn is_commit_id(reference: &str) -> bool {
+pub(crate) fn is_commit_id(reference: &str) -> bool {
     (7..=64).contains(&reference.len()) && reference.chars().all(|c| c.is_ascii_hexdigit())
 }
 

@@ -6,7 +6,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::skills::load::parse::{Loaded, load_skill};
+use crate::skills::load::parse::{FolderLoad, load_skill};
 use crate::skills::roots::skill_dirs::find_skill_file;
 
 /// Most files copied for one skill.
@@ -20,19 +20,19 @@ const SKILL_HOLDERS: [&str; 5] = [".agents", ".claude", ".codex", ".gemini", ".o
 
 /// A skill found in a fetched source.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// Its name (frontmatter, `skill.json`, else its folder's).
-    pub name: String,
-    pub description: String,
+    pub(crate) name: String,
+    pub(crate) description: String,
     /// Its folder.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Its folder relative to the source's root, `None` when it is the root.
-    pub subdir: Option<String>,
+    pub(crate) subdir: Option<String>,
 }
 
 /// What went wrong putting files in place.
 #[derive(Debug, thiserror::Error)]
-pub enum InstallError {
+pub(crate) enum InstallError {
     #[error(
         "{0} already exists; remove it first (`agent skills remove NAME`) or update it (`agent skills update NAME`)"
     )]
@@ -62,13 +62,13 @@ fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> 
 /// folders are skipped except other tools' skill folders (`SKILL_HOLDERS`) and category folders
 /// inside a `skills` folder (`skills/.curated`, `skills/.system`). Folders whose skill
 /// file has no usable description are left out, as discovery would leave them out.
-pub fn find_candidates(tree: &Path) -> Vec<Candidate> {
+pub(crate) fn find_candidates(tree: &Path) -> Vec<Candidate> {
     let mut dirs = Vec::new();
     search(tree, 0, &mut dirs);
     dirs.sort();
     dirs.into_iter()
         .filter_map(|dir| match load_skill(&dir, tree) {
-            Loaded::Skill(skill) => Some(Candidate {
+            FolderLoad::Skill(skill) => Some(Candidate {
                 name: skill.name.clone(),
                 description: skill.description.clone(),
                 subdir: dir
@@ -110,7 +110,7 @@ fn search(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
 
 /// Whether `name` can be a folder in a skill root: one plain path component, not hidden, and
 /// not the lock file's name (the lock could not be written beside a folder taking it).
-pub fn check_name(name: &str) -> Result<(), InstallError> {
+pub(crate) fn check_name(name: &str) -> Result<(), InstallError> {
     let plain = matches!(
         Path::new(name).components().collect::<Vec<_>>().as_slice(),
         [Component::Normal(_)]
@@ -129,7 +129,7 @@ pub fn check_name(name: &str) -> Result<(), InstallError> {
 
 /// Copy `from` into a new hidden folder beside `root/name` and return it; [`commit`] puts it in
 /// place. The caller removes it if it does not commit.
-pub fn stage(from: &Path, root: &Path, name: &str) -> Result<PathBuf, InstallError> {
+pub(crate) fn stage(from: &Path, root: &Path, name: &str) -> Result<PathBuf, InstallError> {
     check_name(name)?;
     std::fs::create_dir_all(root).map_err(io("cannot create", root))?;
     let staged = root.join(format!(".{name}.staged-{}", std::process::id()));
@@ -146,7 +146,7 @@ pub fn stage(from: &Path, root: &Path, name: &str) -> Result<PathBuf, InstallErr
 /// Remove what an interrupted install left in `root`: `.NAME.staged-PID` and `.NAME.old-PID`
 /// folders of processes that no longer run (a live one may be installing right now). Hidden, so
 /// discovery never saw them, but they stayed forever.
-pub fn clear_leftovers(root: &Path) {
+pub(crate) fn clear_leftovers(root: &Path) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
     };
@@ -169,7 +169,7 @@ pub fn clear_leftovers(root: &Path) {
 
 /// Put a staged folder in place as `root/name`. With `replace`, an existing folder is swapped out
 /// (and removed); without, an existing folder is an error and nothing changes.
-pub fn commit(staged: &Path, root: &Path, name: &str, replace: bool) -> Result<PathBuf, InstallError> {
+pub(crate) fn commit(staged: &Path, root: &Path, name: &str, replace: bool) -> Result<PathBuf, InstallError> {
     let target = root.join(name);
     let exists = std::fs::symlink_metadata(&target).is_ok();
     if exists && !replace {
@@ -191,7 +191,7 @@ pub fn commit(staged: &Path, root: &Path, name: &str, replace: bool) -> Result<P
 }
 
 /// Remove an installed skill folder (or a symlink to one, not what it points at).
-pub fn remove(dir: &Path) -> Result<(), InstallError> {
+pub(crate) fn remove(dir: &Path) -> Result<(), InstallError> {
     let meta = std::fs::symlink_metadata(dir).map_err(io("cannot find", dir))?;
     if meta.is_dir() {
         std::fs::remove_dir_all(dir).map_err(io("cannot remove", dir))

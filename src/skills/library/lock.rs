@@ -12,51 +12,51 @@ use serde::{Deserialize, Serialize};
 use crate::support::fs::read_whole;
 
 /// The lock file's name inside a skill root.
-pub const LOCK_FILE: &str = "skills-lock.json";
+pub(crate) const LOCK_FILE: &str = "skills-lock.json";
 /// The format version written.
-pub const LOCK_VERSION: u32 = 1;
+pub(crate) const LOCK_VERSION: u32 = 1;
 /// Most bytes of a lock file read.
 const MAX_LOCK_BYTES: u64 = 8 * 1024 * 1024;
 
 /// One installed skill.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LockEntry {
+pub(crate) struct LockEntry {
     /// The git URL, or the absolute folder it was copied from.
-    pub source: String,
+    pub(crate) source: String,
     /// The `@REF` asked for (branch, tag or commit), if any.
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
-    pub reference: Option<String>,
+    pub(crate) reference: Option<String>,
     /// The commit that was installed (git sources).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// The skill's folder inside the source (`skills/deploy`); absent when the source is the skill.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subdir: Option<String>,
+    pub(crate) subdir: Option<String>,
     /// When it was installed or last updated (RFC 3339, UTC).
-    pub installed_at: String,
+    pub(crate) installed_at: String,
     /// The SHA-256 content hash of the installed folder, as folder trust computes it. The skill
     /// may run commands only while its content still has this hash.
-    pub hash: String,
+    pub(crate) hash: String,
     /// The skill audit's verdict at install or update; absent in lock files written before
     /// audits existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub audit: Option<crate::audit::Verdict>,
+    pub(crate) audit: Option<crate::audit::Verdict>,
     /// The deterministic directory digest (docs/skills-lock.md, "Digest") `skills verify`
     /// recomputes; absent in older lock files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
     /// The name the source gives the skill, when `skills add --as` installed it under the name
     /// of its folder here instead; `update` gives each new version that name too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub renamed_from: Option<String>,
+    pub(crate) renamed_from: Option<String>,
 }
 
 /// A whole lock file: skills by the name of their folder in the root.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LockFile {
-    pub version: u32,
+pub(crate) struct LockFile {
+    pub(crate) version: u32,
     #[serde(default)]
-    pub skills: BTreeMap<String, LockEntry>,
+    pub(crate) skills: BTreeMap<String, LockEntry>,
 }
 
 impl Default for LockFile {
@@ -70,7 +70,7 @@ impl Default for LockFile {
 
 /// A lock file that exists but cannot be used: never overwritten, so no record is lost.
 #[derive(Debug, thiserror::Error)]
-pub enum LockError {
+pub(crate) enum LockError {
     #[error("cannot read {path}: {source}; fix or remove it (it records what `agent skills add` installed)")]
     Read { path: PathBuf, source: std::io::Error },
     #[error("{path} is not a valid skills lock file ({message}); fix or remove it")]
@@ -83,12 +83,12 @@ pub enum LockError {
 
 impl LockFile {
     /// Where the lock file of `root` is.
-    pub fn path(root: &Path) -> PathBuf {
+    pub(crate) fn path(root: &Path) -> PathBuf {
         root.join(LOCK_FILE)
     }
 
     /// The lock file of `root`; an empty one when there is none yet.
-    pub fn read(root: &Path) -> Result<Self, LockError> {
+    pub(crate) fn read(root: &Path) -> Result<Self, LockError> {
         let path = Self::path(root);
         let read = match read_whole(&path, MAX_LOCK_BYTES) {
             Ok(read) => read,
@@ -117,7 +117,7 @@ impl LockFile {
     }
 
     /// Write it to `root` through a temporary file and a rename, so a crash never leaves half.
-    pub fn write(&self, root: &Path) -> Result<(), LockError> {
+    pub(crate) fn write(&self, root: &Path) -> Result<(), LockError> {
         let path = Self::path(root);
         let fail = |source| LockError::Write {
             path: path.clone(),
@@ -141,23 +141,23 @@ impl LockFile {
 
 /// An installed skill as the lock file beside it records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Installed {
+pub(crate) struct Installed {
     /// The skill root holding the skill and the lock file.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The skill's folder name, its key in the lock file.
-    pub name: String,
-    pub entry: LockEntry,
+    pub(crate) name: String,
+    pub(crate) entry: LockEntry,
 }
 
 impl Installed {
     /// The installed skill whose folder is `dir`, when the `skills-lock.json` of its root lists
     /// it; `None` for a skill `agent skills add` did not install (or an unreadable lock file).
-    pub fn of(dir: &Path) -> Option<Self> {
+    pub(crate) fn of(dir: &Path) -> Option<Self> {
         Locks::default().installed(dir)
     }
 
     /// Record `hash` as this skill's trusted content (`agent trust --skill`, or a yes when asked).
-    pub fn trust(&self, hash: &str) -> Result<(), LockError> {
+    pub(crate) fn trust(&self, hash: &str) -> Result<(), LockError> {
         let mut lock = LockFile::read(&self.root)?;
         if let Some(entry) = lock.skills.get_mut(&self.name) {
             entry.hash = hash.to_string();
@@ -169,13 +169,13 @@ impl Installed {
 /// The lock files of the roots one run looks at, each read at most once: a listing of a thousand
 /// installed skills asked the same lock once per skill (quadratic: seconds at that size).
 #[derive(Debug, Default)]
-pub struct Locks {
+pub(crate) struct Locks {
     by_root: HashMap<PathBuf, Option<LockFile>>,
 }
 
 impl Locks {
     /// [`Installed::of`], reading `dir`'s root's lock file only the first time that root is asked.
-    pub fn installed(&mut self, dir: &Path) -> Option<Installed> {
+    pub(crate) fn installed(&mut self, dir: &Path) -> Option<Installed> {
         let root = dir.parent()?;
         let name = dir.file_name()?.to_str()?;
         let lock = self.by_root.entry(root.to_path_buf()).or_insert_with(|| {
@@ -195,7 +195,7 @@ impl Locks {
 }
 
 /// Now, as the lock file writes times.
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 

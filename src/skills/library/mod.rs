@@ -5,10 +5,10 @@
 //! template skeletons `--all` skips (`templates`). Orchestration and asking live in
 //! `app::skills`; nothing here prints or asks.
 
-pub mod diff;
+pub(crate) mod diff;
 pub mod git;
-pub mod install;
-pub mod lock;
-pub mod rename;
-pub mod source;
-pub mod templates;
+pub(crate) mod install;
+pub(crate) mod lock;
+pub(crate) mod rename;
+pub(crate) mod source;
+pub(crate) mod templates;

@@ -11,7 +11,7 @@ use crate::skills::roots::skill_dirs::find_skill_file;
 
 /// Why a staged skill could not be renamed.
 #[derive(Debug, thiserror::Error)]
-pub enum RenameError {
+pub(crate) enum RenameError {
     #[error(
         "it is signed by its publisher ({SIGNATURE_FILE}), and a new name would change its content and break the \
          signature; remove the skill that uses the name, or install this one into another root (--project)"
@@ -22,7 +22,7 @@ pub enum RenameError {
 }
 
 /// Give the skill staged in `dir` the name `name`, as [the module](self) says.
-pub fn rename(dir: &Path, name: &str) -> Result<(), RenameError> {
+pub(crate) fn rename(dir: &Path, name: &str) -> Result<(), RenameError> {
     if dir.join(SIGNATURE_FILE).exists() {
         return Err(RenameError::Signed);
     }

@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Where skills are fetched from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
+pub(crate) enum Location {
     /// A folder on this machine, copied as it is.
     Local(PathBuf),
     /// A git repository, fetched with the system `git`.
@@ -15,17 +15,17 @@ pub enum Location {
 
 /// A parsed SOURCE.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
-    pub location: Location,
+pub(crate) struct Source {
+    pub(crate) location: Location,
     /// `@REF`: a branch, tag or commit (git only).
-    pub reference: Option<String>,
+    pub(crate) reference: Option<String>,
     /// `#SUBDIR`: a relative folder inside the repository or folder.
-    pub subdir: Option<String>,
+    pub(crate) subdir: Option<String>,
 }
 
 /// Why a SOURCE cannot be used; each says what a good one looks like.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SourceError {
+pub(crate) enum SourceError {
     #[error("the source is empty; give a folder, a git URL or owner/repo")]
     Empty,
     #[error(
@@ -57,7 +57,7 @@ impl fmt::Display for Source {
 
 impl Source {
     /// The location as the lock file records it: the git URL, or the folder's absolute path.
-    pub fn location_text(&self) -> String {
+    pub(crate) fn location_text(&self) -> String {
         match &self.location {
             Location::Local(p) => p.display().to_string(),
             Location::Git(url) => url.clone(),
@@ -66,7 +66,7 @@ impl Source {
 
     /// Parse SOURCE; relative folders are taken from `cwd`. A string that names an existing
     /// folder as a whole is that folder, even when it holds `@` or `#`.
-    pub fn parse(text: &str, cwd: &Path) -> Result<Self, SourceError> {
+    pub(crate) fn parse(text: &str, cwd: &Path) -> Result<Self, SourceError> {
         let text = text.trim();
         if text.is_empty() {
             return Err(SourceError::Empty);

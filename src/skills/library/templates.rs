@@ -13,7 +13,7 @@ use super::install::Candidate;
 const TEMPLATE_FOLDERS: [&str; 4] = ["template", "templates", "template-skill", "skill-template"];
 
 /// Why `candidate` is a template skeleton, if it is one.
-pub fn skeleton_reason(candidate: &Candidate) -> Option<&'static str> {
+pub(crate) fn skeleton_reason(candidate: &Candidate) -> Option<&'static str> {
     let folder_named = |part: &str| {
         let part = part.trim_start_matches('_').to_ascii_lowercase();
         TEMPLATE_FOLDERS.contains(&part.as_str())

@@ -7,16 +7,16 @@ use serde_json::{Map, Value};
 
 use super::frontmatter::{self, Finding};
 use super::markdown_description::collapse_whitespace;
-pub use super::markdown_description::{description_from_markdown, markdown_description_settled};
+pub(crate) use super::markdown_description::{description_from_markdown, markdown_description_settled};
 use crate::skills::{Dialect, Severity, code};
 use crate::support::yaml::kind_of;
 
 /// Agent Skills limit on `description`.
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+pub(crate) const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// A NUL byte among a file's first this many bytes makes it a binary file, not markdown.
-pub const BINARY_SNIFF_BYTES: usize = 8192;
+pub(crate) const BINARY_SNIFF_BYTES: usize = 8192;
 /// Agent Skills limit on `name`.
-pub const MAX_NAME_CHARS: usize = 64;
+pub(crate) const MAX_NAME_CHARS: usize = 64;
 const MAX_COMPATIBILITY_CHARS: usize = 500;
 /// Descriptions shorter than this rarely say what and when.
 const SHORT_DESCRIPTION_CHARS: usize = 20;
@@ -38,24 +38,24 @@ pub struct SkillText {
     /// `None`: no usable description anywhere, so the skill cannot be routed to.
     pub description: Option<String>,
     pub dialect: Option<Dialect>,
-    pub allowed_tools: Vec<String>,
-    pub version: Option<String>,
-    pub license: Option<String>,
-    pub compatibility: Option<String>,
+    pub(crate) allowed_tools: Vec<String>,
+    pub(crate) version: Option<String>,
+    pub(crate) license: Option<String>,
+    pub(crate) compatibility: Option<String>,
     /// What the skill declares it needs (`requires:`, `skill.json`'s required `env[]`).
-    pub requires: crate::skills::Requires,
+    pub(crate) requires: crate::skills::Requires,
     /// Who may invoke it (`disable-model-invocation`, `user-invocable`, `argument-hint`, `arguments`).
-    pub invocation: super::invocation::Invocation,
-    pub body: String,
+    pub(crate) invocation: super::invocation::Invocation,
+    pub(crate) body: String,
     /// Where the description was found, when it was.
-    pub description_from: Option<DescriptionSource>,
+    pub(crate) description_from: Option<DescriptionSource>,
     pub findings: Vec<Finding>,
 }
 
 /// Where a skill's description came from: discovery reads only the front of a file, and needs
 /// to know whether the markdown body was consulted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DescriptionSource {
+pub(crate) enum DescriptionSource {
     /// The frontmatter's `description`.
     Frontmatter,
     /// `skill.json`'s `description`.
@@ -364,7 +364,7 @@ fn string_field<'f>(fm: &'f Frontmatter<'_>, key: &str, findings: &mut Vec<Findi
 }
 
 /// Why a name breaks the Agent Skills naming rules (empty when it does not).
-pub fn name_problems(name: &str) -> Vec<&'static str> {
+pub(crate) fn name_problems(name: &str) -> Vec<&'static str> {
     // Most names are fine: lowercase ASCII letters, digits and single inner hyphens.
     let simple = name.len() <= MAX_NAME_CHARS
         && name
@@ -403,7 +403,7 @@ pub fn name_problems(name: &str) -> Vec<&'static str> {
 
 /// `allowed-tools` in its real-world spellings: a space- or comma-separated string, or a list.
 /// Separators inside parentheses (`Bash(curl -s x:*)`) do not split.
-pub fn parse_allowed_tools(value: &Value) -> Vec<String> {
+pub(crate) fn parse_allowed_tools(value: &Value) -> Vec<String> {
     match value {
         Value::String(s) => split_tools(s),
         Value::Array(items) => items

@@ -17,9 +17,9 @@ use crate::support::yaml::{first_line as first_line_of, kind_of, to_json};
 pub struct Finding {
     pub severity: Severity,
     /// A [`crate::skills::code`] constant.
-    pub code: &'static str,
-    pub line: Option<usize>,
-    pub message: String,
+    pub(crate) code: &'static str,
+    pub(crate) line: Option<usize>,
+    pub(crate) message: String,
 }
 
 fn finding(code: &'static str, severity: Severity, line: Option<usize>, message: impl Into<String>) -> Finding {
@@ -33,14 +33,14 @@ fn finding(code: &'static str, severity: Severity, line: Option<usize>, message:
 
 /// File text with encoding quirks removed.
 #[derive(Debug)]
-pub struct Normalized<'a> {
+pub(crate) struct Normalized<'a> {
     /// Borrowed from the bytes when they needed no change (valid UTF-8, no BOM, no `\r`).
-    pub text: Cow<'a, str>,
-    pub findings: Vec<Finding>,
+    pub(crate) text: Cow<'a, str>,
+    pub(crate) findings: Vec<Finding>,
 }
 
 /// Decode bytes as UTF-8 (lossily), drop a BOM and turn CRLF into LF.
-pub fn normalize(raw: &[u8]) -> Normalized<'_> {
+pub(crate) fn normalize(raw: &[u8]) -> Normalized<'_> {
     let mut findings = Vec::new();
     let decoded = match std::str::from_utf8(raw) {
         Ok(s) => Cow::Borrowed(s),
@@ -90,26 +90,28 @@ pub fn normalize(raw: &[u8]) -> Normalized<'_> {
     }
 }
 
-/// The frontmatter block (if any), the body, and what was odd about them.
+/// [`Parts`] copied out of the text, which the tests compare with it.
+#[cfg(test)]
 #[derive(Debug, Default)]
-pub struct Split {
+pub(crate) struct Split {
     /// Raw YAML text of the frontmatter, when there is one.
-    pub yaml: Option<String>,
+    pub(crate) yaml: Option<String>,
     /// 1-based line of the first YAML line.
-    pub yaml_line: usize,
-    pub body: String,
-    pub findings: Vec<Finding>,
+    pub(crate) yaml_line: usize,
+    pub(crate) body: String,
+    pub(crate) findings: Vec<Finding>,
 }
 
-/// [`Split`] borrowing from the text it was cut from: routing never needs the body copied.
+/// The frontmatter block (if any), the body, and what was odd about them, borrowed from the text
+/// they were cut from: routing never needs the body copied.
 #[derive(Debug, Default)]
-pub struct Parts<'a> {
+pub(crate) struct Parts<'a> {
     /// Raw YAML text of the frontmatter, when there is one.
-    pub yaml: Option<&'a str>,
+    pub(crate) yaml: Option<&'a str>,
     /// 1-based line of the first YAML line.
-    pub yaml_line: usize,
-    pub body: &'a str,
-    pub findings: Vec<Finding>,
+    pub(crate) yaml_line: usize,
+    pub(crate) body: &'a str,
+    pub(crate) findings: Vec<Finding>,
 }
 
 fn is_fence(line: &str) -> bool {
@@ -137,8 +139,9 @@ fn looks_like_yaml_line(line: &str) -> bool {
         || line.starts_with('#') && !line.starts_with("# ") && !line.starts_with("##")
 }
 
-/// Separate frontmatter from body, copying both out of `text`.
-pub fn split(text: &str) -> Split {
+/// Separate frontmatter from body, copying both out of `text` (the tests' reference).
+#[cfg(test)]
+pub(crate) fn split(text: &str) -> Split {
     let parts = split_parts(text);
     Split {
         yaml: parts.yaml.map(str::to_string),
@@ -150,7 +153,7 @@ pub fn split(text: &str) -> Split {
 
 /// Separate frontmatter from body. Lines are looked at only as far as the frontmatter reaches;
 /// the body is the rest of the text.
-pub fn split_parts(text: &str) -> Parts<'_> {
+pub(crate) fn split_parts(text: &str) -> Parts<'_> {
     let mut lines = Lines::new(text);
     let Some(first) = lines.position(0, |l| !l.trim().is_empty()) else {
         return Parts::default();
@@ -253,8 +256,8 @@ fn split_unfenced<'a>(lines: &mut Lines<'a>, first: usize) -> Parts<'a> {
 /// `text` alone does: the first line of the body when that is decided (0 without frontmatter),
 /// `None` while later lines could still change it (a block not yet closed, only blank lines so
 /// far). Discovery reads only the front of a file and reads on while this is `None`; it follows
-/// [`split`] case by case.
-pub fn settled_split(text: &str) -> Option<usize> {
+/// [`split_parts`] case by case.
+pub(crate) fn decided_body_line(text: &str) -> Option<usize> {
     let mut lines = Lines::new(text.strip_suffix('\n').unwrap_or(text));
     let first = lines.position(0, |l| !l.trim().is_empty())?;
     let first_line = lines.get(first)?;
@@ -276,13 +279,13 @@ pub fn settled_split(text: &str) -> Option<usize> {
 /// Parsed frontmatter as a JSON-like map, or `None` when it is not a mapping at all. A key's line
 /// is found by [`key_line`] when a finding needs it.
 #[derive(Debug, Default)]
-pub struct Fields {
-    pub map: Option<Map<String, Value>>,
-    pub findings: Vec<Finding>,
+pub(crate) struct Fields {
+    pub(crate) map: Option<Map<String, Value>>,
+    pub(crate) findings: Vec<Finding>,
 }
 
 /// Parse the YAML of a frontmatter block, retrying the common author mistakes.
-pub fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
+pub(crate) fn parse_yaml(yaml: &str, first_line: usize) -> Fields {
     let mut out = Fields::default();
     if yaml.trim().is_empty() {
         out.findings.push(finding(
@@ -351,7 +354,7 @@ fn first_control(yaml: &str) -> Option<usize> {
 
 /// The 1-based line of top-level key `key` (its first occurrence) in a frontmatter block whose
 /// first line is `first_line`.
-pub fn key_line(yaml: &str, first_line: usize, key: &str) -> Option<usize> {
+pub(crate) fn key_line(yaml: &str, first_line: usize, key: &str) -> Option<usize> {
     scan::split_lines(yaml)
         .position(|line| looks_like_yaml_key(line) && line.split_once(':').is_some_and(|(k, _)| k.trim() == key))
         .map(|idx| first_line + idx)

@@ -15,27 +15,19 @@ use crate::support::yaml::{document, kind_of};
 /// Bytes of `agents/openai.yaml` read at most; a larger one is ignored with a warning.
 const MAX_OPENAI_YAML_BYTES: u64 = 256 * 1024;
 
-/// Frontmatter keys this module reads (besides the Agent Skills ones).
-pub const INVOCATION_KEYS: [&str; 4] = [
-    "argument-hint",
-    "disable-model-invocation",
-    "user-invocable",
-    "arguments",
-];
-
 /// How a skill may be invoked.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Invocation {
+pub(crate) struct Invocation {
     /// The model may pick it: it is in the catalog and the `activate_skill` enum.
-    pub model: bool,
+    pub(crate) model: bool,
     /// It is offered to people: `/NAME` completion and `/help`.
-    pub user: bool,
+    pub(crate) user: bool,
     /// What the arguments look like (`[environment]`), shown in completion and `/help`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub argument_hint: Option<String>,
+    pub(crate) argument_hint: Option<String>,
     /// Names declared in `arguments:`, standing for the arguments in order (`$issue`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub arguments: Vec<String>,
+    pub(crate) arguments: Vec<String>,
 }
 
 impl Default for Invocation {
@@ -51,7 +43,7 @@ impl Default for Invocation {
 
 /// What `agent` does with a key that another tool defines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Treatment {
+pub(crate) enum Treatment {
     /// Read and acted on.
     Honoured,
     /// Not acted on, and the difference matters to the skill: a finding says so.
@@ -61,7 +53,7 @@ pub enum Treatment {
 }
 
 /// Other tools' frontmatter keys and what `agent` does with each (docs/skills.md, "Skills from other tools").
-pub const OTHER_TOOL_KEYS: [(&str, Treatment); 12] = [
+pub(crate) const OTHER_TOOL_KEYS: [(&str, Treatment); 12] = [
     ("argument-hint", Treatment::Honoured),
     ("disable-model-invocation", Treatment::Honoured),
     ("user-invocable", Treatment::Honoured),
@@ -89,12 +81,12 @@ pub const OTHER_TOOL_KEYS: [(&str, Treatment); 12] = [
 ];
 
 /// What `agent` does with frontmatter key `key` of another tool, if another tool defines it.
-pub fn treatment(key: &str) -> Option<Treatment> {
+pub(crate) fn treatment(key: &str) -> Option<Treatment> {
     OTHER_TOOL_KEYS.iter().find(|(k, _)| *k == key).map(|(_, t)| *t)
 }
 
 /// Read the invocation keys of a frontmatter mapping; `line` finds a key's line.
-pub fn from_frontmatter(
+pub(crate) fn from_frontmatter(
     fields: &Map<String, Value>,
     line: &dyn Fn(&str) -> Option<usize>,
 ) -> (Invocation, Vec<Finding>) {
@@ -125,7 +117,7 @@ pub fn from_frontmatter(
         }),
     }
     if let Some(v) = fields.get("arguments") {
-        out.arguments = crate::skills::invoke::declared_arguments(v);
+        out.arguments = crate::skills::arguments::declared_arguments(v);
     }
     for (key, treatment) in OTHER_TOOL_KEYS {
         if let Treatment::Noted(severity, message) = treatment
@@ -181,7 +173,7 @@ fn flag(
 /// Codex's `agents/openai.yaml` of a skill folder: `Some(false)` when its
 /// `policy.allow_implicit_invocation` is false (the model may not pick the skill), with findings
 /// about the file itself. Codex's `interface` block is for its own UI and is not read.
-pub fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
+pub(crate) fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
     let path = dir.join("agents").join("openai.yaml");
     let warn = |code, message: String| Diagnostic::new(code, Severity::Warning, &path, None, message);
     let read = read_whole(&path, MAX_OPENAI_YAML_BYTES).map(|r| r.text());
@@ -240,7 +232,7 @@ pub fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
 /// `` !`command` `` inline, or a fenced block opened with ```` ```! ````. Claude Code runs those
 /// commands before the model reads the skill and puts their output in their place; `agent` runs
 /// nothing it was not asked to, so the model would read the command instead of its output.
-pub fn shell_preprocessing(text: &str) -> Option<usize> {
+pub(crate) fn shell_preprocessing(text: &str) -> Option<usize> {
     let inline = |line: &str| {
         line.match_indices("!`").any(|(at, _)| {
             line[..at]

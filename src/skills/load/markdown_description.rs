@@ -56,7 +56,7 @@ fn after_description_heading(body: &str) -> Option<Lines<'_>> {
 }
 
 /// SCP description: the `## Description` section, else the first paragraph after the H1.
-pub fn description_from_markdown(body: &str) -> Option<String> {
+pub(crate) fn description_from_markdown(body: &str) -> Option<String> {
     if let Some(section) = after_description_heading(body) {
         let para = first_paragraph(section);
         if para.is_some() {
@@ -73,7 +73,7 @@ pub fn description_from_markdown(body: &str) -> Option<String> {
 /// Whether [`description_from_markdown`] answers the same for every text that starts with
 /// `body` (whole lines): a `## Description` section whose first paragraph ends within `body`.
 /// Discovery reads only the front of a file and reads on while this is false.
-pub fn markdown_description_settled(body: &str) -> bool {
+pub(crate) fn markdown_description_settled(body: &str) -> bool {
     after_description_heading(body).is_some_and(|section| paragraph_lines(section).1)
 }
 

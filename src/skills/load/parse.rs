@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::fields::parse_skill_text;
-use super::front::parse_front;
+use super::partial_read::parse_front;
 use crate::skills::roots::skill_dirs::{find_skill_file_seen, has_usual_name};
 use crate::skills::{Diagnostic, Dialect, Severity, Skill, code};
 use crate::support::fs::{RegularFile, open_regular_seen, read_regular, read_whole};
@@ -18,7 +18,7 @@ pub const MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Result of looking at one folder below a skill root.
 #[derive(Debug)]
-pub enum Loaded {
+pub enum FolderLoad {
     Skill(Box<Skill>),
     /// The folder has a skill file, but nothing usable as a description.
     Skipped(Diagnostic),
@@ -27,7 +27,7 @@ pub enum Loaded {
 }
 
 /// Read a file, at most [`MAX_SKILL_FILE_BYTES`] of it.
-pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     read_capped_with_size(path).map(|(buf, _)| buf)
 }
 
@@ -67,7 +67,7 @@ fn unusual_name(file: &Path) -> Option<Diagnostic> {
 
 /// How much of a skill file loading reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
+pub(crate) enum Reading {
     /// Only what routing needs (see [`super::front`]): listings, one-shot runs, the chat.
     Front,
     /// The whole file, up to [`MAX_SKILL_FILE_BYTES`]: `skills check` and `skills show`, whose
@@ -76,7 +76,7 @@ pub enum Reading {
 }
 
 /// Load the skill in `dir`, found under `root`, reading its skill file whole.
-pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
+pub(crate) fn load_skill(dir: &Path, root: &Path) -> FolderLoad {
     load_skill_as(dir, root, Reading::Whole)
 }
 
@@ -84,51 +84,51 @@ pub fn load_skill(dir: &Path, root: &Path) -> Loaded {
 /// not ask the file system again: over thousands of skills, each question is a system call per
 /// skill. `None` means not known: loading looks.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Known {
+pub(crate) struct Known {
     /// Whether the folder has a `skill.json`.
-    pub manifest: Option<bool>,
+    pub(crate) manifest: Option<bool>,
     /// Whether the folder has an `agents/` subfolder (Codex's `agents/openai.yaml`).
-    pub agents: Option<bool>,
+    pub(crate) agents: Option<bool>,
     /// The mode bits (`st_mode`) of the default entry script `run.sh`, symlinks followed:
     /// `Some(None)` when there is none.
-    pub run_sh: Option<Option<u32>>,
+    pub(crate) run_sh: Option<Option<u32>>,
 }
 
 /// Load the skill in `dir`, found under `root`, reading as much of its skill file as `reading` says.
-pub fn load_skill_as(dir: &Path, root: &Path, reading: Reading) -> Loaded {
+pub(crate) fn load_skill_as(dir: &Path, root: &Path, reading: Reading) -> FolderLoad {
     match find_skill_file_seen(dir) {
         Some((file, meta)) => load_skill_file(dir, &file, &meta, root, reading, Known::default()),
-        None => Loaded::NotASkill,
+        None => FolderLoad::NotASkill,
     }
 }
 
 /// [`load_skill_as`] once the skill file is known: `file`, which `stat` described as `meta`, in a
 /// folder of which `known` is known.
-pub fn load_skill_file(
+pub(crate) fn load_skill_file(
     dir: &Path,
     file: &Path,
     meta: &Metadata,
     root: &Path,
     reading: Reading,
     known: Known,
-) -> Loaded {
+) -> FolderLoad {
     load_skill_opened(dir, file, open_regular_seen(file, meta), root, reading, known)
 }
 
 /// [`load_skill_file`] once the skill file `file` was opened as `opened` (its handle and size),
 /// or could not be.
-pub fn load_skill_opened(
+pub(crate) fn load_skill_opened(
     dir: &Path,
     file: &Path,
     opened: std::io::Result<(RegularFile, u64)>,
     root: &Path,
     reading: Reading,
     known: Known,
-) -> Loaded {
+) -> FolderLoad {
     let file = file.to_path_buf();
     let mut diags: Vec<Diagnostic> = unusual_name(&file).into_iter().collect();
     let unreadable = |e: std::io::Error| {
-        Loaded::Skipped(Diagnostic::new(
+        FolderLoad::Skipped(Diagnostic::new(
             code::UNREADABLE_FILE,
             Severity::Error,
             &file,
@@ -168,7 +168,7 @@ pub fn load_skill_opened(
             .map(|f| Diagnostic::new(f.code, f.severity, &file, f.line, f.message)),
     );
     let Some(description) = text.description else {
-        return Loaded::Skipped(Diagnostic::new(
+        return FolderLoad::Skipped(Diagnostic::new(
             code::MISSING_DESCRIPTION,
             Severity::Error,
             &file,
@@ -186,7 +186,7 @@ pub fn load_skill_opened(
     if codex_policy == Some(false) {
         invocation.model = false;
     }
-    Loaded::Skill(Box::new(Skill {
+    FolderLoad::Skill(Box::new(Skill {
         name: text.name,
         description,
         dir: dir.to_path_buf(),
@@ -234,7 +234,7 @@ fn read_text(
 }
 
 /// The entry script a folder's `skill.json` declares, if it declares one (without checking it).
-pub fn declared_entry(dir: &Path) -> Option<String> {
+pub(crate) fn declared_entry(dir: &Path) -> Option<String> {
     let read = read_whole(&dir.join("skill.json"), MAX_MANIFEST_BYTES).ok()?;
     let manifest: Value = serde_json::from_slice(&read.bytes).ok()?;
     let entry = manifest.get("entry")?.as_str()?;
@@ -242,7 +242,7 @@ pub fn declared_entry(dir: &Path) -> Option<String> {
 }
 
 /// Bytes of a `skill.json` that are read at all; a larger manifest is ignored with a warning.
-pub const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 
 fn read_manifest(dir: &Path, diags: &mut Vec<Diagnostic>) -> Option<Map<String, Value>> {
     let path = dir.join("skill.json");
@@ -334,7 +334,7 @@ fn find_entry(
 }
 
 /// Whether any execute bit is set.
-pub fn is_executable(path: &Path) -> bool {
+pub(crate) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).is_ok_and(|m| mode_executable(m.mode()))
 }

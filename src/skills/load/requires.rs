@@ -13,27 +13,28 @@ use crate::support::yaml::kind_of;
 
 /// A skill's declared needs. Empty when it declares none.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Requires {
+pub(crate) struct Requires {
     /// Environment variables that must be set for its commands to work.
-    pub env: Vec<String>,
+    pub(crate) env: Vec<String>,
     /// Programs that must be found on `PATH`.
-    pub bins: Vec<String>,
+    pub(crate) bins: Vec<String>,
     /// Paths its commands write to besides its own folder, the working directory and the temp
     /// folder, as written (`~` is expanded by whoever uses them).
-    pub write: Vec<String>,
+    pub(crate) write: Vec<String>,
     /// Its commands open network connections.
-    pub network: bool,
+    pub(crate) network: bool,
     /// Model Context Protocol servers its instructions call tools of (`requires.mcp`, as
     /// Composio's skills declare `mcp: [rube]`).
     // No `skip_serializing_if`: the catalog cache stores this with postcard, which is not
     // self-describing.
     #[serde(default)]
-    pub mcp: Vec<String>,
+    pub(crate) mcp: Vec<String>,
 }
 
 impl Requires {
+    #[cfg(test)]
     /// Nothing declared.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == Self::default()
     }
 }
@@ -101,7 +102,7 @@ fn flag(value: &Value, line: Option<usize>, findings: &mut Vec<Finding>) -> bool
 }
 
 /// Read the frontmatter's `requires` value (at `line`) and `skill.json`'s required `env[]`.
-pub fn read(
+pub(crate) fn read(
     frontmatter: Option<&Value>,
     manifest: Option<&Map<String, Value>>,
     line: Option<usize>,

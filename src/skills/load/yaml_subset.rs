@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::frontmatter::scan::{any_byte, any_pair, split_lines};
 
 /// The mapping `yaml` holds, when it is entirely within the subset; `None` otherwise.
-pub fn read(yaml: &str) -> Option<Map<String, Value>> {
+pub(crate) fn read(yaml: &str) -> Option<Map<String, Value>> {
     let mut map = Map::new();
     let mut lines = split_lines(yaml).peekable();
     while let Some(line) = lines.next() {

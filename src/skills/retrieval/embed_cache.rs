@@ -18,7 +18,7 @@ const KIND: Kind = Kind {
 
 /// Vectors kept per file at most: the current catalog's first, then others (other projects'
 /// skills) up to this many.
-pub const MAX_VECTORS: usize = 20_000;
+pub(crate) const MAX_VECTORS: usize = 20_000;
 
 #[derive(Serialize, Deserialize)]
 struct Stored {
@@ -33,7 +33,7 @@ struct Stored {
 
 /// Embedding vectors of skill texts for one endpoint and model.
 #[derive(Debug, Default)]
-pub struct EmbeddingStore {
+pub(crate) struct EmbeddingStore {
     file: Option<PathBuf>,
     base_url: String,
     model: String,
@@ -49,7 +49,7 @@ fn key(text: &str) -> u64 {
 impl EmbeddingStore {
     /// The stored vectors of `model` at `base_url`; empty when caching is off or nothing usable
     /// is stored.
-    pub fn open(cache: Option<&CacheDir>, base_url: &str, model: &str) -> Self {
+    pub(crate) fn open(cache: Option<&CacheDir>, base_url: &str, model: &str) -> Self {
         let mut store = Self {
             base_url: base_url.to_string(),
             model: model.to_string(),
@@ -72,17 +72,17 @@ impl EmbeddingStore {
     }
 
     /// The stored vector of `text`.
-    pub fn get(&self, text: &str) -> Option<&[f32]> {
+    pub(crate) fn get(&self, text: &str) -> Option<&[f32]> {
         self.vectors.get(&key(text)).map(Vec::as_slice)
     }
 
     /// Positions in `texts` of those without a stored vector.
-    pub fn missing(&self, texts: &[String]) -> Vec<usize> {
+    pub(crate) fn missing(&self, texts: &[String]) -> Vec<usize> {
         (0..texts.len()).filter(|i| self.get(&texts[*i]).is_none()).collect()
     }
 
     /// Keep `vector` as the embedding of `text`.
-    pub fn insert(&mut self, text: &str, vector: Vec<f32>) {
+    pub(crate) fn insert(&mut self, text: &str, vector: Vec<f32>) {
         self.vectors.insert(key(text), vector);
         self.changed = true;
     }
@@ -90,7 +90,7 @@ impl EmbeddingStore {
     /// Write the store back if it changed: the vectors of `current` (the catalog's texts) first,
     /// then others up to [`MAX_VECTORS`]. Vectors whose length differs from the current ones'
     /// (the model changed under the same name) are dropped.
-    pub fn save(&mut self, current: &[String]) -> Result<bool, String> {
+    pub(crate) fn save(&mut self, current: &[String]) -> Result<bool, String> {
         let Some(file) = &self.file else {
             return Ok(false);
         };

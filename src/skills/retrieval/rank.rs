@@ -53,12 +53,14 @@ impl SkillVectors {
         Self { dims, rows }
     }
 
+    #[cfg(test)]
     /// How many skills (with or without a vector).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.rows.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
 
@@ -77,7 +79,7 @@ impl SkillVectors {
 }
 
 /// Pre-activation (`AGENT_PREACTIVATE`) fires when the best skill's words explain at least this
-/// share of the request ([`LexicalScores::coverage`]) ...
+/// share of the request (`LexicalScores::coverage`) ...
 pub const PREACTIVATE_MIN_COVERAGE: f32 = 0.3;
 /// ... and its lexical score is at least this many times the runner-up's. Both chosen on the
 /// development set of `benches/retrieval.rs` ("Pre-activation"): the pair that fires most often
@@ -111,11 +113,11 @@ pub struct Ranked {
     /// Index into the skill list.
     pub index: usize,
     /// What the order is by: the fused score, or the lexical score without embeddings.
-    pub score: f32,
+    pub(crate) score: f32,
     /// The BM25F score (0 when no word matches).
-    pub lexical: f32,
+    pub(crate) lexical: f32,
     /// Cosine similarity to the request, when both have a vector.
-    pub semantic: Option<f32>,
+    pub(crate) semantic: Option<f32>,
 }
 
 /// The best `limit` skills, best first, ties in catalog order. `lexical` holds every skill's

@@ -9,7 +9,7 @@
 //! "date", "open", "test" and "web" that name skills.
 
 mod persist;
-pub use persist::Preloaded;
+pub(crate) use persist::Preloaded;
 mod tokenize;
 
 use std::collections::{HashMap, HashSet};
@@ -22,8 +22,8 @@ use crate::skills::Skill;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
     /// Index into the skill list the index was built from.
-    pub index: usize,
-    pub score: f32,
+    pub(crate) index: usize,
+    pub(crate) score: f32,
 }
 
 /// Query words the catalog lacks that are looked up as typos or abbreviations, per query.
@@ -42,7 +42,7 @@ pub struct LexicalScores {
 
 impl LexicalScores {
     /// `score / ceiling` of skill `index`, in 0..=1: how much of the request its words explain.
-    pub fn coverage(&self, index: usize) -> f32 {
+    pub(crate) fn coverage(&self, index: usize) -> f32 {
         match self.scores.get(index) {
             Some(s) if self.ceiling > 0.0 => (s / self.ceiling).clamp(0.0, 1.0),
             _ => 0.0,
@@ -367,12 +367,12 @@ impl SkillIndex {
 }
 
 /// A skill name as space-separated lowercase words (`PdfToText` → "pdf to text").
-pub fn words_of_name(name: &str) -> String {
+pub(crate) fn words_of_name(name: &str) -> String {
     words(name).join(" ")
 }
 
 /// The `limit` highest positive scores, best first; ties keep catalog order.
-pub fn top(scores: &[f32], limit: usize) -> Vec<Hit> {
+pub(crate) fn top(scores: &[f32], limit: usize) -> Vec<Hit> {
     let mut hits: Vec<Hit> = scores
         .iter()
         .enumerate()

@@ -1,14 +1,14 @@
 //! Skill roots, all in one place (docs/design.md#skill-roots): which folders are roots — ours in the
 //! working folder and its parents up to the repository root, the user's, the other agents' project
-//! and user folders — and their precedence ([`in_order`]); what makes a folder below one a skill
-//! folder ([`skill_dirs`]). Discovery, the folder-trust snapshot, the sandbox's protected paths and
+//! and user folders — and their precedence (`in_order`); what makes a folder below one a skill
+//! folder (`skill_dirs`). Discovery, the folder-trust snapshot, the sandbox's protected paths and
 //! the modification-time check all ask this module, so a skill that can be found is always a skill
 //! that trust covers. Reading the settings that choose the roots is `config`'s business.
 
 mod order;
-pub mod skill_dirs;
+pub(crate) mod skill_dirs;
 
-pub use order::{Given, in_order};
+pub(crate) use order::{Given, in_order};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -33,10 +33,10 @@ pub enum RootKind {
 /// A folder whose direct subfolders are skills.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkillRoot {
-    pub path: PathBuf,
-    pub kind: RootKind,
+    pub(crate) path: PathBuf,
+    pub(crate) kind: RootKind,
     /// Whose folder convention it is (ours, or another agent's such as `.claude/skills`).
-    pub tool: Tool,
+    pub(crate) tool: Tool,
 }
 
 impl SkillRoot {
@@ -50,7 +50,7 @@ impl SkillRoot {
     }
 
     /// The same root, as another tool's folder.
-    pub fn of(mut self, tool: Tool) -> Self {
+    pub(crate) fn of(mut self, tool: Tool) -> Self {
         self.tool = tool;
         self
     }
@@ -59,7 +59,7 @@ impl SkillRoot {
 /// Whose folder convention a skill root follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Tool {
+pub(crate) enum Tool {
     /// Ours: `.agents/skills`, `skills`, `~/.agents/skills`, `~/.skills`, flags, `AGENT_SKILLS_PATH`.
     Agent,
     /// Claude Code: `.claude/skills`, `~/.claude/skills`.
@@ -73,11 +73,11 @@ pub enum Tool {
 }
 
 /// The other agents in their default order (`AGENT_OTHER_AGENTS` unset).
-pub const OTHER_AGENTS: [Tool; 4] = [Tool::Claude, Tool::Codex, Tool::Gemini, Tool::Opencode];
+pub(crate) const OTHER_AGENTS: [Tool; 4] = [Tool::Claude, Tool::Codex, Tool::Gemini, Tool::Opencode];
 
 impl Tool {
     /// The name used in `AGENT_OTHER_AGENTS` and in listings.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Tool::Agent => "agent",
             Tool::Claude => "claude",
@@ -88,7 +88,7 @@ impl Tool {
     }
 
     /// The project skill root of this tool inside a folder (`.claude/skills`).
-    pub fn project_dir(self) -> &'static str {
+    pub(crate) fn project_dir(self) -> &'static str {
         match self {
             Tool::Agent => ".agents/skills",
             Tool::Claude => ".claude/skills",
@@ -99,7 +99,7 @@ impl Tool {
     }
 
     /// The user skill root of this tool below the home folder (`.claude/skills`).
-    pub fn user_dir(self) -> &'static str {
+    pub(crate) fn user_dir(self) -> &'static str {
         match self {
             Tool::Agent => ".agents/skills",
             Tool::Opencode => ".config/opencode/skills",
@@ -124,14 +124,14 @@ impl fmt::Display for Tool {
     "AGENT_OTHER_AGENTS={value:?}: {unknown:?} is not one of claude, codex, gemini, opencode; \
      list some of them separated by commas, or say none"
 )]
-pub struct UnknownAgent {
-    pub value: String,
-    pub unknown: String,
+pub(crate) struct UnknownAgent {
+    pub(crate) value: String,
+    pub(crate) unknown: String,
 }
 
 /// The other agents whose folders are searched, in the order given: `AGENT_OTHER_AGENTS`
 /// (`claude,codex,gemini,opencode` when unset or empty; `none` for no other agent).
-pub fn other_agents(setting: Option<&str>) -> Result<Vec<Tool>, UnknownAgent> {
+pub(crate) fn other_agents(setting: Option<&str>) -> Result<Vec<Tool>, UnknownAgent> {
     let Some(value) = setting.map(str::trim).filter(|v| !v.is_empty()) else {
         return Ok(OTHER_AGENTS.to_vec());
     };
@@ -153,13 +153,13 @@ pub fn other_agents(setting: Option<&str>) -> Result<Vec<Tool>, UnknownAgent> {
 
 /// A project or user skill root and whose convention it follows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RootDir {
-    pub path: PathBuf,
-    pub tool: Tool,
+pub(crate) struct RootDir {
+    pub(crate) path: PathBuf,
+    pub(crate) tool: Tool,
 }
 
 /// The nearest folder at or above `cwd` that holds `.git` (a folder, or the file of a worktree).
-pub fn repository_root(cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn repository_root(cwd: &Path) -> Option<PathBuf> {
     cwd.ancestors()
         .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
         .map(Path::to_path_buf)
@@ -168,7 +168,7 @@ pub fn repository_root(cwd: &Path) -> Option<PathBuf> {
 /// The folders whose project roots count: `cwd`, then each parent up to the repository root (none
 /// outside a repository). The home folder is never one: its `.agents/skills` and `.claude/skills`
 /// are the user's own, found as user roots (and trusted as such), also when `agent` runs there.
-pub fn project_folders(cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+pub(crate) fn project_folders(cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     if home.is_some_and(|h| same_place(h, cwd)) {
         return Vec::new();
     }
@@ -194,7 +194,7 @@ fn same_place(a: &Path, b: &Path) -> bool {
 
 /// Our project roots, in precedence order: `.agents/skills` and `skills` in `cwd`, then
 /// `.agents/skills` in each parent up to the repository root.
-pub fn own_project_roots(cwd: &Path, home: Option<&Path>) -> Vec<RootDir> {
+pub(crate) fn own_project_roots(cwd: &Path, home: Option<&Path>) -> Vec<RootDir> {
     let mut roots = Vec::new();
     for (depth, folder) in project_folders(cwd, home).into_iter().enumerate() {
         roots.push(RootDir {
@@ -213,7 +213,7 @@ pub fn own_project_roots(cwd: &Path, home: Option<&Path>) -> Vec<RootDir> {
 
 /// The other agents' project roots: in `cwd` and each parent up to the repository root, nearest
 /// folder first, and within one folder in the order of `tools`.
-pub fn other_project_roots(cwd: &Path, home: Option<&Path>, tools: &[Tool]) -> Vec<RootDir> {
+pub(crate) fn other_project_roots(cwd: &Path, home: Option<&Path>, tools: &[Tool]) -> Vec<RootDir> {
     project_folders(cwd, home)
         .into_iter()
         .flat_map(|folder| {
@@ -226,14 +226,14 @@ pub fn other_project_roots(cwd: &Path, home: Option<&Path>, tools: &[Tool]) -> V
 }
 
 /// Every project root, ours first (the precedence of docs/design.md#skill-roots).
-pub fn project_roots(cwd: &Path, home: Option<&Path>, tools: &[Tool]) -> Vec<RootDir> {
+pub(crate) fn project_roots(cwd: &Path, home: Option<&Path>, tools: &[Tool]) -> Vec<RootDir> {
     let mut roots = own_project_roots(cwd, home);
     roots.extend(other_project_roots(cwd, home, tools));
     roots
 }
 
 /// The user roots: ours (`~/.agents/skills`, `~/.skills`), then the other agents' in `tools` order.
-pub fn user_roots(home: &Path, tools: &[Tool]) -> (Vec<RootDir>, Vec<RootDir>) {
+pub(crate) fn user_roots(home: &Path, tools: &[Tool]) -> (Vec<RootDir>, Vec<RootDir>) {
     let own = vec![
         RootDir {
             path: home.join(Tool::Agent.user_dir()),

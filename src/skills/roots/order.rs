@@ -8,24 +8,24 @@ use super::{RootDir, RootKind, SkillRoot, Tool, other_project_roots, own_project
 
 /// What the settings of a run say about its roots, already read (and checked) by `config`.
 #[derive(Debug, Clone)]
-pub struct Given<'a> {
+pub(crate) struct Given<'a> {
     /// Each `--skills-dir`, absolute, in order.
-    pub flags: Vec<PathBuf>,
+    pub(crate) flags: Vec<PathBuf>,
     /// Each entry of `AGENT_SKILLS_PATH`, absolute, in order; `None` when it is not set.
-    pub env_path: Option<Vec<PathBuf>>,
+    pub(crate) env_path: Option<Vec<PathBuf>>,
     /// The working folder, whose project roots count.
-    pub cwd: &'a Path,
+    pub(crate) cwd: &'a Path,
     /// The user's home folder, when there is one.
-    pub home: Option<&'a Path>,
+    pub(crate) home: Option<&'a Path>,
     /// The other agents whose folders are searched, in order (`AGENT_OTHER_AGENTS`).
-    pub others: &'a [Tool],
+    pub(crate) others: &'a [Tool],
     /// The data folder the bundled skills are written below (`$XDG_DATA_HOME`); `None` when
     /// there is none or `AGENT_BUNDLED_SKILLS` turns them off.
-    pub bundled_data_home: Option<PathBuf>,
+    pub(crate) bundled_data_home: Option<PathBuf>,
 }
 
 /// The skill roots, in precedence order (docs/design.md#skill-roots).
-pub fn in_order(given: Given<'_>) -> Vec<SkillRoot> {
+pub(crate) fn in_order(given: Given<'_>) -> Vec<SkillRoot> {
     // The skills shipped in the binary are a starting point, not part of a library someone chose
     // by naming its folders: a run given `--skills-dir` or `AGENT_SKILLS_PATH` (a skill author's
     // CI, a test) sees only what it named and the user's own.

@@ -7,19 +7,19 @@ use std::path::{Path, PathBuf};
 
 /// Our project skill roots inside a folder (docs/design.md#skill-roots), in precedence order.
 /// Parents' roots and other agents' project folders are added by [`super::own_project_roots`] and [`super::other_project_roots`].
-pub const PROJECT_SKILL_ROOTS: [&str; 2] = [".agents/skills", "skills"];
+pub(crate) const PROJECT_SKILL_ROOTS: [&str; 2] = [".agents/skills", "skills"];
 
 /// The skill file of a folder: `SKILL.md`, else `skill.md`, else any other spelling of it in
 /// another letter case (`Skill.md`, the first in byte order). Whatever kind of file it is: one
 /// that cannot be read (a FIFO, a device) makes the folder a skipped skill with a reason, not a
 /// non-skill.
-pub fn find_skill_file(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn find_skill_file(dir: &Path) -> Option<PathBuf> {
     find_skill_file_seen(dir).map(|(path, _)| path)
 }
 
 /// [`find_skill_file`], with what `stat` said about the file (symlinks followed), so that a
 /// caller about to open it need not ask again.
-pub fn find_skill_file_seen(dir: &Path) -> Option<(PathBuf, Metadata)> {
+pub(crate) fn find_skill_file_seen(dir: &Path) -> Option<(PathBuf, Metadata)> {
     let file = |p: PathBuf| match std::fs::metadata(&p) {
         Ok(m) if !m.is_dir() => Some((p, m)),
         _ => None,
@@ -43,12 +43,12 @@ pub fn find_skill_file_seen(dir: &Path) -> Option<(PathBuf, Metadata)> {
 }
 
 /// Whether `file` is named exactly `SKILL.md`.
-pub fn has_usual_name(file: &Path) -> bool {
+pub(crate) fn has_usual_name(file: &Path) -> bool {
     file.file_name().is_some_and(|n| n == "SKILL.md")
 }
 
 /// Whether an entry of a skill root is never a skill: hidden entries and `node_modules`.
-pub fn is_ignored(name: &str) -> bool {
+pub(crate) fn is_ignored(name: &str) -> bool {
     name.starts_with('.') || name == "node_modules"
 }
 
@@ -56,7 +56,7 @@ pub fn is_ignored(name: &str) -> bool {
 /// links are not entered, so a link loop cannot trap the walk), unsorted. Hidden entries,
 /// `node_modules` and `__pycache__` are left out. The walk stops after the folder in which more
 /// than `enough` were gathered.
-pub fn files_below(dir: &Path, enough: usize) -> Vec<(PathBuf, std::fs::FileType)> {
+pub(crate) fn files_below(dir: &Path, enough: usize) -> Vec<(PathBuf, std::fs::FileType)> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
@@ -87,7 +87,7 @@ pub fn files_below(dir: &Path, enough: usize) -> Vec<(PathBuf, std::fs::FileType
 /// the file sits elsewhere in the skill (`api.md`). `None` when no file, or several, have that
 /// name. Reading a skill file and `skills check` both resolve a path this way, so a file the
 /// model can read is never reported missing.
-pub fn unique_by_name<'a>(files: &'a [String], rel: &str) -> Option<&'a str> {
+pub(crate) fn unique_by_name<'a>(files: &'a [String], rel: &str) -> Option<&'a str> {
     let name = rel.trim_end_matches('/').rsplit('/').next()?.to_lowercase();
     let mut matching = files
         .iter()

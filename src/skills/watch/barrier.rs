@@ -13,14 +13,14 @@ use std::time::Duration;
 const PATIENCE: Duration = Duration::from_millis(250);
 
 /// The private folder whose files mark points in the event queue.
-pub struct Barrier {
+pub(crate) struct Barrier {
     dir: tempfile::TempDir,
     next: u64,
 }
 
 /// The newest mark the watcher's thread has seen, shared with it.
 #[derive(Default)]
-pub struct Seen {
+pub(crate) struct Seen {
     upto: Mutex<u64>,
     arrived: Condvar,
 }
@@ -28,7 +28,7 @@ pub struct Seen {
 impl Seen {
     /// On the watcher's thread: whether `path` is one of the barrier's marks in `dir` (noted,
     /// and not a skill's business), or anything else.
-    pub fn note(&self, dir: &Path, path: &Path) -> bool {
+    pub(crate) fn note(&self, dir: &Path, path: &Path) -> bool {
         if path.parent() != Some(dir) {
             return false;
         }
@@ -48,7 +48,7 @@ impl Seen {
 impl Barrier {
     /// A private folder for the marks, where the queue is known to keep order (Linux); `None`
     /// elsewhere or when no folder can be made, and looks then take what has arrived.
-    pub fn new() -> Option<Self> {
+    pub(crate) fn new() -> Option<Self> {
         if !cfg!(target_os = "linux") {
             return None;
         }
@@ -57,14 +57,14 @@ impl Barrier {
     }
 
     /// The folder to watch.
-    pub fn dir(&self) -> PathBuf {
+    pub(crate) fn dir(&self) -> PathBuf {
         self.dir.path().to_path_buf()
     }
 
     /// Put a mark in the queue and wait until the watcher's thread has seen it, so every event
     /// queued before has been handled. When the mark cannot be made or does not arrive in time,
     /// a debug line says so and the look goes on: the events come with a later one.
-    pub fn pass(&mut self, seen: &Seen) {
+    pub(crate) fn pass(&mut self, seen: &Seen) {
         self.next += 1;
         let mark = self.dir.path().join(self.next.to_string());
         if std::fs::File::create(&mark).is_err() {

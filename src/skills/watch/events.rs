@@ -16,7 +16,7 @@ use super::{Changes, Concern, concern};
 use crate::skills::roots::skill_dirs::is_ignored;
 
 /// Watches over a set of roots, and what their events marked since the last look.
-pub struct Events {
+pub(crate) struct Events {
     watcher: RecommendedWatcher,
     roots: Vec<PathBuf>,
     marked: Arc<Mutex<Changes>>,
@@ -29,7 +29,7 @@ pub struct Events {
 impl Events {
     /// Watch `roots` and the folders in them; an error when watching is not possible here (no
     /// inotify, the limit on watches reached).
-    pub fn start(roots: Vec<PathBuf>) -> Result<Self, String> {
+    pub(crate) fn start(roots: Vec<PathBuf>) -> Result<Self, String> {
         let marked = Arc::new(Mutex::new(Changes::default()));
         let seen = Arc::new(Seen::default());
         let barrier = Barrier::new();
@@ -62,7 +62,7 @@ impl Events {
     }
 
     /// What changed since the last look, including edits made just before it.
-    pub fn take(&mut self) -> Option<Changes> {
+    pub(crate) fn take(&mut self) -> Option<Changes> {
         if let Some(barrier) = &mut self.barrier {
             barrier.pass(&self.seen);
         }
@@ -71,7 +71,7 @@ impl Events {
 
     /// After a scan: watch the changed folders again (a re-pointed link watches its new target)
     /// and, when a root changed, whatever is not watched yet.
-    pub fn follow(&mut self, changes: &Changes) -> Result<(), String> {
+    pub(crate) fn follow(&mut self, changes: &Changes) -> Result<(), String> {
         for folder in &changes.folders {
             for path in [folder.join("agents"), folder.clone()] {
                 if self.watched.remove(&path) {
@@ -186,7 +186,7 @@ fn mark(marked: &Mutex<Changes>, roots: &[PathBuf], event: notify::Result<notify
 
 /// Why events cannot be trusted for these roots, if so: a root on a network or user-space file
 /// system, which may change without telling this machine's kernel.
-pub fn unwatchable(roots: &[PathBuf]) -> Option<String> {
+pub(crate) fn unwatchable(roots: &[PathBuf]) -> Option<String> {
     roots
         .iter()
         .find_map(|root| remote(root).map(|fs| format!("{} is on {fs}", root.display())))

@@ -28,7 +28,7 @@ pub enum Mode {
 
 impl Mode {
     /// The mode `AGENT_WATCH` names (unset or empty: [`Mode::Auto`]).
-    pub fn parse(value: Option<&str>) -> Result<Self, String> {
+    pub(crate) fn parse(value: Option<&str>) -> Result<Self, String> {
         match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
             None | Some("" | "auto") => Ok(Self::Auto),
             Some("poll") => Ok(Self::Poll),
@@ -46,14 +46,14 @@ impl Mode {
 pub struct Changes {
     /// Folders of a root (as `root/name`) whose loaded files changed, or that appeared,
     /// disappeared or were re-pointed.
-    pub folders: BTreeSet<PathBuf>,
+    pub(crate) folders: BTreeSet<PathBuf>,
     /// A root itself changed (appeared, vanished, or events were lost): anything may have.
-    pub roots: bool,
+    pub(crate) roots: bool,
 }
 
 impl Changes {
     /// Whether nothing changed.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.folders.is_empty() && !self.roots
     }
 
@@ -83,11 +83,11 @@ impl SkillWatch {
     pub fn start(mode: Mode, roots: Vec<PathBuf>) -> Self {
         let state = match mode {
             Mode::Off => State::Off,
-            Mode::Poll => State::Polling(poll::Poll::take(&roots)),
+            Mode::Poll => State::Polling(poll::Poll::stamped(&roots)),
             Mode::Auto => match events::unwatchable(&roots) {
                 Some(why) => {
                     tracing::debug!("skill roots polled: {why}");
-                    State::Polling(poll::Poll::take(&roots))
+                    State::Polling(poll::Poll::stamped(&roots))
                 }
                 None => {
                     let watched = roots.clone();
@@ -101,7 +101,7 @@ impl SkillWatch {
     /// What changed since the last look, if anything: with events a lock and nothing else, when
     /// polling a stamp of each folder and of the files loading reads.
     pub fn changes(&mut self) -> Option<Changes> {
-        self.settle();
+        self.finish_setup();
         match &mut self.state {
             State::Events(events) => events.take(),
             State::Polling(poll) => poll.check(),
@@ -112,21 +112,21 @@ impl SkillWatch {
     /// Before the scan that takes in `changes`: watch what appeared, again what was re-pointed,
     /// and compare with what is there now from here on (a change made while the scan reads is
     /// then seen again next turn, never lost).
-    pub fn follow(&mut self, changes: &Changes) {
-        self.settle();
+    pub(crate) fn follow(&mut self, changes: &Changes) {
+        self.finish_setup();
         match &mut self.state {
             State::Events(events) => {
                 if let Err(why) = events.follow(changes) {
                     self.fall_back(&why);
                 }
             }
-            State::Polling(poll) => *poll = poll::Poll::take(&self.roots),
+            State::Polling(poll) => *poll = poll::Poll::stamped(&self.roots),
             State::Starting(_) | State::Off => {}
         }
     }
 
     /// Wait for the watches being set up, and poll instead when they could not be.
-    fn settle(&mut self) {
+    fn finish_setup(&mut self) {
         if !matches!(self.state, State::Starting(_)) {
             return;
         }
@@ -142,7 +142,7 @@ impl SkillWatch {
 
     fn fall_back(&mut self, why: &str) {
         tracing::debug!("skill roots polled: {why}");
-        self.state = State::Polling(poll::Poll::take(&self.roots));
+        self.state = State::Polling(poll::Poll::stamped(&self.roots));
     }
 }
 

@@ -15,7 +15,7 @@ use crate::skills::roots::skill_dirs::{find_skill_file, is_ignored};
 const LOADED: [&str; 4] = ["skill.json", "run.sh", "agents", "agents/openai.yaml"];
 
 /// The stamps of every root, as last seen.
-pub struct Poll {
+pub(crate) struct Poll {
     roots: Vec<Root>,
 }
 
@@ -30,14 +30,14 @@ struct Root {
 
 impl Poll {
     /// Stamp every root and everything in it loading reads.
-    pub fn take(roots: &[PathBuf]) -> Self {
+    pub(crate) fn stamped(roots: &[PathBuf]) -> Self {
         Self {
-            roots: roots.iter().map(|r| Root::take(r)).collect(),
+            roots: roots.iter().map(|r| Root::stamped(r)).collect(),
         }
     }
 
     /// What changed since the stamps were taken.
-    pub fn check(&self) -> Option<Changes> {
+    pub(crate) fn check(&self) -> Option<Changes> {
         let mut changes = Changes::default();
         for root in &self.roots {
             if Stamp::at(&root.path) != root.stamp {
@@ -65,7 +65,8 @@ impl Poll {
 }
 
 impl Root {
-    fn take(path: &Path) -> Self {
+    /// Stamp the root `path` and, in it, everything loading reads.
+    fn stamped(path: &Path) -> Self {
         let stamp = Stamp::at(path);
         let fd = stamp.filter(Stamp::is_dir).and_then(|_| open_folder(path));
         let mut folders = Vec::new();
@@ -139,28 +140,28 @@ mod tests {
         std::os::unix::fs::symlink(elsewhere.join("b1"), root.join("b")).unwrap();
         let later = base.path().join("later");
         let roots = vec![root.clone(), later.clone()];
-        let poll = Poll::take(&roots);
+        let poll = Poll::stamped(&roots);
         assert_eq!(poll.check(), None, "nothing changed");
 
         touch_later(&root.join("a/SKILL.md"));
         assert_eq!(folders(poll.check()), ["a"], "an edit in place");
-        let poll = Poll::take(&roots);
+        let poll = Poll::stamped(&roots);
         touch_later(&elsewhere.join("b1/SKILL.md"));
         assert_eq!(folders(poll.check()), ["b"], "an edit of a linked skill's target");
-        let poll = Poll::take(&roots);
+        let poll = Poll::stamped(&roots);
         std::fs::write(root.join("a/skill.json"), "{}").unwrap();
         touch_later(&root.join("a"));
         assert_eq!(folders(poll.check()), ["a"], "a manifest added");
 
-        let poll = Poll::take(&roots);
+        let poll = Poll::stamped(&roots);
         std::fs::remove_file(root.join("b")).unwrap();
         std::os::unix::fs::symlink(elsewhere.join("b2"), root.join("b")).unwrap();
         assert_eq!(folders(poll.check()), ["b"], "a link re-pointed");
 
-        let poll = Poll::take(&roots);
+        let poll = Poll::stamped(&roots);
         std::fs::create_dir(&later).unwrap();
         assert!(poll.check().is_some_and(|c| c.roots), "a root that appeared");
-        let poll = Poll::take(&roots);
+        let poll = Poll::stamped(&roots);
         std::fs::remove_dir_all(root.join("a")).unwrap();
         assert_eq!(folders(poll.check()), ["a"], "a skill removed");
     }
@@ -171,7 +172,7 @@ mod tests {
         let skill = root.path().join("a");
         std::fs::create_dir_all(skill.join("scripts")).unwrap();
         std::fs::write(skill.join("SKILL.md"), "x").unwrap();
-        let poll = Poll::take(&[root.path().to_path_buf()]);
+        let poll = Poll::stamped(&[root.path().to_path_buf()]);
         std::fs::write(skill.join("scripts/run.py"), "print()").unwrap();
         touch_later(&skill.join("scripts/run.py"));
         assert_eq!(poll.check(), None);

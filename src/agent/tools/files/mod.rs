@@ -11,7 +11,7 @@
 //! writes nothing; and a skill whose commands may not run (untrusted, changed) writes nothing.
 
 mod edit;
-pub mod place;
+pub(crate) mod place;
 mod read;
 mod search;
 
@@ -27,10 +27,10 @@ use crate::support::terminal_text::visible;
 use place::{Places, Resolved, WriteRefused};
 
 /// The names the model calls them by (Claude Code's, which `allowed-tools` and hooks use).
-pub const FILE_TOOLS: [&str; 5] = ["Read", "Write", "Edit", "Glob", "Grep"];
+pub(crate) const FILE_TOOLS: [&str; 5] = ["Read", "Write", "Edit", "Glob", "Grep"];
 
 /// Whether `name` is a file tool.
-pub fn is_file_tool(name: &str) -> bool {
+pub(crate) fn is_file_tool(name: &str) -> bool {
     FILE_TOOLS.contains(&name)
 }
 

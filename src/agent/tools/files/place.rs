@@ -10,7 +10,7 @@ use crate::exec::sandbox::readonly::KEPT_READ_ONLY;
 
 /// Why a path may not be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WriteRefused {
+pub(crate) enum WriteRefused {
     /// Outside the working folder, the folder itself, or the active skill's: the model can pick
     /// another path.
     Elsewhere(String),
@@ -18,37 +18,28 @@ pub enum WriteRefused {
     Kept(String),
 }
 
-impl WriteRefused {
-    /// What the model and the user are told.
-    pub fn message(&self) -> &str {
-        match self {
-            Self::Elsewhere(m) | Self::Kept(m) => m,
-        }
-    }
-}
-
 /// The folders a file tool works in.
-pub struct Places<'a> {
+pub(crate) struct Places<'a> {
     /// The user's working folder.
-    pub workdir: &'a Path,
+    pub(crate) workdir: &'a Path,
     /// The active skill's folder (read only), if a skill is active.
-    pub skill_dir: Option<&'a Path>,
+    pub(crate) skill_dir: Option<&'a Path>,
 }
 
 /// A path a tool may use: as the user would name it, and with symlinks resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// Shown to the user and the model: relative to the working folder when inside it.
-    pub shown: String,
+    pub(crate) shown: String,
     /// What is really read or written.
-    pub real: PathBuf,
+    pub(crate) real: PathBuf,
 }
 
 impl Places<'_> {
     /// `path` for reading: inside the working folder or the active skill's folder.
     /// A relative path found only in the skill's folder is read there: skills say "read
     /// references/api.md" of their own files.
-    pub fn for_reading(&self, path: &str) -> Result<Resolved, String> {
+    pub(crate) fn for_reading(&self, path: &str) -> Result<Resolved, String> {
         let mut real = self.real(path)?;
         if !real.exists()
             && Path::new(path.trim()).is_relative()
@@ -76,7 +67,7 @@ impl Places<'_> {
 
     /// `path` for writing: inside the working folder, not the active skill's folder, not inside
     /// a place other tools run on their own.
-    pub fn for_writing(&self, path: &str) -> Result<Resolved, WriteRefused> {
+    pub(crate) fn for_writing(&self, path: &str) -> Result<Resolved, WriteRefused> {
         let real = self.real(path).map_err(WriteRefused::Elsewhere)?;
         let root = real_or_same(self.workdir);
         let Ok(inside) = real.strip_prefix(&root) else {

@@ -35,15 +35,15 @@ const NOISE: [&str; 9] = [
 #[derive(Debug, Default)]
 pub(super) struct GrepOptions<'a> {
     /// The folder or file to search (the working folder when absent).
-    pub path: Option<&'a str>,
+    pub(crate) path: Option<&'a str>,
     /// Only files whose name (or path below `path`) matches this glob.
-    pub glob: Option<&'a str>,
+    pub(crate) glob: Option<&'a str>,
     /// Case-insensitive (`-i`).
-    pub ignore_case: bool,
+    pub(crate) ignore_case: bool,
     /// `files_with_matches` or `count` instead of the lines (Claude Code's `output_mode`).
-    pub mode: Option<&'a str>,
+    pub(crate) mode: Option<&'a str>,
     /// Most results to return (`head_limit`).
-    pub head_limit: Option<usize>,
+    pub(crate) head_limit: Option<usize>,
 }
 
 impl ToolRunner {

@@ -18,25 +18,25 @@ use crate::skills::routing_cases::{self, Case, Half};
 use crate::support::yaml::document as yaml_document;
 
 pub(super) use draft::draft;
-pub use score::{score_case, summarize};
+pub(crate) use score::{score_case, summarize};
 
 /// Largest cases file that is read.
 const MAX_CASES_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How `skills eval` runs.
 #[derive(Debug, Clone, Copy)]
-pub struct EvalOptions {
+pub(crate) struct EvalOptions {
     /// Runs per case.
-    pub runs: u32,
+    pub(crate) runs: u32,
     /// Routings in flight at once.
-    pub jobs: usize,
+    pub(crate) jobs: usize,
     /// `--min-rate`, overriding the file's `threshold`.
-    pub min_rate: Option<f64>,
+    pub(crate) min_rate: Option<f64>,
 }
 
 /// Read a cases file (any shape `routing_cases` knows); `default_skill` names the skill of
 /// skill-creator cases that do not say.
-pub fn read_cases(path: &Path, default_skill: Option<&str>) -> Result<(Vec<Case>, Option<f64>), AppError> {
+pub(crate) fn read_cases(path: &Path, default_skill: Option<&str>) -> Result<(Vec<Case>, Option<f64>), AppError> {
     let text = crate::support::fs::read_whole(path, MAX_CASES_BYTES)
         .map(|read| read.text())
         .map_err(|e| AppError::config(format!("cannot read {}: {e}", path.display())))?;
@@ -45,7 +45,7 @@ pub fn read_cases(path: &Path, default_skill: Option<&str>) -> Result<(Vec<Case>
 }
 
 /// Every routing of `cases` × `runs`, `jobs` at a time, in case order; the calls are counted.
-pub async fn route_all(
+pub(crate) async fn route_all(
     agent: &mut Agent,
     cases: &[Case],
     runs: u32,

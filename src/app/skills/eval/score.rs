@@ -27,7 +27,7 @@ fn triggered(case: &Case, routed: &Routed) -> bool {
 }
 
 /// The result of `case` over its runs.
-pub fn score_case(case: &Case, half: Half, runs: &[Routed]) -> EvalCase {
+pub(crate) fn score_case(case: &Case, half: Half, runs: &[Routed]) -> EvalCase {
     let triggers = runs.iter().filter(|r| triggered(case, r)).count();
     let trigger_rate = if runs.is_empty() {
         0.0
@@ -114,7 +114,7 @@ fn margin(c: &EvalCase) -> f64 {
 }
 
 /// The summary of every case's result against `threshold`.
-pub fn summarize(cases: Vec<EvalCase>, threshold: f64, runs: u32, llm_calls: u32) -> EvalSummary {
+pub(crate) fn summarize(cases: Vec<EvalCase>, threshold: f64, runs: u32, llm_calls: u32) -> EvalSummary {
     let passed = cases.iter().filter(|c| c.pass).count();
     let pass_rate = if cases.is_empty() {
         0.0

@@ -33,23 +33,23 @@ const PLACEHOLDER_STEMS: [&str; 14] = [
     "test",
 ];
 /// Extensions of languages whose scripts are normally run through their interpreter.
-pub const INTERPRETED_EXTENSIONS: [&str; 10] =
+pub(crate) const INTERPRETED_EXTENSIONS: [&str; 10] =
     [".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".r", ".lua"];
 
 /// What one command (a fenced line or a code span, split at `&&`, `||`, `;` and `|`) says about
 /// the paths it names.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Usage {
+pub(crate) struct Usage {
     /// Scripts run through an interpreter, as written (`scripts/x.py`) or derived from a module
     /// (`-m scripts.x` gives `scripts/x.py`).
-    pub interpreted: Vec<String>,
+    pub(crate) interpreted: Vec<String>,
     /// Files and folders the command writes.
-    pub produced: Vec<String>,
+    pub(crate) produced: Vec<String>,
 }
 
 impl Usage {
     /// Add what `command` says; `words` are its words, the program first.
-    pub fn add(&mut self, words: &[&str]) {
+    pub(crate) fn add(&mut self, words: &[&str]) {
         if let Some(script) = interpreted_script(words) {
             self.interpreted.push(script);
         }
@@ -58,7 +58,7 @@ impl Usage {
 
     /// Whether `path` (relative to the skill) is run through an interpreter somewhere: named as
     /// is, with `./`, or by its bare file name.
-    pub fn runs_through_interpreter(&self, path: &str) -> bool {
+    pub(crate) fn runs_through_interpreter(&self, path: &str) -> bool {
         let path = clean(path);
         let base = base_name(path);
         self.interpreted.iter().any(|i| {
@@ -68,14 +68,14 @@ impl Usage {
     }
 
     /// Whether `path` is something the commands create rather than read.
-    pub fn produces(&self, path: &str) -> bool {
+    pub(crate) fn produces(&self, path: &str) -> bool {
         let path = clean(path).trim_end_matches('/');
         self.produced.iter().any(|p| clean(p).trim_end_matches('/') == path)
     }
 }
 
 /// `path` without a leading `./` and the skill-folder variables.
-pub fn clean(path: &str) -> &str {
+pub(crate) fn clean(path: &str) -> &str {
     let path = ["\"$SKILL_DIR\"/", "$SKILL_DIR/", "${SKILL_DIR}/"]
         .iter()
         .find_map(|p| path.strip_prefix(p))
@@ -177,7 +177,7 @@ fn unquote(word: &str) -> &str {
 /// Whether a named path is an example rather than a file: `your_server.py`, `my-analysis.py`,
 /// `path/to/x`, a one-letter stem (`a.py`), or a stem that stands for any file (`script.py`,
 /// `app.py`); and library names written like files (`Node.js`, `p5.js`).
-pub fn is_placeholder(path: &str) -> bool {
+pub(crate) fn is_placeholder(path: &str) -> bool {
     let path = clean(path);
     let lower = path.to_lowercase();
     if lower.contains("path/to/") {
@@ -203,7 +203,7 @@ pub fn is_placeholder(path: &str) -> bool {
 
 /// Whether a line draws a folder tree (`├── x.py`): it shows some project's layout, often not
 /// the skill's own.
-pub fn is_tree_line(line: &str) -> bool {
+pub(crate) fn is_tree_line(line: &str) -> bool {
     line.contains(['├', '└', '│'])
 }
 

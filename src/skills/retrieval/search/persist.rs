@@ -49,7 +49,7 @@ pub(super) fn fingerprint(skills: &[Skill], params: &Params) -> u64 {
 
 /// An index read from the cache folder before the skills it belongs to were known (see
 /// [`SkillIndex::preload_latest`]), with the fingerprint it was stored under.
-pub struct Preloaded {
+pub(crate) struct Preloaded {
     fingerprint: u64,
     file: PathBuf,
     index: SkillIndex,
@@ -64,7 +64,11 @@ impl SkillIndex {
 
     /// As [`cached`](Self::cached), taking `preloaded` instead of reading the file when it was
     /// stored for exactly these skills.
-    pub fn cached_or_preloaded(skills: &[Skill], cache: Option<&CacheDir>, preloaded: Option<Preloaded>) -> Self {
+    pub(crate) fn cached_or_preloaded(
+        skills: &[Skill],
+        cache: Option<&CacheDir>,
+        preloaded: Option<Preloaded>,
+    ) -> Self {
         let Some(cache) = cache else {
             return Self::build(skills);
         };
@@ -160,7 +164,7 @@ impl SkillIndex {
     /// about every skill (work for the kernel, on one core), so that with a big library the
     /// index is ready when the first request ranks; [`cached_or_preloaded`](Self::cached_or_preloaded)
     /// takes it only if its fingerprint is that of the skills found.
-    pub fn preload_latest(cache: &CacheDir) -> Option<Preloaded> {
+    pub(crate) fn preload_latest(cache: &CacheDir) -> Option<Preloaded> {
         let newest = index_files(&cache.path().join("index"))
             .into_iter()
             .max_by_key(|(used, _)| *used)?

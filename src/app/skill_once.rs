@@ -5,8 +5,8 @@ use super::once::{one_turn, read_stdin};
 use super::{Run, endpoint};
 use crate::exit::{AppError, ExitCode};
 use crate::skills::Skill;
+use crate::skills::arguments::Arguments;
 use crate::skills::discover::Discovery;
-use crate::skills::invoke::Arguments;
 use crate::skills::resolve::{Named, resolve, unknown};
 
 /// Invoke `name` with the arguments of the command line (and piped stdin as context), then run
@@ -18,7 +18,7 @@ pub(super) async fn skill_once(mut run: Run<'_>, discovery: Discovery, name: &st
         .clone();
     let name = name.as_str();
     let args = arguments(&run)?;
-    endpoint::settle(run.cli, &mut run.config).await?;
+    endpoint::discover(run.cli, &mut run.config).await?;
     let (mut agent, _) = super::session::started_agent(&run, discovery)?;
     let invoked = agent
         .invoke_by_hand(name, &Arguments::parse(&args.text))

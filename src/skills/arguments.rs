@@ -10,22 +10,22 @@
 
 /// The arguments of one invocation.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Arguments {
+pub(crate) struct Arguments {
     /// Everything after the skill name, trimmed: what `$ARGUMENTS` stands for.
-    pub raw: String,
+    pub(crate) raw: String,
     /// `raw` split shell-style; plain whitespace splitting when its quotes do not close.
-    pub words: Vec<String>,
+    pub(crate) words: Vec<String>,
 }
 
 impl Arguments {
     /// Split `raw` into words the way a shell would, without expanding anything.
-    pub fn parse(raw: &str) -> Self {
+    pub(crate) fn parse(raw: &str) -> Self {
         let raw = raw.trim().to_string();
         let words = shell_words::split(&raw).unwrap_or_else(|_| raw.split_whitespace().map(str::to_string).collect());
         Self { raw, words }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.raw.is_empty()
     }
 
@@ -36,15 +36,15 @@ impl Arguments {
 
 /// A body after substitution.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Substituted {
-    pub text: String,
+pub(crate) struct Substituted {
+    pub(crate) text: String,
     /// Whether the body held any placeholder (then the arguments are in it).
-    pub placeholders: bool,
+    pub(crate) placeholders: bool,
 }
 
 /// Replace the placeholders of `body` with `args`; `named` are the names declared in the skill's
 /// `arguments:` frontmatter, in order.
-pub fn substitute(body: &str, args: &Arguments, named: &[String]) -> Substituted {
+pub(crate) fn substitute(body: &str, args: &Arguments, named: &[String]) -> Substituted {
     let mut out = String::with_capacity(body.len() + args.raw.len());
     let mut placeholders = false;
     let mut rest = body;
@@ -107,7 +107,7 @@ fn is_name_char(c: char) -> bool {
 }
 
 /// The names declared in `arguments:` frontmatter: a list, or one space-separated string.
-pub fn declared_arguments(value: &serde_json::Value) -> Vec<String> {
+pub(crate) fn declared_arguments(value: &serde_json::Value) -> Vec<String> {
     let names: Vec<String> = match value {
         serde_json::Value::String(s) => s.split_whitespace().map(str::to_string).collect(),
         serde_json::Value::Array(items) => items
@@ -128,7 +128,7 @@ pub fn declared_arguments(value: &serde_json::Value) -> Vec<String> {
 /// Claude Code (`python3 ${CLAUDE_SKILL_DIR}/scripts/x.py`, `cat ${CLAUDE_SKILL_DIR}/ref.md`)
 /// names the skill's files wherever a word of it stands. `skills check` passes `.` to read the
 /// same paths relative to the skill.
-pub fn claude_skill_dir(body: String, dir: &str) -> String {
+pub(crate) fn claude_skill_dir(body: String, dir: &str) -> String {
     const PLACEHOLDER: &str = "${CLAUDE_SKILL_DIR}";
     if body.contains(PLACEHOLDER) {
         body.replace(PLACEHOLDER, dir)
@@ -139,7 +139,7 @@ pub fn claude_skill_dir(body: String, dir: &str) -> String {
 
 /// Up to `limit` of `names` closest to `wanted`, closest first: names that contain it or that
 /// it contains, then those within a small edit distance.
-pub fn nearest<'a>(wanted: &str, names: &[&'a str], limit: usize) -> Vec<&'a str> {
+pub(crate) fn nearest<'a>(wanted: &str, names: &[&'a str], limit: usize) -> Vec<&'a str> {
     let wanted = wanted.to_lowercase();
     let mut scored: Vec<(f64, &str)> = names
         .iter()

@@ -7,25 +7,25 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Where a missing variable can be set, for messages.
-pub const WHERE_TO_SET: &str =
+pub(crate) const WHERE_TO_SET: &str =
     "set it in ~/.config/agent/.env, in the .env of a trusted project folder, or in the environment";
 
 /// One declared need and whether it is met.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Need {
+pub(crate) struct Need {
     /// `env` or `bin`.
-    pub kind: NeedKind,
-    pub name: String,
-    pub met: bool,
+    pub(crate) kind: NeedKind,
+    pub(crate) name: String,
+    pub(crate) met: bool,
     /// For a program found: where.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub found_at: Option<PathBuf>,
+    pub(crate) found_at: Option<PathBuf>,
 }
 
 /// What kind of thing a skill needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum NeedKind {
+pub(crate) enum NeedKind {
     /// An environment variable with a non-empty value.
     Env,
     /// A program on `PATH` (or a path to one, relative to the skill folder).
@@ -35,18 +35,18 @@ pub enum NeedKind {
 }
 
 /// Why an MCP server a skill needs is missing, for messages.
-pub const MCP_UNAVAILABLE: &str = "add it with `agent mcp add NAME -- COMMAND` or `agent mcp add NAME --url URL`; until then the tools the skill's instructions name do not exist here";
+pub(crate) const MCP_UNAVAILABLE: &str = "add it with `agent mcp add NAME -- COMMAND` or `agent mcp add NAME --url URL`; until then the tools the skill's instructions name do not exist here";
 
 /// Every declared need of a skill, checked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Needs {
-    pub needs: Vec<Need>,
+pub(crate) struct Needs {
+    pub(crate) needs: Vec<Need>,
 }
 
 impl Needs {
     /// Check `env` and `bins` against `child_env` (the variables a command of the skill would get,
     /// its `PATH` included); `dir` is the skill folder, for programs named by a path.
-    pub fn check(env: &[String], bins: &[String], child_env: &BTreeMap<String, String>, dir: &Path) -> Self {
+    pub(crate) fn check(env: &[String], bins: &[String], child_env: &BTreeMap<String, String>, dir: &Path) -> Self {
         let mut needs = Vec::new();
         for name in dedup(env) {
             needs.push(Need {
@@ -70,7 +70,7 @@ impl Needs {
     }
 
     /// Add the MCP servers a skill declares (`requires.mcp`), each met when `available` names it.
-    pub fn with_mcp(mut self, servers: &[String], available: &[String]) -> Self {
+    pub(crate) fn with_mcp(mut self, servers: &[String], available: &[String]) -> Self {
         for name in dedup(servers) {
             self.needs.push(Need {
                 kind: NeedKind::Mcp,
@@ -83,16 +83,17 @@ impl Needs {
     }
 
     /// The needs that are not met.
-    pub fn missing(&self) -> impl Iterator<Item = &Need> {
+    pub(crate) fn missing(&self) -> impl Iterator<Item = &Need> {
         self.needs.iter().filter(|n| !n.met)
     }
 
-    pub fn all_met(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn all_met(&self) -> bool {
         self.missing().next().is_none()
     }
 
     /// What is missing and where to fix it, in one sentence; `None` when nothing is.
-    pub fn explain(&self, skill: &str) -> Option<String> {
+    pub(crate) fn explain(&self, skill: &str) -> Option<String> {
         let vars: Vec<&str> = self.missing_of(NeedKind::Env);
         let bins: Vec<&str> = self.missing_of(NeedKind::Bin);
         let servers: Vec<&str> = self.missing_of(NeedKind::Mcp);
@@ -127,9 +128,10 @@ impl Needs {
         Some(format!("skill {skill} needs {}", parts.join(" and ")))
     }
 
+    #[cfg(test)]
     /// The tool result the model gets instead of running a command: what is missing, and that it
     /// should tell the user rather than try again.
-    pub fn refusal(&self, skill: &str) -> Option<String> {
+    pub(crate) fn refusal(&self, skill: &str) -> Option<String> {
         self.explain(skill).map(|why| {
             format!(
                 "error: not run: {why}. Nothing of this skill can run until the user provides it; \
@@ -163,7 +165,7 @@ fn dedup(names: &[String]) -> Vec<&str> {
 
 /// Where `name` would be run from: a name with a `/` is a path (relative to `dir`), else the
 /// first executable file of that name in `path`'s folders.
-pub fn find_program(name: &str, path: &str, dir: &Path) -> Option<PathBuf> {
+pub(crate) fn find_program(name: &str, path: &str, dir: &Path) -> Option<PathBuf> {
     if name.contains('/') {
         let candidate = dir.join(name);
         return is_executable_file(&candidate).then_some(candidate);

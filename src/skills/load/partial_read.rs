@@ -1,7 +1,7 @@
 //! Reading only the front of a `SKILL.md`: what routing needs (the frontmatter, or for an SCP
 //! skill its `## Description` section) is at the top, and a body can be 100 KB.
 //!
-//! The first read is [`FIRST_READ`] bytes; it grows (doubling) only while the fields the catalog
+//! The first read is `FIRST_READ` bytes; it grows (doubling) only while the fields the catalog
 //! shows could still change with more of the file: a frontmatter block not closed yet, or a
 //! description that has to come from markdown that has not ended yet. A file read this way
 //! gives the same skill (name, description, dialect, fields) and the same findings about them as
@@ -16,23 +16,24 @@ use serde_json::{Map, Value};
 use super::fields::{
     BINARY_SNIFF_BYTES, DescriptionSource, SkillText, markdown_description_settled, parse_normalized, parse_skill_text,
 };
-use super::frontmatter::{normalize, settled_split};
+use super::frontmatter::{decided_body_line, normalize};
 
 /// Bytes read first: real frontmatter is 200–1,500 bytes, and the binary-file check looks at
 /// this many, so it sees what a whole read would.
-pub const FIRST_READ: usize = BINARY_SNIFF_BYTES;
+pub(crate) const FIRST_READ: usize = BINARY_SNIFF_BYTES;
 
 /// A skill file's front, parsed.
 #[derive(Debug)]
 pub struct Front {
-    pub text: SkillText,
+    pub(crate) text: SkillText,
     /// Bytes read.
     pub read: usize,
-    /// Whether everything up to the end of the file (or the cap) was read.
-    pub whole: bool,
+    /// Whether everything up to the end of the file (or the cap) was read (the tests check it).
+    #[cfg(test)]
+    pub(crate) whole: bool,
 }
 
-/// Parse the front of the skill file `reader` reads: [`FIRST_READ`] bytes, then twice as many
+/// Parse the front of the skill file `reader` reads: `FIRST_READ` bytes, then twice as many
 /// each round while more of the file could change the result, up to its end or `cap` bytes.
 /// `folder` and `manifest` are what [`parse_skill_text`] takes.
 pub fn parse_front(
@@ -65,13 +66,15 @@ fn parse_front_with(
             return Ok(Front {
                 text: parse_skill_text(&buf, folder, manifest),
                 read: buf.len(),
+                #[cfg(test)]
                 whole: true,
             });
         }
-        if let Some(text) = settled(&buf, sniff, folder, manifest) {
+        if let Some(text) = parse_if_final(&buf, sniff, folder, manifest) {
             return Ok(Front {
                 text,
                 read: buf.len(),
+                #[cfg(test)]
                 whole: false,
             });
         }
@@ -80,7 +83,7 @@ fn parse_front_with(
 }
 
 /// The parse of `read` (the start of a longer file) when no later byte can change it.
-fn settled(read: &[u8], sniff: usize, folder: &str, manifest: Option<&Map<String, Value>>) -> Option<SkillText> {
+fn parse_if_final(read: &[u8], sniff: usize, folder: &str, manifest: Option<&Map<String, Value>>) -> Option<SkillText> {
     if read.len() < sniff {
         return None;
     }
@@ -92,7 +95,7 @@ fn settled(read: &[u8], sniff: usize, folder: &str, manifest: Option<&Map<String
     let end = read.iter().rposition(|b| *b == b'\n')?;
     let front = &read[..=end];
     let normalized = normalize(front);
-    settled_split(&normalized.text)?;
+    decided_body_line(&normalized.text)?;
     let text = parse_normalized(front, Some(normalized), folder, manifest);
     let from_fields = matches!(
         text.description_from,
@@ -102,5 +105,5 @@ fn settled(read: &[u8], sniff: usize, folder: &str, manifest: Option<&Map<String
 }
 
 #[cfg(test)]
-#[path = "front_tests.rs"]
+#[path = "partial_read_tests.rs"]
 mod tests;
