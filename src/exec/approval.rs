@@ -158,16 +158,14 @@ impl Plan {
         match self {
             Plan::Argv(_) => "rerun with --approve auto".into(),
             Plan::Shell(shell) if installer::find(shell.command()).is_some() => installer_way(shell),
-            Plan::Shell(shell) if let Some(why) = installer::sweeping_removal(shell.command()) => {
-                format!("{why}: run it on a terminal to look at it and approve it once")
-            }
-            Plan::Shell(shell) => match shell.program() {
-                Some(program) => format!(
+            Plan::Shell(shell) => match (installer::sweeping_removal(shell.command()), shell.program()) {
+                (Some(why), _) => format!("{why}: run it on a terminal to look at it and approve it once"),
+                (None, Some(program)) => format!(
                     "run it on a terminal to approve it once, or allow it yourself with \
                      AGENT_ALLOW_COMMANDS='Bash({program}:*)' in ~/.config/agent/.env (or grant it in the \
                      skill's allowed-tools) to let it run unasked"
                 ),
-                None => "run it on a terminal to look at it and approve it once".into(),
+                (None, None) => "run it on a terminal to look at it and approve it once".into(),
             },
         }
     }
