@@ -409,17 +409,21 @@ async fn a_file_named_in_prose_in_other_letter_case_is_reported() {
     assert!(!findings.iter().any(|f| f["code"] == "missing-file"), "{findings:?}");
 }
 
-/// Bash completes skill names after `skills show`, `skills tune` and `--skill`, from the skills
-/// the agent finds (item 15); other words are still clap's.
-#[test]
-fn bash_completes_skill_names() {
-    if !std::process::Command::new("bash")
-        .arg("--version")
+/// Whether `shell` runs here; when it does not, the test is reported skipped (a failure under
+/// `AGENT_TEST_NO_SKIP=1`: `.ci/run` installs both shells).
+fn has_shell(shell: &str, version_flag: &str) -> bool {
+    let runs = std::process::Command::new(shell)
+        .arg(version_flag)
         .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        return;
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        crate::common::kernel::skipped(&format!("{shell} is not installed (.ci/run installs it)"));
     }
+    runs
+}
+
+/// A workspace with three skills whose names share prefixes (`we…`), for completion.
+fn three_skills() -> Workspace {
     let ws = Workspace::new();
     for name in ["weather", "web-search", "time"] {
         ws.skill(
@@ -428,6 +432,17 @@ fn bash_completes_skill_names() {
             None,
         );
     }
+    ws
+}
+
+/// Bash completes skill names after `skills show`, `skills tune` and `--skill`, from the skills
+/// the agent finds (item 15); other words are still clap's.
+#[test]
+fn bash_completes_skill_names() {
+    if !has_shell("bash", "--version") {
+        return;
+    }
+    let ws = three_skills();
     let out = ws.bare_agent().args(["completions", "bash"]).output().unwrap();
     let script = ws.dir.path().join("agent.bash");
     std::fs::write(&script, &out.stdout).unwrap();
@@ -570,22 +585,10 @@ async fn an_unresolvable_default_endpoint_names_the_key_that_chose_it() {
 /// is zsh's own `compadd`, stood in for here).
 #[test]
 fn zsh_completes_skill_names() {
-    if !std::process::Command::new("zsh")
-        .args(["-c", "true"])
-        .status()
-        .is_ok_and(|s| s.success())
-    {
-        eprintln!("SKIP zsh_completes_skill_names: zsh is not installed (.ci/run installs it)");
+    if !has_shell("zsh", "--version") {
         return;
     }
-    let ws = Workspace::new();
-    for name in ["weather", "web-search", "time"] {
-        ws.skill(
-            name,
-            &format!("---\nname: {name}\ndescription: The {name} skill for tests.\n---\n"),
-            None,
-        );
-    }
+    let ws = three_skills();
     let out = ws.bare_agent().args(["completions", "zsh"]).output().unwrap();
     assert!(out.status.success());
     let script = ws.dir.path().join("_agent");
