@@ -4,17 +4,8 @@
 use std::path::Path;
 
 use super::indicators::Indicators;
+use super::tests_classes::skill;
 use super::*;
-
-fn skill(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    for (rel, content) in files {
-        let path = tmp.path().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-    tmp
-}
 
 fn rules_of(text: &str) -> Vec<(String, Level)> {
     let dir = skill(&[("SKILL.md", text.as_bytes())]);

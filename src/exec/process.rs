@@ -139,7 +139,7 @@ fn not_started(plan: &Plan, err: &std::io::Error, started: Instant) -> Option<Co
     };
     let program = argv.program().display().to_string();
     let (code, reason, cause_known) = match err.kind() {
-        std::io::ErrorKind::PermissionDenied if lacks_exec_bit(argv.program()) => (
+        std::io::ErrorKind::PermissionDenied if crate::support::fs::lacks_exec_bit(argv.program()) => (
             126,
             format!("{program}: Permission denied (it is not executable: `chmod +x` it, or name its interpreter)"),
             true,
@@ -164,12 +164,6 @@ fn not_started(plan: &Plan, err: &std::io::Error, started: Instant) -> Option<Co
         duration: started.elapsed(),
         cause_known,
     })
-}
-
-/// Whether `program` is a file no one may execute by its mode (a script committed without `+x`).
-fn lacks_exec_bit(program: &std::path::Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(program).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 == 0)
 }
 
 /// Start the plan's process and register it, so its tree is ended when the returned [`Tree`] is.
@@ -240,7 +234,7 @@ fn argv_command(argv: &Argv, spec: &CommandSpec<'_>, how: &Launch) -> Command {
 /// it: the path, then the rest of the line as one argument (`#!/usr/bin/env python3`).
 fn interpreter(program: &std::path::Path) -> Option<Vec<String>> {
     use std::io::Read;
-    if !lacks_exec_bit(program) {
+    if !crate::support::fs::lacks_exec_bit(program) {
         return None;
     }
     let mut head = [0u8; 256];

@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use crate::support::fs::is_executable_file;
+
 /// Why `program` cannot be started with `path` as the `PATH`, and what to do; `None` when it is
 /// found (or holds a `${VAR}`, known only when the server starts).
 pub(crate) fn missing(program: &str, path: &str) -> Option<String> {
@@ -11,9 +13,9 @@ pub(crate) fn missing(program: &str, path: &str) -> Option<String> {
         return None;
     }
     if program.contains('/') {
-        return (!executable(Path::new(program))).then(|| format!("{program} is not an executable file"));
+        return (!is_executable_file(Path::new(program))).then(|| format!("{program} is not an executable file"));
     }
-    let found = std::env::split_paths(path).any(|dir| executable(&dir.join(program)));
+    let found = std::env::split_paths(path).any(|dir| is_executable_file(&dir.join(program)));
     (!found).then(|| format!("`{program}` is not on PATH: {}", install_hint(program)))
 }
 
@@ -27,12 +29,6 @@ fn install_hint(program: &str) -> String {
         "docker" => "install Docker (https://docs.docker.com/get-docker/)".into(),
         _ => format!("install it, or give its full path (`-- /path/to/{program} …`)"),
     }
-}
-
-/// A regular file this user may execute.
-fn executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(test)]

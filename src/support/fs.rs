@@ -149,6 +149,25 @@ pub(crate) fn read_whole(path: &Path, cap: u64) -> io::Result<Capped> {
     Ok(read)
 }
 
+/// Whether `path` (links followed) is a regular file with an execute bit set: what `execve` and a
+/// `$PATH` lookup would run.
+pub(crate) fn is_executable_file(path: &Path) -> bool {
+    exec_bit(path) == Some(true)
+}
+
+/// Whether `path` (links followed) is a regular file with no execute bit at all: a script
+/// committed without `+x`.
+pub(crate) fn lacks_exec_bit(path: &Path) -> bool {
+    exec_bit(path) == Some(false)
+}
+
+/// Whether a regular file at `path` has any execute bit; `None` when there is no regular file.
+fn exec_bit(path: &Path) -> Option<bool> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path).ok().filter(Metadata::is_file)?;
+    Some(meta.permissions().mode() & 0o111 != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

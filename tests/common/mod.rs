@@ -336,6 +336,11 @@ pub fn contents(request: &Value, role: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether `program` is found on this process's `PATH` (a test that drives it can run).
+pub fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
+}
+
 /// Every message content of a request, joined.
 pub fn all_text(request: &Value) -> String {
     ["system", "user", "assistant", "tool"]

@@ -161,7 +161,7 @@ async fn a_users_server_never_starts_in_the_folder_agent_runs_in() {
         "py": {"command": "python3", "args": ["-m", "mod"]},
         "sh": {"command": "./srv"},
     });
-    if which("node") {
+    if on_path("node") {
         servers["js"] = json!({"command": "node", "args": ["server.js"]});
     }
     configure(&ws, servers.clone());
@@ -316,13 +316,6 @@ async fn a_tool_name_with_a_newline_cannot_draw_lines_in_the_approval_question()
     let result = last_tool_result(&mock.requests().await[1]);
     assert!(!result.contains('\n'), "{result:?}");
     assert!(result.contains("\\n"), "escaped, not dropped: {result:?}");
-}
-
-fn which(program: &str) -> bool {
-    std::process::Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 #[tokio::test(flavor = "multi_thread")]

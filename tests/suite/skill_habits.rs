@@ -4,8 +4,6 @@
 //! skill's folder, package managers whose caches the sandbox would otherwise refuse, and a script
 //! committed without its execute bit.
 
-use std::path::Path;
-
 use crate::common::*;
 use serde_json::Value;
 
@@ -105,7 +103,7 @@ async fn package_caches_are_writable_places_the_agent_owns() {
     for tool in ["pip", "uv", "npm", "libreoffice"] {
         assert!(tools.join(tool).join("probe").exists(), "{tool}: {}", results[0]);
     }
-    if which("pip") {
+    if on_path("pip") {
         assert!(
             results[1].contains(&tools.join("pip").display().to_string()),
             "{}",
@@ -115,13 +113,6 @@ async fn package_caches_are_writable_places_the_agent_owns() {
     // The rest of the agent's cache stays out of reach.
     let (_, _, results) = turn(&ws, &["touch \"$PIP_CACHE_DIR/../../planted\""], &[]).await;
     assert!(!ws.home().join(".cache/agent/planted").exists(), "{}", results[0]);
-}
-
-fn which(program: &str) -> bool {
-    std::env::var("PATH")
-        .unwrap_or_default()
-        .split(':')
-        .any(|d| Path::new(d).join(program).is_file())
 }
 
 /// A script committed without `+x` (openai's skill-creator ships its scripts so) runs by its

@@ -168,17 +168,12 @@ fn dedup(names: &[String]) -> Vec<&str> {
 pub(crate) fn find_program(name: &str, path: &str, dir: &Path) -> Option<PathBuf> {
     if name.contains('/') {
         let candidate = dir.join(name);
-        return is_executable_file(&candidate).then_some(candidate);
+        return crate::support::fs::is_executable_file(&candidate).then_some(candidate);
     }
     std::env::split_paths(path)
         .filter(|folder| !folder.as_os_str().is_empty())
         .map(|folder| folder.join(name))
-        .find(|candidate| is_executable_file(candidate))
-}
-
-fn is_executable_file(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .find(|candidate| crate::support::fs::is_executable_file(candidate))
 }
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ pub(crate) fn check_scripts(dir: &Path, entry: Option<&str>) -> Vec<ScriptProble
                 path: path.clone(),
             });
         }
-        let executable = std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+        let executable = crate::support::fs::is_executable_file(&path);
         // A script under scripts/ without `#!` may be meant for `python3 scripts/x.py`.
         if !executable && (shebang || entry_matches(dir, entry, &path)) {
             problems.push(ScriptProblem {
