@@ -25,6 +25,10 @@ pub(crate) struct TurnTrace {
     /// The text the turn's commands and MCP calls returned (not activations: their text is the
     /// skill's own SKILL.md).
     pub(crate) outputs: String,
+    /// Files of the working folder the request names (`essay.txt`, `data/sales.csv`), when no
+    /// earlier turn of the conversation ran anything: an answer about one of them that nothing
+    /// read or ran a command on cannot come from it.
+    pub(crate) named_files: Vec<String>,
 }
 
 /// Why an answer is not backed by what ran.
@@ -41,6 +45,10 @@ pub(crate) enum Unbacked {
     ImitatedOutput { line: String },
     /// A command was proposed with no skill active (refused) and nothing ran.
     NoSkillActive,
+    /// The request names a file of the working folder, and nothing read it or ran: what the
+    /// answer says about it is made up (the bench's 1.5B model "counted" the words of a file it
+    /// never opened).
+    UnreadFile { file: String },
 }
 
 impl Unbacked {
@@ -59,6 +67,10 @@ impl Unbacked {
             Unbacked::NoSkillActive => "a command was proposed with no skill active and refused; nothing ran, so \
                  nothing in this answer comes from a command"
                 .to_string(),
+            Unbacked::UnreadFile { file } => format!(
+                "the request names {file}, which nothing in this turn read or ran a command on: nothing in this \
+                 answer comes from it"
+            ),
             Unbacked::CallAsText { why } => format!(
                 "the model wrote a tool call as text that cannot be run ({why}); nothing ran. A model that calls \
                  tools natively (a larger one) does better; AGENT_PROMPT=compact helps small ones"
@@ -70,7 +82,10 @@ impl Unbacked {
     pub(crate) fn skill(&self) -> Option<&str> {
         match self {
             Unbacked::NothingRan { skill } | Unbacked::CopiedExample { skill, .. } => Some(skill),
-            Unbacked::CallAsText { .. } | Unbacked::ImitatedOutput { .. } | Unbacked::NoSkillActive => None,
+            Unbacked::CallAsText { .. }
+            | Unbacked::ImitatedOutput { .. }
+            | Unbacked::NoSkillActive
+            | Unbacked::UnreadFile { .. } => None,
         }
     }
 }
@@ -107,7 +122,50 @@ pub(crate) fn judge<'a>(
     }
     // The model skipped activation, its command was refused, and it answered anyway (the 1.5B
     // model then gave a conversion "result" of its own).
-    (trace.unactivated > 0 && trace.ran == 0).then_some(Unbacked::NoSkillActive)
+    if trace.unactivated > 0 && trace.ran == 0 {
+        return Some(Unbacked::NoSkillActive);
+    }
+    match trace.named_files.first() {
+        Some(file) if trace.ran == 0 => Some(Unbacked::UnreadFile { file: file.clone() }),
+        _ => None,
+    }
+}
+
+/// Most words of a request looked at as file names, and most files kept.
+const MAX_NAMED: (usize, usize) = (200, 4);
+
+/// The files of `workdir` that `request` names by a word with a dot or a slash in it
+/// (`essay.txt`, `./data/sales.csv`, `"notes.txt"`), as written. Words that are web addresses
+/// or name nothing in the folder are no file.
+pub(crate) fn named_files(request: &str, workdir: &std::path::Path) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for word in request.split_whitespace().take(MAX_NAMED.0) {
+        let word = word
+            .trim_matches(|c: char| {
+                matches!(
+                    c,
+                    '"' | '\'' | '`' | '(' | ')' | '[' | ']' | '<' | '>' | ',' | ';' | ':' | '!' | '?'
+                )
+            })
+            .trim_end_matches('.');
+        let looks_like_file = word.contains(['.', '/']) && !word.contains("://");
+        if !looks_like_file || files.iter().any(|f| f == word) {
+            continue;
+        }
+        let path = std::path::Path::new(word);
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            workdir.join(path)
+        };
+        if path.is_file() {
+            files.push(word.to_string());
+            if files.len() == MAX_NAMED.1 {
+                break;
+            }
+        }
+    }
+    files
 }
 
 /// A line of an answer dressed as a tool's result that no output of the turn holds. Small models
@@ -270,6 +328,37 @@ mod tests {
         // Once a command ran, the answer may rest on it.
         let ran = TurnTrace { ran: 1, ..refused };
         assert_eq!(judge("18.93 liters", &ran, |_| None), None);
+    }
+
+    #[test]
+    fn an_answer_about_a_named_file_nothing_read_rests_on_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("essay.txt"), "one two three").unwrap();
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        std::fs::write(dir.path().join("data/sales.csv"), "amount\n3\n").unwrap();
+        let named = named_files(
+            "How many words are in \"essay.txt\"? And the max of ./data/sales.csv, or missing.txt, or https://x.io/a.txt.",
+            dir.path(),
+        );
+        assert_eq!(named, vec!["essay.txt".to_string(), "./data/sales.csv".to_string()]);
+        assert!(named_files("What is 2.5 times 4? Is e.g. fine?", dir.path()).is_empty());
+        let trace = TurnTrace {
+            named_files: named,
+            ..TurnTrace::default()
+        };
+        assert_eq!(
+            judge("essay.txt has 119 words.", &trace, |_| None),
+            Some(Unbacked::UnreadFile {
+                file: "essay.txt".into()
+            })
+        );
+        // A read, or any command that ran, may back it.
+        let read = TurnTrace {
+            ran: 1,
+            attempted: 1,
+            ..trace.clone()
+        };
+        assert_eq!(judge("essay.txt has 3 words.", &read, |_| None), None);
     }
 
     #[test]

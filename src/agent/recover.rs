@@ -191,6 +191,16 @@ impl Agent {
         self.unbacked.as_ref()
     }
 
+    /// The files of the working folder `request` names, for judging the turn's answer; none once
+    /// an earlier turn ran something, whose output the answer may rest on.
+    pub(super) fn files_named(&self, request: &str) -> Vec<String> {
+        let ran_before = self.conversation.messages().iter().any(|m| m.role == "tool");
+        if ran_before {
+            return Vec::new();
+        }
+        grounding::named_files(request, self.tools.workdir())
+    }
+
     /// Forget what the turn did (a cancelled or failed turn).
     pub(super) fn reset_trace(&mut self) {
         self.trace = TurnTrace::default();

@@ -33,6 +33,8 @@ pub(super) enum Retry {
     /// It proposed a command with no skill active (refused), ran nothing, and answered;
     /// `candidates` are the skills whose words best match the request (best first).
     NoSkillActive { candidates: Vec<String> },
+    /// It answered about a file of the working folder that nothing read or ran on.
+    UnreadFile { file: String, candidates: Vec<String> },
 }
 
 impl Retry {
@@ -40,6 +42,7 @@ impl Retry {
     pub(super) fn reason(&self) -> String {
         match self {
             Retry::Unbacked(u) => u.reason(),
+            Retry::UnreadFile { file, .. } => Unbacked::UnreadFile { file: file.clone() }.reason(),
             Retry::NoSkillActive { .. } => {
                 "the model answered after its command was refused for want of an active skill, with nothing run".into()
             }
@@ -66,19 +69,31 @@ impl Retry {
                 (section("call_as_text").replace("{{detail}}", why), "todo_activate")
             }
             Retry::Unbacked(Unbacked::NoSkillActive) => (section("no_skill_active").to_string(), "todo_activate"),
-            Retry::NoSkillActive { candidates } => {
-                let mut why = section("no_skill_active").to_string();
-                if !candidates.is_empty() {
-                    why.push(' ');
-                    why.push_str(&section("candidates").replace("{{skills}}", &candidates.join(", ")));
-                }
-                (why, "todo_activate")
+            Retry::NoSkillActive { candidates } => (
+                with_candidates(section("no_skill_active").to_string(), candidates),
+                "todo_activate",
+            ),
+            Retry::Unbacked(Unbacked::UnreadFile { file }) => {
+                (section("unread_file").replace("{{file}}", file), "todo_activate")
             }
+            Retry::UnreadFile { file, candidates } => (
+                with_candidates(section("unread_file").replace("{{file}}", file), candidates),
+                "todo_activate",
+            ),
         };
         section("template")
             .replace("{{why}}", &why)
             .replace("{{todo}}", section(todo))
     }
+}
+
+/// `why` followed by the skills that fit the request best, when there are any.
+fn with_candidates(mut why: String, candidates: &[String]) -> String {
+    if !candidates.is_empty() {
+        why.push(' ');
+        why.push_str(&section("candidates").replace("{{skills}}", &candidates.join(", ")));
+    }
+    why
 }
 
 /// Most skills a second chance names as fitting the request.
@@ -108,7 +123,7 @@ impl Agent {
         self.prompt_mode == PromptMode::Compact
             && !self.second_chance_used
             && self.trace.ran == 0
-            && (!self.trace.activated.is_empty() || self.trace.unactivated > 0)
+            && (!self.trace.activated.is_empty() || self.trace.unactivated > 0 || !self.trace.named_files.is_empty())
     }
 
     /// When `answer` (a reply without calls) rests on nothing and the turn's second chance is
@@ -124,6 +139,10 @@ impl Agent {
         });
         let retry = match judged {
             Some(Unbacked::NoSkillActive) => Retry::NoSkillActive {
+                candidates: self.best_matches(MAX_CANDIDATES),
+            },
+            Some(Unbacked::UnreadFile { file }) => Retry::UnreadFile {
+                file,
                 candidates: self.best_matches(MAX_CANDIDATES),
             },
             Some(unbacked) => Retry::Unbacked(unbacked),
@@ -154,6 +173,7 @@ mod tests {
             "imitated_output",
             "call_as_text",
             "no_skill_active",
+            "unread_file",
             "todo_run",
             "todo_activate",
         ] {
@@ -169,5 +189,14 @@ mod tests {
         }
         .prompt();
         assert!(text.contains("database, report") && !text.contains("{{"), "{text}");
+        let text = Retry::UnreadFile {
+            file: "essay.txt".into(),
+            candidates: vec!["word-count".into()],
+        }
+        .prompt();
+        assert!(
+            text.contains("essay.txt") && text.contains("word-count") && !text.contains("{{"),
+            "{text}"
+        );
     }
 }

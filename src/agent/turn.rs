@@ -162,6 +162,7 @@ impl Agent {
         self.conversation
             .remember(ChatMessage::user(user_message).noted(catalog.note));
         self.session.start_turn(self.conversation.user_turns().last().copied());
+        self.trace.named_files = self.files_named(user_message);
         let mut steps = 0u32;
         let mut recent_calls: Vec<String> = Vec::new();
         loop {

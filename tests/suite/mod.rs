@@ -57,4 +57,5 @@ mod tools_and_safety;
 mod trigger_evals;
 mod trust_content;
 mod turn_loop;
+mod unread_files;
 mod weak_models;

@@ -102,6 +102,11 @@ impl ToolRunner {
         }
     }
 
+    /// The working folder commands and file tools work in.
+    pub(crate) fn workdir(&self) -> &std::path::Path {
+        &self.settings.workdir
+    }
+
     /// The approval policy in force.
     pub(crate) fn approval(&self) -> ApprovalPolicy {
         self.settings.approve
