@@ -321,5 +321,6 @@ pub(super) fn list(store: &SessionStore, limit: usize) -> Result<SessionList, Ap
 
 /// Write `text` to `path`, the error naming it.
 pub(super) fn write_file(path: &Path, text: &str) -> Result<(), AppError> {
-    std::fs::write(path, text).map_err(|e| AppError::config(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, text)
+        .map_err(|e| AppError::context(ExitCode::Config, format!("cannot write {}", path.display()), e))
 }

@@ -330,9 +330,12 @@ impl EventSink for HumanRenderer {
                 Self::end_stdout_line(&mut state);
             }
             Event::Warning { message } => self.notice(&format!("warning: {}", self.lines(&message))),
-            Event::Error { message, .. } => {
+            Event::Error { message, causes, .. } => {
                 // The answer (if any) ends before the error is reported.
                 self.progress(&format!("error: {}", self.lines(&message)));
+                for cause in causes {
+                    self.progress(&format!("  caused by: {}", self.lines(&cause)));
+                }
                 Self::end_stdout_line(&mut self.lock());
             }
         }

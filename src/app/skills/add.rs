@@ -51,7 +51,7 @@ pub(crate) async fn fetch(source: &Source) -> Result<Fetched, AppError> {
             let tmp = tempfile::Builder::new()
                 .prefix("agent-skill-")
                 .tempdir()
-                .map_err(|e| AppError::config(format!("cannot make a temporary folder to fetch into: {e}")))?;
+                .map_err(|e| AppError::context(ExitCode::Config, "cannot make a temporary folder to fetch into", e))?;
             let commit = git::fetch(url, source.reference.as_deref(), tmp.path())
                 .await
                 .map_err(|e| AppError::config(format!("cannot fetch {source}: {e}")))?;
@@ -86,8 +86,8 @@ pub(crate) async fn add(
     project: bool,
     asker: &dyn LibraryAsker,
 ) -> Result<SkillsAdded, AppError> {
-    let source = Source::parse(&request.source, cwd).map_err(|e| AppError::usage(e.to_string()))?;
-    let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+    let source = Source::parse(&request.source, cwd).map_err(|e| AppError::from_source(ExitCode::Usage, e))?;
+    let mut lock = LockFile::read(root).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     install::clear_leftovers(root);
     let fetched = fetch(&source).await?;
     let candidates = find_candidates(&fetched.tree);
@@ -143,7 +143,8 @@ pub(crate) async fn add(
         let entry = lock_entry(&source, fetched.commit.clone(), subdir.clone(), &skill, renamed_from);
         lock.skills.insert(name.clone(), entry);
         // Written after each skill, so a failure later leaves every installed one recorded.
-        lock.write(root).map_err(|e| AppError::config(e.to_string()))?;
+        lock.write(root)
+            .map_err(|e| AppError::from_source(ExitCode::Config, e))?;
         installed.push(InstalledSkill {
             source: source.location_text(),
             reference: source.reference.clone(),
@@ -367,13 +368,14 @@ pub(crate) fn remove(name: &str, root: &Path) -> Result<SkillRemoved, AppError> 
         .into_iter()
         .next()
         .ok_or_else(|| AppError::internal("a resolved name named no entry"))?;
-    let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+    let mut lock = LockFile::read(root).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     lock.skills.remove(&folder);
     let dir = root.join(&folder);
     if std::fs::symlink_metadata(&dir).is_ok() {
-        install::remove(&dir).map_err(|e| AppError::config(e.to_string()))?;
+        install::remove(&dir).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     }
-    lock.write(root).map_err(|e| AppError::config(e.to_string()))?;
+    lock.write(root)
+        .map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     Ok(SkillRemoved {
         name: folder,
         dir,

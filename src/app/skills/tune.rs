@@ -213,7 +213,7 @@ async fn propose(agent: &mut Agent, skill: &str, best: &Scored) -> Result<String
     let text = agent
         .ask(TUNE_PROMPT, &user)
         .await
-        .map_err(|e| AppError::new(ExitCode::Llm, e.to_string()))?;
+        .map_err(|e| AppError::from_source(ExitCode::Llm, e))?;
     Ok(extract(&text))
 }
 

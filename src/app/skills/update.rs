@@ -6,7 +6,7 @@ use std::path::Path;
 use super::add::{Flags, fetch, fix_decision, install_one, problems_of};
 use super::installed::entries;
 use crate::exec::trust::{ManifestStore, is_unchanged};
-use crate::exit::AppError;
+use crate::exit::{AppError, ExitCode};
 use crate::output::library::{LibraryAsker, SkillUpdate, SkillsUpdated, UpdateOutcome};
 use crate::skills::library::diff::FolderDiff;
 use crate::skills::library::install::Candidate;
@@ -151,7 +151,7 @@ fn record(
     commit: Option<String>,
     (hash, audit, digest): Recorded,
 ) -> Result<(), AppError> {
-    let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+    let mut lock = LockFile::read(root).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     lock.skills.insert(
         name.to_string(),
         LockEntry {
@@ -163,5 +163,5 @@ fn record(
             ..old.clone()
         },
     );
-    lock.write(root).map_err(|e| AppError::config(e.to_string()))
+    lock.write(root).map_err(|e| AppError::from_source(ExitCode::Config, e))
 }

@@ -77,7 +77,7 @@ pub(crate) fn require_signature(dir: &Path, source: &str) -> Result<(), AppError
     if required.is_empty() {
         return Ok(());
     }
-    let digest = digest_dir(dir).map_err(|e| AppError::config(e.to_string()))?;
+    let digest = digest_dir(dir).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     match signature::check(dir, &digest, &required) {
         Status::Signed => Ok(()),
         status => Err(AppError::new(
