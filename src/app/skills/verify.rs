@@ -12,7 +12,7 @@ use crate::output::audit::{KeyAdded, SkillsVerified, VerifiedSkill};
 /// The user's keys, or a configuration error naming the file.
 fn user_keys() -> Result<Keys, AppError> {
     match Keys::path() {
-        Some(path) => Keys::read(&path).map_err(AppError::config),
+        Some(path) => Ok(Keys::read(&path)?),
         None => Ok(Keys::default()),
     }
 }
@@ -52,10 +52,9 @@ pub(crate) fn verify(roots: &[&Path], only: Option<&str>) -> Result<(SkillsVerif
 pub(crate) fn add_key(key: &str, comment: Option<&str>, require_for: Option<&str>) -> Result<KeyAdded, AppError> {
     let path =
         Keys::path().ok_or_else(|| AppError::config("no configuration folder (HOME is unset) to keep keys in"))?;
-    let mut keys = Keys::read(&path).map_err(AppError::config)?;
-    keys.add(key, comment.unwrap_or(""), require_for)
-        .map_err(AppError::usage)?;
-    keys.write(&path).map_err(AppError::config)?;
+    let mut keys = Keys::read(&path)?;
+    keys.add(key, comment.unwrap_or(""), require_for)?;
+    keys.write(&path)?;
     let added = keys
         .keys
         .iter()
@@ -94,5 +93,17 @@ pub(crate) fn require_signature(dir: &Path, source: &str) -> Result<(), AppError
                 }
             ),
         )),
+    }
+}
+
+/// A key that is not a minisign public key is a usage error (exit 2); a keys file that cannot be
+/// read or written is a configuration error (exit 3).
+impl From<signature::KeysError> for AppError {
+    fn from(err: signature::KeysError) -> Self {
+        let code = match err {
+            signature::KeysError::NotAKey { .. } => ExitCode::Usage,
+            _ => ExitCode::Config,
+        };
+        AppError::from_source(code, err)
     }
 }
