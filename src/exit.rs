@@ -91,12 +91,6 @@ impl AppError {
         Self::new(ExitCode::Internal, message)
     }
 
-    /// This error, keeping `source` beneath it.
-    pub(crate) fn with_source(mut self, source: impl Into<Cause>) -> Self {
-        self.source = Some(source.into());
-        self
-    }
-
     /// The texts of the cause chain the message does not already say (see `untold_causes`).
     pub(crate) fn causes(&self) -> Vec<String> {
         untold_causes(
@@ -176,7 +170,8 @@ mod tests {
         assert_eq!(err.message, "cannot read /x/keys.json");
         assert_eq!(err.causes(), vec!["permission denied".to_string()]);
         // Wrapping it once more repeats nothing the outer message already says.
-        let outer = AppError::config("cannot read /x/keys.json").with_source(err);
+        let outer = AppError::context(ExitCode::Config, "loading keys", err);
+        assert_eq!(outer.message, "loading keys: cannot read /x/keys.json");
         assert_eq!(outer.causes(), vec!["permission denied".to_string()]);
     }
 
