@@ -327,3 +327,26 @@ impl From<config::FileError> for AppError {
         AppError::from_source(ExitCode::Config, err)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    use super::*;
+
+    #[test]
+    fn an_invalid_mcp_file_is_a_configuration_error_keeping_the_json_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mcp.json");
+        std::fs::write(&file, "{ not json").unwrap();
+        let err = AppError::from(config::read_file(&file).unwrap_err());
+        assert_eq!(err.code, ExitCode::Config);
+        assert!(
+            err.message.contains("is not a valid MCP configuration"),
+            "{}",
+            err.message
+        );
+        let beneath = err.source().and_then(Error::source);
+        assert!(beneath.is_some_and(|e| e.is::<serde_json::Error>()), "{err:?}");
+    }
+}

@@ -54,7 +54,7 @@ pub(crate) async fn fetch(source: &Source) -> Result<Fetched, AppError> {
                 .map_err(|e| AppError::context(ExitCode::Config, "cannot make a temporary folder to fetch into", e))?;
             let commit = git::fetch(url, source.reference.as_deref(), tmp.path())
                 .await
-                .map_err(|e| AppError::config(format!("cannot fetch {source}: {e}")))?;
+                .map_err(|e| AppError::context(ExitCode::Config, format!("cannot fetch {source}"), e))?;
             (tmp.path().to_path_buf(), Some(commit), Some(tmp))
         }
     };
@@ -297,8 +297,13 @@ pub(crate) fn install_one(
     }
     let staged = install::stage(&candidate.dir, root, name).map_err(failed)?;
     let renamed = if rename {
-        crate::skills::library::rename::rename(&staged, name)
-            .map_err(|e| AppError::usage(format!("{}: cannot install it as {name}: {e}", candidate.name)))
+        crate::skills::library::rename::rename(&staged, name).map_err(|e| {
+            AppError::context(
+                ExitCode::Usage,
+                format!("{}: cannot install it as {name}", candidate.name),
+                e,
+            )
+        })
     } else {
         Ok(())
     };

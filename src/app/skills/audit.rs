@@ -106,7 +106,7 @@ async fn second_opinions(client: &LlmClient, skills: &mut [AuditedSkill]) -> Res
         let reply = client
             .complete(&messages, &serde_json::Value::Null, &mut |_| {})
             .await
-            .map_err(|e| AppError::new(ExitCode::Llm, e.message))?;
+            .map_err(|e| AppError::from_source(ExitCode::Llm, e))?;
         skill.llm_opinion = Some(reply.content.trim().to_string());
     }
     Ok(())

@@ -107,3 +107,35 @@ impl From<signature::KeysError> for AppError {
         AppError::from_source(code, err)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    use super::*;
+
+    #[test]
+    fn a_key_that_is_not_one_is_a_usage_error_keeping_the_parser_error() {
+        let err = AppError::from(Keys::default().add("not a key", "", None).unwrap_err());
+        assert_eq!(err.code, ExitCode::Usage);
+        assert!(err.message.contains("is not a minisign public key"), "{}", err.message);
+        let beneath = err.source().and_then(Error::source);
+        assert!(beneath.is_some_and(|e| e.is::<minisign_verify::Error>()), "{err:?}");
+    }
+
+    #[test]
+    fn an_unreadable_keys_file_is_a_configuration_error_keeping_the_io_error() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder where the file should be: reading it fails with an io error, not "missing".
+        let err = AppError::from(Keys::read(dir.path()).unwrap_err());
+        assert_eq!(err.code, ExitCode::Config);
+        assert!(err.message.starts_with("cannot read "), "{}", err.message);
+        let beneath = err.source().and_then(Error::source);
+        assert!(beneath.is_some_and(|e| e.is::<std::io::Error>()), "{err:?}");
+        assert!(
+            err.causes().is_empty(),
+            "the message already quotes the io error: {:?}",
+            err.causes()
+        );
+    }
+}

@@ -65,7 +65,7 @@ pub(crate) async fn route_all(
         .await;
     let mut out: Vec<Vec<Routed>> = vec![Vec::new(); cases.len()];
     for (i, routed) in results {
-        let routed = routed.map_err(|e| AppError::new(ExitCode::Llm, format!("case {:?}: {e}", cases[i].prompt)))?;
+        let routed = routed.map_err(|e| AppError::context(ExitCode::Llm, format!("case {:?}", cases[i].prompt), e))?;
         out[i].push(routed);
     }
     for routed in out.iter().flatten() {
