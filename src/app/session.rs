@@ -58,7 +58,7 @@ pub(super) fn app_error(err: SessionError) -> AppError {
         SessionError::NotFound(_) | SessionError::Ambiguous { .. } => ExitCode::Usage,
         _ => ExitCode::Config,
     };
-    AppError::new(code, err.to_string())
+    AppError::from_source(code, err)
 }
 
 /// The run's agent, its session attached and the `session` event out. Every entry point that

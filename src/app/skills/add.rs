@@ -289,8 +289,8 @@ pub(crate) fn install_one(
     asker: &dyn LibraryAsker,
 ) -> Result<InstalledSkill, AppError> {
     let failed = |e: InstallError| match e {
-        InstallError::Exists(_) | InstallError::BadName(_) => AppError::usage(e.to_string()),
-        _ => AppError::config(e.to_string()),
+        InstallError::Exists(_) | InstallError::BadName(_) => AppError::from_source(ExitCode::Usage, e),
+        _ => AppError::from_source(ExitCode::Config, e),
     };
     if !replace && std::fs::symlink_metadata(root.join(name)).is_ok() {
         return Err(failed(InstallError::Exists(root.join(name))));

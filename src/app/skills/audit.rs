@@ -47,7 +47,7 @@ pub(crate) async fn run(
                     "{}, and no folder or source either (give a path such as ./{target} or owner/repo)",
                     super::super::skill_once::unknown_skill(target, discovery)
                 )),
-                e => AppError::usage(e.to_string()),
+                e => AppError::from_source(ExitCode::Usage, e),
             })?;
             let fetched = super::add::fetch(&source).await?;
             let skills = skills_in(&fetched.tree);
