@@ -144,7 +144,7 @@ fn llm_with(run: &Run<'_>, tape: Tape, sink: Arc<dyn EventSink>) -> Result<LlmCl
         },
         Arc::new(move |message| sink.emit(Event::Warning { message })),
     )
-    .map_err(|e| AppError::new(ExitCode::Llm, e.message))
+    .map_err(|e| AppError::from_source(ExitCode::Llm, e))
 }
 
 /// The cassette this run records to or replays from, if any.

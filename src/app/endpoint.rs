@@ -35,7 +35,7 @@ pub(crate) async fn discover(cli: &Cli, config: &mut Config) -> Result<(), AppEr
             .timeout(config.idle_timeout.min(Duration::from_secs(30)))
             .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| AppError::internal(format!("cannot set up HTTP: {e}")))
+            .map_err(|e| AppError::context(ExitCode::Internal, "cannot set up HTTP", e))
     };
     if !config.base_url_given && config.api_key.is_none() {
         let ports = probe_ports();

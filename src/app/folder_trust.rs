@@ -9,7 +9,7 @@ use crate::app::skills::gate::{self, Gate};
 use crate::audit::{Finding, audit_keys};
 use crate::config::{Dotenv, Environment, user_dotenv_path};
 use crate::exec::trust::{Assessment, DotenvState, FolderTrust, Standing, TrustStore};
-use crate::exit::AppError;
+use crate::exit::{AppError, ExitCode};
 use crate::output::library::LibraryAsker;
 use crate::output::report::{Trusted, TrustedFolder};
 use crate::skills::roots::{OTHER_AGENTS, other_agents, project_folders, project_roots};
@@ -211,7 +211,9 @@ pub(crate) fn trust_command(
         let findings = from_folder(audit_skills(&assessment, true));
         let label = folder.display().to_string();
         gate::decide(Gate::Folder, &label, &findings, force, asker)?;
-        trust.decide(&assessment, true).map_err(AppError::config)?;
+        trust
+            .decide(&assessment, true)
+            .map_err(|e| AppError::from_source(ExitCode::Config, e))?;
         trusted.folders.push(TrustedFolder {
             trusted: trust.folder().to_path_buf(),
             dotenv_keys: assessment.snapshot.dotenv.as_ref().map(|d| d.keys.clone()),

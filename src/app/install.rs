@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::CommandFactory;
 
 use crate::cli::Cli;
-use crate::exit::AppError;
+use crate::exit::{AppError, ExitCode};
 use crate::output::Report;
 use crate::output::report::ManPages;
 
@@ -15,10 +15,12 @@ pub(crate) fn man(dir: Option<&Path>) -> Result<Report, AppError> {
     let mut cmd = Cli::command();
     cmd.build();
     let Some(dir) = dir else {
-        let page = page(&cmd, "agent").map_err(|e| AppError::internal(format!("cannot write the manual page: {e}")))?;
+        let page = page(&cmd, "agent")
+            .map_err(|e| AppError::context(ExitCode::Internal, "cannot write the manual page", e))?;
         return Ok(Report::Text(String::from_utf8_lossy(&page).into_owned()));
     };
-    std::fs::create_dir_all(dir).map_err(|e| AppError::config(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| AppError::context(ExitCode::Config, format!("cannot create {}", dir.display()), e))?;
     let mut written = Vec::new();
     write_pages(&cmd, "agent", dir, &mut written)?;
     Ok(Report::ManPages(ManPages { written }))
@@ -29,7 +31,7 @@ fn write_pages(cmd: &clap::Command, name: &str, dir: &Path, written: &mut Vec<Pa
     let path = dir.join(format!("{name}.1"));
     page(cmd, name)
         .and_then(|buf| std::fs::write(&path, buf))
-        .map_err(|e| AppError::config(format!("cannot write {}: {e}", path.display())))?;
+        .map_err(|e| AppError::context(ExitCode::Config, format!("cannot write {}", path.display()), e))?;
     written.push(path);
     for sub in cmd
         .get_subcommands()

@@ -228,7 +228,7 @@ fn add(action: &McpCommand, run: &Run<'_>) -> Result<McpChanged, AppError> {
     else {
         return Err(AppError::internal("mcp add called for another command"));
     };
-    config::valid_name(name).map_err(AppError::usage)?;
+    config::valid_name(name).map_err(|e| AppError::from_source(ExitCode::Usage, e))?;
     let mut raw = RawServer {
         auto_approve: auto_approve.clone(),
         ..RawServer::default()
@@ -265,9 +265,9 @@ fn add(action: &McpCommand, run: &Run<'_>) -> Result<McpChanged, AppError> {
     }
     raw.env = pairs(env, '=', "--env", "KEY=VALUE")?;
     let file = target_file(*project, run)?;
-    let mut written: ConfigFile = config::read_file(&file).map_err(AppError::config)?;
+    let mut written: ConfigFile = config::read_file(&file)?;
     let replaced = written.servers.insert(name.clone(), raw).is_some();
-    config::write_file(&file, &written).map_err(AppError::config)?;
+    config::write_file(&file, &written)?;
     Ok(McpChanged {
         action: if replaced { "replaced" } else { "added" }.into(),
         name: name.clone(),
@@ -305,18 +305,48 @@ fn pairs(items: &[String], sep: char, flag: &str, shape: &str) -> Result<BTreeMa
 /// `mcp remove NAME`.
 fn remove(name: &str, project: bool, run: &Run<'_>) -> Result<McpChanged, AppError> {
     let file = target_file(project, run)?;
-    let mut written = config::read_file(&file).map_err(AppError::config)?;
+    let mut written = config::read_file(&file)?;
     if written.servers.remove(name).is_none() {
         return Err(AppError::config(format!(
             "{} has no MCP server named {name:?}; `agent mcp list` shows where each is configured",
             file.display()
         )));
     }
-    config::write_file(&file, &written).map_err(AppError::config)?;
+    config::write_file(&file, &written)?;
     Ok(McpChanged {
         action: "removed".into(),
         name: name.to_string(),
         file,
         project,
     })
+}
+
+/// An MCP configuration file that cannot be read or written is a configuration error (exit 3).
+impl From<config::FileError> for AppError {
+    fn from(err: config::FileError) -> Self {
+        AppError::from_source(ExitCode::Config, err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    use super::*;
+
+    #[test]
+    fn an_invalid_mcp_file_is_a_configuration_error_keeping_the_json_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mcp.json");
+        std::fs::write(&file, "{ not json").unwrap();
+        let err = AppError::from(config::read_file(&file).unwrap_err());
+        assert_eq!(err.code, ExitCode::Config);
+        assert!(
+            err.message.contains("is not a valid MCP configuration"),
+            "{}",
+            err.message
+        );
+        let beneath = err.source().and_then(Error::source);
+        assert!(beneath.is_some_and(|e| e.is::<serde_json::Error>()), "{err:?}");
+    }
 }

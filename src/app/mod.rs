@@ -163,7 +163,8 @@ fn report(front: &Frontend, result: Result<ExitCode, AppError>) -> i32 {
         Ok(code) => code.code(),
         Err(err) => {
             front.output.emit(Event::Error {
-                message: err.message.clone(),
+                causes: err.causes(),
+                message: err.message,
                 code: err.code.code(),
             });
             err.code.code()

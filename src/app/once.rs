@@ -79,8 +79,10 @@ pub(super) fn turn_failure(err: &TurnError, sink: &dyn EventSink) -> ExitCode {
         }
         TurnError::StepLimit { .. } => ExitCode::StepLimit,
     };
+    let message = err.to_string();
     sink.emit(Event::Error {
-        message: err.to_string(),
+        causes: crate::exit::untold_causes(&message, std::error::Error::source(err)),
+        message,
         code: code.code(),
     });
     code
@@ -207,6 +209,6 @@ pub(super) fn read_stdin() -> Result<String, AppError> {
     std::io::stdin()
         .take(MAX_STDIN_BYTES)
         .read_to_end(&mut buf)
-        .map_err(|e| AppError::usage(format!("cannot read stdin: {e}")))?;
+        .map_err(|e| AppError::context(ExitCode::Usage, "cannot read stdin", e))?;
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }

@@ -58,7 +58,7 @@ pub(super) fn app_error(err: SessionError) -> AppError {
         SessionError::NotFound(_) | SessionError::Ambiguous { .. } => ExitCode::Usage,
         _ => ExitCode::Config,
     };
-    AppError::new(code, err.to_string())
+    AppError::from_source(code, err)
 }
 
 /// The run's agent, its session attached and the `session` event out. Every entry point that
@@ -321,5 +321,6 @@ pub(super) fn list(store: &SessionStore, limit: usize) -> Result<SessionList, Ap
 
 /// Write `text` to `path`, the error naming it.
 pub(super) fn write_file(path: &Path, text: &str) -> Result<(), AppError> {
-    std::fs::write(path, text).map_err(|e| AppError::config(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, text)
+        .map_err(|e| AppError::context(ExitCode::Config, format!("cannot write {}", path.display()), e))
 }

@@ -81,6 +81,7 @@ pub(super) fn format_name(format: Format) -> &'static str {
 /// where it would be an untracked file in the user's checkout.
 pub(super) fn default_export_path(store: &SessionStore, id: &str) -> Result<PathBuf, AppError> {
     let dir = store.dir().parent().unwrap_or(store.dir()).join("exports");
-    std::fs::create_dir_all(&dir).map_err(|e| AppError::config(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| AppError::context(ExitCode::Config, format!("cannot create {}", dir.display()), e))?;
     Ok(dir.join(format!("session-{id}.md")))
 }

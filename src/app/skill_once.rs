@@ -31,7 +31,8 @@ pub(super) async fn skill_once(mut run: Run<'_>, discovery: Discovery, name: &st
 }
 
 /// The discovered skill `name` names: its own name or its folder's (skills/resolve.rs), else a
-/// skill whose name differs only in letter case; when none does, the message every command gives.
+/// skill whose name differs only in letter case; when none does, the message every command gives
+/// (text: each caller puts it in its own error, and nothing lies beneath it).
 pub(super) fn find_skill<'a>(name: &str, discovery: &'a Discovery) -> Result<&'a Skill, String> {
     let folders = folders(&discovery.skills);
     let named = named(&discovery.skills, &folders);

@@ -52,6 +52,25 @@ pub(crate) struct Key {
 }
 
 /// The user's keys file.
+/// Why the keys file cannot be read or written, or a key cannot be listed; each names the file
+/// (or the key) and keeps the error underneath.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum KeysError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{} is not a valid keys file ({source}); fix or remove it", path.display())]
+    Invalid { path: PathBuf, source: serde_json::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    Encode { path: PathBuf, source: serde_json::Error },
+    #[error("{key:?} is not a minisign public key ({source}); give the `RW…` line of the publisher's .pub file")]
+    NotAKey {
+        key: String,
+        source: minisign_verify::Error,
+    },
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Keys {
     #[serde(default)]
@@ -66,33 +85,41 @@ impl Keys {
 
     /// The keys at `path`; none when there is no file; an error naming the file when it is
     /// unreadable or not valid.
-    pub(crate) fn read(path: &Path) -> Result<Self, String> {
+    pub(crate) fn read(path: &Path) -> Result<Self, KeysError> {
+        let path_buf = path.to_path_buf();
         match read_whole(path, MAX_BYTES) {
-            Ok(read) => serde_json::from_slice(&read.bytes)
-                .map_err(|e| format!("{} is not a valid keys file ({e}); fix or remove it", path.display())),
+            Ok(read) => {
+                serde_json::from_slice(&read.bytes).map_err(|source| KeysError::Invalid { path: path_buf, source })
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+            Err(source) => Err(KeysError::Read { path: path_buf, source }),
         }
     }
 
     /// Write the keys to `path`, through a temporary file and a rename.
-    pub(crate) fn write(&self, path: &Path) -> Result<(), String> {
-        let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    pub(crate) fn write(&self, path: &Path) -> Result<(), KeysError> {
+        let fail = |source| KeysError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| fail(&e))?;
+            std::fs::create_dir_all(parent).map_err(fail)?;
         }
-        let text = serde_json::to_string_pretty(self).map_err(|e| fail(&e))?;
+        let text = serde_json::to_string_pretty(self).map_err(|source| KeysError::Encode {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, text + "\n").map_err(|e| fail(&e))?;
-        std::fs::rename(&tmp, path).map_err(|e| fail(&e))
+        std::fs::write(&tmp, text + "\n").map_err(fail)?;
+        std::fs::rename(&tmp, path).map_err(fail)
     }
 
     /// Add `key` (checked to be a minisign public key), or extend the prefixes of a listed one.
-    pub(crate) fn add(&mut self, key: &str, comment: &str, require_for: Option<&str>) -> Result<(), String> {
+    pub(crate) fn add(&mut self, key: &str, comment: &str, require_for: Option<&str>) -> Result<(), KeysError> {
         let key = public_key_text(key);
-        minisign_verify::PublicKey::from_base64(&key).map_err(|e| {
-            format!("{key:?} is not a minisign public key ({e}); give the `RW…` line of the publisher's .pub file")
-        })?;
+        if let Err(source) = minisign_verify::PublicKey::from_base64(&key) {
+            return Err(KeysError::NotAKey { key, source });
+        }
         let entry = match self.keys.iter_mut().position(|k| k.key == key) {
             Some(at) => &mut self.keys[at],
             None => {

@@ -15,6 +15,8 @@ const MAX_DOTENV_BYTES: u64 = 1024 * 1024;
 #[derive(Debug, Clone)]
 pub(crate) struct Dotenv {
     pub(crate) path: PathBuf,
+    /// The entries, or why not as text: the parser's message (it names the line) with the fix,
+    /// kept with the file (`Clone`) and quoted in a warning or an error naming the file.
     pub(crate) entries: Result<Vec<(String, String)>, String>,
     pub(crate) hash: String,
 }

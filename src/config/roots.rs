@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Environment;
-use crate::exit::AppError;
+use crate::exit::{AppError, ExitCode};
 use crate::skills::roots::{Given, SkillRoot, in_order, other_agents};
 
 /// The skill roots, in precedence order (docs/design.md#skill-roots).
@@ -30,7 +30,7 @@ pub(super) fn skill_roots(flags: &[PathBuf], env: &Environment, cwd: &Path) -> R
             })
             .collect()
     });
-    let others = other_agents(env.get("AGENT_OTHER_AGENTS")).map_err(|e| AppError::config(e.to_string()))?;
+    let others = other_agents(env.get("AGENT_OTHER_AGENTS")).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     let home = home_dir(env);
     Ok(in_order(Given {
         flags: named,

@@ -257,7 +257,8 @@ pub(crate) fn evaluate(policy: ApprovalPolicy, command: &str, skill: &SkillScope
 const INTERPRETERS: [&str; 7] = ["sh", "bash", "python3", "python", "node", "ruby", "perl"];
 
 /// The argv of `command` when it is one literal simple command of the skill's own script or
-/// allowed by a grant, and whether only a skill's grant of any command allows it; otherwise why not.
+/// allowed by a grant, and whether only a skill's grant of any command allows it; otherwise why not,
+/// as text: the reason is only ever shown (to the model and the person asked), never matched.
 fn preapproved_argv(command: &str, skill: &SkillScope) -> Result<(Argv, bool), String> {
     let dir = skill.dir.to_string_lossy();
     let words = cmdline::literal_words(command, &dir)

@@ -19,7 +19,7 @@ use crate::skills::roots::skill_dirs::PROJECT_SKILL_ROOTS;
 pub(crate) use content::{MCP_CONFIG_KEY, mcp_config, project_skills, relative_key, skills_in_roots};
 pub(crate) use digest::{Manifest, UNVERIFIABLE, hash_bytes, is_unchanged};
 pub(crate) use manifests::{Comparison, ManifestStore};
-pub(crate) use store::{DotenvRecord, TrustRecord, TrustStore};
+pub(crate) use store::{DotenvRecord, SaveError, TrustRecord, TrustStore};
 
 /// A folder's `.env` as the decision sees it: keys (never values) and a content hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -331,7 +331,7 @@ impl FolderTrust {
 
     /// Record the user's answer about the folder as assessed; the session follows it even when
     /// it cannot be saved (the error says why).
-    pub(crate) fn decide(&self, assessment: &Assessment, trusted: bool) -> Result<(), String> {
+    pub(crate) fn decide(&self, assessment: &Assessment, trusted: bool) -> Result<(), SaveError> {
         {
             let mut session = self.lock();
             session.declined = !trusted;

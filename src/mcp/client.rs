@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::config::Transport;
+use super::hub::Failure;
 use crate::exec::private_temp::PrivateTemp;
 use crate::exec::sandbox::Confinement;
 use crate::support::children::{self, Listed};
@@ -72,7 +73,7 @@ fn not_started(command: &str, launch: &Launch<'_>, e: &std::io::Error) -> String
 }
 
 /// Connect to a server whose `${VAR}`s are already expanded; the error says what failed.
-pub(crate) async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Connection, String> {
+pub(crate) async fn connect(transport: &Transport, launch: &Launch<'_>) -> Result<Connection, Failure> {
     match transport {
         Transport::Stdio { command, args, env } => {
             let mut cmd = tokio::process::Command::new(command);
@@ -162,7 +163,7 @@ impl Connection {
     }
 
     /// Every tool the server offers (all pages).
-    pub(crate) async fn tools(&self) -> Result<Vec<ToolInfo>, String> {
+    pub(crate) async fn tools(&self) -> Result<Vec<ToolInfo>, Failure> {
         let tools = self
             .service
             .peer()
@@ -181,7 +182,7 @@ impl Connection {
 
     /// Call `tool` with `arguments`; the result as the protocol's JSON (`content`, `isError` …).
     /// Dropping the future (a timeout, Ctrl-C) sends the protocol's cancellation.
-    pub(crate) async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>) -> Result<Value, String> {
+    pub(crate) async fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>) -> Result<Value, Failure> {
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
         let result = self
             .service

@@ -96,51 +96,107 @@ pub(crate) fn user_file() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "agent").map(|d| d.config_dir().join("mcp.json"))
 }
 
+/// Why a configuration file could not be read or written; each names the file (or folder) and
+/// keeps the error underneath.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FileError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error(
+        "{} is not a valid MCP configuration ({source}); it should hold {{\"mcpServers\": {{NAME: {{\"command\": …}}}}}}",
+        path.display()
+    )]
+    Invalid { path: PathBuf, source: serde_json::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    Encode { path: PathBuf, source: serde_json::Error },
+    #[error("cannot create {}: {source}", dir.display())]
+    CreateDir { dir: PathBuf, source: std::io::Error },
+    #[error("cannot write in {}: {source}", dir.display())]
+    WriteIn { dir: PathBuf, source: std::io::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+/// A server name that cannot be used (see [`valid_name`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a usable MCP server name: use up to 32 letters, digits, '-' or '_' (no \"__\")")]
+pub(crate) struct BadName(String);
+
+/// Why one server of a file is skipped.
+#[derive(Debug, thiserror::Error)]
+enum ServerError {
+    #[error(transparent)]
+    Name(#[from] BadName),
+    #[error("the old SSE transport is not supported; use the server's streamable HTTP URL")]
+    Sse,
+    #[error("a stdio server needs \"command\"")]
+    NoCommand,
+    #[error("an http server needs \"url\"")]
+    NoUrl,
+    #[error("unknown \"type\" {0:?} (use \"stdio\" or \"http\")")]
+    UnknownType(String),
+}
+
+/// Why a `${VAR}` in a server's definition cannot be expanded.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum ExpandError {
+    #[error("unclosed ${{ in {0:?}")]
+    Unclosed(String),
+    #[error("${{{0}}} is not set (set it in the environment or a .env file)")]
+    Unset(String),
+}
+
 /// Read a configuration file; a missing file is an empty one. The error names the file and what
 /// is wrong with it.
-pub(crate) fn read_file(path: &Path) -> Result<ConfigFile, String> {
+pub(crate) fn read_file(path: &Path) -> Result<ConfigFile, FileError> {
     let text = match crate::support::fs::read_whole(path, MAX_CONFIG_BYTES) {
         Ok(read) => read.text(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ConfigFile::default()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(source) => {
+            return Err(FileError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     };
     if text.trim().is_empty() {
         return Ok(ConfigFile::default());
     }
-    serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "{} is not a valid MCP configuration ({e}); it should hold {{\"mcpServers\": {{NAME: {{\"command\": …}}}}}}",
-            path.display()
-        )
+    serde_json::from_str(&text).map_err(|source| FileError::Invalid {
+        path: path.to_path_buf(),
+        source,
     })
 }
 
 /// Write `file` to `path` (creating its folder), pretty-printed, replacing it atomically.
-pub(crate) fn write_file(path: &Path, file: &ConfigFile) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(file).map_err(|e| e.to_string())?;
+pub(crate) fn write_file(path: &Path, file: &ConfigFile) -> Result<(), FileError> {
+    let path_buf = || path.to_path_buf();
+    let text = serde_json::to_string_pretty(file).map_err(|source| FileError::Encode {
+        path: path_buf(),
+        source,
+    })?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
-    std::fs::write(tmp.path(), format!("{text}\n")).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    tmp.persist(path)
-        .map(|_| ())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    let dir_buf = || dir.to_path_buf();
+    std::fs::create_dir_all(dir).map_err(|source| FileError::CreateDir { dir: dir_buf(), source })?;
+    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|source| FileError::WriteIn { dir: dir_buf(), source })?;
+    std::fs::write(tmp.path(), format!("{text}\n")).map_err(|source| FileError::Write {
+        path: path_buf(),
+        source,
+    })?;
+    tmp.persist(path).map(|_| ()).map_err(|e| FileError::Write {
+        path: path_buf(),
+        source: e.error,
+    })
 }
 
 /// Whether `name` can be a server name: letters, digits, `-` and `_`, no `__` (the separator of
 /// `mcp__SERVER__TOOL`), at most 32 characters.
-pub(crate) fn valid_name(name: &str) -> Result<(), String> {
+pub(crate) fn valid_name(name: &str) -> Result<(), BadName> {
     let ok = !name.is_empty()
         && name.len() <= 32
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         && !name.contains("__");
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "{name:?} is not a usable MCP server name: use up to 32 letters, digits, '-' or '_' (no \"__\")"
-        ))
-    }
+    if ok { Ok(()) } else { Err(BadName(name.to_string())) }
 }
 
 /// The servers of one file, each checked; problems come back beside them, naming file and server.
@@ -181,7 +237,7 @@ fn start_dir(path: &Path, cwd: Option<&str>) -> PathBuf {
     }
 }
 
-fn server_of(name: &str, raw: &RawServer) -> Result<Transport, String> {
+fn server_of(name: &str, raw: &RawServer) -> Result<Transport, ServerError> {
     valid_name(name)?;
     let kind = raw
         .kind
@@ -197,10 +253,10 @@ fn server_of(name: &str, raw: &RawServer) -> Result<Transport, String> {
             url: url.clone(),
             headers: raw.headers.clone(),
         }),
-        ("sse", _, _) => Err("the old SSE transport is not supported; use the server's streamable HTTP URL".into()),
-        ("stdio", _, _) => Err("a stdio server needs \"command\"".into()),
-        ("http" | "streamable-http" | "streamableHttp", _, None) => Err("an http server needs \"url\"".into()),
-        (other, _, _) => Err(format!("unknown \"type\" {other:?} (use \"stdio\" or \"http\")")),
+        ("sse", _, _) => Err(ServerError::Sse),
+        ("stdio", _, _) => Err(ServerError::NoCommand),
+        ("http" | "streamable-http" | "streamableHttp", _, None) => Err(ServerError::NoUrl),
+        (other, _, _) => Err(ServerError::UnknownType(other.to_string())),
     }
 }
 
@@ -228,7 +284,8 @@ pub(crate) fn load(user: Option<&Path>, project: Option<&Path>) -> (Vec<ServerCo
                     }
                 }
             }
-            Err(e) => problems.push(e),
+            // A problem is a warning: the run goes on with the servers that could be read.
+            Err(e) => problems.push(e.to_string()),
         }
     }
     (servers, problems)
@@ -236,14 +293,14 @@ pub(crate) fn load(user: Option<&Path>, project: Option<&Path>) -> (Vec<ServerCo
 
 /// `text` with `${VAR}` and `${VAR:-default}` replaced from `env`; an unset variable without a
 /// default is an error naming it. `$` not followed by `{` stays as it is.
-pub(crate) fn expand(text: &str, env: &BTreeMap<String, String>) -> Result<String, String> {
+pub(crate) fn expand(text: &str, env: &BTreeMap<String, String>) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(end) = after.find('}') else {
-            return Err(format!("unclosed ${{ in {text:?}"));
+            return Err(ExpandError::Unclosed(text.to_string()));
         };
         let inner = &after[..end];
         let (var, default) = match inner.split_once(":-") {
@@ -254,9 +311,7 @@ pub(crate) fn expand(text: &str, env: &BTreeMap<String, String>) -> Result<Strin
             (Some(value), _) => out.push_str(value),
             (None, Some(default)) => out.push_str(default),
             (None, None) => {
-                return Err(format!(
-                    "${{{var}}} is not set (set it in the environment or a .env file)"
-                ));
+                return Err(ExpandError::Unset(var.to_string()));
             }
         }
         rest = &after[end + 1..];
@@ -267,8 +322,8 @@ pub(crate) fn expand(text: &str, env: &BTreeMap<String, String>) -> Result<Strin
 
 impl Transport {
     /// This transport with every `${VAR}` expanded from `env`.
-    pub(crate) fn expanded(&self, env: &BTreeMap<String, String>) -> Result<Transport, String> {
-        let map = |m: &BTreeMap<String, String>| -> Result<BTreeMap<String, String>, String> {
+    pub(crate) fn expanded(&self, env: &BTreeMap<String, String>) -> Result<Transport, ExpandError> {
+        let map = |m: &BTreeMap<String, String>| -> Result<BTreeMap<String, String>, ExpandError> {
             m.iter().map(|(k, v)| Ok((k.clone(), expand(v, env)?))).collect()
         };
         Ok(match self {

@@ -10,7 +10,12 @@ fn variables_expand_with_defaults_and_unset_ones_are_named() {
     assert_eq!(expand("Bearer ${TOKEN}", &vars).unwrap(), "Bearer abc");
     assert_eq!(expand("${NOPE:-x}/${EMPTY:-y}", &vars).unwrap(), "x/y");
     assert_eq!(expand("$TOKEN stays", &vars).unwrap(), "$TOKEN stays");
-    assert!(expand("${NOPE}", &vars).unwrap_err().contains("${NOPE} is not set"));
+    assert!(
+        expand("${NOPE}", &vars)
+            .unwrap_err()
+            .to_string()
+            .contains("${NOPE} is not set")
+    );
     assert!(expand("${TOKEN", &vars).is_err());
 }
 

@@ -13,6 +13,7 @@ use crate::exec::private_temp::PrivateTemp;
 use crate::exec::sandbox::{Confinement, Settings};
 
 use super::config::{Origin, ServerConfig};
+use super::hub::Failure;
 
 /// Package-manager caches, pointed into the server's own temp folder: `npx` and `uvx` write
 /// theirs under `$HOME`, which the sandbox keeps read-only, and a cache shared with the user's own
@@ -35,7 +36,7 @@ pub(crate) struct Confined {
 /// How `server` starts: `None` for the user's servers and when commands run unconfined (the
 /// sandbox off, or no Landlock under `on`); an error (it does not start) when the sandbox must
 /// refuse or cannot be built.
-pub(crate) fn of(server: &ServerConfig, sandbox: Option<&Settings>) -> Result<Option<Confined>, String> {
+pub(crate) fn of(server: &ServerConfig, sandbox: Option<&Settings>) -> Result<Option<Confined>, Failure> {
     if server.origin == Origin::User {
         return Ok(None);
     }

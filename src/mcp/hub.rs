@@ -53,7 +53,12 @@ pub(crate) struct OfferedTool {
     pub(crate) tool: ToolInfo,
 }
 
-type Slot = Arc<OnceCell<Result<Arc<Connection>, String>>>;
+/// Why a server or one of its tools cannot be used, as text. It is text by nature: it is kept
+/// once per run for every caller (so it must be `Clone`), its URLs are masked of credentials
+/// before anyone sees it, and it ends as a tool result the model reads or a warning.
+pub(crate) type Failure = String;
+
+type Slot = Arc<OnceCell<Result<Arc<Connection>, Failure>>>;
 
 /// The configured servers and their live connections.
 pub(crate) struct McpHub {
@@ -106,13 +111,16 @@ impl McpHub {
 
     /// The connection to `server`, started on first use; a failed start is remembered for the
     /// run (a server that crashed is started again: see [`McpHub::forget`]).
-    async fn connection(&self, server: &ServerConfig) -> Result<Arc<Connection>, String> {
+    async fn connection(&self, server: &ServerConfig) -> Result<Arc<Connection>, Failure> {
         let slot = {
             let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
             live.entry(server.name.clone()).or_default().clone()
         };
         slot.get_or_init(|| async {
-            let transport = server.transport.expanded(&self.settings.env)?;
+            let transport = server
+                .transport
+                .expanded(&self.settings.env)
+                .map_err(|e| e.to_string())?;
             let log = self
                 .settings
                 .log_dir
@@ -144,7 +152,7 @@ impl McpHub {
     }
 
     /// `server`'s tools, asked of the server itself (starting it), stored in the cache.
-    pub(crate) async fn tools_of(&self, server: &ServerConfig) -> Result<Vec<ToolInfo>, String> {
+    pub(crate) async fn tools_of(&self, server: &ServerConfig) -> Result<Vec<ToolInfo>, Failure> {
         let connection = self.connection(server).await?;
         let listed = tokio::time::timeout(self.settings.timeout, connection.tools()).await;
         let tools = match listed {
@@ -242,7 +250,7 @@ impl McpHub {
         server: &str,
         tool: &str,
         arguments: serde_json::Map<String, Value>,
-    ) -> Result<CallResult, String> {
+    ) -> Result<CallResult, Failure> {
         let outcome = match &self.tape {
             McpTape::Replay(replay) => replay.next_call(server, tool),
             _ => self.call_live(server, tool, arguments).await,
@@ -266,7 +274,7 @@ impl McpHub {
         server: &str,
         tool: &str,
         arguments: serde_json::Map<String, Value>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, Failure> {
         let Some(config) = self.server(server) else {
             return Err(format!("there is no MCP server named {server:?}"));
         };

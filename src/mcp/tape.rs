@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use super::client::ToolInfo;
+use super::hub::Failure;
 
 /// Writes one cassette line (the LLM recorder's, so lines stay in order and are scrubbed alike).
 pub(crate) type LineWriter = Arc<dyn Fn(&Value) + Send + Sync>;
@@ -53,7 +54,7 @@ impl Replay {
     }
 
     /// The recorded outcome of the next call, which must be of `tool` on `server`.
-    pub(crate) fn next_call(&self, server: &str, tool: &str) -> Result<Value, String> {
+    pub(crate) fn next_call(&self, server: &str, tool: &str) -> Result<Value, Failure> {
         let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
         let Some(recorded) = calls.pop_front() else {
             return Err(format!(
@@ -81,7 +82,7 @@ pub(crate) fn tools_line(tools: &[(String, Vec<ToolInfo>)]) -> Value {
 }
 
 /// The line recording one call and how it came out.
-pub(crate) fn call_line(server: &str, tool: &str, outcome: &Result<Value, String>) -> Value {
+pub(crate) fn call_line(server: &str, tool: &str, outcome: &Result<Value, Failure>) -> Value {
     match outcome {
         Ok(result) => json!({"v": 1, "mcp": "call", "server": server, "tool": tool, "result": result}),
         Err(error) => json!({"v": 1, "mcp": "call", "server": server, "tool": tool, "error": error}),

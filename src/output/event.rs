@@ -147,6 +147,10 @@ pub(crate) enum Event {
     Error {
         message: String,
         code: i32,
+        /// What beneath the error its message does not already say (`caused by: …`), outermost
+        /// first; absent when the message says it all.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        causes: Vec<String>,
     },
     Done {
         exit_code: i32,

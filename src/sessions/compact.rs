@@ -35,7 +35,8 @@ impl Default for CompactAt {
 }
 
 impl CompactAt {
-    /// `80%`, `90 %`, `120000`, or `off`/`0`.
+    /// `80%`, `90 %`, `120000`, or `off`/`0`; else the message naming the variable and the values
+    /// it takes (text: a rule broken, no cause beneath).
     pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("off") || text == "0" || text == "0%" {

@@ -6,7 +6,8 @@ use gray_matter::engine::{Engine, YAML};
 use serde_json::Value;
 
 /// Parse YAML text into JSON values; the error is the parser's whole message, which names the line
-/// and column ("… at byte N line L column C").
+/// and column ("… at byte N line L column C"). It is text on purpose: callers quote it in a lint
+/// finding or a message naming the file, and the parser's error has no cause beneath it.
 pub(crate) fn to_json(text: &str) -> Result<Value, String> {
     YAML::parse(text).map(pod_to_json).map_err(|e| e.to_string())
 }

@@ -330,12 +330,20 @@ impl EventSink for HumanRenderer {
                 Self::end_stdout_line(&mut state);
             }
             Event::Warning { message } => self.notice(&format!("warning: {}", self.lines(&message))),
-            Event::Error { message, .. } => {
-                // The answer (if any) ends before the error is reported.
-                self.progress(&format!("error: {}", self.lines(&message)));
-                Self::end_stdout_line(&mut self.lock());
-            }
+            Event::Error { message, causes, .. } => self.error(&message, &causes),
         }
+    }
+}
+
+impl HumanRenderer {
+    /// `error: …`, then a `caused by: …` line for each cause the message does not already say.
+    fn error(&self, message: &str, causes: &[String]) {
+        // The answer (if any) ends before the error is reported.
+        self.progress(&format!("error: {}", self.lines(message)));
+        for cause in causes {
+            self.progress(&format!("  caused by: {}", self.lines(cause)));
+        }
+        Self::end_stdout_line(&mut self.lock());
     }
 }
 

@@ -10,6 +10,19 @@ use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{Config, Context, EditMode, Editor, Helper, Highlighter, Hinter, Validator};
 
+/// Why the line editor cannot start or read; each keeps the terminal's error beneath.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum EditorError {
+    #[error("cannot configure the line editor: {0}")]
+    Configure(#[source] ReadlineError),
+    #[error("cannot open the terminal for editing: {0}")]
+    Open(#[source] ReadlineError),
+    #[error("the line editor stopped: {0}")]
+    Stopped(#[source] tokio::task::JoinError),
+    #[error("cannot read the terminal: {0}")]
+    Read(#[source] ReadlineError),
+}
+
 /// The prompt of a line that continues the input above it.
 pub(crate) const CONTINUATION_PROMPT: &str = "… ";
 
@@ -118,18 +131,17 @@ pub(crate) struct LineEditor {
 impl LineEditor {
     /// `vi`: vi key bindings instead of emacs; `history`: the file to load and append to;
     /// `commands`: the slash commands Tab completes.
-    pub(crate) fn new(vi: bool, history: Option<PathBuf>, commands: Vec<&'static str>) -> Result<Self, String> {
+    pub(crate) fn new(vi: bool, history: Option<PathBuf>, commands: Vec<&'static str>) -> Result<Self, EditorError> {
         let config = Config::builder()
             .edit_mode(if vi { EditMode::Vi } else { EditMode::Emacs })
             .auto_add_history(false)
             .history_ignore_dups(true)
             .and_then(|b| b.max_history_size(5000))
-            .map_err(|e| format!("cannot configure the line editor: {e}"))?
+            .map_err(EditorError::Configure)?
             .bracketed_paste(true)
             .completion_type(rustyline::CompletionType::List)
             .build();
-        let mut editor: Editor<ChatHelper, FileHistory> =
-            Editor::with_config(config).map_err(|e| format!("cannot open the terminal for editing: {e}"))?;
+        let mut editor: Editor<ChatHelper, FileHistory> = Editor::with_config(config).map_err(EditorError::Open)?;
         let skills = Arc::new(Mutex::new(Vec::new()));
         let slash_skills = Arc::new(Mutex::new(Vec::new()));
         editor.set_helper(Some(ChatHelper {
@@ -154,7 +166,7 @@ impl LineEditor {
     /// Read one input: a line, or several when it continues (`\` at the end, an open `"""`
     /// block), each further one under [`CONTINUATION_PROMPT`]. Ctrl-C drops the whole input;
     /// Ctrl-D on a continuation line ends it with what was typed so far.
-    pub(crate) async fn read(&self, prompt: &str) -> Result<Input, String> {
+    pub(crate) async fn read(&self, prompt: &str) -> Result<Input, EditorError> {
         let mut text = match self.read_line(prompt).await? {
             Input::Line(line) => line,
             other => return Ok(other),
@@ -173,7 +185,7 @@ impl LineEditor {
     }
 
     /// Read what rustyline calls one line (a paste may hold several) on a blocking thread.
-    async fn read_line(&self, prompt: &str) -> Result<Input, String> {
+    async fn read_line(&self, prompt: &str) -> Result<Input, EditorError> {
         let editor = self.editor.clone();
         let prompt = prompt.to_string();
         let result = tokio::task::spawn_blocking(move || {
@@ -181,12 +193,12 @@ impl LineEditor {
             ed.readline(&prompt)
         })
         .await
-        .map_err(|e| format!("the line editor stopped: {e}"))?;
+        .map_err(EditorError::Stopped)?;
         match result {
             Ok(line) => Ok(Input::Line(line)),
             Err(ReadlineError::Interrupted) => Ok(Input::Cleared),
             Err(ReadlineError::Eof) => Ok(Input::End),
-            Err(e) => Err(format!("cannot read the terminal: {e}")),
+            Err(e) => Err(EditorError::Read(e)),
         }
     }
 

@@ -24,7 +24,7 @@ pub fn landlock(abi: u32) -> Result<(), String> {
 /// Why commands cannot get a mount namespace of their own here, if they cannot (then the
 /// protected places beneath a writable folder cannot be kept, and commands are asked about).
 pub fn namespaces() -> Result<(), String> {
-    agent::exec::sandbox::readonly::available()
+    agent::exec::sandbox::readonly::available().map_err(|e| e.to_string())
 }
 
 /// Whether `need` holds; when it does not, reports the part of the test it guards as skipped

@@ -121,7 +121,8 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
         .env
         .get("AGENT_EDIT_MODE")
         .is_some_and(|m| m.eq_ignore_ascii_case("vi"));
-    let editor = LineEditor::new(vi, history_path(), commands::names()).map_err(AppError::config)?;
+    let editor = LineEditor::new(vi, history_path(), commands::names())
+        .map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     let mut chat = Chat {
         agent,
         run,
@@ -143,7 +144,12 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
         chat.say(ChatReply::Resumed(resumed));
     }
     loop {
-        let input = match chat.editor.read(PROMPT).await.map_err(AppError::internal)? {
+        let input = match chat
+            .editor
+            .read(PROMPT)
+            .await
+            .map_err(|e| AppError::from_source(ExitCode::Internal, e))?
+        {
             Input::Line(line) => line,
             Input::Cleared => continue,
             Input::End => break,

@@ -51,10 +51,10 @@ pub(crate) async fn fetch(source: &Source) -> Result<Fetched, AppError> {
             let tmp = tempfile::Builder::new()
                 .prefix("agent-skill-")
                 .tempdir()
-                .map_err(|e| AppError::config(format!("cannot make a temporary folder to fetch into: {e}")))?;
+                .map_err(|e| AppError::context(ExitCode::Config, "cannot make a temporary folder to fetch into", e))?;
             let commit = git::fetch(url, source.reference.as_deref(), tmp.path())
                 .await
-                .map_err(|e| AppError::config(format!("cannot fetch {source}: {e}")))?;
+                .map_err(|e| AppError::context(ExitCode::Config, format!("cannot fetch {source}"), e))?;
             (tmp.path().to_path_buf(), Some(commit), Some(tmp))
         }
     };
@@ -86,8 +86,8 @@ pub(crate) async fn add(
     project: bool,
     asker: &dyn LibraryAsker,
 ) -> Result<SkillsAdded, AppError> {
-    let source = Source::parse(&request.source, cwd).map_err(|e| AppError::usage(e.to_string()))?;
-    let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+    let source = Source::parse(&request.source, cwd).map_err(|e| AppError::from_source(ExitCode::Usage, e))?;
+    let mut lock = LockFile::read(root).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     install::clear_leftovers(root);
     let fetched = fetch(&source).await?;
     let candidates = find_candidates(&fetched.tree);
@@ -143,7 +143,8 @@ pub(crate) async fn add(
         let entry = lock_entry(&source, fetched.commit.clone(), subdir.clone(), &skill, renamed_from);
         lock.skills.insert(name.clone(), entry);
         // Written after each skill, so a failure later leaves every installed one recorded.
-        lock.write(root).map_err(|e| AppError::config(e.to_string()))?;
+        lock.write(root)
+            .map_err(|e| AppError::from_source(ExitCode::Config, e))?;
         installed.push(InstalledSkill {
             source: source.location_text(),
             reference: source.reference.clone(),
@@ -288,16 +289,21 @@ pub(crate) fn install_one(
     asker: &dyn LibraryAsker,
 ) -> Result<InstalledSkill, AppError> {
     let failed = |e: InstallError| match e {
-        InstallError::Exists(_) | InstallError::BadName(_) => AppError::usage(e.to_string()),
-        _ => AppError::config(e.to_string()),
+        InstallError::Exists(_) | InstallError::BadName(_) => AppError::from_source(ExitCode::Usage, e),
+        _ => AppError::from_source(ExitCode::Config, e),
     };
     if !replace && std::fs::symlink_metadata(root.join(name)).is_ok() {
         return Err(failed(InstallError::Exists(root.join(name))));
     }
     let staged = install::stage(&candidate.dir, root, name).map_err(failed)?;
     let renamed = if rename {
-        crate::skills::library::rename::rename(&staged, name)
-            .map_err(|e| AppError::usage(format!("{}: cannot install it as {name}: {e}", candidate.name)))
+        crate::skills::library::rename::rename(&staged, name).map_err(|e| {
+            AppError::context(
+                ExitCode::Usage,
+                format!("{}: cannot install it as {name}", candidate.name),
+                e,
+            )
+        })
     } else {
         Ok(())
     };
@@ -367,13 +373,14 @@ pub(crate) fn remove(name: &str, root: &Path) -> Result<SkillRemoved, AppError> 
         .into_iter()
         .next()
         .ok_or_else(|| AppError::internal("a resolved name named no entry"))?;
-    let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+    let mut lock = LockFile::read(root).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     lock.skills.remove(&folder);
     let dir = root.join(&folder);
     if std::fs::symlink_metadata(&dir).is_ok() {
-        install::remove(&dir).map_err(|e| AppError::config(e.to_string()))?;
+        install::remove(&dir).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     }
-    lock.write(root).map_err(|e| AppError::config(e.to_string()))?;
+    lock.write(root)
+        .map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     Ok(SkillRemoved {
         name: folder,
         dir,

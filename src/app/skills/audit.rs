@@ -47,7 +47,7 @@ pub(crate) async fn run(
                     "{}, and no folder or source either (give a path such as ./{target} or owner/repo)",
                     super::super::skill_once::unknown_skill(target, discovery)
                 )),
-                e => AppError::usage(e.to_string()),
+                e => AppError::from_source(ExitCode::Usage, e),
             })?;
             let fetched = super::add::fetch(&source).await?;
             let skills = skills_in(&fetched.tree);
@@ -106,7 +106,7 @@ async fn second_opinions(client: &LlmClient, skills: &mut [AuditedSkill]) -> Res
         let reply = client
             .complete(&messages, &serde_json::Value::Null, &mut |_| {})
             .await
-            .map_err(|e| AppError::new(ExitCode::Llm, e.message))?;
+            .map_err(|e| AppError::from_source(ExitCode::Llm, e))?;
         skill.llm_opinion = Some(reply.content.trim().to_string());
     }
     Ok(())

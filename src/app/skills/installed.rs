@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::exit::AppError;
+use crate::exit::{AppError, ExitCode};
 use crate::skills::library::lock::{LockEntry, LockFile};
 use crate::skills::load::parse::{FolderLoad, Reading, load_skill_as};
 use crate::skills::resolve::{Named, resolve, unknown};
@@ -20,7 +20,7 @@ pub(super) fn entries(roots: &[&Path], only: Option<&str>) -> Result<Vec<Entry>,
     let mut found = Vec::new();
     let mut everyone: Vec<(String, String)> = Vec::new();
     for root in roots {
-        let lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+        let lock = LockFile::read(root).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
         let Some(wanted) = only else {
             found.extend(
                 lock.skills

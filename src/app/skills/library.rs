@@ -101,7 +101,8 @@ fn refs(roots: &[PathBuf]) -> Vec<&Path> {
 }
 
 fn cwd() -> Result<PathBuf, AppError> {
-    std::env::current_dir().map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))
+    std::env::current_dir()
+        .map_err(|e| AppError::context(ExitCode::Config, "cannot determine the working directory", e))
 }
 
 /// The root installs go to: `./.agents/skills` with `project`, else `~/.agents/skills`.

@@ -83,7 +83,7 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
         }
         SkillsCommand::Audit { target, llm } => {
             let cwd = std::env::current_dir()
-                .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))?;
+                .map_err(|e| AppError::context(ExitCode::Config, "cannot determine the working directory", e))?;
             let client = if *llm {
                 endpoint::discover(run.cli, &mut run.config).await?;
                 let sink: std::sync::Arc<dyn crate::output::EventSink> = output.clone();
@@ -269,7 +269,9 @@ pub(super) fn trust_installed(name: &str, force: bool, run: &Run<'_>) -> Result<
             skill.dir.display()
         )));
     }
-    installed.trust(&hash).map_err(|e| AppError::config(e.to_string()))?;
+    installed
+        .trust(&hash)
+        .map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     Ok(SkillTrusted {
         name: skill.name.clone(),
         dir: skill.dir.clone(),

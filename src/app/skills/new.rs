@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::exec::trust::FolderTrust;
-use crate::exit::AppError;
+use crate::exit::{AppError, ExitCode};
 use crate::output::report::SkillNew;
 use crate::skills::Dialect;
 use crate::skills::roots::RootKind;
@@ -52,7 +52,7 @@ pub(super) fn new(
 fn target_root(dir: Option<&Path>, config: &Config) -> Result<PathBuf, AppError> {
     if let Some(d) = dir {
         let cwd = std::env::current_dir()
-            .map_err(|e| AppError::config(format!("cannot determine the working directory: {e}")))?;
+            .map_err(|e| AppError::context(ExitCode::Config, "cannot determine the working directory", e))?;
         return Ok(cwd.join(d));
     }
     let named = config

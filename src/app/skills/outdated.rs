@@ -30,6 +30,8 @@ struct Sources {
 
 impl Sources {
     /// The commit `key`'s ref names now (`None` for a commit id: pinned), asked once per source.
+    /// The error is text: it is kept for every skill of the source (so it must be `Clone`) and
+    /// shown only as the reason in that skill's row.
     async fn latest(&mut self, key: &SourceKey) -> Result<Option<String>, String> {
         if let Some(known) = self.latest.get(key) {
             return known.clone();

@@ -213,7 +213,7 @@ async fn propose(agent: &mut Agent, skill: &str, best: &Scored) -> Result<String
     let text = agent
         .ask(TUNE_PROMPT, &user)
         .await
-        .map_err(|e| AppError::new(ExitCode::Llm, e.to_string()))?;
+        .map_err(|e| AppError::from_source(ExitCode::Llm, e))?;
     Ok(extract(&text))
 }
 
@@ -235,7 +235,7 @@ fn extract(text: &str) -> String {
 /// and clean to the skill audit's rules: a description that tells the model to weaken safety
 /// (skip confirmation, turn off the sandbox, hide things from the user, override instructions)
 /// is prompt injection written into the skill by the tuner itself. Otherwise which rule it broke,
-/// so the report says why rather than listing every possible reason.
+/// so the report says why rather than listing every possible reason (text: a rule, no cause beneath).
 fn acceptable(proposal: &str) -> Result<String, String> {
     let lower = proposal.to_lowercase();
     let length = proposal.chars().count();

@@ -7,15 +7,32 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::exit::AppError;
+use crate::exit::{AppError, Cause, ExitCode};
+
+/// Why a file of the skill is not one the tuner may write.
+#[derive(Debug, thiserror::Error)]
+enum NotInside {
+    #[error("{0}")]
+    Unresolved(#[source] std::io::Error),
+    #[error("it resolves to {}, outside the skill folder; the tuner writes only inside it", .0.display())]
+    Outside(PathBuf),
+    #[error("it is not a regular file")]
+    NotAFile,
+    #[error("it is not a JSON object")]
+    NotAnObject,
+}
+
+/// `cannot write PATH: why`, a configuration error keeping `why` beneath.
+fn cannot(path: &Path, why: impl Into<Cause>) -> AppError {
+    AppError::context(ExitCode::Config, format!("cannot write {}", path.display()), why)
+}
 
 /// Put `description` into the skill whose SKILL.md is `skill_file` (in `dir`); the file written.
 pub(crate) fn write_description(skill_file: &Path, dir: &Path, description: &str) -> Result<PathBuf, AppError> {
-    let cannot = |path: &Path, e: String| AppError::config(format!("cannot write {}: {e}", path.display()));
     let target = inside(skill_file, dir).map_err(|e| cannot(skill_file, e))?;
-    let text = std::fs::read_to_string(&target).map_err(|e| cannot(skill_file, e.to_string()))?;
+    let text = std::fs::read_to_string(&target).map_err(|e| cannot(skill_file, e))?;
     if let Some(new) = with_front_description(&text, description) {
-        replace(&target, new.as_bytes()).map_err(|e| cannot(skill_file, e.to_string()))?;
+        replace(&target, new.as_bytes()).map_err(|e| cannot(skill_file, e))?;
         return Ok(skill_file.to_path_buf());
     }
     let manifest = dir.join("skill.json");
@@ -30,27 +47,24 @@ pub(crate) fn write_description(skill_file: &Path, dir: &Path, description: &str
             ))
         })?;
     let Some(map) = json.as_object_mut() else {
-        return Err(cannot(&manifest, "it is not a JSON object".into()));
+        return Err(cannot(&manifest, NotInside::NotAnObject));
     };
     map.insert("description".into(), Value::String(description.to_string()));
-    let text = serde_json::to_string_pretty(&json).map_err(|e| cannot(&manifest, e.to_string()))?;
-    replace(&manifest_target, (text + "\n").as_bytes()).map_err(|e| cannot(&manifest, e.to_string()))?;
+    let text = serde_json::to_string_pretty(&json).map_err(|e| cannot(&manifest, e))?;
+    replace(&manifest_target, (text + "\n").as_bytes()).map_err(|e| cannot(&manifest, e))?;
     Ok(manifest)
 }
 
 /// `file` resolved through symlinks, when that is a regular file inside the skill folder `dir`
 /// (itself resolved); else why not.
-fn inside(file: &Path, dir: &Path) -> Result<PathBuf, String> {
-    let root = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
-    let target = std::fs::canonicalize(file).map_err(|e| e.to_string())?;
+fn inside(file: &Path, dir: &Path) -> Result<PathBuf, NotInside> {
+    let root = std::fs::canonicalize(dir).map_err(NotInside::Unresolved)?;
+    let target = std::fs::canonicalize(file).map_err(NotInside::Unresolved)?;
     if !target.starts_with(&root) {
-        return Err(format!(
-            "it resolves to {}, outside the skill folder; the tuner writes only inside it",
-            target.display()
-        ));
+        return Err(NotInside::Outside(target));
     }
     if !target.is_file() {
-        return Err("it is not a regular file".to_string());
+        return Err(NotInside::NotAFile);
     }
     Ok(target)
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use super::add::{Flags, fetch, fix_decision, install_one, problems_of};
 use super::installed::entries;
 use crate::exec::trust::{ManifestStore, is_unchanged};
-use crate::exit::AppError;
+use crate::exit::{AppError, Cause, ExitCode};
 use crate::output::library::{LibraryAsker, SkillUpdate, SkillsUpdated, UpdateOutcome};
 use crate::skills::library::diff::FolderDiff;
 use crate::skills::library::install::Candidate;
@@ -114,13 +114,13 @@ pub(super) fn as_installed(tree: &Path, entry: &LockEntry, name: &str) -> Result
             _copy: None,
         });
     }
-    let fail = |e: String| AppError::config(format!("cannot prepare {name} as it is installed: {e}"));
+    let fail = |e: Cause| AppError::context(ExitCode::Config, format!("cannot prepare {name} as it is installed"), e);
     let tmp = tempfile::Builder::new()
         .prefix("agent-renamed-")
         .tempdir()
-        .map_err(|e| fail(e.to_string()))?;
-    let staged = crate::skills::library::install::stage(tree, tmp.path(), name).map_err(|e| fail(e.to_string()))?;
-    crate::skills::library::rename::rename(&staged, name).map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| fail(e.into()))?;
+    let staged = crate::skills::library::install::stage(tree, tmp.path(), name).map_err(|e| fail(e.into()))?;
+    crate::skills::library::rename::rename(&staged, name).map_err(|e| fail(e.into()))?;
     Ok(View {
         path: staged,
         _copy: Some(tmp),
@@ -151,7 +151,7 @@ fn record(
     commit: Option<String>,
     (hash, audit, digest): Recorded,
 ) -> Result<(), AppError> {
-    let mut lock = LockFile::read(root).map_err(|e| AppError::config(e.to_string()))?;
+    let mut lock = LockFile::read(root).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     lock.skills.insert(
         name.to_string(),
         LockEntry {
@@ -163,5 +163,5 @@ fn record(
             ..old.clone()
         },
     );
-    lock.write(root).map_err(|e| AppError::config(e.to_string()))
+    lock.write(root).map_err(|e| AppError::from_source(ExitCode::Config, e))
 }

@@ -12,7 +12,7 @@ use crate::output::audit::{KeyAdded, SkillsVerified, VerifiedSkill};
 /// The user's keys, or a configuration error naming the file.
 fn user_keys() -> Result<Keys, AppError> {
     match Keys::path() {
-        Some(path) => Keys::read(&path).map_err(AppError::config),
+        Some(path) => Ok(Keys::read(&path)?),
         None => Ok(Keys::default()),
     }
 }
@@ -52,10 +52,9 @@ pub(crate) fn verify(roots: &[&Path], only: Option<&str>) -> Result<(SkillsVerif
 pub(crate) fn add_key(key: &str, comment: Option<&str>, require_for: Option<&str>) -> Result<KeyAdded, AppError> {
     let path =
         Keys::path().ok_or_else(|| AppError::config("no configuration folder (HOME is unset) to keep keys in"))?;
-    let mut keys = Keys::read(&path).map_err(AppError::config)?;
-    keys.add(key, comment.unwrap_or(""), require_for)
-        .map_err(AppError::usage)?;
-    keys.write(&path).map_err(AppError::config)?;
+    let mut keys = Keys::read(&path)?;
+    keys.add(key, comment.unwrap_or(""), require_for)?;
+    keys.write(&path)?;
     let added = keys
         .keys
         .iter()
@@ -77,7 +76,7 @@ pub(crate) fn require_signature(dir: &Path, source: &str) -> Result<(), AppError
     if required.is_empty() {
         return Ok(());
     }
-    let digest = digest_dir(dir).map_err(|e| AppError::config(e.to_string()))?;
+    let digest = digest_dir(dir).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     match signature::check(dir, &digest, &required) {
         Status::Signed => Ok(()),
         status => Err(AppError::new(
@@ -94,5 +93,49 @@ pub(crate) fn require_signature(dir: &Path, source: &str) -> Result<(), AppError
                 }
             ),
         )),
+    }
+}
+
+/// A key that is not a minisign public key is a usage error (exit 2); a keys file that cannot be
+/// read or written is a configuration error (exit 3).
+impl From<signature::KeysError> for AppError {
+    fn from(err: signature::KeysError) -> Self {
+        let code = match err {
+            signature::KeysError::NotAKey { .. } => ExitCode::Usage,
+            _ => ExitCode::Config,
+        };
+        AppError::from_source(code, err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    use super::*;
+
+    #[test]
+    fn a_key_that_is_not_one_is_a_usage_error_keeping_the_parser_error() {
+        let err = AppError::from(Keys::default().add("not a key", "", None).unwrap_err());
+        assert_eq!(err.code, ExitCode::Usage);
+        assert!(err.message.contains("is not a minisign public key"), "{}", err.message);
+        let beneath = err.source().and_then(Error::source);
+        assert!(beneath.is_some_and(|e| e.is::<minisign_verify::Error>()), "{err:?}");
+    }
+
+    #[test]
+    fn an_unreadable_keys_file_is_a_configuration_error_keeping_the_io_error() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder where the file should be: reading it fails with an io error, not "missing".
+        let err = AppError::from(Keys::read(dir.path()).unwrap_err());
+        assert_eq!(err.code, ExitCode::Config);
+        assert!(err.message.starts_with("cannot read "), "{}", err.message);
+        let beneath = err.source().and_then(Error::source);
+        assert!(beneath.is_some_and(|e| e.is::<std::io::Error>()), "{err:?}");
+        assert!(
+            err.causes().is_empty(),
+            "the message already quotes the io error: {:?}",
+            err.causes()
+        );
     }
 }

@@ -104,7 +104,8 @@ impl Kernel {
     }
 }
 
-/// The Landlock ABI version the kernel reports, or why there is none.
+/// The Landlock ABI version the kernel reports, or why there is none. The reason is text: the
+/// errno is read into it (nothing lies beneath), and it is shown as-is by `sandbox status`.
 fn query_abi() -> Result<u32, String> {
     const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
     // SAFETY: with a null attribute, size 0 and the VERSION flag, landlock_create_ruleset(2) only

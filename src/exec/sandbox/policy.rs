@@ -208,7 +208,9 @@ impl Settings {
         if self.mode == Mode::Off || !self.kernel.filesystem() {
             return (Vec::new(), None, Guard::default());
         }
-        let unavailable = super::readonly::available().err();
+        // The reason is shown as text in the run's sandbox report; nothing lies beneath it but
+        // the io error its text already quotes.
+        let unavailable = super::readonly::available().err().map(|e| e.to_string());
         let guard = guard::beneath(write, &self.protected, unavailable.is_none());
         let mut kept = super::readonly::kept_read_only(write);
         for (path, _) in &guard.kept {

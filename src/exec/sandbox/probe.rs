@@ -47,7 +47,7 @@ fn attempt(kernel: &Kernel, canary: PathBuf) -> Probe {
         network: Network::Open,
         read_only: Vec::new(),
         // Checked as commands will run: in their own mount namespace where the machine allows it.
-        read_only_unavailable: super::readonly::available().err(),
+        read_only_unavailable: super::readonly::available().err().map(|e| e.to_string()),
         guard: super::guard::Guard::default(),
         kernel: kernel.clone(),
     };

@@ -267,17 +267,31 @@ fn remount_flags(path: &Path) -> Option<libc::c_ulong> {
     Some(flags)
 }
 
+/// Why this machine does not let a child make places read-only. Kept once per run (so `Clone`,
+/// the io error shared), and shown as the reason in `agent doctor` and the sandbox's warnings.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Unavailable {
+    #[error("no temp folder to check with: {0}")]
+    NoTemp(#[source] std::sync::Arc<std::io::Error>),
+    #[error("cannot prepare the check")]
+    Prepare,
+    #[error("the check exited with {0}")]
+    Exited(std::process::ExitStatus),
+    #[error("user namespaces are unavailable here ({0})")]
+    NoNamespaces(#[source] std::sync::Arc<std::io::Error>),
+}
+
 /// Whether this machine lets a child make places read-only, checked once per run by a real child
 /// (`sh -c :`) doing it to a temp folder; the error says why not.
-pub fn available() -> Result<(), String> {
-    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+pub fn available() -> Result<(), Unavailable> {
+    static PROBE: OnceLock<Result<(), Unavailable>> = OnceLock::new();
     PROBE.get_or_init(probe).clone()
 }
 
-fn probe() -> Result<(), String> {
+fn probe() -> Result<(), Unavailable> {
     use std::os::unix::process::CommandExt;
-    let dir = tempfile::tempdir().map_err(|e| format!("no temp folder to check with: {e}"))?;
-    let ro = ReadOnly::prepare(&[], &[], &[dir.path().to_path_buf()]).ok_or("cannot prepare the check")?;
+    let dir = tempfile::tempdir().map_err(|e| Unavailable::NoTemp(e.into()))?;
+    let ro = ReadOnly::prepare(&[], &[], &[dir.path().to_path_buf()]).ok_or(Unavailable::Prepare)?;
     let mut cmd = std::process::Command::new("/bin/sh");
     cmd.args(["-c", ":"])
         .stdin(std::process::Stdio::null())
@@ -287,8 +301,8 @@ fn probe() -> Result<(), String> {
     unsafe { cmd.pre_exec(move || ro.enter()) };
     match cmd.status() {
         Ok(status) if status.success() => Ok(()),
-        Ok(status) => Err(format!("the check exited with {status}")),
-        Err(e) => Err(format!("user namespaces are unavailable here ({e})")),
+        Ok(status) => Err(Unavailable::Exited(status)),
+        Err(e) => Err(Unavailable::NoNamespaces(e.into())),
     }
 }
 

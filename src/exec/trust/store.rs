@@ -11,6 +11,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::support::fs::read_regular;
 
+/// Why a trust decision could not be saved (it still holds for the session).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SaveError {
+    #[error("there is no state folder to remember it in (is HOME set?)")]
+    NoStateFolder,
+    #[error("cannot encode the trust store: {0}")]
+    Encode(#[source] serde_json::Error),
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
 /// Most bytes read of the store file.
 const MAX_STORE_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -121,15 +132,18 @@ impl TrustStore {
     }
 
     /// Replace the record for `folder`; the error says why it could not be saved.
-    pub(crate) fn put(&self, folder: &Path, record: TrustRecord) -> Result<(), String> {
+    pub(crate) fn put(&self, folder: &Path, record: TrustRecord) -> Result<(), SaveError> {
         let Some(file) = &self.file else {
-            return Err("there is no state folder to remember it in (is HOME set?)".into());
+            return Err(SaveError::NoStateFolder);
         };
         let mut store = self.read();
         store.v = 1;
         store.folders.insert(folder.display().to_string(), record);
-        let text = serde_json::to_string_pretty(&store).map_err(|e| e.to_string())?;
-        write_atomically(file, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", file.display()))
+        let text = serde_json::to_string_pretty(&store).map_err(SaveError::Encode)?;
+        write_atomically(file, text.as_bytes()).map_err(|source| SaveError::Write {
+            path: file.clone(),
+            source,
+        })
     }
 
     /// Skill roots trusted with `agent skills trust` before folder trust existed.

@@ -48,7 +48,7 @@ pub(in crate::app::skills) async fn draft(agent: &mut Agent, skill: &str, count:
     let text = agent
         .ask(&system, &user)
         .await
-        .map_err(|e| AppError::new(ExitCode::Llm, e.to_string()))?;
+        .map_err(|e| AppError::from_source(ExitCode::Llm, e))?;
     let proposed = parse_proposals(&text, &found.name).ok_or_else(|| {
         AppError::new(
             ExitCode::Llm,
@@ -134,9 +134,11 @@ fn write(file: &Path, skill: &str, cases: (&[Case], &[Case]), threshold: Option<
                 Drafted in part by `agent skills eval --draft`: review them, fix or delete what is wrong.";
     let text = appended.unwrap_or_else(|| routing_cases::to_yaml(skill, all, threshold, note));
     if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| AppError::config(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| AppError::context(ExitCode::Config, format!("cannot create {}", dir.display()), e))?;
     }
-    std::fs::write(file, text).map_err(|e| AppError::config(format!("cannot write {}: {e}", file.display())))
+    std::fs::write(file, text)
+        .map_err(|e| AppError::context(ExitCode::Config, format!("cannot write {}", file.display()), e))
 }
 
 #[cfg(test)]

@@ -39,9 +39,10 @@ pub(crate) struct EvalOptions {
 pub(crate) fn read_cases(path: &Path, default_skill: Option<&str>) -> Result<(Vec<Case>, Option<f64>), AppError> {
     let text = crate::support::fs::read_whole(path, MAX_CASES_BYTES)
         .map(|read| read.text())
-        .map_err(|e| AppError::config(format!("cannot read {}: {e}", path.display())))?;
-    let doc = yaml_document(&text).map_err(|e| AppError::config(format!("{}: not valid YAML: {e}", path.display())))?;
-    routing_cases::parse(&doc, default_skill).map_err(|why| AppError::config(format!("{}: {why}", path.display())))
+        .map_err(|e| AppError::context(ExitCode::Config, format!("cannot read {}", path.display()), e))?;
+    let doc = yaml_document(&text)
+        .map_err(|e| AppError::context(ExitCode::Config, format!("{}: not valid YAML", path.display()), e))?;
+    routing_cases::parse(&doc, default_skill).map_err(|why| AppError::context(ExitCode::Config, path.display(), why))
 }
 
 /// Every routing of `cases` × `runs`, `jobs` at a time, in case order; the calls are counted.
@@ -64,7 +65,7 @@ pub(crate) async fn route_all(
         .await;
     let mut out: Vec<Vec<Routed>> = vec![Vec::new(); cases.len()];
     for (i, routed) in results {
-        let routed = routed.map_err(|e| AppError::new(ExitCode::Llm, format!("case {:?}: {e}", cases[i].prompt)))?;
+        let routed = routed.map_err(|e| AppError::context(ExitCode::Llm, format!("case {:?}", cases[i].prompt), e))?;
         out[i].push(routed);
     }
     for routed in out.iter().flatten() {
