@@ -160,6 +160,10 @@ pub(crate) struct Config {
     /// What commands may write and reach (docs/design.md#sandbox).
     pub(crate) sandbox: crate::exec::sandbox::Settings,
     pub(crate) env: Environment,
+    /// Hooks run this session (`--no-hooks`, `AGENT_HOOKS=0` turn them off).
+    pub(crate) hooks: bool,
+    /// `AGENT_HOOKS_FAIL=closed`: a hook that fails blocks what it guards.
+    pub(crate) hooks_fail_closed: bool,
 }
 
 /// `AGENT_PROMPT`: `compact` (`Some(true)`), `full` (`Some(false)`), `auto` or unset (`None`).
@@ -223,6 +227,17 @@ impl Config {
         let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
         let root_paths: Vec<std::path::PathBuf> = skill_roots.iter().map(|r| r.path.clone()).collect();
         let sandbox = sandbox::resolve(cli, &env, cwd, &root_paths)?;
+        // The user's own settings only: a project's .env must not turn off the user's guards.
+        let hooks = !cli.no_hooks && switch(env.get_own("AGENT_HOOKS")) != Some(false);
+        let hooks_fail_closed = match env.get_own("AGENT_HOOKS_FAIL").map(str::trim) {
+            None | Some("open") => false,
+            Some("closed") => true,
+            Some(other) => {
+                return Err(AppError::config(format!(
+                    "AGENT_HOOKS_FAIL={other:?} is not one of open, closed"
+                )));
+            }
+        };
         let cache = CacheDir::from_env(|name| match name {
             "HOME" => env.process.get(name).cloned(),
             _ => env.get(name).map(str::to_string),
@@ -256,6 +271,8 @@ impl Config {
             sessions,
             sandbox,
             env,
+            hooks,
+            hooks_fail_closed,
         })
     }
 }

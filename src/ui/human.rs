@@ -322,6 +322,29 @@ impl EventSink for HumanRenderer {
                 ));
                 self.wait("thinking");
             }
+            Event::HookBlocked { event, tool, reason } => {
+                let what = tool.map(|t| format!(" ({})", self.one_line(&t))).unwrap_or_default();
+                self.progress(&format!("✗ {event} hook{what} blocked: {}", self.lines(&reason)));
+                self.wait("thinking");
+            }
+            Event::HookFailed {
+                event,
+                command,
+                message,
+                blocked,
+                ..
+            } => {
+                let then = if blocked {
+                    "blocked (fails closed)"
+                } else {
+                    "the call went on"
+                };
+                self.notice(&format!(
+                    "warning: {event} hook `{}` failed: {}; {then}",
+                    self.one_line(&command),
+                    self.one_line(&message)
+                ));
+            }
             Event::MessageDelta { text } => self.delta(&text),
             Event::Message { .. } | Event::Done { .. } => {
                 self.stop_waiting();

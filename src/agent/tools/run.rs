@@ -138,6 +138,7 @@ impl ToolRunner {
             redactor: &self.settings.redactor,
             confinement: confinement.as_ref(),
             live: live.receivers(),
+            stdin: None,
         };
         let ran = process::run(&spec).await;
         live.finish();
