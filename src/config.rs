@@ -160,10 +160,37 @@ pub(crate) struct Config {
     /// What commands may write and reach (docs/design.md#sandbox).
     pub(crate) sandbox: crate::exec::sandbox::Settings,
     pub(crate) env: Environment,
-    /// Hooks run this session (`--no-hooks`, `AGENT_HOOKS=0` turn them off).
-    pub(crate) hooks: bool,
+    /// Whether hooks run, and whether a failing one blocks.
+    pub(crate) hooks: HookSwitches,
+}
+
+/// Whether hooks run (`--no-hooks`, `AGENT_HOOKS=0`) and whether a failing one blocks
+/// (`AGENT_HOOKS_FAIL=closed`). The user's own settings only: a project's `.env` must not turn off
+/// the user's guards.
+fn hook_switches(cli: &Cli, env: &Environment) -> Result<HookSwitches, AppError> {
+    let on = !cli.no_hooks && switch(env.get_own("AGENT_HOOKS")) != Some(false);
+    let closed = match env.get_own("AGENT_HOOKS_FAIL").map(str::trim) {
+        None | Some("open") => false,
+        Some("closed") => true,
+        Some(other) => {
+            return Err(AppError::config(format!(
+                "AGENT_HOOKS_FAIL={other:?} is not one of open, closed"
+            )));
+        }
+    };
+    Ok(HookSwitches {
+        on,
+        fail_closed: closed,
+    })
+}
+
+/// How hooks run this session.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HookSwitches {
+    /// Hooks run (`--no-hooks`, `AGENT_HOOKS=0` turn them off).
+    pub(crate) on: bool,
     /// `AGENT_HOOKS_FAIL=closed`: a hook that fails blocks what it guards.
-    pub(crate) hooks_fail_closed: bool,
+    pub(crate) fail_closed: bool,
 }
 
 /// `AGENT_PROMPT`: `compact` (`Some(true)`), `full` (`Some(false)`), `auto` or unset (`None`).
@@ -227,17 +254,6 @@ impl Config {
         let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
         let root_paths: Vec<std::path::PathBuf> = skill_roots.iter().map(|r| r.path.clone()).collect();
         let sandbox = sandbox::resolve(cli, &env, cwd, &root_paths)?;
-        // The user's own settings only: a project's .env must not turn off the user's guards.
-        let hooks = !cli.no_hooks && switch(env.get_own("AGENT_HOOKS")) != Some(false);
-        let hooks_fail_closed = match env.get_own("AGENT_HOOKS_FAIL").map(str::trim) {
-            None | Some("open") => false,
-            Some("closed") => true,
-            Some(other) => {
-                return Err(AppError::config(format!(
-                    "AGENT_HOOKS_FAIL={other:?} is not one of open, closed"
-                )));
-            }
-        };
         let cache = CacheDir::from_env(|name| match name {
             "HOME" => env.process.get(name).cloned(),
             _ => env.get(name).map(str::to_string),
@@ -270,9 +286,8 @@ impl Config {
             compact_prompt,
             sessions,
             sandbox,
+            hooks: hook_switches(cli, &env)?,
             env,
-            hooks,
-            hooks_fail_closed,
         })
     }
 }

@@ -20,7 +20,7 @@ fn configured(run: &Run<'_>) -> (Vec<(Hook, bool)>, Vec<String>) {
     if let Some(file) = user_file() {
         let loaded = load_file(&file);
         notes.extend(loaded.problems);
-        hooks.extend(loaded.hooks.into_iter().map(|h| (h, run.config.hooks)));
+        hooks.extend(loaded.hooks.into_iter().map(|h| (h, run.config.hooks.on)));
     }
     for key in HOOK_SETTINGS {
         let file: PathBuf = run.trust.laid_out().join(key);
@@ -33,14 +33,14 @@ fn configured(run: &Run<'_>) -> (Vec<(Hook, bool)>, Vec<String>) {
                 file.display()
             ));
         }
-        hooks.extend(loaded.hooks.into_iter().map(|h| (h, run.config.hooks && trusted)));
+        hooks.extend(loaded.hooks.into_iter().map(|h| (h, run.config.hooks.on && trusted)));
     }
     (hooks, notes)
 }
 
 /// The hooks this session runs, after saying what in the settings files cannot be used.
 pub(super) fn session_hooks(run: &Run<'_>, sink: &dyn EventSink) -> Arc<Hooks> {
-    if !run.config.hooks {
+    if !run.config.hooks.on {
         return Arc::new(Hooks::none());
     }
     let (hooks, notes) = configured(run);
@@ -48,7 +48,7 @@ pub(super) fn session_hooks(run: &Run<'_>, sink: &dyn EventSink) -> Arc<Hooks> {
         sink.emit(Event::Warning { message });
     }
     let settings = HookSettings {
-        fail_closed: run.config.hooks_fail_closed,
+        fail_closed: run.config.hooks.fail_closed,
         cwd: run.config.sandbox.cwd.clone(),
         env: run.config.env.merged(),
         redactor: run.redactor.clone(),
@@ -61,7 +61,7 @@ pub(super) fn session_hooks(run: &Run<'_>, sink: &dyn EventSink) -> Arc<Hooks> {
 /// `agent hooks list`.
 pub(super) fn list(run: &Run<'_>) -> Result<ExitCode, AppError> {
     let (hooks, mut notes) = configured(run);
-    if !run.config.hooks {
+    if !run.config.hooks.on {
         notes.push("hooks are off for this run (--no-hooks or AGENT_HOOKS=0)".into());
     }
     let failures = FailureStore::user().map(|s| s.load()).unwrap_or_default();
@@ -74,7 +74,7 @@ pub(super) fn list(run: &Run<'_>) -> Result<ExitCode, AppError> {
                 matcher: h.matcher.as_written().into(),
                 command: h.command.clone(),
                 timeout_secs: h.timeout.as_secs_f64(),
-                on_failure: if h.on_failure == OnFailure::Block || run.config.hooks_fail_closed {
+                on_failure: if h.on_failure == OnFailure::Block || run.config.hooks.fail_closed {
                     "block"
                 } else {
                     "pass"

@@ -82,7 +82,7 @@ impl Agent {
         self.conversation
             .remember(ChatMessage::assistant(Some(text.to_string()), Vec::new()));
         self.conversation
-            .remember(ChatMessage::user(&format!("[Stop hook] {reason}")));
+            .remember(ChatMessage::user(format!("[Stop hook] {reason}")));
         true
     }
 
