@@ -42,7 +42,9 @@ pub(super) fn view(skills: &SkillSet, workdir: &Path, name: &str, raw_args: &str
         "Read" | "Write" | "Edit" | "Glob" | "Grep" => {
             let mut input = args.clone();
             // The file tools accept `path` for `file_path`, as weak models write it.
-            if let Some(p) = input.remove("path").filter(|_| !matches!(name, "Glob" | "Grep")) {
+            if !matches!(name, "Glob" | "Grep")
+                && let Some(p) = input.remove("path")
+            {
                 input.entry("file_path").or_insert(p);
             }
             for key in ["file_path", "path"] {
