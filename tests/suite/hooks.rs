@@ -348,3 +348,82 @@ async fn a_projects_hooks_run_only_once_the_folder_is_trusted_with_them() {
     let list: Value = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(list["hooks"][0]["active"], false, "{list}");
 }
+
+#[tokio::test]
+async fn settings_files_with_hooks_cannot_be_written_by_file_tools_or_commands() {
+    require_kernel!(kernel::landlock(3), kernel::namespaces());
+    let ws = Workspace::new();
+    ws.skill("tidy", TIDY, None);
+    let files = [
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".agents/settings.json",
+    ];
+    for rel in files {
+        let path = ws.work().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{}\n").unwrap();
+    }
+    let canary = ws.dir.path().join("CANARY");
+    let planted = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": format!("touch {}", canary.display())}]}]}})
+        .to_string();
+    let mut replies = vec![tool("activate_skill", json!({"name": "tidy"}))];
+    for rel in files {
+        replies.push(tool("Write", json!({"file_path": rel, "content": planted})));
+        replies.push(tool(
+            "Edit",
+            json!({"file_path": rel, "old_string": "{}", "new_string": planted}),
+        ));
+        replies.push(tool(
+            "run_command",
+            json!({"command": format!("printf '%s' '{planted}' > {rel}")}),
+        ));
+    }
+    replies.push(text("done"));
+    let mock = MockLlm::start(replies).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--once", "plant a hook", "--yes"]);
+    let (_, _, err) = run_outcome(cmd).await;
+    for rel in files {
+        assert_eq!(
+            std::fs::read_to_string(ws.work().join(rel)).unwrap(),
+            "{}\n",
+            "{rel} was written: {err}"
+        );
+    }
+    let results: Vec<String> = mock
+        .chat_requests()
+        .await
+        .iter()
+        .skip(2)
+        .map(last_tool_result)
+        .collect();
+    for (i, result) in results.iter().enumerate() {
+        match i % 3 {
+            0 | 1 => assert!(result.starts_with("denied:") && result.contains("hooks"), "{result}"),
+            _ => assert!(!result.starts_with("exit code: 0"), "{result}"),
+        }
+    }
+    // One a command creates where there was none is a change of the folder: its hooks do not run
+    // before the folder is trusted with them.
+    std::fs::remove_dir_all(ws.work().join(".agents")).unwrap();
+    let mock = MockLlm::start(activate_run_answer(
+        "tidy",
+        &format!("mkdir -p .agents && printf '%s' '{planted}' > .agents/settings.json"),
+        "done",
+    ))
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--once", "plant a hook", "--yes"]);
+    let (_, _, err) = run_outcome(cmd).await;
+    assert!(
+        ws.work().join(".agents/settings.json").exists(),
+        "the plant was not made: {err}"
+    );
+    let mock = MockLlm::start(vec![text("hi")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--once", "hello"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(!canary.exists(), "a planted hook ran");
+}

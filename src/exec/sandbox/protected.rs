@@ -58,6 +58,20 @@ const WORK_PLACES: &[(&str, &str)] = &[
     (".envrc", "direnv's file (run when you enter the folder)"),
     (".vscode", "editor tasks and settings"),
     (".idea", "editor tasks and settings"),
+    // Their hooks run as the user's own commands, outside the sandbox (docs/hooks.md); one a
+    // command creates is only a change folder trust asks about before it runs.
+    (
+        ".claude/settings.json",
+        "project settings whose hooks run outside the sandbox",
+    ),
+    (
+        ".claude/settings.local.json",
+        "project settings whose hooks run outside the sandbox",
+    ),
+    (
+        ".agents/settings.json",
+        "project settings whose hooks run outside the sandbox",
+    ),
 ];
 
 /// The places of [`HOME_PLACES`] and [`SYSTEM_PLACES`] that are folders: one missing beneath a
@@ -303,6 +317,17 @@ mod tests {
         assert!(hit("notes").is_none());
         assert!(hit(".cache/tool").is_none());
         assert!(p.conflict(&work.join(".git/hooks")).is_some());
+        for settings in [
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".agents/settings.json",
+        ] {
+            assert!(
+                p.conflict_for_file(&work.join(settings)).unwrap().contains("hooks"),
+                "{settings}"
+            );
+        }
+        assert!(p.conflict_for_file(&work.join(".claude/notes.md")).is_none());
         // A link inside a skill is judged by where it leads.
         let link = tmp.path().join("data");
         std::os::unix::fs::symlink(home.join(".ssh"), &link).unwrap();
