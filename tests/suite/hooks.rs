@@ -150,6 +150,8 @@ async fn a_crashing_hook_passes_and_is_said_and_blocks_when_it_fails_closed() {
     assert_eq!(failed.len(), 1, "{out}");
     assert_eq!(failed[0]["event"], "PreToolUse");
     assert_eq!(failed[0]["blocked"], false);
+    let doc = crate::common::events_doc::EventsDoc::read();
+    doc.validate_typed(&failed[0]).unwrap();
     std::fs::remove_file(&canary).unwrap();
     // Fail closed: per hook, and for every hook.
     user_hooks(&ws, pre_bash(crash, json!({"onFailure": "block"})));
@@ -164,6 +166,7 @@ async fn a_crashing_hook_passes_and_is_said_and_blocks_when_it_fails_closed() {
     // The last failure is kept for `agent hooks list`.
     let listed = ws.bare_agent().args(["hooks", "list", "--json"]).output().unwrap();
     let list: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    doc.validate_document("hooks list", &list).unwrap();
     let hook = &list["hooks"][0];
     assert_eq!(hook["command"], crash);
     assert_eq!(hook["event"], "PreToolUse");
