@@ -385,4 +385,20 @@ mod tests {
         );
         assert!(!q.contains("skills it adds"), "the file is not a skill: {q}");
     }
+
+    #[test]
+    fn the_question_lists_the_hooks_a_projects_settings_would_run() {
+        let key = ".claude/settings.json".to_string();
+        let snapshot = Snapshot {
+            skills: [(key.clone(), "h".to_string())].into(),
+            hook_commands: [(key, vec!["PreToolUse Bash: ./hooks/guard.sh\x1b[2J".to_string()])].into(),
+            ..Snapshot::default()
+        };
+        let q = folder_question(&assess(Path::new("/r"), snapshot, None));
+        assert!(
+            q.contains("its .claude/settings.json has hooks (your commands, run outside the sandbox): PreToolUse Bash: ./hooks/guard.sh\\x1b[2J"),
+            "{q}"
+        );
+        assert!(!q.contains("skills it adds") && !q.contains(".mcp.json"), "{q}");
+    }
 }

@@ -430,3 +430,30 @@ async fn settings_files_with_hooks_cannot_be_written_by_file_tools_or_commands()
     assert_eq!(code, 0, "{err}");
     assert!(!canary.exists(), "a planted hook ran");
 }
+
+#[tokio::test]
+async fn session_start_context_reaches_the_model_and_session_end_runs_last() {
+    let ws = Workspace::new();
+    let ended = ws.dir.path().join("ended.json");
+    user_hooks(
+        &ws,
+        json!({
+            "SessionStart": [{"hooks": [{"type": "command", "command": "echo 'The build command is make ci.'"}]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": format!("cat > {}", ended.display())}]}]
+        }),
+    );
+    let mock = MockLlm::start(vec![text("hi")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--once", "how do I build?"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let requests = mock.chat_requests().await;
+    let users = contents(&requests[0], "user");
+    assert!(
+        users.last().unwrap().contains("The build command is make ci."),
+        "{users:?}"
+    );
+    let end: Value = serde_json::from_str(&std::fs::read_to_string(&ended).unwrap()).unwrap();
+    assert_eq!(end["hook_event_name"], "SessionEnd");
+    assert_eq!(end["reason"], "other");
+}

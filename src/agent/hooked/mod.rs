@@ -112,6 +112,10 @@ impl HookApprover {
 
 impl Approver for HookApprover {
     fn can_ask(&self) -> bool {
+        self.inner.can_ask()
+    }
+
+    fn can_answer(&self) -> bool {
         self.inner.can_ask() || self.allowed.load(Ordering::SeqCst)
     }
 
@@ -154,5 +158,102 @@ impl Approver for HookApprover {
 
     fn allow_always(&self, skills: &[String]) {
         self.inner.allow_always(skills);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hooks::{Hook, HookSettings, Matcher, OnFailure};
+    use std::sync::atomic::AtomicUsize;
+
+    /// A person who says no, and counts the questions.
+    struct No {
+        present: bool,
+        asked: AtomicUsize,
+    }
+
+    impl Approver for No {
+        fn can_ask(&self) -> bool {
+            self.present
+        }
+        fn ask(&self, _: &ApprovalRequest) -> bool {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            false
+        }
+        fn ask_trust(&self, _: &Assessment) -> bool {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            false
+        }
+        fn ask_tool(&self, _: &str, _: &str) -> bool {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            false
+        }
+    }
+
+    fn hooks(dir: &std::path::Path, notify: Option<&str>) -> Arc<Hooks> {
+        let hooks = notify
+            .map(|command| Hook {
+                event: HookEvent::Notification,
+                matcher: Matcher::any(),
+                command: command.into(),
+                timeout: std::time::Duration::from_secs(30),
+                on_failure: OnFailure::Pass,
+                source: dir.join("settings.json"),
+            })
+            .into_iter()
+            .collect();
+        let settings = HookSettings {
+            fail_closed: false,
+            cwd: dir.to_path_buf(),
+            env: std::env::vars().collect(),
+            redactor: crate::support::redact::Redactor::default(),
+            failures: None,
+        };
+        Arc::new(Hooks::new(hooks, settings))
+    }
+
+    #[test]
+    fn an_allow_answers_one_approval_question_and_never_trust() {
+        let dir = tempfile::tempdir().unwrap();
+        let person = Arc::new(No {
+            present: false,
+            asked: AtomicUsize::new(0),
+        });
+        let approver = HookApprover::new(person.clone(), hooks(dir.path(), None), Arc::new(crate::output::Quiet));
+        assert!(!approver.can_answer());
+        approver.set_allowed(true);
+        assert!(approver.can_answer() && !approver.can_ask());
+        assert!(approver.ask_tool("file tool Write", "Write a.txt"));
+        assert!(!approver.can_answer(), "an allow answers one question");
+        approver.set_allowed(true);
+        let folder = crate::exec::trust::assess(dir.path(), crate::exec::trust::Snapshot::default(), None);
+        assert!(!approver.ask_trust(&folder));
+        assert!(!approver.ask_yes_no("trust the edited skill?"));
+        assert_eq!(person.asked.load(Ordering::SeqCst), 0, "nobody was there to ask");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_question_for_the_person_runs_the_notification_hooks() {
+        let dir = tempfile::tempdir().unwrap();
+        let seen = dir.path().join("seen.json");
+        let command = format!("cat > {}.tmp && mv {0}.tmp {0}", seen.display());
+        let person = Arc::new(No {
+            present: true,
+            asked: AtomicUsize::new(0),
+        });
+        let approver = HookApprover::new(
+            person.clone(),
+            hooks(dir.path(), Some(&command)),
+            Arc::new(crate::output::Quiet),
+        );
+        assert!(!approver.ask_tool("mcp__time__now", "mcp__time__now {}"));
+        assert_eq!(person.asked.load(Ordering::SeqCst), 1);
+        while !seen.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let input: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+        assert_eq!(input["hook_event_name"], "Notification");
+        assert!(input["message"].as_str().unwrap().contains("mcp__time__now"));
     }
 }
