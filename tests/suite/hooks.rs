@@ -457,3 +457,47 @@ async fn session_start_context_reaches_the_model_and_session_end_runs_last() {
     assert_eq!(end["hook_event_name"], "SessionEnd");
     assert_eq!(end["reason"], "other");
 }
+
+/// One `--once hello` in a pty, answering `reply` when `expect` (in order) has been shown.
+fn pty_once(ws: &Workspace, mock: &MockLlm, expect: &[&str], reply: &str) -> String {
+    let mut cmd = crate::common::pty::pty_agent(ws);
+    crate::common::pty::talking_to(&mut cmd, mock).args(["--once", "hello"]);
+    let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).unwrap();
+    let mut seen = String::new();
+    for e in expect {
+        seen.push_str(&p.exp_string(e).unwrap());
+        seen.push_str(e);
+    }
+    crate::common::pty::type_line(&mut p, reply);
+    seen + &p.exp_eof().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_trust_question_lists_a_projects_hooks_and_asks_again_when_they_change() {
+    let ws = std::sync::Arc::new(Workspace::new());
+    let canary = ws.dir.path().join("CANARY");
+    project_hooks(&ws, &canary);
+    let mock = std::sync::Arc::new(MockLlm::repeating(vec![text("hi")]).await);
+    let (w, m, c) = (ws.clone(), mock.clone(), canary.clone());
+    crate::common::pty::blocking(move || {
+        let command = format!("UserPromptSubmit: touch {}", c.display());
+        pty_once(
+            &w,
+            &m,
+            &["its .claude/settings.json has hooks", &command, "[y/N] "],
+            "y",
+        );
+        assert!(c.exists(), "the trusted hook did not run");
+        let other = w.dir.path().join("OTHER");
+        project_hooks(&w, &other);
+        let command = format!("UserPromptSubmit: touch {}", other.display());
+        pty_once(
+            &w,
+            &m,
+            &["its .claude/settings.json has changed hooks", &command, "[y/N] "],
+            "n",
+        );
+        assert!(!other.exists(), "a hook ran after the answer no");
+    })
+    .await;
+}
