@@ -135,8 +135,9 @@ pub(crate) enum Event {
     AnswerRetried {
         reason: String,
     },
-    /// A hook blocked: a tool call (`PreToolUse`), a result's acceptance (`PostToolUse`: the
-    /// reason goes to the model), a prompt (`UserPromptSubmit`), the end of a turn (`Stop`).
+    /// A hook blocked: a result's acceptance (`PostToolUse`: the reason goes to the model), a
+    /// prompt (`UserPromptSubmit`), the end of a turn (`Stop`). A blocked tool call is a
+    /// `CommandDenied` whose reason names the `PreToolUse` hook.
     HookBlocked {
         event: String,
         #[serde(skip_serializing_if = "Option::is_none")]

@@ -114,6 +114,13 @@ async fn a_json_deny_blocks_and_an_allow_answers_only_a_question_the_policy_asks
     assert_eq!(code, 6);
     assert!(result.contains("not on Fridays"), "{result}");
     assert!(!canary.exists());
+    // `ask` puts the call to a person even under --yes; with nobody to ask, it is denied.
+    let ask = r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"}}'"#;
+    user_hooks(&ws, pre_bash(ask, json!({})));
+    let (code, _, _, result) = run_once(&ws, &touch, &["--yes"], &[]).await;
+    assert_eq!(code, 6, "{result}");
+    assert!(result.contains("asked for a person's approval (sure?)"), "{result}");
+    assert!(!canary.exists());
     let allow = r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine"}}'"#;
     user_hooks(&ws, pre_bash(allow, json!({})));
     // `--approve no` denies before anything is asked: no hook lifts that.

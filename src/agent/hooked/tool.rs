@@ -44,10 +44,15 @@ impl ToolRunner {
         say(&*self.sink, &pre);
         self.note_stop(&pre);
         if let Some(reason) = pre.block.clone() {
-            return self.hook_denied(name, &tool, &input, &reason);
+            return self.hook_denied(
+                name,
+                &tool,
+                &input,
+                &format!("a PreToolUse hook blocked this call: {reason}"),
+            );
         }
-        if let Some(outcome) = self.hook_permission(&pre, &tool, &input).await {
-            return outcome;
+        if let Err(reason) = self.hook_permission(&pre, &tool, &input).await {
+            return self.hook_denied(name, &tool, &input, &reason);
         }
         let mut outcome = self.dispatch_call(conversation, name, raw_args).await;
         self.hook_approver.set_allowed(false);
@@ -77,14 +82,9 @@ impl ToolRunner {
         }
     }
 
-    /// A call a `PreToolUse` hook blocked: said to the user, and a denial with the reason for the
-    /// model.
+    /// A call a `PreToolUse` hook blocked (or asked about, and nobody said yes): a
+    /// `command_denied` for the user, a denial with the reason for the model.
     fn hook_denied(&self, name: &str, tool: &str, input: &Value, reason: &str) -> ToolOutcome {
-        self.sink.emit(Event::HookBlocked {
-            event: HookEvent::PreToolUse.name().into(),
-            tool: Some(tool.to_string()),
-            reason: reason.to_string(),
-        });
         let what = input
             .get("command")
             .or_else(|| input.get("file_path"))
@@ -93,20 +93,20 @@ impl ToolRunner {
         self.sink.emit(Event::CommandDenied {
             skill: None,
             command: self.settings.redactor.redact(&what).into_owned(),
-            reason: format!("blocked by a PreToolUse hook: {reason}"),
+            reason: reason.to_string(),
         });
-        ToolOutcome::denied(format!("a PreToolUse hook blocked this call: {reason}"))
+        ToolOutcome::denied(reason)
     }
 
     /// What a hook's `ask` or `allow` does before the call: `ask` asks the person now (a no, or
     /// nobody to ask, denies the call) and their yes then answers the policy's question too;
-    /// `allow` answers the policy's question. `None`: go on with the call.
-    async fn hook_permission(&self, pre: &Verdict, tool: &str, input: &Value) -> Option<ToolOutcome> {
+    /// `allow` answers the policy's question. `Err`: why the call is denied.
+    async fn hook_permission(&self, pre: &Verdict, tool: &str, input: &Value) -> Result<(), String> {
         match pre.permission {
-            None => None,
+            None => Ok(()),
             Some(Permission::Allow) => {
                 self.hook_approver.set_allowed(true);
-                None
+                Ok(())
             }
             Some(Permission::Ask) => {
                 let why = pre.permission_reason.clone().unwrap_or_else(|| "a hook asks".into());
@@ -119,11 +119,11 @@ impl ToolRunner {
                         .unwrap_or(false);
                 if yes {
                     self.hook_approver.set_allowed(true);
-                    None
+                    Ok(())
                 } else {
-                    Some(ToolOutcome::denied(format!(
+                    Err(format!(
                         "a PreToolUse hook asked for a person's approval ({why}) and none was given"
-                    )))
+                    ))
                 }
             }
         }
