@@ -267,8 +267,9 @@ fn interpreter(program: &std::path::Path) -> Option<Vec<String>> {
 }
 
 /// Where and with what a command runs: the folder it is given (the user's working folder), the
-/// child environment, no stdin (unless it is given bytes), piped output, its own process group (so a terminal's Ctrl-C
-/// reaches the agent, which ends it), and the sandbox, entered by the child before exec.
+/// child environment, no stdin (unless it is given bytes), piped output, its own process group
+/// (so a terminal's Ctrl-C reaches the agent, which ends it), and the sandbox, entered by the
+/// child before exec.
 fn prepared(mut cmd: Command, spec: &CommandSpec<'_>) -> Command {
     cmd.current_dir(spec.cwd)
         .env_clear()

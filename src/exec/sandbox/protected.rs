@@ -58,20 +58,6 @@ const WORK_PLACES: &[(&str, &str)] = &[
     (".envrc", "direnv's file (run when you enter the folder)"),
     (".vscode", "editor tasks and settings"),
     (".idea", "editor tasks and settings"),
-    // Their hooks run as the user's own commands, outside the sandbox (docs/hooks.md); one a
-    // command creates is only a change folder trust asks about before it runs.
-    (
-        ".claude/settings.json",
-        "project settings whose hooks run outside the sandbox",
-    ),
-    (
-        ".claude/settings.local.json",
-        "project settings whose hooks run outside the sandbox",
-    ),
-    (
-        ".agents/settings.json",
-        "project settings whose hooks run outside the sandbox",
-    ),
 ];
 
 /// The places of [`HOME_PLACES`] and [`SYSTEM_PLACES`] that are folders: one missing beneath a
@@ -184,6 +170,15 @@ impl Protected {
         for folder in std::iter::once(cwd).chain(repo) {
             for (rel, what) in WORK_PLACES {
                 out.add(folder.join(rel), what, Kind::Work);
+            }
+            // Their hooks run as the user's own commands, outside the sandbox (docs/hooks.md); one
+            // a command creates is a change folder trust asks about before any of it runs.
+            for rel in crate::exec::trust::HOOK_SETTINGS {
+                out.add(
+                    folder.join(rel),
+                    "project settings whose hooks run outside the sandbox",
+                    Kind::Work,
+                );
             }
         }
         let tools = crate::skills::roots::OTHER_AGENTS;
