@@ -260,6 +260,12 @@ async fn a_post_tool_use_formatter_sees_the_response_and_the_model_its_context()
     assert_eq!(input["tool_response"]["success"], true);
     assert_eq!(input["tool_response"]["filePath"], file.display().to_string());
     assert_eq!(input["cwd"], ws.work().display().to_string());
+    assert_eq!(input["permission_mode"], "bypassPermissions");
+    assert!(!input["session_id"].as_str().unwrap().is_empty(), "{input}");
+    assert!(
+        Path::new(input["transcript_path"].as_str().unwrap()).is_file(),
+        "{input}"
+    );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "HELLO\n");
     let requests = mock.chat_requests().await;
     assert!(last_tool_result(&requests[2]).contains("formatted by the hook"));
