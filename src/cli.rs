@@ -102,6 +102,10 @@ pub struct Cli {
     #[arg(long)]
     pub(crate) no_session: bool,
 
+    /// Run no hooks this run, neither yours nor a project's (same as AGENT_HOOKS=0).
+    #[arg(long)]
+    pub(crate) no_hooks: bool,
+
     /// Print one JSON event per line on stdout instead of human output.
     #[arg(long, global = true)]
     pub(crate) json: bool,
@@ -248,6 +252,20 @@ pub(crate) enum Command {
         #[command(subcommand)]
         action: Option<SessionsCommand>,
     },
+    /// Hooks in Claude Code's format (your settings.json, a trusted project's
+    /// .claude/settings.json): alone, `list`.
+    Hooks {
+        #[command(subcommand)]
+        action: Option<HooksCommand>,
+    },
+}
+
+/// `agent hooks ...`
+#[derive(Debug, Subcommand)]
+pub(crate) enum HooksCommand {
+    /// Every configured hook: its event, matcher and command, the file it comes from, whether it
+    /// runs here (a project's only once the folder is trusted), and its last failure.
+    List,
 }
 
 /// A format `agent sessions export` writes.

@@ -160,6 +160,37 @@ pub(crate) struct Config {
     /// What commands may write and reach (docs/design.md#sandbox).
     pub(crate) sandbox: crate::exec::sandbox::Settings,
     pub(crate) env: Environment,
+    /// Whether hooks run, and whether a failing one blocks.
+    pub(crate) hooks: HookSwitches,
+}
+
+/// Whether hooks run (`--no-hooks`, `AGENT_HOOKS=0`) and whether a failing one blocks
+/// (`AGENT_HOOKS_FAIL=closed`). The user's own settings only: a project's `.env` must not turn off
+/// the user's guards.
+fn hook_switches(cli: &Cli, env: &Environment) -> Result<HookSwitches, AppError> {
+    let on = !cli.no_hooks && switch(env.get_own("AGENT_HOOKS")) != Some(false);
+    let closed = match env.get_own("AGENT_HOOKS_FAIL").map(str::trim) {
+        None | Some("open") => false,
+        Some("closed") => true,
+        Some(other) => {
+            return Err(AppError::config(format!(
+                "AGENT_HOOKS_FAIL={other:?} is not one of open, closed"
+            )));
+        }
+    };
+    Ok(HookSwitches {
+        on,
+        fail_closed: closed,
+    })
+}
+
+/// How hooks run this session.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HookSwitches {
+    /// Hooks run (`--no-hooks`, `AGENT_HOOKS=0` turn them off).
+    pub(crate) on: bool,
+    /// `AGENT_HOOKS_FAIL=closed`: a hook that fails blocks what it guards.
+    pub(crate) fail_closed: bool,
 }
 
 /// `AGENT_PROMPT`: `compact` (`Some(true)`), `full` (`Some(false)`), `auto` or unset (`None`).
@@ -255,6 +286,7 @@ impl Config {
             compact_prompt,
             sessions,
             sandbox,
+            hooks: hook_switches(cli, &env)?,
             env,
         })
     }

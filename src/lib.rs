@@ -10,7 +10,8 @@
 //!                │                             ▼
 //!                └──▶ agent ──▶ sessions ──▶ output ──▶ llm ─────────────────────▶ support
 //!                       │                      │                                   ▲
-//!                       └──▶ mcp ──────────────┴──▶ exec ──▶ skills ──▶ audit ─────┘
+//!                       ├──▶ mcp ──────────────┴──▶ exec ──▶ skills ──▶ audit ─────┘
+//!                       └──▶ hooks ─────────────────▶ exec
 //!   cli, config and exit sit beside app, which uses them.
 //!
 //! every arrow, a room skipping down the picture included:
@@ -20,9 +21,10 @@
 //!   exec         ▶ skills, support
 //!   llm          ▶ support
 //!   mcp          ▶ exec, support
+//!   hooks        ▶ exec, support
 //!   output       ▶ audit, exec, llm, skills, support
 //!   sessions     ▶ llm, output, support
-//!   agent        ▶ audit, exec, llm, mcp, output, sessions, skills, support
+//!   agent        ▶ audit, exec, hooks, llm, mcp, output, sessions, skills, support
 //!   ui           ▶ audit, exec, output, skills, support
 //!   cli          ▶ exec
 //!   config       ▶ cli, exec, exit, llm, sessions, skills, support
@@ -46,6 +48,8 @@
 //!   modification-time check, and the skill library (`skills::library`: sources, git, atomic
 //!   installs, `skills-lock.json`, diffs).
 //! - [`audit`]: the static audit of a skill folder, its directory digest and publisher signatures.
+//! - `hooks`: the user's own commands at fixed points of a session, in Claude Code's settings
+//!   format: loading, matchers, running them with the event on stdin, their decisions.
 //! - [`exec`]: approval (the plan that runs is the plan approved), processes and their trees,
 //!   output capture, the child environment, folder trust.
 //! - [`support`]: the leaf several layers share: redaction, safe file reads, YAML as JSON, the
@@ -67,6 +71,7 @@ pub mod cli;
 pub mod config;
 pub mod exec;
 pub mod exit;
+pub(crate) mod hooks;
 pub mod llm;
 pub mod mcp;
 pub mod output;

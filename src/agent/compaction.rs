@@ -36,6 +36,8 @@ impl Agent {
         if history.is_empty() {
             return Err(LlmError::new("there is nothing to compact yet"));
         }
+        self.pre_compact_hooks(auto, focus).await;
+        let history = &self.conversation.messages()[1..];
         let replaced = history.len();
         let tools = Value::Null;
         let skill_messages: Vec<usize> = self.conversation.held().iter().map(|(_, at)| at - 1).collect();

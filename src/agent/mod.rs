@@ -8,6 +8,7 @@ pub(crate) mod compaction;
 pub(crate) mod controls;
 pub(crate) mod conversation;
 pub(crate) mod grounding;
+pub(crate) mod hooked;
 pub(crate) mod outcome;
 pub mod prompt;
 mod recover;

@@ -49,6 +49,9 @@ pub(crate) enum TurnError {
     Llm(#[from] LlmError),
     #[error("stopped after {steps} tool steps without an answer (the limit; raise it with --max-steps){repeating}")]
     StepLimit { steps: u32, repeating: String },
+    /// A `UserPromptSubmit` hook refused the message; it was not sent.
+    #[error("a UserPromptSubmit hook refused the prompt: {reason}")]
+    PromptBlocked { reason: String },
 }
 
 /// Tool calls of one model response that are executed (docs/design.md#limits); the rest get an
@@ -93,6 +96,10 @@ pub(crate) struct Agent {
     pub(super) unbacked: Option<Unbacked>,
     /// Whether this turn's one second chance for an unbacked answer was used.
     pub(super) second_chance_used: bool,
+    /// Context hooks gave (`SessionStart`) for the next message.
+    pub(super) hook_context: Vec<String>,
+    /// How often `Stop` hooks sent this turn's model back.
+    pub(super) stop_guard: super::hooked::StopGuard,
 }
 
 impl Agent {
@@ -129,6 +136,8 @@ impl Agent {
             trace: TurnTrace::default(),
             unbacked: None,
             second_chance_used: false,
+            hook_context: Vec::new(),
+            stop_guard: super::hooked::StopGuard::default(),
         }
     }
 
@@ -140,7 +149,10 @@ impl Agent {
     pub(crate) async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.unbacked = None;
         self.second_chance_used = false;
-        let answer = self.turn_steps(user_message).await;
+        self.stop_guard = super::hooked::StopGuard::default();
+        let context = self.prompt_hooks(user_message).await?;
+        let message = with_context(user_message, &context);
+        let answer = self.turn_steps(&message).await;
         self.reset_trace();
         answer
     }
@@ -190,6 +202,13 @@ impl Agent {
                         steps += 1;
                         continue;
                     }
+                    None if steps < self.max_steps && self.stop_hooks(&reply.content).await => {
+                        if let Some(text) = held {
+                            self.emit(Event::MessageDelta { text });
+                        }
+                        steps += 1;
+                        continue;
+                    }
                     None => return Ok(self.answer(reply.content, held)),
                 }
             } else if let Some(text) = held {
@@ -208,6 +227,12 @@ impl Agent {
                 .remember(ChatMessage::assistant(content, reply.tool_calls.clone()));
             self.run_calls(&reply.tool_calls, &mut recent_calls).await;
             self.record_grants();
+            if let Some(reason) = self.tools.take_hook_stop() {
+                self.emit(Event::Warning {
+                    message: format!("a hook stopped the turn: {reason}"),
+                });
+                return Ok(self.answer(format!("(stopped by a hook: {reason})"), None));
+            }
         }
     }
 
@@ -395,6 +420,15 @@ impl Agent {
     pub(crate) fn commands_denied(&self) -> usize {
         self.commands_denied
     }
+}
+
+/// The user's message with the context hooks added to it (`UserPromptSubmit`, `SessionStart`).
+fn with_context(message: &str, context: &[String]) -> String {
+    if context.is_empty() {
+        return message.to_string();
+    }
+    let notes: String = context.iter().map(|c| format!("\n\n[hook context] {c}")).collect();
+    format!("{message}{notes}")
 }
 
 /// Bytes of a request with `messages` and `tools`, as its token estimate counts them.

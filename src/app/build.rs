@@ -47,6 +47,7 @@ pub(super) fn agent(
             retriever: Arc::new(retriever(config)),
             mcp,
             prompt_mode: if compact { PromptMode::Compact } else { PromptMode::Full },
+            hooks: super::hooks::session_hooks(run, &*sink),
             mcp_budget: if compact {
                 config.mcp_tools_budget.min(COMPACT_MCP_BUDGET)
             } else {

@@ -135,7 +135,7 @@ fn untrusted_notes(a: &Assessment, ask: Ask) -> Vec<String> {
         .snapshot
         .skills
         .keys()
-        .filter(|k| !a.trusted_skills.contains_key(*k) && *k != crate::exec::trust::MCP_CONFIG_KEY)
+        .filter(|k| !a.trusted_skills.contains_key(*k) && !crate::exec::trust::is_config_key(k))
         .cloned()
         .collect();
     if ask != Ask::WarnDotenv && !untrusted.is_empty() {

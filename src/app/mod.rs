@@ -11,6 +11,7 @@ mod chat;
 mod completions;
 mod endpoint;
 mod folder_trust;
+mod hooks;
 mod install;
 mod mcp;
 mod notices;
@@ -224,6 +225,7 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
         )),
         Some(Command::Sessions { action }) => session_commands::run(action.as_ref(), &run),
         Some(Command::Mcp { action }) => mcp::run(action, &run).await,
+        Some(Command::Hooks { .. }) => hooks::list(&run),
         None => once::chat_or_once(run).await,
     }
 }

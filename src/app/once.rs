@@ -49,6 +49,12 @@ pub(super) async fn chat_or_once(mut run: Run<'_>) -> Result<ExitCode, AppError>
 pub(super) async fn one_turn(run: &Run<'_>, agent: &mut Agent, message: &str) -> ExitCode {
     let sink: Arc<dyn EventSink> = run.front.output.clone();
     let _quiet = crate::ui::tty::QuietInterrupts::new();
+    let source = if agent.user_turns().is_empty() {
+        "startup"
+    } else {
+        "resume"
+    };
+    agent.session_start_hooks(source).await;
     run.front.output.waiting("thinking");
     let outcome = tokio::select! {
         r = agent.run_turn(message) => r,
@@ -65,6 +71,7 @@ pub(super) async fn one_turn(run: &Run<'_>, agent: &mut Agent, message: &str) ->
         Ok(_) => ExitCode::Answered,
         Err(e) => turn_failure(&e, &*sink),
     };
+    agent.session_end_hooks("other").await;
     finish(agent, &*sink, code)
 }
 
@@ -78,6 +85,8 @@ pub(super) fn turn_failure(err: &TurnError, sink: &dyn EventSink) -> ExitCode {
             ExitCode::Llm
         }
         TurnError::StepLimit { .. } => ExitCode::StepLimit,
+        // Refused before it was sent, as a denied command is refused before it runs.
+        TurnError::PromptBlocked { .. } => ExitCode::Denied,
     };
     let message = err.to_string();
     sink.emit(Event::Error {

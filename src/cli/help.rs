@@ -6,7 +6,7 @@ pub(crate) const SETTINGS_SOURCES: &str = "Settings without a flag come from the
 ~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
 
 /// Every variable a person sets, with what it does.
-pub(crate) const ENVIRONMENT: [(&str, &str); 27] = [
+pub(crate) const ENVIRONMENT: [(&str, &str); 28] = [
     (
         "AGENT_API_KEY, OPENAI_API_KEY",
         "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
@@ -57,6 +57,10 @@ pub(crate) const ENVIRONMENT: [(&str, &str); 27] = [
         "seconds to connect (10), and of silence (120)",
     ),
     ("AGENT_SESSIONS", "0 stores no sessions (as --no-session)"),
+    (
+        "AGENT_HOOKS, AGENT_HOOKS_FAIL",
+        "yours only: 0 runs no hooks (as --no-hooks); closed makes a failing hook block (docs/hooks.md)",
+    ),
     (
         "AGENT_CONTEXT_WINDOW, AGENT_COMPACT_AT",
         "the model's window in tokens, and when history is compacted (80%)",

@@ -100,6 +100,15 @@ pub(crate) struct ShellCommand {
 }
 
 impl ShellCommand {
+    /// A command of the user's own configuration (a hook), run with `sh -c` as written: it is
+    /// not a skill's proposal, so nothing judges it.
+    pub(crate) fn users_own(command: &str) -> Self {
+        Self {
+            command: command.to_string(),
+            why: "the user's own command".to_string(),
+        }
+    }
+
     /// The command exactly as proposed (and as shown to the person asked).
     pub(crate) fn command(&self) -> &str {
         &self.command

@@ -45,6 +45,9 @@ pub(crate) struct CommandSpec<'a> {
     pub(crate) confinement: Option<&'a Arc<Confinement>>,
     /// Who sees stdout and stderr (in that order) as they are read, if anyone.
     pub(crate) live: [Option<Live>; 2],
+    /// Bytes written to the child's stdin, which is then closed (a hook reads its event there);
+    /// `None`: no stdin at all.
+    pub(crate) stdin: Option<&'a [u8]>,
 }
 
 /// The outcome of a command.
@@ -70,6 +73,15 @@ pub(crate) async fn run(spec: &CommandSpec<'_>) -> std::io::Result<CommandOutput
         Ok(spawned) => spawned,
         Err(e) => return not_started(spec.plan, &e, started).ok_or(e),
     };
+    if let (Some(bytes), Some(mut pipe)) = (spec.stdin, child.stdin.take()) {
+        // Written beside the wait: a child that never reads its stdin must not hold the run up,
+        // and one that exits early only breaks the pipe.
+        let bytes = bytes.to_vec();
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let _ = pipe.write_all(&bytes).await;
+        });
+    }
     let (stop, stopped) = watch::channel(false);
     let caps = Caps {
         head: spec.head_bytes,
@@ -255,13 +267,18 @@ fn interpreter(program: &std::path::Path) -> Option<Vec<String>> {
 }
 
 /// Where and with what a command runs: the folder it is given (the user's working folder), the
-/// child environment, no stdin, piped output, its own process group (so a terminal's Ctrl-C
-/// reaches the agent, which ends it), and the sandbox, entered by the child before exec.
+/// child environment, no stdin (unless it is given bytes), piped output, its own process group
+/// (so a terminal's Ctrl-C reaches the agent, which ends it), and the sandbox, entered by the
+/// child before exec.
 fn prepared(mut cmd: Command, spec: &CommandSpec<'_>) -> Command {
     cmd.current_dir(spec.cwd)
         .env_clear()
         .envs(spec.env)
-        .stdin(Stdio::null())
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)

@@ -26,6 +26,7 @@ async fn run_plan(plan: &Plan, cwd: &Path, timeout: Duration) -> CommandOutput {
         redactor: &Redactor::NONE,
         confinement: None,
         live: Default::default(),
+        stdin: None,
     };
     run(&spec).await.unwrap()
 }
@@ -213,6 +214,7 @@ async fn confined_commands_are_still_timed_out_and_their_escapes_killed() {
         redactor: &Redactor::NONE,
         confinement: confinement.as_ref(),
         live: Default::default(),
+        stdin: None,
     };
     let out = run(&spec).await.unwrap();
     assert!(out.timed_out);

@@ -16,7 +16,10 @@ use std::sync::Mutex;
 
 use crate::skills::roots::skill_dirs::PROJECT_SKILL_ROOTS;
 
-pub(crate) use content::{MCP_CONFIG_KEY, mcp_config, project_skills, relative_key, skills_in_roots};
+pub(crate) use content::{
+    HOOK_SETTINGS, MCP_CONFIG_KEY, hook_settings, is_config_key, mcp_config, project_skills, relative_key,
+    skills_in_roots,
+};
 pub(crate) use digest::{Manifest, UNVERIFIABLE, hash_bytes, is_unchanged};
 pub(crate) use manifests::{Comparison, ManifestStore};
 pub(crate) use store::{DotenvRecord, SaveError, TrustRecord, TrustStore};
@@ -43,13 +46,16 @@ pub(crate) struct Snapshot {
     pub(crate) manifests: BTreeMap<String, Manifest>,
     /// What the servers of its `.mcp.json` would start (`name: command args…`), for the question.
     pub(crate) mcp_servers: Vec<String>,
+    /// What the hooks of its settings files run, by file (`PreToolUse Bash: ./guard.sh`), for
+    /// the question; their hashes are in `skills` under the file's key.
+    pub(crate) hook_commands: BTreeMap<String, Vec<String>>,
 }
 
 impl Snapshot {
-    /// The keys of the project skills alone (the `.mcp.json` entry left out): what is audited
+    /// The keys of the project skills alone (`.mcp.json` and settings files left out): what is audited
     /// and listed as skills.
     pub(crate) fn skill_keys(&self) -> impl Iterator<Item = &String> {
-        self.skills.keys().filter(|k| k.as_str() != MCP_CONFIG_KEY)
+        self.skills.keys().filter(|k| !is_config_key(k))
     }
 
     /// Hash every skill of `folder`'s project roots (`roots`; `None`: its own `./.agents/skills`
@@ -83,6 +89,12 @@ impl Snapshot {
         if let Some((hash, servers)) = mcp_config(folder) {
             snapshot.skills.insert(MCP_CONFIG_KEY.to_string(), hash);
             snapshot.mcp_servers = servers;
+        }
+        for key in HOOK_SETTINGS {
+            if let Some((hash, commands)) = hook_settings(folder, key) {
+                snapshot.skills.insert(key.to_string(), hash);
+                snapshot.hook_commands.insert(key.to_string(), commands);
+            }
         }
         snapshot
     }
@@ -390,6 +402,15 @@ impl FolderTrust {
             return false;
         };
         mcp_config(&self.laid_out).is_some_and(|(hash, _)| hash == trusted_hash)
+    }
+
+    /// Whether the hooks of the settings file `key` ([`HOOK_SETTINGS`]) may run: the folder was
+    /// trusted with exactly the hooks it has now.
+    pub(crate) fn hook_settings_trusted(&self, key: &str) -> bool {
+        let Some(trusted_hash) = self.lock().skills.get(key).cloned() else {
+            return false;
+        };
+        hook_settings(&self.laid_out, key).is_some_and(|(hash, _)| hash == trusted_hash)
     }
 
     /// The folder the record's keys are relative to (the repository root): where a project's

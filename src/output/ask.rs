@@ -18,6 +18,12 @@ pub(crate) struct ApprovalRequest {
 pub(crate) trait Approver: Send + Sync {
     /// Whether a person is there to ask at all.
     fn can_ask(&self) -> bool;
+    /// Whether an approval question of a command or tool call would be answered: a person is
+    /// there, or a hook already answered it (docs/hooks.md#allow-and-our-own-policy). Never
+    /// asked about trust.
+    fn can_answer(&self) -> bool {
+        self.can_ask()
+    }
     /// Ask; `true` means run it.
     fn ask(&self, request: &ApprovalRequest) -> bool;
     /// Ask whether a folder (its `.env` and project skills) may be trusted, showing what changed.

@@ -135,6 +135,25 @@ pub(crate) enum Event {
     AnswerRetried {
         reason: String,
     },
+    /// A hook blocked: a result's acceptance (`PostToolUse`: the reason goes to the model), a
+    /// prompt (`UserPromptSubmit`), the end of a turn (`Stop`). A blocked tool call is a
+    /// `CommandDenied` whose reason names the `PreToolUse` hook.
+    HookBlocked {
+        event: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+        reason: String,
+    },
+    /// A hook failed to give an answer (a crash, exit 1 or 127, a timeout, output that is not
+    /// JSON). `blocked`: it fails closed, so the failure blocked; else the call went on.
+    HookFailed {
+        event: String,
+        command: String,
+        /// The settings file it came from.
+        source: String,
+        message: String,
+        blocked: bool,
+    },
     MessageDelta {
         text: String,
     },

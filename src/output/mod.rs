@@ -10,6 +10,7 @@ pub(crate) mod ask;
 pub(crate) mod audit;
 pub(crate) mod chat;
 pub(crate) mod event;
+pub(crate) mod hooks;
 pub(crate) mod library;
 pub(crate) mod mcp;
 pub(crate) mod report;

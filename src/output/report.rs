@@ -73,6 +73,8 @@ pub(crate) enum Report {
     McpTools(super::mcp::McpToolList),
     /// `agent mcp add|remove`.
     McpChanged(super::mcp::McpChanged),
+    /// `agent hooks list`.
+    Hooks(super::hooks::HookList),
 }
 
 /// What a listing says about one skill.

@@ -133,6 +133,11 @@ impl Journal {
         self.writer.as_ref().map(SessionWriter::id)
     }
 
+    /// The file being written, while it is (hooks get it as `transcript_path`).
+    pub(crate) fn path(&self) -> Option<&Path> {
+        self.writer.as_ref().map(SessionWriter::path)
+    }
+
     /// Store `record`. The first failure turns storing off and leaves a warning.
     pub(crate) fn record(&mut self, record: &Record) {
         let Some(writer) = self.writer.as_mut() else {

@@ -168,6 +168,24 @@ fn exec_bit(path: &Path) -> Option<bool> {
     Some(meta.permissions().mode() & 0o111 != 0)
 }
 
+/// Write through a temporary file and a rename, so a crash or a second agent never leaves half
+/// a file; mode 0600 (the agent's state files name the user's folders and commands).
+pub(crate) fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = file.with_extension(format!("json.{}.tmp", std::process::id()));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)?;
+    std::io::Write::write_all(&mut f, bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

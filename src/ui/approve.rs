@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::sync::{Arc, Mutex};
 
 use super::human::HumanRenderer;
-use crate::exec::trust::{Assessment, MCP_CONFIG_KEY, Standing};
+use crate::exec::trust::{Assessment, MCP_CONFIG_KEY, Standing, is_config_key};
 use crate::output::{ApprovalRequest, Approver};
 use crate::support::terminal_text::{for_terminal, visible};
 
@@ -128,14 +128,16 @@ pub(crate) fn folder_question(a: &Assessment) -> String {
         };
         q.push_str(&format!("  {what}: {keys}\n"));
     }
-    let (new_mcp, new_skills): (Vec<String>, Vec<String>) =
-        a.changes.new_skills.iter().cloned().partition(|k| k == MCP_CONFIG_KEY);
-    let (changed_mcp, changed_skills): (Vec<String>, Vec<String>) = a
-        .changes
-        .changed_skills
-        .iter()
-        .cloned()
-        .partition(|k| k == MCP_CONFIG_KEY);
+    let (new_config, new_skills): (Vec<String>, Vec<String>) =
+        a.changes.new_skills.iter().cloned().partition(|k| is_config_key(k));
+    let (changed_config, changed_skills): (Vec<String>, Vec<String>) =
+        a.changes.changed_skills.iter().cloned().partition(|k| is_config_key(k));
+    let is_mcp = |k: &String| k == MCP_CONFIG_KEY;
+    let (new_mcp, changed_mcp): (Vec<&String>, Vec<&String>) = (
+        new_config.iter().filter(|k| is_mcp(k)).collect(),
+        changed_config.iter().filter(|k| is_mcp(k)).collect(),
+    );
+    hook_lines(&mut q, a, &new_config, &changed_config);
     if !new_mcp.is_empty() || !changed_mcp.is_empty() {
         let what = if changed_mcp.is_empty() { "its" } else { "its changed" };
         let servers: Vec<String> = a
@@ -165,9 +167,37 @@ pub(crate) fn folder_question(a: &Assessment) -> String {
         q.push_str(&format!("  skills changed since: {}\n", list(&changed_skills)));
     }
     q.push_str(
-        "Trust this folder? Its .env settings are used and its skills may run commands; a change asks again. [y/N] ",
+        "Trust this folder? Its .env settings are used, its skills may run commands and its hooks run; a change asks again. [y/N] ",
     );
     q
+}
+
+/// The lines of the trust question naming the hooks a project's settings files would run: they
+/// are commands from the repository, run outside the sandbox at every tool call.
+fn hook_lines(q: &mut String, a: &Assessment, new: &[String], changed: &[String]) {
+    for key in new.iter().chain(changed).filter(|k| k.as_str() != MCP_CONFIG_KEY) {
+        let what = if changed.contains(key) {
+            "changed hooks"
+        } else {
+            "hooks"
+        };
+        let commands: Vec<String> = a
+            .snapshot
+            .hook_commands
+            .get(key)
+            .into_iter()
+            .flatten()
+            .map(|c| for_terminal(c).into_owned())
+            .collect();
+        q.push_str(&format!(
+            "  its {key} has {what} (your commands, run outside the sandbox): {}\n",
+            if commands.is_empty() {
+                "none".to_string()
+            } else {
+                commands.join("; ")
+            }
+        ));
+    }
 }
 
 fn list(names: &[String]) -> String {
@@ -354,5 +384,21 @@ mod tests {
             "{q}"
         );
         assert!(!q.contains("skills it adds"), "the file is not a skill: {q}");
+    }
+
+    #[test]
+    fn the_question_lists_the_hooks_a_projects_settings_would_run() {
+        let key = ".claude/settings.json".to_string();
+        let snapshot = Snapshot {
+            skills: [(key.clone(), "h".to_string())].into(),
+            hook_commands: [(key, vec!["PreToolUse Bash: ./hooks/guard.sh\x1b[2J".to_string()])].into(),
+            ..Snapshot::default()
+        };
+        let q = folder_question(&assess(Path::new("/r"), snapshot, None));
+        assert!(
+            q.contains("its .claude/settings.json has hooks (your commands, run outside the sandbox): PreToolUse Bash: ./hooks/guard.sh\\x1b[2J"),
+            "{q}"
+        );
+        assert!(!q.contains("skills it adds") && !q.contains(".mcp.json"), "{q}");
     }
 }

@@ -255,22 +255,7 @@ fn human_bytes(n: u64) -> String {
 impl EventSink for HumanRenderer {
     fn emit(&self, event: Event) {
         match event {
-            Event::Session {
-                model,
-                base_url,
-                skills,
-                sandbox,
-                sandbox_mode,
-                ..
-            } => {
-                if self.verbose {
-                    let (model, url) = (self.one_line(&model), self.one_line(&base_url));
-                    let sandbox = self.one_line(&sandbox);
-                    self.progress(&format!(
-                        "· {model} at {url}, {skills} skills, sandbox {sandbox_mode} ({sandbox})"
-                    ));
-                }
-            }
+            session @ Event::Session { .. } => self.session(session),
             Event::SkillSelected { skill, dir } => {
                 self.progress(&format!("▸ skill {} ({})", self.one_line(&skill), self.one_line(&dir)));
                 self.wait("thinking");
@@ -301,9 +286,6 @@ impl EventSink for HumanRenderer {
                 ));
                 self.wait("thinking");
             }
-            mcp @ (Event::McpCallStarted { .. } | Event::McpCallFinished { .. } | Event::McpCallDenied { .. }) => {
-                self.mcp_event(mcp);
-            }
             Event::FileTool { tool, path, bytes } => self.file_tool(&tool, &path, bytes),
             Event::ToolCallRecovered { tool, shape, .. } => {
                 self.progress(&format!(
@@ -321,6 +303,10 @@ impl EventSink for HumanRenderer {
                     self.one_line(&reason)
                 ));
                 self.wait("thinking");
+            }
+            Event::HookBlocked { .. } | Event::HookFailed { .. } => self.hook_event(event),
+            Event::McpCallStarted { .. } | Event::McpCallFinished { .. } | Event::McpCallDenied { .. } => {
+                self.mcp_event(event);
             }
             Event::MessageDelta { text } => self.delta(&text),
             Event::Message { .. } | Event::Done { .. } => {
@@ -367,6 +353,57 @@ impl HumanRenderer {
             _ => format!("▸ {tool} {path}"),
         });
         self.wait("thinking");
+    }
+
+    /// With `-v`, what the session runs with: the model, the server, the skills, the sandbox.
+    fn session(&self, event: Event) {
+        if let Event::Session {
+            model,
+            base_url,
+            skills,
+            sandbox,
+            sandbox_mode,
+            ..
+        } = event
+            && self.verbose
+        {
+            let (model, url) = (self.one_line(&model), self.one_line(&base_url));
+            let sandbox = self.one_line(&sandbox);
+            self.progress(&format!(
+                "· {model} at {url}, {skills} skills, sandbox {sandbox_mode} ({sandbox})"
+            ));
+        }
+    }
+
+    /// A hook that blocked (progress on stderr), or one that failed (one warning line: a guard that
+    /// crashes must never be silent).
+    fn hook_event(&self, event: Event) {
+        match event {
+            Event::HookBlocked { event, tool, reason } => {
+                let what = tool.map(|t| format!(" ({})", self.one_line(&t))).unwrap_or_default();
+                self.progress(&format!("✗ {event} hook{what} blocked: {}", self.lines(&reason)));
+                self.wait("thinking");
+            }
+            Event::HookFailed {
+                event,
+                command,
+                message,
+                blocked,
+                ..
+            } => {
+                let then = if blocked {
+                    "blocked (fails closed)"
+                } else {
+                    "the call went on"
+                };
+                self.notice(&format!(
+                    "warning: {event} hook `{}` failed: {}; {then}",
+                    self.one_line(&command),
+                    self.one_line(&message)
+                ));
+            }
+            _ => {}
+        }
     }
 
     fn mcp_event(&self, event: Event) {

@@ -123,6 +123,7 @@ pub(crate) fn report_lines(report: &Report) -> Vec<String> {
         Report::SessionExported(r) => vec![versioned(r)],
         Report::SessionRemoved(r) => vec![versioned(r)],
         Report::McpServers(r) => vec![versioned(r)],
+        Report::Hooks(r) => vec![versioned(r)],
         Report::McpTools(r) => vec![versioned(r)],
         Report::McpChanged(r) => vec![versioned(r)],
         Report::EvalCase(_) | Report::Text(_) | Report::Note(_) => Vec::new(),

@@ -6,6 +6,7 @@ pub(crate) mod approve;
 pub(crate) mod audit_text;
 mod chat_text;
 mod eval_text;
+pub(crate) mod hooks_text;
 pub(crate) mod human;
 pub(crate) mod json;
 pub(crate) mod library_text;

@@ -81,6 +81,7 @@ pub(crate) fn render(report: &Report, screen: Screen) -> Text {
             err: vec![format!("removed session {} ({})", r.removed, path(&r.path))],
         },
         Report::McpServers(r) => super::mcp_text::servers(r),
+        Report::Hooks(r) => super::hooks_text::list(r),
         Report::McpTools(r) => super::mcp_text::tools(r),
         Report::McpChanged(r) => super::mcp_text::changed(r),
     }

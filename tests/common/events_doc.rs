@@ -22,7 +22,7 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 34] = [
+const NESTED: [((&str, &str), &str); 35] = [
     (("help", "commands"), "command"),
     (("history", "entries"), "history entry"),
     (("help", "skills"), "skill command"),
@@ -52,6 +52,7 @@ const NESTED: [((&str, &str), &str); 34] = [
     (("mcp list", "servers"), "mcp_server"),
     (("mcp", "servers"), "mcp_server"),
     (("mcp tools", "tools"), "mcp_tool"),
+    (("hooks list", "hooks"), "hook"),
     (("skills audit", "skills"), "audited skill"),
     (("audited skill", "findings"), "finding"),
     (("skills audit", "counts"), "counts"),

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Which top-level modules each one may import from.
-const ALLOWED: [(&str, &[&str]); 14] = [
+const ALLOWED: [(&str, &[&str]); 15] = [
     ("support", &[]),
     ("exit", &[]),
     // The audit reads a folder's files and knows nothing of skills' loading: a leaf over support.
@@ -22,11 +22,15 @@ const ALLOWED: [(&str, &[&str]); 14] = [
     ("exec", &["skills", "support"]),
     ("llm", &["support"]),
     ("mcp", &["exec", "support"]),
+    // Hooks are the user's own commands, run through the process layer (timeouts, process trees).
+    ("hooks", &["exec", "support"]),
     ("sessions", &["llm", "output", "support"]),
     ("output", &["audit", "exec", "llm", "skills", "support"]),
     (
         "agent",
-        &["audit", "output", "exec", "llm", "mcp", "sessions", "skills", "support"],
+        &[
+            "audit", "output", "exec", "hooks", "llm", "mcp", "sessions", "skills", "support",
+        ],
     ),
     ("ui", &["audit", "output", "exec", "skills", "support"]),
     ("cli", &["exec"]),
@@ -38,8 +42,8 @@ const ALLOWED: [(&str, &[&str]); 14] = [
     (
         "app",
         &[
-            "agent", "audit", "cli", "config", "exec", "exit", "llm", "mcp", "output", "sessions", "skills", "support",
-            "ui",
+            "agent", "audit", "cli", "config", "exec", "exit", "hooks", "llm", "mcp", "output", "sessions", "skills",
+            "support", "ui",
         ],
     ),
 ];

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 #[test]
 fn the_documented_examples_match_the_tables() {
     let doc = EventsDoc::read();
-    assert_eq!(doc.sections(Part::Events).len(), 17, "{:?}", doc.sections(Part::Events));
+    assert_eq!(doc.sections(Part::Events).len(), 19, "{:?}", doc.sections(Part::Events));
     assert!(doc.tables.contains_key(""), "the common fields");
     let mut events = BTreeSet::new();
     let mut documented = BTreeSet::new();
@@ -33,7 +33,7 @@ fn the_documented_examples_match_the_tables() {
         typed,
         "one example per event and chat reply type: {events:?}"
     );
-    assert_eq!(documented.len(), 26, "one example per subcommand: {documented:?}");
+    assert_eq!(documented.len(), 27, "one example per subcommand: {documented:?}");
 }
 
 async fn json_run(ws: &Workspace, mock: &MockLlm, args: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
@@ -165,7 +165,7 @@ async fn every_subcommand_prints_one_documented_document() {
         &[json!({"type":"message","role":"user","content":"weather in Tokyo"})],
     );
     let export = ws.dir.path().join("tokyo.html");
-    let runs: [(&str, Vec<&str>); 24] = [
+    let runs: [(&str, Vec<&str>); 25] = [
         ("sessions list", vec!["sessions", "list"]),
         (
             "sessions export",
@@ -210,6 +210,7 @@ async fn every_subcommand_prints_one_documented_document() {
         ("mcp list", vec!["mcp", "list"]),
         ("mcp tools", vec!["mcp", "tools"]),
         ("mcp remove", vec!["mcp", "remove", "nothing"]),
+        ("hooks list", vec!["hooks", "list"]),
         // Last: trusting the folder silences the warning the others check for.
         ("trust", vec!["trust"]),
     ];

@@ -13,6 +13,7 @@ mod failed_commands;
 mod file_tools;
 mod first_day;
 mod folder_trust;
+mod hooks;
 mod hostile_inputs;
 mod install;
 mod json_events;

@@ -20,6 +20,11 @@ impl Conversation {
         self.journal.id()
     }
 
+    /// The file the session is written to, when it is.
+    pub(crate) fn transcript_path(&self) -> Option<&std::path::Path> {
+        self.journal.path()
+    }
+
     /// Store a record that is not a message (usage, a model switch, a grant).
     pub(crate) fn record(&mut self, record: &Record) {
         self.journal.record(record);

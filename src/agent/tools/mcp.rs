@@ -191,7 +191,7 @@ impl ToolRunner {
             }
             return Ok(());
         }
-        if !self.approver.can_ask() {
+        if !self.approver.can_answer() {
             return Err(format!(
                 "needs approval but there is no terminal to ask on; rerun with --yes, or grant it: \
                  \"autoApprove\": [\"{}\"] for server {} in your mcp.json (with --approve auto)",

@@ -25,10 +25,12 @@ use std::time::Duration;
 pub use decode::{ToolRequest, decode_call};
 
 use super::conversation::Conversation;
+use super::hooked::HookApprover;
 use super::outcome::ToolOutcome;
 use super::retrieve::Retriever;
 use crate::exec::approval::ApprovalPolicy;
 use crate::exec::trust::FolderTrust;
+use crate::hooks::Hooks;
 use crate::output::{Approver, Event, EventSink};
 use crate::skills::SkillSet;
 use crate::skills::catalog::model_line;
@@ -43,9 +45,14 @@ const SEARCH_DESCRIPTION_CHARS: usize = 300;
 /// process) and file reads, emitting the events a front end shows.
 pub(crate) struct ToolRunner {
     pub(super) skills: SkillSet,
-    settings: RunnerSettings,
-    approver: Arc<dyn Approver>,
-    sink: Arc<dyn EventSink>,
+    pub(super) settings: RunnerSettings,
+    /// The person's approver inside [`HookApprover`], which every question goes through.
+    pub(super) approver: Arc<dyn Approver>,
+    /// The same approver, to tell it what a `PreToolUse` hook allowed.
+    pub(super) hook_approver: Arc<HookApprover>,
+    /// A hook said `continue: false` during this step: the turn ends after its calls.
+    pub(super) hook_stop: Option<String>,
+    pub(super) sink: Arc<dyn EventSink>,
     /// The MCP tools offered, chosen once a session when they are over their budget.
     mcp_offered: Option<Vec<mcp_budget::McpSchema>>,
     /// Those left out for want of room (`search_skills` finds them).
@@ -81,6 +88,8 @@ pub(crate) struct RunnerSettings {
     pub(crate) mcp_budget: usize,
     /// The full prompt, or the compact one (activations say less).
     pub(crate) prompt_mode: super::prompt::PromptMode,
+    /// The user's hooks (docs/hooks.md); none with `--no-hooks`.
+    pub(crate) hooks: Arc<Hooks>,
 }
 
 impl ToolRunner {
@@ -91,10 +100,13 @@ impl ToolRunner {
         approver: Arc<dyn Approver>,
         sink: Arc<dyn EventSink>,
     ) -> Self {
+        let hook_approver = Arc::new(HookApprover::new(approver, settings.hooks.clone(), sink.clone()));
         Self {
             skills,
             settings,
-            approver,
+            approver: hook_approver.clone(),
+            hook_approver,
+            hook_stop: None,
             sink,
             mcp_offered: None,
             mcp_left: Vec::new(),
@@ -132,8 +144,24 @@ impl ToolRunner {
         self.approver.allow_always(&skills);
     }
 
-    /// Carry out one tool call in `conversation`'s state (which skill is active, which are held).
-    pub(crate) async fn dispatch(&mut self, conversation: &Conversation, name: &str, raw_args: &str) -> ToolOutcome {
+    /// The session's hooks.
+    pub(crate) fn hooks(&self) -> Arc<Hooks> {
+        self.settings.hooks.clone()
+    }
+
+    /// Why a hook stopped the turn during the last calls, taken.
+    pub(crate) fn take_hook_stop(&mut self) -> Option<String> {
+        self.hook_stop.take()
+    }
+
+    /// Carry out one tool call in `conversation`'s state (which skill is active, which are held),
+    /// without hooks (`agent::hooked` runs them around it).
+    pub(crate) async fn dispatch_call(
+        &mut self,
+        conversation: &Conversation,
+        name: &str,
+        raw_args: &str,
+    ) -> ToolOutcome {
         if mcp::is_mcp_tool(name) {
             return self.call_mcp(conversation.current(), name, raw_args).await;
         }

@@ -138,6 +138,7 @@ impl ToolRunner {
             redactor: &self.settings.redactor,
             confinement: confinement.as_ref(),
             live: live.receivers(),
+            stdin: None,
         };
         let ran = process::run(&spec).await;
         live.finish();
@@ -305,7 +306,7 @@ impl ToolRunner {
                     "not run without asking: {} cannot be kept read-only in the folders commands may write",
                     policy.guard.unguarded.join("; ")
                 );
-                if !self.approver.can_ask() {
+                if !self.approver.can_answer() {
                     return Err(format!(
                         "{why}; approve it on a terminal, or start agent in a folder that holds no protected place"
                     ));
@@ -318,7 +319,7 @@ impl ToolRunner {
             }
             Verdict::Run(plan) | Verdict::Contained(plan) => Ok(plan),
             Verdict::Deny(reason) => Err(reason),
-            Verdict::AskUser(pending) if !self.approver.can_ask() => Err(no_terminal(pending.plan())),
+            Verdict::AskUser(pending) if !self.approver.can_answer() => Err(no_terminal(pending.plan())),
             Verdict::AskUser(pending) => {
                 // The person sees exactly what would run: a shell command with its leading skill
                 // script made absolute, as approval rewrote it.

@@ -113,7 +113,10 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
     let mode = Mode::parse(run.config.env.get("AGENT_WATCH")).map_err(AppError::config)?;
     let watch = SkillWatch::start(mode, root_paths(&run));
     let warnings = discovery.warnings.clone();
-    let (agent, resumed) = session::started_agent(&run, discovery)?;
+    let (mut agent, resumed) = session::started_agent(&run, discovery)?;
+    agent
+        .session_start_hooks(if resumed.is_some() { "resume" } else { "startup" })
+        .await;
     // While the user types the first message, not after.
     agent.prefetch_rankings();
     let vi = run
@@ -175,6 +178,7 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
         };
         turn(&mut chat, &text).await;
     }
+    chat.agent.session_end_hooks("prompt_input_exit").await;
     Ok(finish(&chat.agent, &*chat.run.front.output, ExitCode::Answered))
 }
 

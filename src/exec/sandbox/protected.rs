@@ -171,6 +171,15 @@ impl Protected {
             for (rel, what) in WORK_PLACES {
                 out.add(folder.join(rel), what, Kind::Work);
             }
+            // Their hooks run as the user's own commands, outside the sandbox (docs/hooks.md); one
+            // a command creates is a change folder trust asks about before any of it runs.
+            for rel in crate::exec::trust::HOOK_SETTINGS {
+                out.add(
+                    folder.join(rel),
+                    "project settings whose hooks run outside the sandbox",
+                    Kind::Work,
+                );
+            }
         }
         let tools = crate::skills::roots::OTHER_AGENTS;
         let project = crate::skills::roots::project_roots(cwd, home, &tools);
@@ -303,6 +312,17 @@ mod tests {
         assert!(hit("notes").is_none());
         assert!(hit(".cache/tool").is_none());
         assert!(p.conflict(&work.join(".git/hooks")).is_some());
+        for settings in [
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".agents/settings.json",
+        ] {
+            assert!(
+                p.conflict_for_file(&work.join(settings)).unwrap().contains("hooks"),
+                "{settings}"
+            );
+        }
+        assert!(p.conflict_for_file(&work.join(".claude/notes.md")).is_none());
         // A link inside a skill is judged by where it leads.
         let link = tmp.path().join("data");
         std::os::unix::fs::symlink(home.join(".ssh"), &link).unwrap();

@@ -11,7 +11,51 @@ use crate::support::fs::read_regular;
 /// servers are commands from the repository, trusted (and re-asked on change) like a skill.
 pub(crate) const MCP_CONFIG_KEY: &str = ".mcp.json";
 
-/// Largest `.mcp.json` hashed and read.
+/// A project's settings files that may hold hooks (docs/hooks.md), relative to the folder trust
+/// covers: each is a key of a trust record beside the skills, its hooks being commands from the
+/// repository.
+pub(crate) const HOOK_SETTINGS: [&str; 3] = [
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".agents/settings.json",
+];
+
+/// Whether a key of a trust record names a configuration file (`.mcp.json`, a settings file with
+/// hooks) rather than a project skill.
+pub(crate) fn is_config_key(key: &str) -> bool {
+    key == MCP_CONFIG_KEY || HOOK_SETTINGS.contains(&key)
+}
+
+/// The hooks of the settings file `key` in `folder`, when it has any: a hash of the `hooks`
+/// object alone (an edit to the rest of the file, which Claude Code rewrites as it pleases, is not
+/// a change), and what each hook runs (`PreToolUse Bash: ./guard.sh`), for the question. A file
+/// that is not JSON has no hooks that could run.
+pub(crate) fn hook_settings(folder: &Path, key: &str) -> Option<(String, Vec<String>)> {
+    let read = read_regular(&folder.join(key), MAX_MCP_CONFIG_BYTES).ok()?;
+    let parsed: serde_json::Value = serde_json::from_slice(&read.bytes).ok()?;
+    let hooks = parsed
+        .get("hooks")
+        .filter(|h| h.as_object().is_some_and(|o| !o.is_empty()))?;
+    let mut commands = Vec::new();
+    for (event, groups) in hooks.as_object().into_iter().flatten() {
+        for group in groups.as_array().into_iter().flatten() {
+            let matcher = group.get("matcher").and_then(serde_json::Value::as_str).unwrap_or("");
+            let list = group.get("hooks").and_then(serde_json::Value::as_array);
+            for hook in list.into_iter().flatten() {
+                let command = hook.get("command").and_then(serde_json::Value::as_str).unwrap_or("");
+                let on = if matcher.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {matcher}")
+                };
+                commands.push(format!("{event}{on}: {command}"));
+            }
+        }
+    }
+    Some((hash_bytes(hooks.to_string().as_bytes()), commands))
+}
+
+/// Largest `.mcp.json` (or settings file) hashed and read.
 const MAX_MCP_CONFIG_BYTES: u64 = 1 << 20;
 
 /// The content hash of `folder`'s `.mcp.json`, and what each server in it would start

@@ -3,8 +3,6 @@
 //! existed (`~/.config/agent/trusted-folders`, read only).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -140,7 +138,7 @@ impl TrustStore {
         store.v = 1;
         store.folders.insert(folder.display().to_string(), record);
         let text = serde_json::to_string_pretty(&store).map_err(SaveError::Encode)?;
-        write_atomically(file, text.as_bytes()).map_err(|source| SaveError::Write {
+        crate::support::fs::write_atomically(file, text.as_bytes()).map_err(|source| SaveError::Write {
             path: file.clone(),
             source,
         })
@@ -160,24 +158,6 @@ impl TrustStore {
             })
             .unwrap_or_default()
     }
-}
-
-/// Write through a temporary file and a rename, so a crash or a second agent never leaves half
-/// a store; mode 0600 (the store names the user's folders).
-fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = file.with_extension(format!("json.{}.tmp", std::process::id()));
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, file)
 }
 
 /// Seconds since the epoch, for records.

@@ -152,7 +152,7 @@ impl ToolRunner {
         if policy == ApprovalPolicy::Yes || (policy == ApprovalPolicy::Auto && (granted || walls)) {
             return Ok(());
         }
-        if !self.approver.can_ask() {
+        if !self.approver.can_answer() {
             let off = self.settings.sandbox.mode == crate::exec::sandbox::Mode::Off;
             let way = match (policy, walls) {
                 (ApprovalPolicy::Auto, _) if off => format!(
