@@ -10,9 +10,10 @@ use url::Url;
 
 use crate::cli::Cli;
 use crate::exec::approval::ApprovalPolicy;
-use crate::exec::env::AGENT_KEY_VARS;
+use crate::llm::Provider;
 
 mod dotenv;
+pub(crate) mod provider;
 mod roots;
 mod sandbox;
 pub(crate) mod sessions;
@@ -22,12 +23,8 @@ use crate::skills::roots::SkillRoot;
 use crate::support::cache_file::CacheDir;
 pub(crate) use dotenv::{Dotenv, user_dotenv_path};
 
-/// Where the OpenAI API lives unless told otherwise.
-pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// Embeddings model on api.openai.com unless `AGENT_EMBED_MODEL` says otherwise.
 pub(crate) const DEFAULT_EMBED_MODEL: &str = "text-embedding-3-small";
-/// Model used unless told otherwise.
-pub(crate) const DEFAULT_MODEL: &str = "gpt-4.1-mini";
 
 /// The settings sources below flags (docs/design.md#configuration): the process environment, then
 /// the working folder's `.env` when that folder is trusted, then the user's own `.env`.
@@ -113,6 +110,12 @@ impl std::fmt::Debug for ApiKey {
 /// Every setting a run needs, resolved once at start-up.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
+    /// Which wire dialect the endpoint speaks (`config/provider.rs`).
+    pub(crate) provider: Provider,
+    /// `AGENT_MAX_TOKENS`: the longest answer a Messages API request allows.
+    pub(crate) max_tokens: u32,
+    /// Prices per model, the built-in table with `AGENT_PRICES` before it.
+    pub(crate) prices: crate::llm::prices::Prices,
     pub(crate) api_key: Option<ApiKey>,
     pub(crate) base_url: String,
     /// Whether the base URL was set (flag, environment, `.env`), or a local server was found,
@@ -178,20 +181,25 @@ impl Config {
     /// Resolve every setting from the command line, the environment and `.env`; `interactive`:
     /// a person can be asked on a terminal (the default approval policy depends on it).
     pub(crate) fn resolve(cli: &Cli, env: Environment, cwd: &Path, interactive: bool) -> Result<Self, AppError> {
-        let base_url = resolve_base_url(cli.base_url.as_deref(), &env)?;
-        let api_key = AGENT_KEY_VARS.iter().find_map(|var| {
-            env.get(var).map(|value| ApiKey {
-                value: value.to_string(),
-                var,
-            })
-        });
-        let base_url_given = cli.base_url.is_some()
-            || ["AGENT_BASE_URL", "OPENAI_BASE_URL"]
-                .iter()
-                .any(|v| env.get(v).is_some());
+        let provider = provider::resolve(&env)?;
+        let base_url = resolve_base_url(cli.base_url.as_deref(), &env, provider)?;
+        let api_key = provider::api_key(provider, &env);
+        let base_url_given =
+            cli.base_url.is_some() || provider::base_url_vars(provider).iter().any(|v| env.get(v).is_some());
         let model = cli.model.clone().or_else(|| env.get("AGENT_MODEL").map(str::to_string));
         let model_given = model.is_some();
-        let model = model.unwrap_or_else(|| DEFAULT_MODEL.to_string());
+        let model = model.unwrap_or_else(|| provider::default_model(provider).to_string());
+        let max_tokens = pick_number(
+            None,
+            &env,
+            "AGENT_MAX_TOKENS",
+            u64::from(crate::llm::anthropic::DEFAULT_MAX_TOKENS),
+        )?;
+        let max_tokens = u32::try_from(max_tokens)
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| AppError::config("AGENT_MAX_TOKENS must be a whole number from 1 to 4294967295"))?;
+        let prices = crate::llm::prices::Prices::parse(env.get("AGENT_PRICES")).map_err(AppError::config)?;
         let approve = match (cli.yes, cli.approve) {
             (true, _) => ApprovalPolicy::Yes,
             (false, Some(policy)) => policy,
@@ -228,6 +236,9 @@ impl Config {
             _ => env.get(name).map(str::to_string),
         });
         Ok(Self {
+            provider,
+            max_tokens,
+            prices,
             api_key,
             base_url,
             base_url_given,
@@ -286,10 +297,19 @@ impl Config {
         }
         let user_file =
             user_dotenv_path().map_or_else(|| "~/.config/agent/.env".to_string(), |p| p.display().to_string());
+        let (first, line) = match self.provider {
+            Provider::Anthropic => (
+                "ANTHROPIC_API_KEY for Anthropic (or OPENAI_API_KEY for OpenAI)",
+                "ANTHROPIC_API_KEY",
+            ),
+            Provider::OpenAi => (
+                "OPENAI_API_KEY (or AGENT_API_KEY) for OpenAI, or ANTHROPIC_API_KEY for Anthropic's Claude",
+                "AGENT_API_KEY",
+            ),
+        };
         Err(AppError::config(format!(
-            "no API key for {}: export AGENT_API_KEY or OPENAI_API_KEY, or put a line AGENT_API_KEY=… in \
-             {user_file}, or set AGENT_BASE_URL to a local server that needs none (`agent --help` lists every \
-             setting)",
+            "no API key for {}: export {first}, or put a line {line}=… in {user_file}, or set AGENT_BASE_URL \
+             to a local server that needs none (`agent --help` lists every setting)",
             self.base_url
         )))
     }
@@ -313,15 +333,15 @@ fn pick_number(flag: Option<u64>, env: &Environment, var: &str, default: u64) ->
     }
 }
 
-fn resolve_base_url(flag: Option<&str>, env: &Environment) -> Result<String, AppError> {
-    let (raw, source) = if let Some(v) = flag {
-        (v.to_string(), "--base-url")
-    } else if let Some(v) = env.get("AGENT_BASE_URL") {
-        (v.to_string(), "AGENT_BASE_URL")
-    } else if let Some(v) = env.get("OPENAI_BASE_URL") {
-        (v.to_string(), "OPENAI_BASE_URL")
-    } else {
-        return Ok(DEFAULT_BASE_URL.to_string());
+fn resolve_base_url(flag: Option<&str>, env: &Environment, provider: Provider) -> Result<String, AppError> {
+    let from_env = || {
+        provider::base_url_vars(provider)
+            .iter()
+            .find_map(|var| env.get(var).map(|v| (v.to_string(), *var)))
+    };
+    let (raw, source) = match flag.map(|v| (v.to_string(), "--base-url")).or_else(from_env) {
+        Some(found) => found,
+        None => return Ok(provider::default_base_url(provider).to_string()),
     };
     let trimmed = raw.trim().trim_end_matches('/');
     let parsed = Url::parse(trimmed).map_err(|e| {
@@ -409,8 +429,8 @@ mod tests {
         let c = resolve(&[], &[("AGENT_API_KEY", "k")], &dot).unwrap();
         assert_eq!(c.model, "from-dotenv");
         let c = resolve(&[], &[("AGENT_API_KEY", "k")], &[]).unwrap();
-        assert_eq!(c.model, DEFAULT_MODEL);
-        assert_eq!(c.base_url, DEFAULT_BASE_URL);
+        assert_eq!(c.model, provider::OPENAI_MODEL);
+        assert_eq!(c.base_url, provider::OPENAI_BASE_URL);
         assert_eq!(c.max_steps, 10);
     }
 
@@ -440,7 +460,34 @@ mod tests {
         let err = resolve(&[], &[], &[]).unwrap_err();
         assert_eq!(err.code, crate::exit::ExitCode::Config);
         assert!(err.message.contains("AGENT_API_KEY") && err.message.contains("OPENAI_API_KEY"));
+        assert!(err.message.contains("ANTHROPIC_API_KEY"), "{}", err.message);
         assert!(err.message.contains(".env"));
+    }
+
+    #[test]
+    fn an_anthropic_key_alone_selects_its_api_url_and_model() {
+        let c = resolve(&[], &[("ANTHROPIC_API_KEY", "a")], &[]).unwrap();
+        assert_eq!(c.provider, Provider::Anthropic);
+        assert_eq!(c.base_url, crate::llm::anthropic::DEFAULT_BASE_URL);
+        assert_eq!(c.model, crate::llm::anthropic::DEFAULT_MODEL);
+        let proxy = resolve(
+            &[],
+            &[("ANTHROPIC_API_KEY", "a"), ("ANTHROPIC_BASE_URL", "http://gw:4000")],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            (proxy.base_url.as_str(), proxy.base_url_given),
+            ("http://gw:4000", true)
+        );
+        let err = resolve(&[], &[("AGENT_PROVIDER", "anthropic")], &[]).unwrap_err();
+        assert!(
+            err.message.contains("ANTHROPIC_API_KEY") && err.message.contains("OPENAI_API_KEY"),
+            "{}",
+            err.message
+        );
+        let err = resolve(&[], &[("AGENT_API_KEY", "k"), ("AGENT_MAX_TOKENS", "0")], &[]).unwrap_err();
+        assert!(err.message.contains("AGENT_MAX_TOKENS"), "{}", err.message);
     }
 
     #[test]

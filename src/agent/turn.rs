@@ -203,8 +203,10 @@ impl Agent {
                 });
             }
             let content = (!reply.content.is_empty()).then_some(reply.content);
-            self.conversation
-                .remember(ChatMessage::assistant(content, reply.tool_calls.clone()));
+            self.conversation.remember(
+                ChatMessage::assistant(content, reply.tool_calls.clone())
+                    .with_thinking(std::mem::take(&mut reply.thinking)),
+            );
             self.run_calls(&reply.tool_calls, &mut recent_calls).await;
             self.record_grants();
         }
@@ -333,13 +335,13 @@ impl Agent {
         };
         let call = match reply.usage {
             Some(u) => {
-                let total = self.usage.get_or_insert_with(Usage::default);
-                total.prompt_tokens += u.prompt_tokens;
-                total.completion_tokens += u.completion_tokens;
-                total.total_tokens += u.total_tokens;
+                self.usage.get_or_insert_with(Usage::default).add(&u);
                 CallUsage {
                     prompt_tokens: u.prompt_tokens,
                     completion_tokens: u.completion_tokens,
+                    cache_write_tokens: u.cache_write_tokens,
+                    cache_read_tokens: u.cache_read_tokens,
+                    cost_usd: u.cost_usd,
                     estimated: false,
                 }
             }
@@ -347,6 +349,7 @@ impl Agent {
                 prompt_tokens: estimate_tokens(sent),
                 completion_tokens: estimate_tokens(reply_bytes(reply)),
                 estimated: true,
+                ..CallUsage::default()
             },
         };
         if call.estimated {
@@ -369,6 +372,7 @@ impl Agent {
             prompt_tokens: estimate_tokens(sent),
             completion_tokens: estimate_tokens(received),
             estimated: true,
+            ..CallUsage::default()
         };
         self.session.count(&call);
         self.conversation.record(&Record::Usage(call));

@@ -133,8 +133,10 @@ impl Recorder {
             match inner.next().await {
                 Some(Ok(bytes)) => {
                     seen.extend_from_slice(&bytes);
-                    // The SSE reader stops at `[DONE]` and may never poll for the end of the body.
-                    if seen[seen.len().saturating_sub(32)..].windows(6).any(|w| w == b"[DONE]")
+                    // The SSE reader stops at `[DONE]` (chat completions) or `message_stop`
+                    // (Messages API) and may never poll for the end of the body.
+                    let tail = &seen[seen.len().saturating_sub(40)..];
+                    if (tail.windows(6).any(|w| w == b"[DONE]") || tail.windows(12).any(|w| w == b"message_stop"))
                         && let Some((recorder, request)) = pending.take()
                     {
                         recorder.write(&request, status.as_u16(), &seen);
@@ -250,6 +252,14 @@ fn short(v: &Value) -> String {
 pub(crate) fn first_difference(recorded: &Value, now: &Value) -> Option<String> {
     if recorded["tools"] != now["tools"] {
         return Some("the tool list differs (different skills installed?)".into());
+    }
+    // The Messages API carries the system prompt beside the messages.
+    if recorded["system"] != now["system"] {
+        return Some(format!(
+            "the system prompt (skill catalog) differs: recorded {:?}, now {:?}",
+            short(&recorded["system"]),
+            short(&now["system"])
+        ));
     }
     let empty = Vec::new();
     let old = recorded["messages"].as_array().unwrap_or(&empty);

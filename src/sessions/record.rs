@@ -43,11 +43,25 @@ pub struct Header {
 /// Tokens one model call took, from the server's `usage` or estimated from bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallUsage {
+    /// Every input token, those written to and read from the prompt cache included.
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Input tokens written to the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+    /// Input tokens read from the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+    /// What the call cost, where the model's prices are known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<crate::llm::prices::Usd>,
     /// `true`: the server sent no `usage`; both counts are bytes / 4.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Why a turn ended without an answer of its own.
@@ -172,6 +186,7 @@ mod tests {
                 prompt_tokens: 10,
                 completion_tokens: 2,
                 estimated: false,
+                ..Default::default()
             }),
             Record::Interrupted { by: Interruption::Lost },
             Record::Reset,

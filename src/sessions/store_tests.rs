@@ -95,6 +95,7 @@ fn used() -> Record {
         prompt_tokens: 5,
         completion_tokens: 1,
         estimated: false,
+        ..Default::default()
     })
 }
 

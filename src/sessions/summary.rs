@@ -71,6 +71,7 @@ mod tests {
                 prompt_tokens: p,
                 completion_tokens: c,
                 estimated: false,
+                ..Default::default()
             })
         };
         let records = vec![

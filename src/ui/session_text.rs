@@ -89,6 +89,18 @@ pub(crate) fn list_notes(list: &SessionList) -> Vec<String> {
     err
 }
 
+/// `, 1200 cache write, 9800 cache read, $0.0042` — the parts the provider reported.
+fn cache_and_cost(write: u64, read: u64, cost: Option<crate::output::session::Usd>) -> String {
+    let mut out = String::new();
+    if write > 0 || read > 0 {
+        out.push_str(&format!(", {write} cache write, {read} cache read"));
+    }
+    if let Some(cost) = cost {
+        out.push_str(&format!(", {cost}"));
+    }
+    out
+}
+
 /// `/usage`: one line per turn, then the session.
 pub(crate) fn usage_lines(r: &UsageReport) -> Vec<String> {
     let mut lines: Vec<String> = r
@@ -98,10 +110,11 @@ pub(crate) fn usage_lines(r: &UsageReport) -> Vec<String> {
         .map(|(i, t)| {
             let message: String = visible(&t.message).chars().take(50).collect();
             format!(
-                "  {:>3}. {:>8} in {:>7} out  {}{message}",
+                "  {:>3}. {:>8} in {:>7} out{}  {}{message}",
                 i + 1,
                 tokens(t.prompt_tokens, t.estimated),
                 tokens(t.completion_tokens, t.estimated),
+                cache_and_cost(t.cache_write_tokens, t.cache_read_tokens, t.cost_usd),
                 if t.calls == 1 {
                     String::new()
                 } else {
@@ -112,9 +125,10 @@ pub(crate) fn usage_lines(r: &UsageReport) -> Vec<String> {
         .collect();
     let t = &r.totals;
     lines.push(format!(
-        "  session: {} in, {} out{}",
+        "  session: {} in, {} out{}{}",
         tokens(t.prompt_tokens, t.estimated),
         tokens(t.completion_tokens, t.estimated),
+        cache_and_cost(t.cache_write_tokens, t.cache_read_tokens, t.cost_usd),
         if t.estimated {
             " (~estimated: the server sent no usage for some calls; bytes / 4)"
         } else {
@@ -227,11 +241,13 @@ mod tests {
                 prompt_tokens: 12_345,
                 completion_tokens: 40,
                 estimated: true,
+                ..Default::default()
             }],
             totals: Totals {
                 prompt_tokens: 12_345,
                 completion_tokens: 40,
                 estimated: true,
+                ..Default::default()
             },
             context_tokens: 8192,
             window: Some(32768),

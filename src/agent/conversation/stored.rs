@@ -150,6 +150,7 @@ mod tests {
             prompt_tokens: 3,
             completion_tokens: 1,
             estimated: false,
+            ..Default::default()
         }));
         c.remember(ChatMessage::user("two"));
         let loaded = store.load(&id).unwrap();

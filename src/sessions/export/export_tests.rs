@@ -40,6 +40,7 @@ fn session() -> SessionFile {
             prompt_tokens: 100,
             completion_tokens: 5,
             estimated: false,
+            ..Default::default()
         }),
         m(ChatMessage::tool("a", "Skill weather activated. Run ./run.sh CITY")),
         Record::Activation {
@@ -62,6 +63,7 @@ fn session() -> SessionFile {
             prompt_tokens: 200,
             completion_tokens: 20,
             estimated: true,
+            ..Default::default()
         }),
         m(ChatMessage::user("and Oslo?")),
         Record::Interrupted { by: Interruption::User },
