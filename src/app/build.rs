@@ -126,7 +126,10 @@ fn llm_with(run: &Run<'_>, tape: Tape, sink: Arc<dyn EventSink>) -> Result<LlmCl
     let config = &run.config;
     LlmClient::new(
         LlmSettings {
-            provider: config.provider,
+            provider: match &tape {
+                Tape::Replay(player) => player.provider(),
+                _ => config.provider,
+            },
             max_tokens: config.max_tokens,
             prices: config.prices.clone(),
             base_url: config.base_url.clone(),

@@ -207,6 +207,18 @@ impl Player {
         })
     }
 
+    /// The dialect the recording speaks: a Messages API request carries its system prompt
+    /// beside the messages, a chat-completions one never does. A replay speaks it whatever the
+    /// settings say, so a cassette replays with no key and no provider set.
+    pub(crate) fn provider(&self) -> super::Provider {
+        let anthropic = self.exchanges.iter().any(|e| e.request.get("system").is_some());
+        if anthropic {
+            super::Provider::Anthropic
+        } else {
+            super::Provider::OpenAi
+        }
+    }
+
     /// The recorded lines that are not LLM calls (MCP results), in order.
     pub(crate) fn others(&self) -> &[Value] {
         &self.others

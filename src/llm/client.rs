@@ -87,6 +87,7 @@ pub(crate) struct LlmClient {
     client: async_openai::Client<Endpoint>,
     /// Set when the endpoint speaks the Messages API; chat completions otherwise.
     messages: Option<super::anthropic::Messages>,
+    provider: super::Provider,
     prices: super::prices::Prices,
     model: String,
     stream: bool,
@@ -172,6 +173,7 @@ impl LlmClient {
         Ok(Self {
             client,
             messages,
+            provider: settings.provider,
             prices: settings.prices,
             model: settings.model,
             stream: settings.stream,
@@ -191,6 +193,15 @@ impl LlmClient {
 
     pub(crate) fn set_model(&mut self, model: String) {
         self.model = model;
+    }
+
+    /// Take up a stored session's model, when it was the model of this client's provider
+    /// (`provider` as the session says it; sessions from before there were two spoke OpenAI's):
+    /// a session resumed on the other provider keeps this run's model.
+    pub(crate) fn resume_model(&mut self, model: String, provider: Option<&str>) {
+        if provider.unwrap_or(super::Provider::OpenAi.id()) == self.provider.id() {
+            self.model = model;
+        }
     }
 
     /// The context window of a Messages API model, known without asking (`None` elsewhere).

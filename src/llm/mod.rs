@@ -72,6 +72,14 @@ pub(crate) enum Provider {
 }
 
 impl Provider {
+    /// The provider as settings and session files write it.
+    pub(crate) fn id(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Anthropic => "anthropic",
+        }
+    }
+
     /// The provider's name, as messages say it.
     pub(crate) fn name(self) -> &'static str {
         match self {

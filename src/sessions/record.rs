@@ -25,6 +25,11 @@ pub struct Header {
     pub(crate) model: String,
     /// The endpoint's base URL.
     pub(crate) base_url: String,
+    /// The wire dialect spoken (`openai`, `anthropic`; absent in sessions written before there
+    /// were two: `openai`). A model name belongs to its provider: resumed on the other, the
+    /// session keeps the conversation and takes that provider's model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) provider: Option<String>,
     /// Every skill root, in precedence order.
     pub(crate) skill_roots: Vec<String>,
     /// The working directory `agent` ran in: `--continue` picks the newest session of it.
@@ -150,6 +155,7 @@ pub enum Record {
 #[cfg(test)]
 pub(crate) fn test_header(id: &str, cwd: &str) -> Header {
     Header {
+        provider: None,
         v: FORMAT_VERSION,
         id: id.into(),
         agent_version: "0.1.0".into(),

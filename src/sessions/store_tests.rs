@@ -4,6 +4,7 @@ use std::os::unix::fs::MetadataExt;
 
 fn start(cwd: &str) -> NewSession {
     NewSession {
+        provider: None,
         model: "m".into(),
         base_url: "http://127.0.0.1:9/v1".into(),
         skill_roots: vec!["/skills".into()],

@@ -132,6 +132,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::at(dir.path());
         let start = crate::sessions::NewSession {
+            provider: None,
             model: "m".into(),
             base_url: "u".into(),
             skill_roots: Vec::new(),
@@ -176,6 +177,7 @@ mod tests {
 
     fn loaded_start() -> crate::sessions::NewSession {
         crate::sessions::NewSession {
+            provider: None,
             model: "m".into(),
             base_url: "u".into(),
             skill_roots: Vec::new(),

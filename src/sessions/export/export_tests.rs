@@ -18,6 +18,7 @@ fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCall {
 
 fn session() -> SessionFile {
     let header = Header {
+        provider: None,
         v: FORMAT_VERSION,
         id: "20261201-112233-k3f9".into(),
         agent_version: "0.1.0".into(),
