@@ -2,6 +2,7 @@
 //! one per file, and the shared harness compiled once.
 
 mod anthropic;
+mod anthropic_sessions;
 mod approval_boundary;
 mod architecture;
 mod auto_contained;
