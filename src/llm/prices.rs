@@ -2,9 +2,8 @@
 //! `AGENT_PRICES` overrides or extends (docs/configuration.md#cost). A model not in either has
 //! no cost: the tokens are still counted, and nothing is guessed.
 
-use serde::{Deserialize, Serialize};
-
 use super::types::Usage;
+use crate::support::money::Usd;
 
 /// US dollars per million tokens: plain input, output, input written to the prompt cache (the
 /// five-minute kind this client asks for) and input read from it.
@@ -109,59 +108,6 @@ impl Prices {
     }
 }
 
-/// An amount of US dollars, kept in millionths so that sums are exact and comparable; written
-/// and read as a plain number of dollars.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Usd(u64);
-
-impl Usd {
-    /// The amount nearest to `dollars` (negative and non-finite amounts are zero).
-    pub(crate) fn from_dollars(dollars: f64) -> Self {
-        let micros = (dollars * 1_000_000.0).round();
-        Self(if micros.is_finite() && micros > 0.0 {
-            micros as u64
-        } else {
-            0
-        })
-    }
-
-    /// The amount in dollars.
-    pub(crate) fn dollars(self) -> f64 {
-        self.0 as f64 / 1_000_000.0
-    }
-
-    /// The sum of two amounts that may be unknown: unknown only when both are.
-    pub(crate) fn sum(a: Option<Self>, b: Option<Self>) -> Option<Self> {
-        match (a, b) {
-            (None, None) => None,
-            (a, b) => Some(Self(a.map_or(0, |x| x.0) + b.map_or(0, |x| x.0))),
-        }
-    }
-}
-
-impl Serialize for Usd {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_f64(self.dollars())
-    }
-}
-
-impl<'de> Deserialize<'de> for Usd {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        f64::deserialize(deserializer).map(Self::from_dollars)
-    }
-}
-
-impl std::fmt::Display for Usd {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let d = self.dollars();
-        if d > 0.0 && d < 0.01 {
-            write!(f, "${d:.4}")
-        } else {
-            write!(f, "${d:.2}")
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,6 +151,7 @@ mod tests {
             assert!(err.contains("AGENT_PRICES") && err.contains(bad), "{err}");
         }
         assert_eq!(Usd::from_dollars(0.0123).to_string(), "$0.0123");
-        assert_eq!(Usd::sum(None, Some(Usd(5))), Some(Usd(5)));
+        let five = Usd::from_dollars(0.000_005);
+        assert_eq!(Usd::sum(None, Some(five)), Some(five));
     }
 }

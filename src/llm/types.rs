@@ -254,7 +254,7 @@ pub(crate) struct Usage {
     pub(crate) cache_read_tokens: u64,
     /// What the call cost, where the model's prices are known (`super::prices`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) cost_usd: Option<super::prices::Usd>,
+    pub(crate) cost_usd: Option<crate::support::money::Usd>,
 }
 
 impl Usage {
@@ -265,7 +265,7 @@ impl Usage {
         self.total_tokens += other.total_tokens;
         self.cache_write_tokens += other.cache_write_tokens;
         self.cache_read_tokens += other.cache_read_tokens;
-        self.cost_usd = super::prices::Usd::sum(self.cost_usd, other.cost_usd);
+        self.cost_usd = crate::support::money::Usd::sum(self.cost_usd, other.cost_usd);
     }
 }
 

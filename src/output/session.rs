@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-pub(crate) use crate::llm::prices::Usd;
+use crate::support::money::Usd;
 use serde::Serialize;
 
 /// Where the context window's size came from.

@@ -59,7 +59,7 @@ pub struct CallUsage {
     pub cache_read_tokens: u64,
     /// What the call cost, where the model's prices are known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<crate::llm::prices::Usd>,
+    pub cost_usd: Option<crate::support::money::Usd>,
     /// `true`: the server sent no `usage`; both counts are bytes / 4.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,

@@ -29,7 +29,7 @@ impl TurnUsage {
         self.completion_tokens += usage.completion_tokens;
         self.cache_write_tokens += usage.cache_write_tokens;
         self.cache_read_tokens += usage.cache_read_tokens;
-        self.cost_usd = crate::llm::prices::Usd::sum(self.cost_usd, usage.cost_usd);
+        self.cost_usd = crate::support::money::Usd::sum(self.cost_usd, usage.cost_usd);
         self.estimated |= usage.estimated;
     }
 }

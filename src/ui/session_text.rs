@@ -90,7 +90,7 @@ pub(crate) fn list_notes(list: &SessionList) -> Vec<String> {
 }
 
 /// `, 1200 cache write, 9800 cache read, $0.0042` — the parts the provider reported.
-fn cache_and_cost(write: u64, read: u64, cost: Option<crate::output::session::Usd>) -> String {
+fn cache_and_cost(write: u64, read: u64, cost: Option<crate::support::money::Usd>) -> String {
     let mut out = String::new();
     if write > 0 || read > 0 {
         out.push_str(&format!(", {write} cache write, {read} cache read"));

@@ -28,7 +28,13 @@ fn tool_uses(request: &Value) -> Vec<(String, String, Value)> {
     blocks(request, "assistant")
         .into_iter()
         .filter(|b| b["type"] == "tool_use")
-        .map(|b| (b["id"].as_str().unwrap().into(), b["name"].as_str().unwrap().into(), b["input"].clone()))
+        .map(|b| {
+            (
+                b["id"].as_str().unwrap().into(),
+                b["name"].as_str().unwrap().into(),
+                b["input"].clone(),
+            )
+        })
         .collect()
 }
 
@@ -64,25 +70,45 @@ async fn weather_loop(stream: bool) {
         assert_eq!(r.url.path(), "/v1/messages");
         assert_eq!(r.headers.get("x-api-key").unwrap(), TEST_KEY);
         assert_eq!(r.headers.get("anthropic-version").unwrap(), "2023-06-01");
-        assert!(r.headers.get("authorization").is_none(), "the key goes in x-api-key only");
+        assert!(
+            r.headers.get("authorization").is_none(),
+            "the key goes in x-api-key only"
+        );
     }
     let reqs = mock.requests().await;
     let first = &reqs[0];
-    assert_eq!((first["model"].as_str(), first["stream"].as_bool()), (Some(CLAUDE_MODEL), Some(stream)));
+    assert_eq!(
+        (first["model"].as_str(), first["stream"].as_bool()),
+        (Some(CLAUDE_MODEL), Some(stream))
+    );
     assert!(first["max_tokens"].as_u64().unwrap() > 0);
-    assert!(first["system"][0]["text"].as_str().unwrap().contains("weather: Current weather for a city."));
+    assert!(
+        first["system"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("weather: Current weather for a city.")
+    );
     assert_eq!(first["tools"][0]["name"], "activate_skill");
-    assert_eq!(first["tools"][0]["input_schema"]["properties"]["name"]["enum"], json!(["weather"]));
+    assert_eq!(
+        first["tools"][0]["input_schema"]["properties"]["name"]["enum"],
+        json!(["weather"])
+    );
     assert_eq!(claude_texts(first, "user"), ["weather in Tokyo"]);
     // The call's JSON arrived in many pieces and went back whole, with its id, beside its result.
     let calls = tool_uses(&reqs[2]);
     assert_eq!(calls[0].1, "activate_skill");
     assert_eq!(calls[0].2, json!({"name": "weather"}));
     assert_eq!(calls[1].2, json!({"command": "./run.sh Tokyo"}));
-    let results: Vec<Value> = blocks(&reqs[2], "user").into_iter().filter(|b| b["type"] == "tool_result").collect();
+    let results: Vec<Value> = blocks(&reqs[2], "user")
+        .into_iter()
+        .filter(|b| b["type"] == "tool_result")
+        .collect();
     assert_eq!(results[0]["tool_use_id"].as_str().unwrap(), calls[0].0);
     assert!(results[0]["content"].as_str().unwrap().contains("WEATHER-BODY-7f3a"));
-    assert!(results[1]["content"].as_str().unwrap().contains("sunny in Tokyo"), "{results:?}");
+    assert!(
+        results[1]["content"].as_str().unwrap().contains("sunny in Tokyo"),
+        "{results:?}"
+    );
 }
 
 #[tokio::test]
@@ -116,7 +142,11 @@ async fn parallel_calls_are_answered_in_one_user_message() {
     let answer = messages.last().unwrap();
     assert_eq!(answer["role"], "user");
     let results = answer["content"].as_array().unwrap();
-    assert_eq!(results.len(), 2, "both results in the one message after the calls: {answer}");
+    assert_eq!(
+        results.len(),
+        2,
+        "both results in the one message after the calls: {answer}"
+    );
     let ids: Vec<&str> = results.iter().map(|r| r["tool_use_id"].as_str().unwrap()).collect();
     let called: Vec<String> = tool_uses(&last).into_iter().skip(1).map(|c| c.0).collect();
     assert_eq!(ids, called);
@@ -128,7 +158,8 @@ async fn parallel_calls_are_answered_in_one_user_message() {
 async fn thinking_is_sent_back_unchanged_with_its_signature() {
     let ws = weather_workspace();
     let mock = MockLlm::claude(vec![
-        call("activate_skill", json!({"name": "weather"})).thinking("The user wants weather; activate it.", "EqQBsig+/=="),
+        call("activate_skill", json!({"name": "weather"}))
+            .thinking("The user wants weather; activate it.", "EqQBsig+/=="),
         say("Done."),
     ])
     .await;
@@ -159,7 +190,10 @@ async fn usage_with_cache_counts_and_cost_is_in_the_json_events() {
         .find(|e| e["type"] == "done")
         .unwrap();
     let usage = &done["usage"];
-    assert_eq!(usage["prompt_tokens"], 32_012, "input with cache reads and writes: {usage}");
+    assert_eq!(
+        usage["prompt_tokens"], 32_012,
+        "input with cache reads and writes: {usage}"
+    );
     assert_eq!(usage["completion_tokens"], 50);
     assert_eq!(usage["cache_write_tokens"], 2_000);
     assert_eq!(usage["cache_read_tokens"], 30_000);
@@ -167,7 +201,13 @@ async fn usage_with_cache_counts_and_cost_is_in_the_json_events() {
     let expected = (12.0 * 2.0 + 50.0 * 10.0 + 2_000.0 * 2.5 + 30_000.0 * 0.10) / 1e6;
     assert!((usage["cost_usd"].as_f64().unwrap() - expected).abs() < 1e-6, "{usage}");
     let session = &done["session_usage"];
-    assert_eq!((session["cache_read_tokens"].as_u64(), session["cache_write_tokens"].as_u64()), (Some(30_000), Some(2_000)));
+    assert_eq!(
+        (
+            session["cache_read_tokens"].as_u64(),
+            session["cache_write_tokens"].as_u64()
+        ),
+        (Some(30_000), Some(2_000))
+    );
     assert_eq!(session["cost_usd"], usage["cost_usd"]);
 }
 
@@ -200,17 +240,40 @@ async fn an_overloaded_error_mid_stream_is_asked_again_then_reported() {
 #[tokio::test]
 async fn http_errors_map_to_the_same_exit_codes_and_messages() {
     let ws = weather_workspace();
-    let limited = api_error(429, "rate_limit_error", "Number of requests has exceeded your rate limit").insert_header("retry-after", "0");
+    let limited = api_error(
+        429,
+        "rate_limit_error",
+        "Number of requests has exceeded your rate limit",
+    )
+    .insert_header("retry-after", "0");
     let mock = MockLlm::claude(vec![Claude::Raw(limited), say("Fine now.")]).await;
     let mut cmd = claude_agent(&ws, &mock);
     cmd.env("AGENT_RETRIES", "1").args(["--once", "hello"]);
     let (code, stdout, stderr) = run_outcome(cmd).await;
     assert_eq!((code, stdout.as_str()), (0, "Fine now.\n"), "{stderr}");
-    assert!(stderr.contains("HTTP 429") && stderr.contains("retry 1 of 1"), "{stderr}");
+    assert!(
+        stderr.contains("HTTP 429") && stderr.contains("retry 1 of 1"),
+        "{stderr}"
+    );
     for (status, kind, message, expect) in [
-        (401, "authentication_error", "invalid x-api-key", "Check the key in ANTHROPIC_API_KEY"),
-        (404, "not_found_error", "model: claude-nope", "Check AGENT_MODEL/--model"),
-        (413, "request_too_large", "Request exceeds the maximum allowed number of bytes.", "too large"),
+        (
+            401,
+            "authentication_error",
+            "invalid x-api-key",
+            "Check the key in ANTHROPIC_API_KEY",
+        ),
+        (
+            404,
+            "not_found_error",
+            "model: claude-nope",
+            "Check AGENT_MODEL/--model",
+        ),
+        (
+            413,
+            "request_too_large",
+            "Request exceeds the maximum allowed number of bytes.",
+            "too large",
+        ),
         (529, "overloaded_error", "Overloaded", "Overloaded"),
         (500, "api_error", "Internal server error", "HTTP 500"),
     ] {
@@ -219,7 +282,10 @@ async fn http_errors_map_to_the_same_exit_codes_and_messages() {
         cmd.args(["--once", "hello"]);
         let (code, _, stderr) = run_outcome(cmd).await;
         assert_eq!(code, 4, "HTTP {status}: {stderr}");
-        assert!(stderr.contains(expect) && stderr.contains(message), "HTTP {status}: {stderr}");
+        assert!(
+            stderr.contains(expect) && stderr.contains(message),
+            "HTTP {status}: {stderr}"
+        );
     }
 }
 
@@ -230,7 +296,10 @@ async fn without_a_key_the_message_names_both_providers_variables() {
     cmd.args(["--once", "hello"]);
     let (code, _, stderr) = run_outcome(cmd).await;
     assert_eq!(code, 3, "{stderr}");
-    assert!(stderr.contains("ANTHROPIC_API_KEY") && stderr.contains("OPENAI_API_KEY"), "{stderr}");
+    assert!(
+        stderr.contains("ANTHROPIC_API_KEY") && stderr.contains("OPENAI_API_KEY"),
+        "{stderr}"
+    );
     let mut cmd = ws.bare_agent();
     cmd.env("AGENT_PROVIDER", "anthropic").args(["--once", "hello"]);
     let (code, _, stderr) = run_outcome(cmd).await;
@@ -248,12 +317,19 @@ async fn an_openai_key_beside_the_anthropic_one_keeps_openai_unless_told() {
     let ws = weather_workspace();
     let openai = MockLlm::start(vec![text("From OpenAI.")]).await;
     let mut cmd = ws.agent(&openai);
-    cmd.env("ANTHROPIC_API_KEY", "sk-ant-other-key-123").args(["--once", "hello"]);
+    cmd.env("ANTHROPIC_API_KEY", "sk-ant-other-key-123")
+        .args(["--once", "hello"]);
     let (code, stdout, stderr) = run_outcome(cmd).await;
     assert_eq!((code, stdout.as_str()), (0, "From OpenAI.\n"), "{stderr}");
     let claude = MockLlm::claude(vec![say("From Claude.")]).await;
     let mut cmd = ws.agent(&claude);
-    cmd.env("AGENT_PROVIDER", "anthropic").env("AGENT_MODEL", CLAUDE_MODEL).args(["--once", "hello"]);
+    cmd.env("AGENT_PROVIDER", "anthropic")
+        .env("AGENT_MODEL", CLAUDE_MODEL)
+        .args(["--once", "hello"]);
     let (code, stdout, stderr) = run_outcome(cmd).await;
-    assert_eq!((code, stdout.as_str()), (0, "From Claude.\n"), "AGENT_API_KEY serves Anthropic too: {stderr}");
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "From Claude.\n"),
+        "AGENT_API_KEY serves Anthropic too: {stderr}"
+    );
 }

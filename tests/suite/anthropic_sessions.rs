@@ -61,7 +61,11 @@ async fn a_three_turn_chat_marks_an_unchanged_prefix_where_the_turn_before_wrote
         say("Third answer."),
     ])
     .await;
-    for (message, args) in [("weather in Tokyo", &[][..]), ("and tomorrow?", &["-c"][..]), ("thanks", &["-c"][..])] {
+    for (message, args) in [
+        ("weather in Tokyo", &[][..]),
+        ("and tomorrow?", &["-c"][..]),
+        ("thanks", &["-c"][..]),
+    ] {
         let (code, _, stderr) = claude_once(&ws, &mock, message, args).await;
         assert_eq!(code, 0, "{message}: {stderr}");
     }
@@ -75,7 +79,11 @@ async fn a_three_turn_chat_marks_an_unchanged_prefix_where_the_turn_before_wrote
         text[..text.find("\"messages\":").unwrap()].to_string()
     };
     assert!(front(bodies[1]).contains("cache_control"));
-    assert_eq!(front(bodies[1]), front(bodies[2]), "turn 2 and turn 3 send the same prefix bytes");
+    assert_eq!(
+        front(bodies[1]),
+        front(bodies[2]),
+        "turn 2 and turn 3 send the same prefix bytes"
+    );
     assert_eq!(front(bodies[2]), front(bodies[3]));
     let parsed: Vec<Value> = bodies.iter().map(|b| serde_json::from_slice(b).unwrap()).collect();
     for (second, third) in [(&parsed[2], &parsed[3])] {
@@ -121,10 +129,16 @@ async fn a_session_goes_on_across_providers_either_way() {
     let (code, stdout, stderr) = claude_once(&ws, &claude, "and now?", &["-c"]).await;
     assert_eq!((code, stdout.as_str()), (0, "Still sunny.\n"), "{stderr}");
     let request = &claude.requests().await[0];
-    assert_eq!(request["model"], CLAUDE_MODEL, "this provider's model, not the stored one");
+    assert_eq!(
+        request["model"], CLAUDE_MODEL,
+        "this provider's model, not the stored one"
+    );
     assert_eq!(claude_texts(request, "user")[0], "weather in Oslo");
     let texts = claude_texts(request, "user").join("\n");
-    assert!(texts.contains("WEATHER-BODY") && texts.contains("sunny in Oslo"), "{texts}");
+    assert!(
+        texts.contains("WEATHER-BODY") && texts.contains("sunny in Oslo"),
+        "{texts}"
+    );
     assert_eq!(claude_texts(request, "assistant"), ["Sunny in Oslo."]);
     assert_eq!(claude_texts(request, "user").last().unwrap(), "and now?");
     // And back to OpenAI: the Claude turn reads as chat messages again.
@@ -154,7 +168,10 @@ async fn a_recorded_claude_session_replays_with_no_network_and_no_key() {
     assert_eq!(code, 0, "{stderr}");
     let lines = std::fs::read_to_string(&cassette).unwrap();
     assert!(!lines.contains(TEST_KEY), "the key is not recorded");
-    assert!(lines.contains("message_stop") && lines.contains("\"system\""), "{lines}");
+    assert!(
+        lines.contains("message_stop") && lines.contains("\"system\""),
+        "{lines}"
+    );
     drop(mock);
     // No base URL, no key, no provider named: the cassette says which dialect it speaks.
     let mut cmd = ws.bare_agent();
@@ -174,14 +191,21 @@ async fn a_recorded_claude_session_replays_with_no_network_and_no_key() {
         .args(["--once", "weather in Paris", "--approve", "yes"]);
     let (code, _, stderr) = run_outcome(cmd).await;
     assert_eq!(code, 4, "{stderr}");
-    assert!(stderr.contains("departs from the cassette") && stderr.contains("Paris"), "{stderr}");
+    assert!(
+        stderr.contains("departs from the cassette") && stderr.contains("Paris"),
+        "{stderr}"
+    );
 }
 
 #[tokio::test]
 async fn skills_eval_routes_on_claude() {
     let ws = Workspace::new();
     ws.skill("weather", WEATHER, None);
-    ws.skill("time", "---\nname: time\ndescription: Local time in a city or zone.\n---\n", None);
+    ws.skill(
+        "time",
+        "---\nname: time\ndescription: Local time in a city or zone.\n---\n",
+        None,
+    );
     let cases = ws.dir.path().join("cases.yaml");
     std::fs::write(
         &cases,
