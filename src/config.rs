@@ -189,16 +189,7 @@ impl Config {
         let model = cli.model.clone().or_else(|| env.get("AGENT_MODEL").map(str::to_string));
         let model_given = model.is_some();
         let model = model.unwrap_or_else(|| provider::default_model(provider).to_string());
-        let max_tokens = pick_number(
-            None,
-            &env,
-            "AGENT_MAX_TOKENS",
-            u64::from(crate::llm::anthropic::DEFAULT_MAX_TOKENS),
-        )?;
-        let max_tokens = u32::try_from(max_tokens)
-            .ok()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| AppError::config("AGENT_MAX_TOKENS must be a whole number from 1 to 4294967295"))?;
+        let max_tokens = provider::max_tokens(&env)?;
         let prices = crate::llm::prices::Prices::parse(env.get("AGENT_PRICES")).map_err(AppError::config)?;
         let approve = match (cli.yes, cli.approve) {
             (true, _) => ApprovalPolicy::Yes,

@@ -33,6 +33,16 @@ pub(super) fn resolve(env: &Environment) -> Result<Provider, AppError> {
     }
 }
 
+/// `AGENT_MAX_TOKENS`: the longest answer a Messages API request allows, at least 1.
+pub(super) fn max_tokens(env: &Environment) -> Result<u32, AppError> {
+    let default = u64::from(crate::llm::anthropic::DEFAULT_MAX_TOKENS);
+    let n = super::pick_number(None, env, "AGENT_MAX_TOKENS", default)?;
+    u32::try_from(n)
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| AppError::config("AGENT_MAX_TOKENS must be a whole number from 1 to 4294967295"))
+}
+
 /// The variables a provider's key is read from, first set wins.
 fn key_vars(provider: Provider) -> &'static [&'static str] {
     match provider {

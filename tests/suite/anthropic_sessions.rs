@@ -86,30 +86,29 @@ async fn a_three_turn_chat_marks_an_unchanged_prefix_where_the_turn_before_wrote
     );
     assert_eq!(front(bodies[2]), front(bodies[3]));
     let parsed: Vec<Value> = bodies.iter().map(|b| serde_json::from_slice(b).unwrap()).collect();
-    for (second, third) in [(&parsed[2], &parsed[3])] {
-        let before = second["messages"].as_array().unwrap();
-        let after = third["messages"].as_array().unwrap();
-        // Where the second turn's request ended and wrote the cache, the third marks the same
-        // message, byte for byte, breakpoint included; everything before it is unchanged.
-        let wrote = before.len() - 1;
-        assert!(before[wrote].to_string().contains("cache_control"));
-        assert_eq!(
-            serde_json::to_vec(&before[wrote]).unwrap(),
-            serde_json::to_vec(&after[wrote]).unwrap()
-        );
-        assert_eq!(unmarked(json!(before)), unmarked(json!(after[..before.len()])));
-        let marks = breakpoints(third);
-        assert!(marks.len() <= 4, "{marks:?}");
-        assert_eq!(
-            marks,
-            [
-                ("tools".into(), None),
-                ("system".into(), None),
-                ("messages".into(), Some(wrote)),
-                ("messages".into(), Some(after.len() - 1)),
-            ]
-        );
-    }
+    let (second, third) = (&parsed[2], &parsed[3]);
+    let before = second["messages"].as_array().unwrap();
+    let after = third["messages"].as_array().unwrap();
+    // Where the second turn's request ended and wrote the cache, the third marks the same
+    // message, byte for byte, breakpoint included; everything before it is unchanged.
+    let wrote = before.len() - 1;
+    assert!(before[wrote].to_string().contains("cache_control"));
+    assert_eq!(
+        serde_json::to_vec(&before[wrote]).unwrap(),
+        serde_json::to_vec(&after[wrote]).unwrap()
+    );
+    assert_eq!(unmarked(json!(before)), unmarked(json!(after[..before.len()])));
+    let marks = breakpoints(third);
+    assert!(marks.len() <= 4, "{marks:?}");
+    assert_eq!(
+        marks,
+        [
+            ("tools".into(), None),
+            ("system".into(), None),
+            ("messages".into(), Some(wrote)),
+            ("messages".into(), Some(after.len() - 1)),
+        ]
+    );
     // The second turn's request reads what the first turn's last request wrote, the same way.
     let (first_end, second) = (&parsed[1], &parsed[2]);
     let wrote = first_end["messages"].as_array().unwrap().len() - 1;

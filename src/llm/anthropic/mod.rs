@@ -29,8 +29,15 @@ pub(crate) const DEFAULT_MODEL: &str = "claude-sonnet-5-5";
 /// `max_tokens` unless `AGENT_MAX_TOKENS` says otherwise: the API wants one on every request,
 /// and it bounds thinking and answer together.
 pub(crate) const DEFAULT_MAX_TOKENS: u32 = 16_384;
-/// The context window of Claude models whose window the client does not know otherwise.
-const CLAUDE_WINDOW: u64 = 200_000;
+/// Context windows by model id prefix, as the models' pages give them (2026-12-03); a Claude
+/// model not listed is taken to have the long-standing 200,000 tokens.
+const WINDOWS: [(&str, u64); 5] = [
+    ("claude-sonnet-5", 1_000_000),
+    ("claude-opus-5", 1_000_000),
+    ("claude-fable-5", 1_000_000),
+    ("claude-sonnet-4-6", 1_000_000),
+    ("claude-", 200_000),
+];
 
 /// The `/v1/messages` URL of a base URL given with or without its `/v1` (`https://api.anthropic.com`,
 /// a gateway's `http://host:4000`, or `…/v1` as chat-completions bases are written).
@@ -63,7 +70,10 @@ impl Messages {
 
     /// The context window of `model`, as far as the client knows it.
     pub(crate) fn context_window(model: &str) -> Option<u64> {
-        model.starts_with("claude-").then_some(CLAUDE_WINDOW)
+        WINDOWS
+            .iter()
+            .find(|(prefix, _)| model.starts_with(prefix))
+            .map(|(_, window)| *window)
     }
 
     fn headers(&self) -> HeaderMap {

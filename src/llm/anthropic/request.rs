@@ -17,6 +17,8 @@ pub(crate) const MAX_BREAKPOINTS: usize = 4;
 pub(crate) struct MessagesRequest<'a> {
     pub(crate) model: &'a str,
     pub(crate) max_tokens: u32,
+    /// Absent when empty: the API refuses an empty text block.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) system: Vec<Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) tools: Vec<Value>,
@@ -45,7 +47,11 @@ pub(crate) fn build<'a>(
     let mut request = MessagesRequest {
         model,
         max_tokens,
-        system: vec![text_block(&system)],
+        system: Some(system)
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| text_block(&s))
+            .into_iter()
+            .collect(),
         tools: tool_schemas(tools),
         messages: grouped(rest)
             .into_iter()
@@ -140,14 +146,15 @@ fn grouped(messages: &[ChatMessage]) -> Vec<(&'static str, Vec<Value>)> {
 /// A user message: its text, then the agent's note as a block of its own, kept apart from the
 /// user's words and never carrying a breakpoint, so it always follows the cached prefix.
 fn user_blocks(m: &ChatMessage) -> Vec<Value> {
+    // The API refuses text blocks that are empty or only white space.
     let mut blocks: Vec<Value> = m
         .content
         .as_deref()
-        .filter(|t| !t.is_empty())
+        .filter(|t| !t.trim().is_empty())
         .map(text_block)
         .into_iter()
         .collect();
-    if let Some(note) = m.note.as_deref().filter(|t| !t.is_empty()) {
+    if let Some(note) = m.note.as_deref().filter(|t| !t.trim().is_empty()) {
         let mut block = text_block(note);
         block[NOTE_MARK] = Value::Bool(true);
         blocks.push(block);
@@ -183,7 +190,7 @@ fn tool_result(m: &ChatMessage) -> Value {
         "type": "tool_result",
         "tool_use_id": tool_id(m.tool_call_id.as_deref().unwrap_or_default()),
     });
-    if let Some(text) = m.content.as_deref().filter(|t| !t.is_empty()) {
+    if let Some(text) = m.content.as_deref().filter(|t| !t.trim().is_empty()) {
         block["content"] = text.into();
     }
     block

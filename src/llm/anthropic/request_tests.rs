@@ -209,4 +209,12 @@ fn a_history_that_opens_with_an_answer_gets_a_user_message_first() {
     assert_eq!(body["messages"][1]["role"], "assistant");
     assert!(body.get("tools").is_none());
     assert_eq!(tool_id(""), "call");
+    let blank = self::body(
+        "m",
+        1,
+        false,
+        &[ChatMessage::system(" "), ChatMessage::user("hi")],
+        &Value::Null,
+    );
+    assert!(blank.get("system").is_none(), "no empty system block: {blank}");
 }

@@ -64,6 +64,17 @@ async fn unknown_event_types_are_ignored_and_malformed_json_is_named() {
 }
 
 #[test]
+fn windows_are_known_for_claude_models_only() {
+    assert_eq!(Messages::context_window("claude-sonnet-5-5"), Some(1_000_000));
+    assert_eq!(Messages::context_window("claude-haiku-4-5-20251001"), Some(200_000));
+    assert_eq!(
+        Messages::context_window("gpt-4.1"),
+        None,
+        "a gateway's other models: asked of nobody"
+    );
+}
+
+#[test]
 fn the_messages_url_takes_a_base_with_or_without_v1() {
     assert_eq!(
         messages_url("https://api.anthropic.com"),
