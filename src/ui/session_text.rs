@@ -265,6 +265,30 @@ mod tests {
     }
 
     #[test]
+    fn usage_shows_cache_counts_and_cost_when_reported() {
+        let cost = Some(crate::support::money::Usd::from_dollars(0.0042));
+        let turn = TurnUsage {
+            message: "hi".into(),
+            calls: 1,
+            prompt_tokens: 11_000,
+            completion_tokens: 40,
+            cache_write_tokens: 1_000,
+            cache_read_tokens: 9_800,
+            cost_usd: cost,
+            estimated: false,
+        };
+        let r = UsageReport {
+            turns: vec![turn.clone()],
+            totals: Totals::of(&[turn]),
+            context_tokens: 100,
+            window: None,
+        };
+        let lines = usage_lines(&r);
+        assert!(lines[0].contains("out, 1000 cache write, 9800 cache read, $0.0042"), "{lines:?}");
+        assert!(lines[1].contains("40 out, 1000 cache write, 9800 cache read, $0.0042"), "{lines:?}");
+    }
+
+    #[test]
     fn context_shows_the_window_and_the_share() {
         let c = ContextUse {
             parts: vec![ContextPart {

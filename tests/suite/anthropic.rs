@@ -333,3 +333,39 @@ async fn an_openai_key_beside_the_anthropic_one_keeps_openai_unless_told() {
         "AGENT_API_KEY serves Anthropic too: {stderr}"
     );
 }
+
+/// The mock is only worth its passes if it refuses what the API refuses: a call without its
+/// result, roles out of order, an empty text block, five breakpoints, a missing header.
+#[tokio::test]
+async fn the_mock_refuses_what_the_api_refuses() {
+    let mock = MockLlm::claude(vec![say("never")]).await;
+    agent::support::tls::install();
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/messages", mock.server.uri());
+    let post = |body: Value, version: Option<&'static str>| {
+        let mut request = client.post(&url).header("x-api-key", TEST_KEY).json(&body);
+        if let Some(v) = version {
+            request = request.header("anthropic-version", v);
+        }
+        request.send()
+    };
+    let user = |text: &str| json!({"role": "user", "content": [{"type": "text", "text": text}]});
+    let base = |messages: Value| json!({"model": CLAUDE_MODEL, "max_tokens": 16, "messages": messages});
+    let call = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": {}}]});
+    let mark = json!({"type": "ephemeral"});
+    let five = json!([{"role": "user", "content": (0..5).map(|i| json!({"type": "text", "text": i.to_string(), "cache_control": mark})).collect::<Vec<_>>()}]);
+    for (body, version, why) in [
+        (base(json!([user("hi")])), None, "anthropic-version"),
+        (base(json!([call.clone(), user("hi")])), Some("2023-06-01"), "first message"),
+        (base(json!([user("a"), user("b")])), Some("2023-06-01"), "alternate"),
+        (base(json!([user("")])), Some("2023-06-01"), "non-empty"),
+        (base(json!([user("a"), call, user("no result")])), Some("2023-06-01"), "tool_result"),
+        (base(five), Some("2023-06-01"), "maximum of 4"),
+        (json!({"model": CLAUDE_MODEL, "messages": [user("a")]}), Some("2023-06-01"), "max_tokens"),
+    ] {
+        let response = post(body.clone(), version).await.unwrap();
+        assert_eq!(response.status(), 400, "{body}");
+        let text = response.text().await.unwrap();
+        assert!(text.contains("invalid_request_error") && text.contains(why), "{why}: {text}");
+    }
+}
