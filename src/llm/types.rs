@@ -240,7 +240,7 @@ fn as_sent<S: serde::Serializer>(messages: &&[ChatMessage], serializer: S) -> Re
 /// written to and read from the provider's prompt cache included; the two cache counts say how
 /// many of them were.
 #[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(default)]
+#[serde(from = "WireUsage")]
 pub(crate) struct Usage {
     pub(crate) prompt_tokens: u64,
     pub(crate) completion_tokens: u64,
@@ -271,6 +271,35 @@ impl Usage {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// `usage` as a chat-completions server sends it: OpenAI counts cached input under
+/// `prompt_tokens_details.cached_tokens` (inside `prompt_tokens`, as here).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WireUsage {
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    total_tokens: u64,
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct PromptDetails {
+    cached_tokens: u64,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(w: WireUsage) -> Self {
+        Self {
+            prompt_tokens: w.prompt_tokens,
+            completion_tokens: w.completion_tokens,
+            total_tokens: w.total_tokens,
+            cache_read_tokens: w.prompt_tokens_details.map_or(0, |d| d.cached_tokens),
+            ..Self::default()
+        }
+    }
 }
 
 /// A streamed chunk, or a whole non-streamed completion (its `message` read as `delta`).
@@ -355,6 +384,20 @@ mod tests {
         }
         let bad = serde_json::from_str::<ChatMessage>(r#"{"role":"root","content":"x"}"#).unwrap_err();
         assert!(bad.to_string().contains("unknown message role \"root\""), "{bad}");
+    }
+
+    #[test]
+    fn openai_cached_tokens_count_as_cache_reads() {
+        let u: Usage = serde_json::from_str(
+            r#"{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (u.prompt_tokens, u.cache_read_tokens, u.cache_write_tokens),
+            (2006, 1920, 0)
+        );
+        let plain: Usage = serde_json::from_str(r#"{"prompt_tokens":5}"#).unwrap();
+        assert_eq!((plain.prompt_tokens, plain.cache_read_tokens), (5, 0));
     }
 
     #[test]

@@ -284,8 +284,14 @@ mod tests {
             window: None,
         };
         let lines = usage_lines(&r);
-        assert!(lines[0].contains("out, 1000 cache write, 9800 cache read, $0.0042"), "{lines:?}");
-        assert!(lines[1].contains("40 out, 1000 cache write, 9800 cache read, $0.0042"), "{lines:?}");
+        assert!(
+            lines[0].contains("out, 1000 cache write, 9800 cache read, $0.0042"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].contains("40 out, 1000 cache write, 9800 cache read, $0.0042"),
+            "{lines:?}"
+        );
     }
 
     #[test]

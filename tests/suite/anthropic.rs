@@ -356,16 +356,31 @@ async fn the_mock_refuses_what_the_api_refuses() {
     let five = json!([{"role": "user", "content": (0..5).map(|i| json!({"type": "text", "text": i.to_string(), "cache_control": mark})).collect::<Vec<_>>()}]);
     for (body, version, why) in [
         (base(json!([user("hi")])), None, "anthropic-version"),
-        (base(json!([call.clone(), user("hi")])), Some("2023-06-01"), "first message"),
+        (
+            base(json!([call.clone(), user("hi")])),
+            Some("2023-06-01"),
+            "first message",
+        ),
         (base(json!([user("a"), user("b")])), Some("2023-06-01"), "alternate"),
         (base(json!([user("")])), Some("2023-06-01"), "non-empty"),
-        (base(json!([user("a"), call, user("no result")])), Some("2023-06-01"), "tool_result"),
+        (
+            base(json!([user("a"), call, user("no result")])),
+            Some("2023-06-01"),
+            "tool_result",
+        ),
         (base(five), Some("2023-06-01"), "maximum of 4"),
-        (json!({"model": CLAUDE_MODEL, "messages": [user("a")]}), Some("2023-06-01"), "max_tokens"),
+        (
+            json!({"model": CLAUDE_MODEL, "messages": [user("a")]}),
+            Some("2023-06-01"),
+            "max_tokens",
+        ),
     ] {
         let response = post(body.clone(), version).await.unwrap();
         assert_eq!(response.status(), 400, "{body}");
         let text = response.text().await.unwrap();
-        assert!(text.contains("invalid_request_error") && text.contains(why), "{why}: {text}");
+        assert!(
+            text.contains("invalid_request_error") && text.contains(why),
+            "{why}: {text}"
+        );
     }
 }
