@@ -228,3 +228,52 @@ async fn skills_eval_routes_on_claude() {
     assert!(stdout.contains("2/2 passed"), "{stdout}");
     assert_eq!(mock.requests().await.len(), 2);
 }
+
+/// Every text a Messages API request carries, as one string.
+fn request_text(request: &Value) -> String {
+    let mut all = request["system"].to_string();
+    all.push_str(&request["messages"].to_string());
+    all
+}
+
+#[tokio::test]
+async fn compaction_and_redaction_work_the_same_on_claude() {
+    let ws = Workspace::new();
+    ws.skill("weather", WEATHER, Some("#!/bin/sh\necho \"sunny, key $DEMO_TOKEN\"\n"));
+    let mock = MockLlm::claude(vec![
+        call("activate_skill", json!({"name": "weather"})),
+        call("run_command", json!({"command": "./run.sh Tokyo"})),
+        say("Sunny in Tokyo."),
+        say("SUMMARY: they asked about Tokyo weather."),
+        say("Rain in Oslo."),
+    ])
+    .await;
+    let secret = "tok-demo-secret-98765";
+    let mut cmd = ws.bare_agent();
+    cmd.envs(mock.claude_env())
+        .env("DEMO_TOKEN", secret)
+        .arg("--skills-dir")
+        .arg(ws.skills())
+        .args(["--once", "weather in Tokyo", "--approve", "yes"]);
+    let (code, _, stderr) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{stderr}");
+    let mut cmd = ws.bare_agent();
+    cmd.envs(mock.claude_env())
+        .env("DEMO_TOKEN", secret)
+        .env("AGENT_COMPACT_AT", "50")
+        .arg("--skills-dir")
+        .arg(ws.skills())
+        .args(["-c", "--once", "and Oslo?", "--approve", "yes"]);
+    let (code, _, stderr) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("replaced by a summary"), "{stderr}");
+    let requests = mock.requests().await;
+    assert_eq!(requests.len(), 5);
+    let result = request_text(&requests[2]);
+    assert!(result.contains("sunny, key [REDACTED:DEMO_TOKEN]"), "{result}");
+    assert!(requests.iter().all(|r| !r.to_string().contains(secret)), "the secret never leaves");
+    assert!(request_text(&requests[3]).contains("Sunny in Tokyo."), "the summary request holds the history");
+    let after = request_text(&requests[4]);
+    assert!(after.contains("SUMMARY: they asked about Tokyo weather.") && after.contains("WEATHER-BODY"), "{after}");
+    assert!(!after.contains("Sunny in Tokyo."), "the older turns left the request");
+}
