@@ -271,9 +271,18 @@ async fn compaction_and_redaction_work_the_same_on_claude() {
     assert_eq!(requests.len(), 5);
     let result = request_text(&requests[2]);
     assert!(result.contains("sunny, key [REDACTED:DEMO_TOKEN]"), "{result}");
-    assert!(requests.iter().all(|r| !r.to_string().contains(secret)), "the secret never leaves");
-    assert!(request_text(&requests[3]).contains("Sunny in Tokyo."), "the summary request holds the history");
+    assert!(
+        requests.iter().all(|r| !r.to_string().contains(secret)),
+        "the secret never leaves"
+    );
+    assert!(
+        request_text(&requests[3]).contains("Sunny in Tokyo."),
+        "the summary request holds the history"
+    );
     let after = request_text(&requests[4]);
-    assert!(after.contains("SUMMARY: they asked about Tokyo weather.") && after.contains("WEATHER-BODY"), "{after}");
+    assert!(
+        after.contains("SUMMARY: they asked about Tokyo weather.") && after.contains("WEATHER-BODY"),
+        "{after}"
+    );
     assert!(!after.contains("Sunny in Tokyo."), "the older turns left the request");
 }
