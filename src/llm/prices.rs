@@ -151,6 +151,7 @@ mod tests {
             assert!(err.contains("AGENT_PRICES") && err.contains(bad), "{err}");
         }
         assert_eq!(Usd::from_dollars(0.0123).to_string(), "$0.0123");
+        assert_eq!(Usd::from_dollars(12.345).to_string(), "$12.35");
         let five = Usd::from_dollars(0.000_005);
         assert_eq!(Usd::sum(None, Some(five)), Some(five));
     }

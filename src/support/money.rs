@@ -47,7 +47,8 @@ impl<'de> Deserialize<'de> for Usd {
 impl std::fmt::Display for Usd {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let d = self.dollars();
-        if d > 0.0 && d < 0.01 {
+        // A turn usually costs cents or less: below a dollar, to a hundredth of a cent.
+        if d < 1.0 {
             write!(f, "${d:.4}")
         } else {
             write!(f, "${d:.2}")
