@@ -384,3 +384,29 @@ async fn the_mock_refuses_what_the_api_refuses() {
         );
     }
 }
+
+#[tokio::test]
+async fn nothing_local_is_looked_for_on_anthropic() {
+    let ws = Workspace::new();
+    // A local server answers on a probed port; with Anthropic named, it is never asked.
+    let local = MockLlm::start(vec![text("from the local server")]).await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path("/v1/models"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(json!({"data": [{"id": "local-model"}]})))
+        .mount(&local.server)
+        .await;
+    let port = local.server.address().port().to_string();
+    let mut cmd = ws.bare_agent();
+    cmd.env("AGENT_PROBE_PORTS", &port)
+        .env("AGENT_PROVIDER", "anthropic")
+        .args(["--once", "hello"]);
+    let (code, _, stderr) = run_outcome(cmd).await;
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("ANTHROPIC_API_KEY"), "{stderr}");
+    assert!(local.raw_requests().await.is_empty(), "the local server was not probed");
+    // The same port without a provider named is found, as before: the probe does reach it.
+    let mut cmd = ws.bare_agent();
+    cmd.env("AGENT_PROBE_PORTS", &port).args(["--once", "hello"]);
+    let (code, stdout, stderr) = run_outcome(cmd).await;
+    assert_eq!((code, stdout.as_str()), (0, "from the local server\n"), "{stderr}");
+}

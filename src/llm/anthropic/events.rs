@@ -47,7 +47,8 @@ impl Fold {
         data: &str,
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<(), LlmError> {
-        if data.trim().is_empty() {
+        // Some gateways end a Messages API stream with the chat-completions `[DONE]` as well.
+        if data.trim().is_empty() || data.trim() == "[DONE]" {
             return Ok(());
         }
         let event: Value = serde_json::from_str(data).map_err(|e| {

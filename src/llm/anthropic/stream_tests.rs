@@ -43,6 +43,9 @@ async fn unknown_event_types_are_ignored_and_malformed_json_is_named() {
         read(vec![with_unknown.into_bytes()]).await.unwrap().0.content,
         "Hello, world"
     );
+    let with_done = format!("{STREAM}data: [DONE]\n\n");
+    let reply = read(vec![with_done.into_bytes()]).await.unwrap().0;
+    assert_eq!(reply.content, "Hello, world", "a gateway's trailing [DONE] is skipped");
     let broken = STREAM.replace(
         "{\"type\":\"content_block_stop\",\"index\":0}",
         "{\"type\":\"content_block_stop\",",
