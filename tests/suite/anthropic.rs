@@ -184,6 +184,12 @@ async fn usage_with_cache_counts_and_cost_is_in_the_json_events() {
     cmd.args(["--once", "hello", "--json"]);
     let (code, stdout, stderr) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{stderr}");
+    // Every line is one docs/events.md documents, the same as on the other dialect.
+    let doc = crate::common::events_doc::EventsDoc::read();
+    for line in stdout.lines() {
+        let event: Value = serde_json::from_str(line).unwrap();
+        doc.validate_typed(&event).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
     let done: Value = stdout
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
