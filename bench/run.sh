@@ -72,6 +72,7 @@ libs=("6 skills=$tmp/s6" "synthetic 4,000=$corpus")
 [ -n "$real" ] && libs+=("real 4,037=$real")
 python3 bench/oneshot_library.py target/release/agent "${libs[@]}" >"$tmp/oneshot.md"
 python3 bench/chat_prefix.py target/release/agent "${libs[@]}" >"$tmp/prefix.md"
+python3 bench/anthropic_cache.py target/release/agent "${libs[@]}" >"$tmp/anthropic.md"
 # Enter → request in a chat: with file-system events (auto) and with the polling fallback; the
 # caches are warmed by a first pass so the first turn is a warm one too.
 export BENCH_HOME=$tmp/chat-home
@@ -226,6 +227,14 @@ w("`bench/chat_prefix.py`: five requests on unrelated topics in one chat (a real
   "as a provider reads it (tool schemas, then the messages), and the share of it that repeats the request "
   "before it byte for byte.\n")
 w(open(os.path.join(tmp, "prefix.md")).read().strip() + "\n")
+w("### Anthropic's prompt cache over a six-turn session\n")
+w("`bench/anthropic_cache.py`: one stored session of six one-shot turns (`-c`; turns 1 and 4 activate a skill, two "
+  "requests each) through the real binary, against a Messages API mock that keeps the prompt cache as the API "
+  "documents it (breakpoints write, a later request reads the longest written prefix ending at or up to 20 blocks "
+  "before one of its breakpoints; tokens estimated as bytes / 4 of each block), the share shown being the agent's own "
+  "`--json` usage; beside it the same session on the OpenAI path, each request's shared prefix with the one before. "
+  "Goal: a read share ≥ 0.90 from turn 2.\n")
+w(open(os.path.join(tmp, "anthropic.md")).read().strip() + "\n")
 w("### An installed library of 1,000 skills\n")
 w("`bench/library.sh`: 1,000 skills generated in four local git repositories laid out as the public ones are "
   "(`skills/NAME`, `skills/.curated/NAME`, `scientific-skills/NAME` with scripts and references, "

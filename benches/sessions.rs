@@ -32,6 +32,7 @@ fn usage(prompt_tokens: u64, completion_tokens: u64) -> Record {
         prompt_tokens,
         completion_tokens,
         estimated: false,
+        ..CallUsage::default()
     })
 }
 
@@ -88,6 +89,7 @@ fn start() -> NewSession {
     NewSession {
         model: "gpt-4.1-mini".into(),
         base_url: "https://api.openai.com/v1".into(),
+        provider: Some("openai".into()),
         skill_roots: vec!["/home/me/.agents/skills".into(), "/home/me/project/skills".into()],
         cwd: "/home/me/project".into(),
         parent: None,

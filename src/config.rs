@@ -10,9 +10,10 @@ use url::Url;
 
 use crate::cli::Cli;
 use crate::exec::approval::ApprovalPolicy;
-use crate::exec::env::AGENT_KEY_VARS;
+use crate::llm::Provider;
 
 mod dotenv;
+pub(crate) mod provider;
 mod roots;
 mod sandbox;
 pub(crate) mod sessions;
@@ -22,12 +23,8 @@ use crate::skills::roots::SkillRoot;
 use crate::support::cache_file::CacheDir;
 pub(crate) use dotenv::{Dotenv, user_dotenv_path};
 
-/// Where the OpenAI API lives unless told otherwise.
-pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// Embeddings model on api.openai.com unless `AGENT_EMBED_MODEL` says otherwise.
 pub(crate) const DEFAULT_EMBED_MODEL: &str = "text-embedding-3-small";
-/// Model used unless told otherwise.
-pub(crate) const DEFAULT_MODEL: &str = "gpt-4.1-mini";
 
 /// The settings sources below flags (docs/design.md#configuration): the process environment, then
 /// the working folder's `.env` when that folder is trusted, then the user's own `.env`.
@@ -113,6 +110,12 @@ impl std::fmt::Debug for ApiKey {
 /// Every setting a run needs, resolved once at start-up.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
+    /// Which wire dialect the endpoint speaks (`config/provider.rs`).
+    pub(crate) provider: Provider,
+    /// `AGENT_MAX_TOKENS`: the longest answer a Messages API request allows.
+    pub(crate) max_tokens: u32,
+    /// Prices per model, the built-in table with `AGENT_PRICES` before it.
+    pub(crate) prices: crate::llm::prices::Prices,
     pub(crate) api_key: Option<ApiKey>,
     pub(crate) base_url: String,
     /// Whether the base URL was set (flag, environment, `.env`), or a local server was found,
@@ -209,20 +212,16 @@ impl Config {
     /// Resolve every setting from the command line, the environment and `.env`; `interactive`:
     /// a person can be asked on a terminal (the default approval policy depends on it).
     pub(crate) fn resolve(cli: &Cli, env: Environment, cwd: &Path, interactive: bool) -> Result<Self, AppError> {
-        let base_url = resolve_base_url(cli.base_url.as_deref(), &env)?;
-        let api_key = AGENT_KEY_VARS.iter().find_map(|var| {
-            env.get(var).map(|value| ApiKey {
-                value: value.to_string(),
-                var,
-            })
-        });
-        let base_url_given = cli.base_url.is_some()
-            || ["AGENT_BASE_URL", "OPENAI_BASE_URL"]
-                .iter()
-                .any(|v| env.get(v).is_some());
+        let provider = provider::resolve(&env)?;
+        let base_url = resolve_base_url(cli.base_url.as_deref(), &env, provider)?;
+        let api_key = provider::api_key(provider, &env);
+        let base_url_given =
+            cli.base_url.is_some() || provider::base_url_vars(provider).iter().any(|v| env.get(v).is_some());
         let model = cli.model.clone().or_else(|| env.get("AGENT_MODEL").map(str::to_string));
         let model_given = model.is_some();
-        let model = model.unwrap_or_else(|| DEFAULT_MODEL.to_string());
+        let model = model.unwrap_or_else(|| provider::default_model(provider).to_string());
+        let max_tokens = provider::max_tokens(&env)?;
+        let prices = crate::llm::prices::Prices::parse(env.get("AGENT_PRICES")).map_err(AppError::config)?;
         let approve = match (cli.yes, cli.approve) {
             (true, _) => ApprovalPolicy::Yes,
             (false, Some(policy)) => policy,
@@ -259,6 +258,9 @@ impl Config {
             _ => env.get(name).map(str::to_string),
         });
         Ok(Self {
+            provider,
+            max_tokens,
+            prices,
             api_key,
             base_url,
             base_url_given,
@@ -318,10 +320,19 @@ impl Config {
         }
         let user_file =
             user_dotenv_path().map_or_else(|| "~/.config/agent/.env".to_string(), |p| p.display().to_string());
+        let (first, line) = match self.provider {
+            Provider::Anthropic => (
+                "ANTHROPIC_API_KEY for Anthropic (or OPENAI_API_KEY for OpenAI)",
+                "ANTHROPIC_API_KEY",
+            ),
+            Provider::OpenAi => (
+                "OPENAI_API_KEY (or AGENT_API_KEY) for OpenAI, or ANTHROPIC_API_KEY for Anthropic's Claude",
+                "AGENT_API_KEY",
+            ),
+        };
         Err(AppError::config(format!(
-            "no API key for {}: export AGENT_API_KEY or OPENAI_API_KEY, or put a line AGENT_API_KEY=… in \
-             {user_file}, or set AGENT_BASE_URL to a local server that needs none (`agent --help` lists every \
-             setting)",
+            "no API key for {}: export {first}, or put a line {line}=… in {user_file}, or set AGENT_BASE_URL \
+             to a local server that needs none (`agent --help` lists every setting)",
             self.base_url
         )))
     }
@@ -345,15 +356,15 @@ fn pick_number(flag: Option<u64>, env: &Environment, var: &str, default: u64) ->
     }
 }
 
-fn resolve_base_url(flag: Option<&str>, env: &Environment) -> Result<String, AppError> {
-    let (raw, source) = if let Some(v) = flag {
-        (v.to_string(), "--base-url")
-    } else if let Some(v) = env.get("AGENT_BASE_URL") {
-        (v.to_string(), "AGENT_BASE_URL")
-    } else if let Some(v) = env.get("OPENAI_BASE_URL") {
-        (v.to_string(), "OPENAI_BASE_URL")
-    } else {
-        return Ok(DEFAULT_BASE_URL.to_string());
+fn resolve_base_url(flag: Option<&str>, env: &Environment, provider: Provider) -> Result<String, AppError> {
+    let from_env = || {
+        provider::base_url_vars(provider)
+            .iter()
+            .find_map(|var| env.get(var).map(|v| (v.to_string(), *var)))
+    };
+    let (raw, source) = match flag.map(|v| (v.to_string(), "--base-url")).or_else(from_env) {
+        Some(found) => found,
+        None => return Ok(provider::default_base_url(provider).to_string()),
     };
     let trimmed = raw.trim().trim_end_matches('/');
     let parsed = Url::parse(trimmed).map_err(|e| {
@@ -410,170 +421,4 @@ pub(crate) fn switch(value: Option<&str>) -> Option<bool> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::skills::roots::RootKind;
-    use clap::Parser;
-
-    fn resolve(args: &[&str], process: &[(&str, &str)], dotenv: &[(&str, &str)]) -> Result<Config, AppError> {
-        let mut argv = vec!["agent"];
-        argv.extend_from_slice(args);
-        let cli = Cli::parse_from(argv);
-        let c = Config::resolve(
-            &cli,
-            Environment::from_maps(process, dotenv, &[]),
-            Path::new("/tmp"),
-            false,
-        )?;
-        c.require_key()?;
-        Ok(c)
-    }
-
-    #[test]
-    fn flag_beats_env_beats_dotenv_beats_default() {
-        let env = [("AGENT_MODEL", "from-env"), ("AGENT_API_KEY", "k")];
-        let dot = [("AGENT_MODEL", "from-dotenv"), ("AGENT_TIMEOUT", "7")];
-        let c = resolve(&["--model", "from-flag"], &env, &dot).unwrap();
-        assert_eq!(c.model, "from-flag");
-        let c = resolve(&[], &env, &dot).unwrap();
-        assert_eq!(c.model, "from-env");
-        assert_eq!(c.command_timeout, Duration::from_secs(7));
-        let c = resolve(&[], &[("AGENT_API_KEY", "k")], &dot).unwrap();
-        assert_eq!(c.model, "from-dotenv");
-        let c = resolve(&[], &[("AGENT_API_KEY", "k")], &[]).unwrap();
-        assert_eq!(c.model, DEFAULT_MODEL);
-        assert_eq!(c.base_url, DEFAULT_BASE_URL);
-        assert_eq!(c.max_steps, 10);
-    }
-
-    #[test]
-    fn the_trusted_folder_env_beats_the_users_env_file() {
-        let env = Environment::from_maps(
-            &[("AGENT_TIMEOUT", "1")],
-            &[("AGENT_MODEL", "folder"), ("A", "f")],
-            &[("AGENT_MODEL", "user"), ("AGENT_TIMEOUT", "9"), ("B", "u")],
-        );
-        assert_eq!(env.get("AGENT_MODEL"), Some("folder"));
-        assert_eq!(env.get("AGENT_TIMEOUT"), Some("1"));
-        let merged = env.merged();
-        assert_eq!((merged["A"].as_str(), merged["B"].as_str()), ("f", "u"));
-        assert_eq!(merged["AGENT_TIMEOUT"], "1");
-    }
-
-    #[test]
-    fn agent_key_wins_over_openai_key() {
-        let c = resolve(&[], &[("OPENAI_API_KEY", "o"), ("AGENT_API_KEY", "a")], &[]).unwrap();
-        let key = c.api_key.unwrap();
-        assert_eq!((key.value.as_str(), key.var), ("a", "AGENT_API_KEY"));
-    }
-
-    #[test]
-    fn missing_key_is_a_config_error_naming_both_variables() {
-        let err = resolve(&[], &[], &[]).unwrap_err();
-        assert_eq!(err.code, crate::exit::ExitCode::Config);
-        assert!(err.message.contains("AGENT_API_KEY") && err.message.contains("OPENAI_API_KEY"));
-        assert!(err.message.contains(".env"));
-    }
-
-    #[test]
-    fn local_servers_need_no_key() {
-        for url in [
-            "http://localhost:11434/v1",
-            "http://127.0.0.1:8080/v1",
-            "http://192.168.1.9:8000/v1",
-            "http://ollama:11434/v1",
-        ] {
-            assert!(resolve(&[], &[("AGENT_BASE_URL", url)], &[]).is_ok(), "{url}");
-        }
-        assert!(resolve(&[], &[("AGENT_BASE_URL", "https://api.example.com/v1")], &[]).is_err());
-    }
-
-    #[test]
-    fn malformed_url_is_a_config_error() {
-        for url in ["not a url", "ftp://host/v1", "localhost:11434"] {
-            let err = resolve(&["--base-url", url], &[("AGENT_API_KEY", "k")], &[]).unwrap_err();
-            assert_eq!(err.code, crate::exit::ExitCode::Config, "{url}");
-        }
-    }
-
-    #[test]
-    fn approval_defaults_and_overrides() {
-        let key = ("AGENT_API_KEY", "k");
-        assert_eq!(resolve(&["--yes"], &[key], &[]).unwrap().approve, ApprovalPolicy::Yes);
-        assert_eq!(
-            resolve(&["--approve", "no"], &[key], &[]).unwrap().approve,
-            ApprovalPolicy::No
-        );
-        assert_eq!(
-            resolve(&[], &[key, ("AGENT_APPROVE", "yes")], &[]).unwrap().approve,
-            ApprovalPolicy::Yes
-        );
-        assert!(resolve(&[], &[key, ("AGENT_APPROVE", "maybe")], &[]).is_err());
-    }
-
-    use crate::skills::roots::Tool;
-
-    #[test]
-    fn skill_roots_follow_the_spec_order() {
-        let c = resolve(
-            &[],
-            &[
-                ("AGENT_API_KEY", "k"),
-                ("AGENT_SKILLS_PATH", "/a:/b"),
-                ("HOME", "/home/u"),
-            ],
-            &[],
-        )
-        .unwrap();
-        let roots: Vec<String> = c.skill_roots.iter().map(|r| r.path.display().to_string()).collect();
-        assert_eq!(
-            roots,
-            [
-                "/a",
-                "/b",
-                "/tmp/.agents/skills",
-                "/tmp/skills",
-                "/home/u/.agents/skills",
-                "/home/u/.skills",
-                "/tmp/.claude/skills",
-                "/tmp/.codex/skills",
-                "/tmp/.gemini/skills",
-                "/tmp/.opencode/skills",
-                "/home/u/.claude/skills",
-                "/home/u/.codex/skills",
-                "/home/u/.gemini/skills",
-                "/home/u/.config/opencode/skills",
-            ]
-        );
-        let kinds: Vec<(RootKind, Tool)> = c.skill_roots.iter().map(|r| (r.kind, r.tool)).collect();
-        assert_eq!(kinds[6], (RootKind::Project, Tool::Claude));
-        assert_eq!(kinds[13], (RootKind::User, Tool::Opencode));
-        let only = resolve(
-            &[],
-            &[
-                ("AGENT_API_KEY", "k"),
-                ("HOME", "/h"),
-                ("AGENT_OTHER_AGENTS", "gemini"),
-                ("AGENT_BUNDLED_SKILLS", "0"),
-            ],
-            &[],
-        )
-        .unwrap();
-        let tools: Vec<Tool> = only.skill_roots.iter().map(|r| r.tool).collect();
-        assert_eq!(
-            tools,
-            [
-                Tool::Agent,
-                Tool::Agent,
-                Tool::Agent,
-                Tool::Agent,
-                Tool::Gemini,
-                Tool::Gemini
-            ]
-        );
-        let none = resolve(&[], &[("AGENT_API_KEY", "k"), ("AGENT_OTHER_AGENTS", "none")], &[]).unwrap();
-        assert!(none.skill_roots.iter().all(|r| r.tool == Tool::Agent));
-        let err = resolve(&[], &[("AGENT_API_KEY", "k"), ("AGENT_OTHER_AGENTS", "cursor")], &[]).unwrap_err();
-        assert_eq!(err.code, crate::exit::ExitCode::Config);
-    }
-}
+mod tests;

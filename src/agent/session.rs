@@ -127,7 +127,7 @@ impl Agent {
         let state = replay(&loaded.records);
         if !keep_model {
             let model = state.model.clone().unwrap_or_else(|| loaded.header.model.clone());
-            self.llm.set_model(model);
+            self.llm.resume_model(model, loaded.header.provider.as_deref());
         }
         self.conversation.restore(&state);
         self.session.turns.clone_from(&state.turns);

@@ -223,8 +223,10 @@ impl Agent {
                 });
             }
             let content = (!reply.content.is_empty()).then_some(reply.content);
-            self.conversation
-                .remember(ChatMessage::assistant(content, reply.tool_calls.clone()));
+            self.conversation.remember(
+                ChatMessage::assistant(content, reply.tool_calls.clone())
+                    .with_thinking(std::mem::take(&mut reply.thinking)),
+            );
             self.run_calls(&reply.tool_calls, &mut recent_calls).await;
             self.record_grants();
             if let Some(reason) = self.tools.take_hook_stop() {
@@ -359,13 +361,13 @@ impl Agent {
         };
         let call = match reply.usage {
             Some(u) => {
-                let total = self.usage.get_or_insert_with(Usage::default);
-                total.prompt_tokens += u.prompt_tokens;
-                total.completion_tokens += u.completion_tokens;
-                total.total_tokens += u.total_tokens;
+                self.usage.get_or_insert_with(Usage::default).add(&u);
                 CallUsage {
                     prompt_tokens: u.prompt_tokens,
                     completion_tokens: u.completion_tokens,
+                    cache_write_tokens: u.cache_write_tokens,
+                    cache_read_tokens: u.cache_read_tokens,
+                    cost_usd: u.cost_usd,
                     estimated: false,
                 }
             }
@@ -373,6 +375,7 @@ impl Agent {
                 prompt_tokens: estimate_tokens(sent),
                 completion_tokens: estimate_tokens(reply_bytes(reply)),
                 estimated: true,
+                ..CallUsage::default()
             },
         };
         if call.estimated {
@@ -395,6 +398,7 @@ impl Agent {
             prompt_tokens: estimate_tokens(sent),
             completion_tokens: estimate_tokens(received),
             estimated: true,
+            ..CallUsage::default()
         };
         self.session.count(&call);
         self.conversation.record(&Record::Usage(call));

@@ -127,6 +127,12 @@ fn llm_with(run: &Run<'_>, tape: Tape, sink: Arc<dyn EventSink>) -> Result<LlmCl
     let config = &run.config;
     LlmClient::new(
         LlmSettings {
+            provider: match &tape {
+                Tape::Replay(player) => player.provider(),
+                _ => config.provider,
+            },
+            max_tokens: config.max_tokens,
+            prices: config.prices.clone(),
             base_url: config.base_url.clone(),
             api_key: config.api_key.as_ref().map(|k| k.value.clone()),
             key_var: config.api_key.as_ref().map(|k| k.var),

@@ -28,6 +28,10 @@ pub(crate) async fn discover(cli: &Cli, config: &mut Config) -> Result<(), AppEr
     if cli.replay.is_some() {
         return Ok(());
     }
+    if !config.provider.discovers_servers() {
+        // Nothing to find: the base URL (or a gateway's), the key and the model are as set.
+        return config.require_key();
+    }
     // Built only when a question is asked: a client for an https:// URL loads every CA certificate.
     let client = |base_url: &str| {
         crate::llm::http::builder(base_url)

@@ -32,6 +32,7 @@ pub(super) fn new_session(run: &Run<'_>, model: &str) -> NewSession {
     NewSession {
         model: model.to_string(),
         base_url: without_credentials(&run.config.base_url),
+        provider: Some(run.config.provider.id().to_string()),
         skill_roots: run
             .config
             .skill_roots

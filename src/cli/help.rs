@@ -6,19 +6,31 @@ pub(crate) const SETTINGS_SOURCES: &str = "Settings without a flag come from the
 ~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
 
 /// Every variable a person sets, with what it does.
-pub(crate) const ENVIRONMENT: [(&str, &str); 28] = [
+pub(crate) const ENVIRONMENT: [(&str, &str); 31] = [
     (
         "AGENT_API_KEY, OPENAI_API_KEY",
         "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
     ),
     (
-        "AGENT_BASE_URL, OPENAI_BASE_URL",
-        "the OpenAI-compatible endpoint; default https://api.openai.com/v1, or with nothing set and no key a \
-         server answering on 127.0.0.1 (Ollama 11434, llama.cpp 8080, LM Studio 1234, vLLM 8000)",
+        "ANTHROPIC_API_KEY",
+        "Anthropic's key: set alone (no OpenAI key), it chooses Anthropic's Messages API",
+    ),
+    (
+        "AGENT_PROVIDER",
+        "openai (chat completions, local servers) or anthropic (the Messages API); default: by the keys set",
+    ),
+    (
+        "AGENT_BASE_URL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL",
+        "the endpoint; default https://api.openai.com/v1 (Anthropic: https://api.anthropic.com), or with \
+         nothing set and no key a server answering on 127.0.0.1 (Ollama 11434, llama.cpp 8080, LM Studio 1234, vLLM 8000)",
     ),
     (
         "AGENT_MODEL",
-        "the model; default gpt-4.1-mini at OpenAI, else the one model the server lists",
+        "the model; default gpt-4.1-mini at OpenAI, claude-sonnet-5-5 at Anthropic, else the one model the server lists",
+    ),
+    (
+        "AGENT_MAX_TOKENS, AGENT_PRICES",
+        "longest answer of a Messages API request (16384); prices per million tokens, 'model=in,out[,cache_write,cache_read];...'",
     ),
     ("AGENT_APPROVE", "ask, auto, yes or no (as --approve)"),
     ("AGENT_TIMEOUT", "seconds before a command is killed (60)"),

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use super::sandbox::contain::{Extra, tool_cache_value};
 use crate::support::redact::is_secret_name;
 
-/// Variables that hold the agent's own LLM key, in lookup order (`config` reads the first set);
-/// children never see them.
-pub(crate) const AGENT_KEY_VARS: [&str; 2] = ["AGENT_API_KEY", "OPENAI_API_KEY"];
+/// Variables that hold the agent's own LLM keys (`config/provider.rs` reads them, in an order
+/// that depends on the provider); children never see them.
+pub(crate) const AGENT_KEY_VARS: [&str; 3] = ["AGENT_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
 
 /// The variable naming the user's working folder, where commands run (`SKILL_DIR` names the
 /// skill's own folder).

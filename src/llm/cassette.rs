@@ -133,8 +133,10 @@ impl Recorder {
             match inner.next().await {
                 Some(Ok(bytes)) => {
                     seen.extend_from_slice(&bytes);
-                    // The SSE reader stops at `[DONE]` and may never poll for the end of the body.
-                    if seen[seen.len().saturating_sub(32)..].windows(6).any(|w| w == b"[DONE]")
+                    // The SSE reader stops at `[DONE]` (chat completions) or `message_stop`
+                    // (Messages API) and may never poll for the end of the body.
+                    let tail = &seen[seen.len().saturating_sub(40)..];
+                    if (tail.windows(6).any(|w| w == b"[DONE]") || tail.windows(12).any(|w| w == b"message_stop"))
                         && let Some((recorder, request)) = pending.take()
                     {
                         recorder.write(&request, status.as_u16(), &seen);
@@ -205,6 +207,18 @@ impl Player {
         })
     }
 
+    /// The dialect the recording speaks: a Messages API request carries its system prompt
+    /// beside the messages, a chat-completions one never does. A replay speaks it whatever the
+    /// settings say, so a cassette replays with no key and no provider set.
+    pub(crate) fn provider(&self) -> super::Provider {
+        let anthropic = self.exchanges.iter().any(|e| e.request.get("system").is_some());
+        if anthropic {
+            super::Provider::Anthropic
+        } else {
+            super::Provider::OpenAi
+        }
+    }
+
     /// The recorded lines that are not LLM calls (MCP results), in order.
     pub(crate) fn others(&self) -> &[Value] {
         &self.others
@@ -250,6 +264,14 @@ fn short(v: &Value) -> String {
 pub(crate) fn first_difference(recorded: &Value, now: &Value) -> Option<String> {
     if recorded["tools"] != now["tools"] {
         return Some("the tool list differs (different skills installed?)".into());
+    }
+    // The Messages API carries the system prompt beside the messages.
+    if recorded["system"] != now["system"] {
+        return Some(format!(
+            "the system prompt (skill catalog) differs: recorded {:?}, now {:?}",
+            short(&recorded["system"]),
+            short(&now["system"])
+        ));
     }
     let empty = Vec::new();
     let old = recorded["messages"].as_array().unwrap_or(&empty);

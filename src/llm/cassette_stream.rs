@@ -15,6 +15,8 @@ use crate::support::redact::Redactor;
 enum Part {
     Content(u64),
     Arguments(u64, u64),
+    /// A Messages API content block (its text, or its tool input's JSON), by index.
+    Block(u64),
 }
 
 /// The server-sent-event text `sse` with every secret its joined pieces hold redacted.
@@ -71,6 +73,10 @@ pub(crate) fn redact_joined(sse: &str, redactor: &Redactor) -> String {
 /// The streamed text pieces of one chunk.
 fn pieces(data: Option<&Value>) -> Vec<(Part, String)> {
     let mut out = Vec::new();
+    if let Some((index, text)) = data.and_then(block_piece) {
+        out.push((Part::Block(index), text.to_string()));
+        return out;
+    }
     let Some(choices) = data.and_then(|d| d.get("choices")).and_then(Value::as_array) else {
         return out;
     };
@@ -92,8 +98,31 @@ fn pieces(data: Option<&Value>) -> Vec<(Part, String)> {
     out
 }
 
+/// The block index and text of a Messages API `content_block_delta` (text or tool input).
+fn block_piece(data: &Value) -> Option<(u64, &str)> {
+    if data.get("type").and_then(Value::as_str) != Some("content_block_delta") {
+        return None;
+    }
+    let index = data.get("index").and_then(Value::as_u64)?;
+    let delta = data.get("delta")?;
+    let text = delta.get("text").or_else(|| delta.get("partial_json"))?.as_str()?;
+    Some((index, text))
+}
+
 /// Put `text` where `part` sits in this chunk.
 fn set_piece(data: &mut Value, part: Part, text: &str) {
+    if let Part::Block(index) = part {
+        if data.get("index").and_then(Value::as_u64) == Some(index)
+            && let Some(delta) = data.get_mut("delta").and_then(Value::as_object_mut)
+        {
+            for key in ["text", "partial_json"] {
+                if let Some(slot) = delta.get_mut(key) {
+                    *slot = Value::String(text.to_string());
+                }
+            }
+        }
+        return;
+    }
     let Some(choices) = data.get_mut("choices").and_then(Value::as_array_mut) else {
         return;
     };
@@ -156,6 +185,37 @@ mod tests {
             plain,
             "untouched when nothing matches"
         );
+    }
+
+    #[test]
+    fn messages_api_blocks_are_joined_per_block() {
+        let delta = |index: u64, delta: serde_json::Value| {
+            format!(
+                "event: content_block_delta\ndata: {}",
+                serde_json::json!({"type": "content_block_delta", "index": index, "delta": delta})
+            )
+        };
+        let sse = [
+            delta(0, serde_json::json!({"type": "text_delta", "text": "key S"})),
+            delta(
+                1,
+                serde_json::json!({"type": "input_json_delta", "partial_json": "{\"command\":\"echo SECRET"}),
+            ),
+            delta(
+                0,
+                serde_json::json!({"type": "text_delta", "text": "ECRETTOKEN123456 end"}),
+            ),
+            delta(
+                1,
+                serde_json::json!({"type": "input_json_delta", "partial_json": "TOKEN123456\"}"}),
+            ),
+        ]
+        .join("\n\n");
+        let out = redact_joined(&sse, &redactor());
+        assert!(!out.contains("TOKEN123456"), "{out}");
+        assert!(out.contains("key [REDACTED:MY_TOKEN] end"), "{out}");
+        assert!(out.contains("echo [REDACTED:MY_TOKEN]"), "{out}");
+        assert!(out.contains("event: content_block_delta"), "event lines kept: {out}");
     }
 
     #[test]

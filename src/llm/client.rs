@@ -55,6 +55,12 @@ impl Config for Endpoint {
 
 /// Everything the client needs to know about the endpoint.
 pub(crate) struct LlmSettings {
+    /// Which wire dialect the endpoint speaks.
+    pub(crate) provider: super::Provider,
+    /// `max_tokens` of a Messages API request (chat completions leave it to the server).
+    pub(crate) max_tokens: u32,
+    /// What each model's tokens cost, where known.
+    pub(crate) prices: super::prices::Prices,
     pub(crate) base_url: String,
     pub(crate) api_key: Option<String>,
     pub(crate) key_var: Option<&'static str>,
@@ -75,9 +81,14 @@ pub(crate) struct LlmSettings {
     pub(crate) redactor: Redactor,
 }
 
-/// A chat-completions client bound to one endpoint and model.
+/// A model client bound to one endpoint and model, in either wire dialect: the rest of the crate
+/// asks it the same way whichever it speaks.
 pub(crate) struct LlmClient {
     client: async_openai::Client<Endpoint>,
+    /// Set when the endpoint speaks the Messages API; chat completions otherwise.
+    messages: Option<super::anthropic::Messages>,
+    provider: super::Provider,
+    prices: super::prices::Prices,
     model: String,
     stream: bool,
     idle_timeout: Duration,
@@ -126,6 +137,7 @@ impl LlmClient {
             model: settings.model.clone(),
             key_var: settings.key_var,
             base_url_given: settings.base_url_given,
+            provider: settings.provider,
         };
         let endpoint = Endpoint {
             base: settings.base_url,
@@ -149,9 +161,20 @@ impl LlmClient {
             info,
             notice.clone(),
         );
+        let messages = (settings.provider == super::Provider::Anthropic).then(|| {
+            super::anthropic::Messages::new(
+                transport.clone(),
+                &endpoint.base,
+                endpoint.key.clone(),
+                settings.max_tokens,
+            )
+        });
         let client = async_openai::Client::build(http, endpoint).with_http_service(transport);
         Ok(Self {
             client,
+            messages,
+            provider: settings.provider,
+            prices: settings.prices,
             model: settings.model,
             stream: settings.stream,
             idle_timeout: settings.idle_timeout,
@@ -172,7 +195,23 @@ impl LlmClient {
         self.model = model;
     }
 
-    /// The exact JSON body a request with these messages and tools sends.
+    /// Take up a stored session's model, when it was the model of this client's provider
+    /// (`provider` as the session says it; sessions from before there were two spoke OpenAI's):
+    /// a session resumed on the other provider keeps this run's model.
+    pub(crate) fn resume_model(&mut self, model: String, provider: Option<&str>) {
+        if provider.unwrap_or(super::Provider::OpenAi.id()) == self.provider.id() {
+            self.model = model;
+        }
+    }
+
+    /// The context window of a Messages API model, known without asking (`None` elsewhere).
+    pub(super) fn known_window(&self) -> Option<Option<u64>> {
+        self.messages
+            .as_ref()
+            .map(|_| super::anthropic::Messages::context_window(&self.model))
+    }
+
+    /// The exact JSON body a chat-completions request with these messages and tools sends.
     pub(crate) fn request_body(&self, messages: &[ChatMessage], tools: &Value) -> Value {
         serde_json::to_value(ChatRequest {
             model: &self.model,
@@ -196,6 +235,12 @@ impl LlmClient {
     ) -> Result<Reply, LlmError> {
         self.complete_retrying(messages, tools, on_text)
             .await
+            .map(|mut reply| {
+                if let Some(usage) = reply.usage.as_mut() {
+                    usage.cost_usd = self.prices.cost(&self.model, usage);
+                }
+                reply
+            })
             .map_err(|e| LlmError {
                 message: self.redactor.redact(&e.message).into_owned(),
                 snippet: e.snippet.map(|s| self.redactor.redact(&s).into_owned()),
@@ -260,6 +305,11 @@ impl LlmClient {
         tools: &Value,
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Reply, LlmError> {
+        if let Some(api) = &self.messages {
+            return api
+                .complete(&self.model, self.stream, (messages, tools), self.idle_timeout, on_text)
+                .await;
+        }
         let body = self.request_body(messages, tools);
         crate::support::phases::mark("request");
         tracing::debug!(bytes = body.to_string().len(), "sending chat request");

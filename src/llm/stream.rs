@@ -166,6 +166,7 @@ impl Accumulator {
             tool_calls,
             finish_reason: self.finish_reason,
             usage: self.usage,
+            thinking: Vec::new(),
         })
     }
 }

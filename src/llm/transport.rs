@@ -28,8 +28,10 @@ pub(crate) struct EndpointInfo {
     pub(crate) model: String,
     /// Which variable the key came from, if any.
     pub(crate) key_var: Option<&'static str>,
-    /// The base URL was set by the user (or is a local server found), not OpenAI's default.
+    /// The base URL was set by the user (or is a local server found), not the provider's default.
     pub(crate) base_url_given: bool,
+    /// Whose API the default base URL is, and which variables hold its key.
+    pub(crate) provider: super::Provider,
 }
 
 /// A tower service that sends requests with retries and hands async-openai an SSE body.
@@ -74,12 +76,48 @@ impl tower::Service<HttpRequestFactory> for Transport {
 
     fn call(&mut self, factory: HttpRequestFactory) -> Self::Future {
         let this = self.clone();
-        Box::pin(async move { this.send(factory).await.map_err(|e| OpenAIError::Boxed(Box::new(e))) })
+        Box::pin(async move {
+            this.send(factory, Shape::ChatCompletions)
+                .await
+                .map_err(|e| OpenAIError::Boxed(Box::new(e)))
+        })
     }
 }
 
+/// What a successful response is read as: chat completions are normalised into an SSE body
+/// that async-openai reads (plain JSON wrapped, a missing `[DONE]` marked); a Messages API
+/// response is handed over as it came, its reader tells SSE from JSON by the content type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    ChatCompletions,
+    Messages,
+}
+
 impl Transport {
-    async fn send(&self, factory: HttpRequestFactory) -> Result<reqwest::Response, LlmError> {
+    /// `POST url` with a JSON `body` and `headers`, under the same retries, cassette and error
+    /// messages as every chat-completions call (the Messages API dialect sends through this).
+    pub(crate) async fn post_json(
+        &self,
+        url: String,
+        headers: HeaderMap,
+        body: Vec<u8>,
+    ) -> Result<reqwest::Response, LlmError> {
+        let http = self.http.clone();
+        let body = Bytes::from(body);
+        let factory = HttpRequestFactory::new(move || {
+            let request = http
+                .post(&url)
+                .headers(headers.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone())
+                .build()
+                .map_err(OpenAIError::Reqwest);
+            async move { request }
+        });
+        self.send(factory, Shape::Messages).await
+    }
+
+    async fn send(&self, factory: HttpRequestFactory, shape: Shape) -> Result<reqwest::Response, LlmError> {
         let mut attempt = 0u32;
         loop {
             let request = factory
@@ -99,7 +137,10 @@ impl Transport {
                 if !status.is_success() {
                     return Err(self.status_error(status, &text, &url, 0));
                 }
-                return as_event_stream(sse_response(status, text)).await;
+                return match shape {
+                    Shape::ChatCompletions => as_event_stream(sse_response(status, text)).await,
+                    Shape::Messages => Ok(recorded_response(status, text)),
+                };
             }
             let sent = match tokio::time::timeout(self.idle, self.http.execute(request)).await {
                 Ok(result) => result,
@@ -113,7 +154,10 @@ impl Transport {
             };
             let (retry_reason, delay) = match sent {
                 Ok(resp) if resp.status().is_success() => {
-                    let resp = as_event_stream(resp).await?;
+                    let resp = match shape {
+                        Shape::ChatCompletions => as_event_stream(resp).await?,
+                        Shape::Messages => resp,
+                    };
                     return Ok(match &self.tape {
                         Tape::Record(recorder) => recorder.tee(body, resp),
                         _ => resp,
@@ -166,7 +210,8 @@ impl Transport {
                     info.base_url
                 ),
                 None => format!(
-                    "the endpoint wants an API key (HTTP {status}): {server}. Set AGENT_API_KEY or OPENAI_API_KEY"
+                    "the endpoint wants an API key (HTTP {status}): {server}. Set {}",
+                    info.provider.key_vars()
                 ),
             },
             404 => format!(
@@ -174,6 +219,10 @@ impl Transport {
                 info.model, info.base_url
             ),
             400 | 422 => format!("the endpoint refused the request (HTTP {status}): {server}"),
+            413 => format!(
+                "the request is too large for the endpoint (HTTP {status}): {server}. Start a new session, \
+                 /compact the chat, or lower AGENT_HISTORY_BUDGET"
+            ),
             _ => format!("the model endpoint failed{after} (HTTP {status}): {server}"),
         };
         LlmError::new(message).with_snippet(truncate(body))
@@ -222,8 +271,9 @@ fn unresolved_hint(info: &EndpointInfo) -> String {
     let key = info.key_var.unwrap_or("an API key");
     format!(
         "The host name does not resolve (is this machine offline?). No base URL is set, so this is \
-         OpenAI's ({}), used because {key} is set; with a key set, no local server on 127.0.0.1 is \
+         {}'s ({}), used because {key} is set; with a key set, no local server on 127.0.0.1 is \
          looked for. For a local server, unset {key} or set AGENT_BASE_URL=http://127.0.0.1:PORT/v1.",
+        info.provider.name(),
         info.base_url
     )
 }
@@ -287,6 +337,17 @@ fn describe_json(v: &serde_json::Value) -> String {
         serde_json::Value::Bool(_) => "a boolean".into(),
         serde_json::Value::Null => "null".into(),
     }
+}
+
+/// A replayed Messages API response: SSE when the recording is an event stream, else JSON.
+fn recorded_response(status: StatusCode, text: String) -> reqwest::Response {
+    let head = text.trim_start();
+    if head.starts_with("event:") || head.starts_with("data:") || head.starts_with(':') {
+        return sse_response(status, text);
+    }
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    with_body(status, headers, reqwest::Body::from(text))
 }
 
 /// A server-sent-event response with `body`, made here rather than received.
@@ -356,8 +417,10 @@ fn watch_for_done(resp: reqwest::Response) -> reqwest::Response {
     with_body(status, headers, reqwest::Body::wrap_stream(body))
 }
 
+/// Worth asking again: timeouts, conflicts, rate limits and server errors, Anthropic's 529
+/// (`overloaded_error`) among them.
 fn is_retryable(status: StatusCode) -> bool {
-    matches!(status.as_u16(), 408 | 409 | 429 | 500 | 502 | 503 | 504)
+    matches!(status.as_u16(), 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529)
 }
 
 /// Exponential backoff (0.5 s, 1 s, 2 s …, capped at 8 s) with up to 25 % jitter.
@@ -430,58 +493,5 @@ fn truncate(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn retry_after_seconds_and_cap() {
-        let mut h = HeaderMap::new();
-        h.insert(RETRY_AFTER, "2".parse().unwrap());
-        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
-        h.insert(RETRY_AFTER, "3600".parse().unwrap());
-        assert_eq!(retry_after(&h), Some(MAX_RETRY_AFTER));
-        h.insert(RETRY_AFTER, "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
-        assert_eq!(retry_after(&h), Some(Duration::ZERO));
-    }
-
-    #[test]
-    fn server_message_prefers_error_message() {
-        assert_eq!(server_message(r#"{"error":{"message":"bad model"}}"#), "bad model");
-        assert_eq!(server_message("plain text"), "plain text");
-        assert_eq!(server_message(""), "no details in the response");
-    }
-
-    #[test]
-    fn non_completions_are_described() {
-        let v: serde_json::Value = serde_json::from_str(r#"{"object":"list","data":[]}"#).unwrap();
-        assert!(!is_completion_like(&v));
-        assert_eq!(describe_json(&v), "an object with `data`, `object`");
-        assert!(is_completion_like(&serde_json::json!({"choices": []})));
-        assert!(is_completion_like(&serde_json::json!({"error": {"message": "x"}})));
-        assert_eq!(describe_json(&serde_json::json!([1, 2])), "an array of 2 item(s)");
-    }
-
-    #[test]
-    fn an_unresolved_default_host_names_the_key_that_chose_it() {
-        let mut info = EndpointInfo {
-            base_url: "https://api.openai.com/v1".into(),
-            model: "m".into(),
-            key_var: Some("AGENT_API_KEY"),
-            base_url_given: false,
-        };
-        let hint = unresolved_hint(&info);
-        assert!(
-            hint.contains("because AGENT_API_KEY is set") && hint.contains("no local server"),
-            "{hint}"
-        );
-        assert!(!hint.contains("spelling"), "{hint}");
-        info.base_url_given = true;
-        assert!(unresolved_hint(&info).contains("check the spelling of the base URL"));
-    }
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        assert!(backoff(0) >= Duration::from_millis(500) && backoff(0) < Duration::from_millis(700));
-        assert!(backoff(10) <= Duration::from_secs(10));
-    }
-}
+#[path = "transport_tests.rs"]
+mod tests;

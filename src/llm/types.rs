@@ -23,6 +23,12 @@ pub struct ChatMessage {
     pub(crate) tool_calls: Vec<ToolCall>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) tool_call_id: Option<String>,
+    /// Reasoning blocks the model returned before this (assistant) message's text and calls,
+    /// kept exactly as received because the provider checks their signatures when they are sent
+    /// back (Anthropic's `thinking` and `redacted_thinking`). Opaque to everything outside the
+    /// dialect that made them; the chat-completions dialect never sends them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) thinking: Vec<Value>,
 }
 
 impl ChatMessage {
@@ -41,6 +47,7 @@ impl ChatMessage {
             note: None,
             tool_calls: Vec::new(),
             tool_call_id: None,
+            thinking: Vec::new(),
         }
     }
 
@@ -69,7 +76,15 @@ impl ChatMessage {
             note: None,
             tool_calls,
             tool_call_id: None,
+            thinking: Vec::new(),
         }
+    }
+
+    /// The same (assistant) message with the reasoning blocks its reply carried, to be sent back
+    /// unchanged (see [`ChatMessage::thinking`]).
+    pub(crate) fn with_thinking(mut self, thinking: Vec<Value>) -> Self {
+        self.thinking = thinking;
+        self
     }
 
     pub fn tool(call_id: impl Into<String>, text: impl Into<String>) -> Self {
@@ -79,6 +94,7 @@ impl ChatMessage {
             note: None,
             tool_calls: Vec::new(),
             tool_call_id: Some(call_id.into()),
+            thinking: Vec::new(),
         }
     }
 }
@@ -99,6 +115,8 @@ struct StoredMessage {
     tool_calls: Vec<ToolCall>,
     #[serde(default)]
     tool_call_id: Option<String>,
+    #[serde(default)]
+    thinking: Vec<Value>,
 }
 
 #[derive(Deserialize)]
@@ -122,6 +140,7 @@ impl<'de> Deserialize<'de> for ChatMessage {
             note: stored.note,
             tool_calls: stored.tool_calls,
             tool_call_id: stored.tool_call_id,
+            thinking: stored.thinking,
         })
     }
 }
@@ -217,13 +236,70 @@ fn as_sent<S: serde::Serializer>(messages: &&[ChatMessage], serializer: S) -> Re
     serializer.collect_seq(messages.iter().map(Sent))
 }
 
-/// Token counts, when the server reports them.
+/// Token counts, when the server reports them. `prompt_tokens` counts every input token, those
+/// written to and read from the provider's prompt cache included; the two cache counts say how
+/// many of them were.
 #[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(default)]
+#[serde(from = "WireUsage")]
 pub(crate) struct Usage {
     pub(crate) prompt_tokens: u64,
     pub(crate) completion_tokens: u64,
     pub(crate) total_tokens: u64,
+    /// Input tokens written to the prompt cache (Anthropic's `cache_creation_input_tokens`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) cache_write_tokens: u64,
+    /// Input tokens read from the prompt cache (Anthropic's `cache_read_input_tokens`, OpenAI's
+    /// `prompt_tokens_details.cached_tokens`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) cache_read_tokens: u64,
+    /// What the call cost, where the model's prices are known (`super::prices`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cost_usd: Option<crate::support::money::Usd>,
+}
+
+impl Usage {
+    /// The sum of two calls' usage; a cost only where both are priced (else the known part).
+    pub(crate) fn add(&mut self, other: &Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.total_tokens += other.total_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cost_usd = crate::support::money::Usd::sum(self.cost_usd, other.cost_usd);
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// `usage` as a chat-completions server sends it: OpenAI counts cached input under
+/// `prompt_tokens_details.cached_tokens` (inside `prompt_tokens`, as here).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WireUsage {
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    total_tokens: u64,
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct PromptDetails {
+    cached_tokens: u64,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(w: WireUsage) -> Self {
+        Self {
+            prompt_tokens: w.prompt_tokens,
+            completion_tokens: w.completion_tokens,
+            total_tokens: w.total_tokens,
+            cache_read_tokens: w.prompt_tokens_details.map_or(0, |d| d.cached_tokens),
+            ..Self::default()
+        }
+    }
 }
 
 /// A streamed chunk, or a whole non-streamed completion (its `message` read as `delta`).
@@ -277,6 +353,8 @@ pub(crate) struct FunctionDelta {
 pub struct Reply {
     pub(crate) content: String,
     pub(crate) tool_calls: Vec<ToolCall>,
+    /// Reasoning blocks to send back unchanged with this reply ([`ChatMessage::thinking`]).
+    pub(crate) thinking: Vec<Value>,
     pub(crate) finish_reason: Option<String>,
     pub(crate) usage: Option<Usage>,
 }
@@ -306,6 +384,20 @@ mod tests {
         }
         let bad = serde_json::from_str::<ChatMessage>(r#"{"role":"root","content":"x"}"#).unwrap_err();
         assert!(bad.to_string().contains("unknown message role \"root\""), "{bad}");
+    }
+
+    #[test]
+    fn openai_cached_tokens_count_as_cache_reads() {
+        let u: Usage = serde_json::from_str(
+            r#"{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (u.prompt_tokens, u.cache_read_tokens, u.cache_write_tokens),
+            (2006, 1920, 0)
+        );
+        let plain: Usage = serde_json::from_str(r#"{"prompt_tokens":5}"#).unwrap();
+        assert_eq!((plain.prompt_tokens, plain.cache_read_tokens), (5, 0));
     }
 
     #[test]

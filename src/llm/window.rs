@@ -19,6 +19,9 @@ impl LlmClient {
     /// when it says none (api.openai.com lists none, so it is not asked), cannot be reached, or
     /// the run is replayed. Asked once per model and run, on first use.
     pub(crate) async fn context_window(&self) -> Option<u64> {
+        if let Some(window) = self.known_window() {
+            return window;
+        }
         let access = &self.models;
         let mut known = access.window.lock().await;
         if let Some((model, window)) = known.as_ref()

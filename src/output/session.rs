@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use crate::support::money::Usd;
 use serde::Serialize;
 
 /// Where the context window's size came from.
@@ -55,6 +56,13 @@ pub struct TurnUsage {
     pub(crate) calls: u32,
     pub(crate) prompt_tokens: u64,
     pub(crate) completion_tokens: u64,
+    /// Of `prompt_tokens`, those written to the provider's prompt cache.
+    pub(crate) cache_write_tokens: u64,
+    /// Of `prompt_tokens`, those read from the provider's prompt cache.
+    pub(crate) cache_read_tokens: u64,
+    /// What the turn cost, where the model's prices are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cost_usd: Option<Usd>,
     /// Some call of the turn had no `usage` from the server: its counts are estimates.
     pub(crate) estimated: bool,
 }
@@ -64,6 +72,13 @@ pub struct TurnUsage {
 pub(crate) struct Totals {
     pub(crate) prompt_tokens: u64,
     pub(crate) completion_tokens: u64,
+    /// Of `prompt_tokens`, those written to the provider's prompt cache.
+    pub(crate) cache_write_tokens: u64,
+    /// Of `prompt_tokens`, those read from the provider's prompt cache.
+    pub(crate) cache_read_tokens: u64,
+    /// What the session cost, where the model's prices are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cost_usd: Option<Usd>,
     /// Some call sent no `usage`: the counts are partly estimated.
     pub(crate) estimated: bool,
 }
@@ -74,6 +89,9 @@ impl Totals {
         Self {
             prompt_tokens: turns.iter().map(|t| t.prompt_tokens).sum(),
             completion_tokens: turns.iter().map(|t| t.completion_tokens).sum(),
+            cache_write_tokens: turns.iter().map(|t| t.cache_write_tokens).sum(),
+            cache_read_tokens: turns.iter().map(|t| t.cache_read_tokens).sum(),
+            cost_usd: turns.iter().fold(None, |sum, t| Usd::sum(sum, t.cost_usd)),
             estimated: turns.iter().any(|t| t.estimated),
         }
     }

@@ -25,6 +25,11 @@ pub struct Header {
     pub(crate) model: String,
     /// The endpoint's base URL.
     pub(crate) base_url: String,
+    /// The wire dialect spoken (`openai`, `anthropic`; absent in sessions written before there
+    /// were two: `openai`). A model name belongs to its provider: resumed on the other, the
+    /// session keeps the conversation and takes that provider's model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) provider: Option<String>,
     /// Every skill root, in precedence order.
     pub(crate) skill_roots: Vec<String>,
     /// The working directory `agent` ran in: `--continue` picks the newest session of it.
@@ -43,11 +48,25 @@ pub struct Header {
 /// Tokens one model call took, from the server's `usage` or estimated from bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallUsage {
+    /// Every input token, those written to and read from the prompt cache included.
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Input tokens written to the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+    /// Input tokens read from the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+    /// What the call cost, where the model's prices are known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<crate::support::money::Usd>,
     /// `true`: the server sent no `usage`; both counts are bytes / 4.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Why a turn ended without an answer of its own.
@@ -136,6 +155,7 @@ pub enum Record {
 #[cfg(test)]
 pub(crate) fn test_header(id: &str, cwd: &str) -> Header {
     Header {
+        provider: None,
         v: FORMAT_VERSION,
         id: id.into(),
         agent_version: "0.1.0".into(),
@@ -172,6 +192,7 @@ mod tests {
                 prompt_tokens: 10,
                 completion_tokens: 2,
                 estimated: false,
+                ..Default::default()
             }),
             Record::Interrupted { by: Interruption::Lost },
             Record::Reset,

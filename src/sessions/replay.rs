@@ -27,6 +27,9 @@ impl TurnUsage {
         self.calls += 1;
         self.prompt_tokens += usage.prompt_tokens;
         self.completion_tokens += usage.completion_tokens;
+        self.cache_write_tokens += usage.cache_write_tokens;
+        self.cache_read_tokens += usage.cache_read_tokens;
+        self.cost_usd = crate::support::money::Usd::sum(self.cost_usd, usage.cost_usd);
         self.estimated |= usage.estimated;
     }
 }

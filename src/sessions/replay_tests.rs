@@ -23,6 +23,7 @@ fn usage(p: u64, c: u64, estimated: bool) -> Record {
         prompt_tokens: p,
         completion_tokens: c,
         estimated,
+        ..Default::default()
     })
 }
 

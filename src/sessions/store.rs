@@ -29,6 +29,8 @@ const MAX_CANDIDATES: usize = 10;
 pub struct NewSession {
     pub model: String,
     pub base_url: String,
+    /// The wire dialect spoken (see `Header::provider`).
+    pub provider: Option<String>,
     pub skill_roots: Vec<String>,
     pub cwd: String,
     pub parent: Option<SessionId>,
@@ -99,6 +101,7 @@ impl SessionStore {
             agent_version: env!("CARGO_PKG_VERSION").to_string(),
             model: start.model,
             base_url: start.base_url,
+            provider: start.provider,
             skill_roots: start.skill_roots,
             cwd: start.cwd,
             started_at: unix_seconds(now),

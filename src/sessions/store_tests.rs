@@ -4,6 +4,7 @@ use std::os::unix::fs::MetadataExt;
 
 fn start(cwd: &str) -> NewSession {
     NewSession {
+        provider: None,
         model: "m".into(),
         base_url: "http://127.0.0.1:9/v1".into(),
         skill_roots: vec!["/skills".into()],
@@ -95,6 +96,7 @@ fn used() -> Record {
         prompt_tokens: 5,
         completion_tokens: 1,
         estimated: false,
+        ..Default::default()
     })
 }
 

@@ -55,6 +55,7 @@ mod tests {
     #[test]
     fn a_summary_counts_turns_and_tokens() {
         let header = Header {
+            provider: None,
             v: FORMAT_VERSION,
             id: "20261201-112233-k3f9".into(),
             agent_version: "0.1.0".into(),
@@ -71,6 +72,7 @@ mod tests {
                 prompt_tokens: p,
                 completion_tokens: c,
                 estimated: false,
+                ..Default::default()
             })
         };
         let records = vec![

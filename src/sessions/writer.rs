@@ -213,6 +213,7 @@ mod tests {
             prompt_tokens: 10,
             completion_tokens: 2,
             estimated: false,
+            ..Default::default()
         });
         assert!(!write("none.jsonl", &[Record::Message(ChatMessage::user("hi"))]));
         assert!(write("one.jsonl", &[Record::Message(ChatMessage::user("hi")), usage]));

@@ -3,6 +3,7 @@
 pub mod cache_file;
 pub(crate) mod children;
 pub(crate) mod fs;
+pub mod money;
 pub mod phases;
 pub(crate) mod public_url;
 pub mod redact;

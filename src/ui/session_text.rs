@@ -89,6 +89,18 @@ pub(crate) fn list_notes(list: &SessionList) -> Vec<String> {
     err
 }
 
+/// `, 1200 cache write, 9800 cache read, $0.0042` — the parts the provider reported.
+fn cache_and_cost(write: u64, read: u64, cost: Option<crate::support::money::Usd>) -> String {
+    let mut out = String::new();
+    if write > 0 || read > 0 {
+        out.push_str(&format!(", {write} cache write, {read} cache read"));
+    }
+    if let Some(cost) = cost {
+        out.push_str(&format!(", {cost}"));
+    }
+    out
+}
+
 /// `/usage`: one line per turn, then the session.
 pub(crate) fn usage_lines(r: &UsageReport) -> Vec<String> {
     let mut lines: Vec<String> = r
@@ -98,10 +110,11 @@ pub(crate) fn usage_lines(r: &UsageReport) -> Vec<String> {
         .map(|(i, t)| {
             let message: String = visible(&t.message).chars().take(50).collect();
             format!(
-                "  {:>3}. {:>8} in {:>7} out  {}{message}",
+                "  {:>3}. {:>8} in {:>7} out{}  {}{message}",
                 i + 1,
                 tokens(t.prompt_tokens, t.estimated),
                 tokens(t.completion_tokens, t.estimated),
+                cache_and_cost(t.cache_write_tokens, t.cache_read_tokens, t.cost_usd),
                 if t.calls == 1 {
                     String::new()
                 } else {
@@ -112,9 +125,10 @@ pub(crate) fn usage_lines(r: &UsageReport) -> Vec<String> {
         .collect();
     let t = &r.totals;
     lines.push(format!(
-        "  session: {} in, {} out{}",
+        "  session: {} in, {} out{}{}",
         tokens(t.prompt_tokens, t.estimated),
         tokens(t.completion_tokens, t.estimated),
+        cache_and_cost(t.cache_write_tokens, t.cache_read_tokens, t.cost_usd),
         if t.estimated {
             " (~estimated: the server sent no usage for some calls; bytes / 4)"
         } else {
@@ -227,11 +241,13 @@ mod tests {
                 prompt_tokens: 12_345,
                 completion_tokens: 40,
                 estimated: true,
+                ..Default::default()
             }],
             totals: Totals {
                 prompt_tokens: 12_345,
                 completion_tokens: 40,
                 estimated: true,
+                ..Default::default()
             },
             context_tokens: 8192,
             window: Some(32768),
@@ -244,6 +260,36 @@ mod tests {
         assert!(lines[1].contains("~estimated"), "{lines:?}");
         assert!(
             lines[2].contains("~8192 tokens of a window of 32768 (25%)"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn usage_shows_cache_counts_and_cost_when_reported() {
+        let cost = Some(crate::support::money::Usd::from_dollars(0.0042));
+        let turn = TurnUsage {
+            message: "hi".into(),
+            calls: 1,
+            prompt_tokens: 11_000,
+            completion_tokens: 40,
+            cache_write_tokens: 1_000,
+            cache_read_tokens: 9_800,
+            cost_usd: cost,
+            estimated: false,
+        };
+        let r = UsageReport {
+            turns: vec![turn.clone()],
+            totals: Totals::of(&[turn]),
+            context_tokens: 100,
+            window: None,
+        };
+        let lines = usage_lines(&r);
+        assert!(
+            lines[0].contains("out, 1000 cache write, 9800 cache read, $0.0042"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].contains("40 out, 1000 cache write, 9800 cache read, $0.0042"),
             "{lines:?}"
         );
     }

@@ -4,6 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod binary;
+pub mod claude;
 pub mod events_doc;
 pub mod kernel;
 pub mod library;
@@ -11,6 +12,7 @@ pub mod pty;
 pub mod sessions;
 
 pub use binary::*;
+pub use claude::*;
 pub(crate) use kernel::require_kernel;
 
 use std::collections::VecDeque;

@@ -137,6 +137,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::at(dir.path());
         let start = crate::sessions::NewSession {
+            provider: None,
             model: "m".into(),
             base_url: "u".into(),
             skill_roots: Vec::new(),
@@ -155,6 +156,7 @@ mod tests {
             prompt_tokens: 3,
             completion_tokens: 1,
             estimated: false,
+            ..Default::default()
         }));
         c.remember(ChatMessage::user("two"));
         let loaded = store.load(&id).unwrap();
@@ -180,6 +182,7 @@ mod tests {
 
     fn loaded_start() -> crate::sessions::NewSession {
         crate::sessions::NewSession {
+            provider: None,
             model: "m".into(),
             base_url: "u".into(),
             skill_roots: Vec::new(),

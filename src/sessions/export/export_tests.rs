@@ -18,6 +18,7 @@ fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCall {
 
 fn session() -> SessionFile {
     let header = Header {
+        provider: None,
         v: FORMAT_VERSION,
         id: "20261201-112233-k3f9".into(),
         agent_version: "0.1.0".into(),
@@ -40,6 +41,7 @@ fn session() -> SessionFile {
             prompt_tokens: 100,
             completion_tokens: 5,
             estimated: false,
+            ..Default::default()
         }),
         m(ChatMessage::tool("a", "Skill weather activated. Run ./run.sh CITY")),
         Record::Activation {
@@ -62,6 +64,7 @@ fn session() -> SessionFile {
             prompt_tokens: 200,
             completion_tokens: 20,
             estimated: true,
+            ..Default::default()
         }),
         m(ChatMessage::user("and Oslo?")),
         Record::Interrupted { by: Interruption::User },
