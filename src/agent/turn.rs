@@ -157,7 +157,7 @@ impl Agent {
         self.session.tools_bytes = tools_bytes(&tools);
         self.compact_if_due(user_message).await;
         if self.preactivate {
-            self.preactivate(user_message);
+            self.preactivate(user_message).await;
         }
         self.conversation
             .remember(ChatMessage::user(user_message).noted(catalog.note));
@@ -313,12 +313,12 @@ impl Agent {
     }
 
     /// Activate the one clearly best skill for `request` before the model is asked at all.
-    fn preactivate(&mut self, request: &str) {
+    async fn preactivate(&mut self, request: &str) {
         let scores = self.skills().index().score(request);
         let winner = clear_winner(&scores, PREACTIVATE_MIN_COVERAGE, PREACTIVATE_MARGIN);
         let name = winner.and_then(|i| self.skills().all().get(i)).map(|s| s.name.clone());
         if let Some(name) = name.filter(|n| !self.conversation.holds(n)) {
-            let _ = self.activate_by_hand(&name);
+            let _ = self.activate_by_hand(&name).await;
         }
     }
 

@@ -8,6 +8,7 @@ pub(crate) mod catalog;
 pub(crate) mod check;
 pub(crate) mod code;
 pub mod discover;
+pub(crate) mod dynamic;
 pub(crate) mod examples;
 pub mod library;
 pub mod load;

@@ -7,6 +7,7 @@
 
 mod activate;
 mod decode;
+mod dynamic;
 pub(crate) mod files;
 mod installed;
 mod live;

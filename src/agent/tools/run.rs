@@ -40,17 +40,23 @@ impl ToolRunner {
                 "no skill is active; call activate_skill first, then run the commands its instructions give",
             );
         };
+        self.run_for(&skill, command).await.into_outcome()
+    }
+
+    /// Run `command` as `skill`'s: every check and wall of [`Self::run_command`], with the
+    /// command's output kept beside the model's text (dynamic context reads its stdout).
+    pub(super) async fn run_for(&self, skill: &Skill, command: &str) -> CommandRun {
         let command = command.trim();
         if command.is_empty() {
-            return ToolOutcome::refused("the command is empty");
+            return CommandRun::NotRun(ToolOutcome::refused("the command is empty"));
         }
-        if let Err(reason) = self.as_shipped(&skill).await {
+        if let Err(reason) = self.as_shipped(skill).await {
             self.emit(Event::CommandDenied {
                 skill: Some(skill.name.clone()),
                 command: command.to_string(),
                 reason: reason.clone(),
             });
-            return ToolOutcome::denied(reason);
+            return CommandRun::NotRun(ToolOutcome::denied(reason));
         }
         let requires = &skill.requires;
         let sandbox = &self.settings.sandbox;
@@ -58,12 +64,12 @@ impl ToolRunner {
             sandbox.extra.ensure_tool_dirs();
         }
         let mut policy = sandbox.policy(&skill.dir, &requires.write, requires.network);
-        if self.is_locked(&skill).await {
+        if self.is_locked(skill).await {
             policy = policy.lock_skill_folder();
         }
         // The tighter walls a command that is not the skill's own runs in under `auto`, if any.
         let tight = policy.contained(requires.network, sandbox.extra.network);
-        let plan = match self.approve(&skill, command, &policy, tight.is_some()).await {
+        let plan = match self.approve(skill, command, &policy, tight.is_some()).await {
             Ok((plan, true)) => {
                 policy = tight.unwrap_or(policy);
                 Approved { plan, contained: true }
@@ -75,14 +81,14 @@ impl ToolRunner {
                     command: command.to_string(),
                     reason: reason.clone(),
                 });
-                return ToolOutcome::denied(reason);
+                return CommandRun::NotRun(ToolOutcome::denied(reason));
             }
         };
-        self.execute(&skill, command, &plan, &policy).await
+        self.execute(skill, command, &plan, &policy).await
     }
 
     /// Start the approved `plan` in the sandbox `policy` describes and report how it ended.
-    async fn execute(&self, skill: &Skill, command: &str, approved: &Approved, policy: &Policy) -> ToolOutcome {
+    async fn execute(&self, skill: &Skill, command: &str, approved: &Approved, policy: &Policy) -> CommandRun {
         let plan = &approved.plan;
         // Its own temp folder, removed when this returns (and the command's processes are gone).
         let temp = PrivateTemp::create(&self.settings.sandbox.temp)
@@ -95,7 +101,7 @@ impl ToolRunner {
         // A sandbox that cannot be built is not silently skipped: the command does not run.
         let confinement = match Confinement::build(policy) {
             Ok(confinement) => confinement,
-            Err(e) => return self.not_started(format!("{command}: not run: {e}")),
+            Err(e) => return CommandRun::NotRun(self.not_started(format!("{command}: not run: {e}"))),
         };
         self.emit(Event::CommandStarted {
             skill: skill.name.clone(),
@@ -144,17 +150,18 @@ impl ToolRunner {
         match ran {
             Ok(out) => {
                 let removed = self.sweep(snapshot).await;
-                self.finished(skill, command, policy, &out, &removed)
+                let outcome = self.finished(skill, command, policy, &out, &removed);
+                CommandRun::Ran { outcome, output: out }
             }
             Err(e) => {
                 let program = match plan {
                     Plan::Argv(argv) => argv.program().display().to_string(),
                     Plan::Shell(_) => "sh".to_string(),
                 };
-                self.not_started(format!(
+                CommandRun::NotRun(self.not_started(format!(
                     "could not start {program} in {}: {e}",
                     self.settings.workdir.display()
-                ))
+                )))
             }
         }
     }
@@ -471,6 +478,23 @@ fn scope_of(skill: &Skill, unconfined: bool) -> SkillScope {
         grants: skill.allowed_tools.clone(),
         unconfined,
         ..SkillScope::default()
+    }
+}
+
+/// How a command of a skill ended: it ran (its output, and the model's text of it), or it did not.
+pub(super) enum CommandRun {
+    /// It started; `output` is what it printed, capped and redacted.
+    Ran { outcome: ToolOutcome, output: CommandOutput },
+    /// Denied, refused or not started: why, as the model reads it.
+    NotRun(ToolOutcome),
+}
+
+impl CommandRun {
+    /// What the model reads of it.
+    pub(super) fn into_outcome(self) -> ToolOutcome {
+        match self {
+            Self::Ran { outcome, .. } | Self::NotRun(outcome) => outcome,
+        }
     }
 }
 

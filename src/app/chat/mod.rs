@@ -159,11 +159,10 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
             Some(command) => match commands::dispatch(&mut chat, command) {
                 Flow::Done => continue,
                 Flow::Exit => break,
-                Flow::Send(text) => text,
-                Flow::Later(command) => {
-                    sessions::run_deferred(&mut chat, command).await;
-                    continue;
-                }
+                Flow::Later(command) => match sessions::run_deferred(&mut chat, command).await {
+                    Some(text) => text,
+                    None => continue,
+                },
             },
             None => message,
         };

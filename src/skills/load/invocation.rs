@@ -228,21 +228,13 @@ pub(crate) fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
     (policy, found)
 }
 
-/// The first line of skill file text `text` (1-based) that uses Claude Code's shell preprocessing:
-/// `` !`command` `` inline, or a fenced block opened with ```` ```! ````. Claude Code runs those
-/// commands before the model reads the skill and puts their output in their place; `agent` runs
-/// nothing it was not asked to, so the model would read the command instead of its output.
+/// The first line of skill file text `text` (1-based) that opens Claude Code's multi-line shell
+/// preprocessing, a fenced block opened with ```` ```! ````. Claude Code runs such a block before
+/// the model reads the skill; `agent` runs only the one-line `` !`command` `` form
+/// (`skills::dynamic`), so the model would read this block's commands instead of their output.
 pub(crate) fn shell_preprocessing(text: &str) -> Option<usize> {
-    let inline = |line: &str| {
-        line.match_indices("!`").any(|(at, _)| {
-            line[..at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| c.is_whitespace() || c == '(')
-        })
-    };
     text.lines()
-        .position(|line| line.trim_start().starts_with("```!") || inline(line))
+        .position(|line| line.trim_start().starts_with("```!"))
         .map(|i| i + 1)
 }
 
@@ -292,7 +284,7 @@ mod tests {
     fn claude_code_shell_preprocessing_is_found() {
         assert_eq!(
             shell_preprocessing("---\nname: x\n---\nBranch: !`git branch --show-current`\n"),
-            Some(4)
+            None
         );
         assert_eq!(shell_preprocessing("a\n  ```!\ngit status\n```\n"), Some(2));
         assert_eq!(shell_preprocessing("Done!`x` and ```sh\nrun!\n```\n"), None);

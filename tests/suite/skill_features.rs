@@ -1,0 +1,98 @@
+//! Claude Code's skill features through the real binary (docs/skills.md#claude-code-features):
+//! `` !`command` `` dynamic context runs on activation as the skill's command (its output in the
+//! body the model gets; a fenced example never runs; a denied or failing one is marked), and
+//! `paths:` keeps a skill out of the catalog of a folder without matching files.
+
+use crate::common::*;
+use serde_json::{Value, json};
+
+/// A skill whose body holds a marker to run, one that fails, a fenced example that would delete
+/// the canary, and the syntax explained inside a larger code span.
+const DYNAMIC: &str = "---\nname: status\ndescription: Reports the project status with live context.\n---\n\
+Greeting: !`echo hello-dyn`\n\
+Broken: !`sh -c 'echo oops-dyn >&2; exit 3'`\n\
+Example, not to run:\n\
+```sh\n!`rm canary.txt`\n```\n\
+Write `` !`rm canary.txt` `` in a skill to inject output.\n";
+
+fn dynamic_workspace() -> Workspace {
+    let ws = Workspace::new();
+    ws.skill("status", DYNAMIC, None);
+    std::fs::write(ws.work().join("canary.txt"), "still here").unwrap();
+    ws
+}
+
+/// The JSON events of a `--json` run.
+fn events(out: &str) -> Vec<Value> {
+    out.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+#[tokio::test]
+async fn dynamic_context_fills_the_body_and_never_runs_fenced_examples() {
+    let ws = dynamic_workspace();
+    let mock = MockLlm::start(vec![tool("activate_skill", json!({"name": "status"})), text("All good.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--yes", "--sandbox", "off", "--json", "--once", "status please"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let requests = mock.chat_requests().await;
+    let body = last_tool_result(&requests[1]);
+    assert!(body.contains("Greeting: hello-dyn\n"), "{body}");
+    assert!(!body.contains("!`echo hello-dyn`"), "{body}");
+    assert!(
+        body.contains("Broken: [dynamic context `sh -c 'echo oops-dyn >&2; exit 3'` failed (exit code 3): oops-dyn]"),
+        "{body}"
+    );
+    // The fenced example and the explained syntax stay as written, and nothing deleted the canary.
+    assert!(body.contains("```sh\n!`rm canary.txt`\n```"), "{body}");
+    assert!(body.contains("Write `` !`rm canary.txt` `` in a skill"), "{body}");
+    assert!(ws.work().join("canary.txt").exists(), "a fenced example ran");
+    // The runs are events like any command of the skill, after the skill was selected.
+    let events = events(&out);
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    let selected = kinds.iter().position(|k| *k == "skill_selected").unwrap();
+    let started: Vec<&Value> = events.iter().filter(|e| e["type"] == "command_started").collect();
+    assert_eq!(started.len(), 2, "{out}");
+    assert_eq!(started[0]["command"], "echo hello-dyn");
+    assert_eq!(started[0]["skill"], "status");
+    assert!(kinds.iter().position(|k| *k == "command_started").unwrap() > selected);
+    assert_eq!(kinds.iter().filter(|k| **k == "skill_selected").count(), 1, "{out}");
+}
+
+#[tokio::test]
+async fn a_dynamic_command_the_policy_denies_is_marked_in_the_body() {
+    let ws = dynamic_workspace();
+    let mock = MockLlm::start(vec![tool("activate_skill", json!({"name": "status"})), text("Could not.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--approve", "no", "--sandbox", "off", "--json", "--once", "status please"]);
+    let (_, out, err) = run_outcome(cmd).await;
+    let requests = mock.chat_requests().await;
+    assert_eq!(requests.len(), 2, "{err}");
+    let body = last_tool_result(&requests[1]);
+    assert!(
+        body.contains("Greeting: [dynamic context `echo hello-dyn` not run: "),
+        "{body}"
+    );
+    assert!(!body.contains("hello-dyn\n"), "{body}");
+    let denied: Vec<Value> = events(&out)
+        .into_iter()
+        .filter(|e| e["type"] == "command_denied")
+        .collect();
+    assert_eq!(denied.len(), 2, "{out}");
+    assert_eq!(denied[0]["command"], "echo hello-dyn");
+    assert!(ws.work().join("canary.txt").exists());
+}
+
+#[tokio::test]
+async fn dynamic_context_runs_for_a_skill_invoked_by_hand() {
+    let ws = dynamic_workspace();
+    let mock = MockLlm::start(vec![text("Done.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--yes", "--sandbox", "off", "--skill", "status"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let requests = mock.chat_requests().await;
+    let body = contents(&requests[0], "tool").join("\n");
+    assert!(body.contains("Greeting: hello-dyn\n"), "{body}");
+    assert!(ws.work().join("canary.txt").exists());
+}
