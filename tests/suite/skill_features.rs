@@ -96,3 +96,43 @@ async fn dynamic_context_runs_for_a_skill_invoked_by_hand() {
     assert!(body.contains("Greeting: hello-dyn\n"), "{body}");
     assert!(ws.work().join("canary.txt").exists());
 }
+
+const RUSTY: &str = "---\nname: rusty\ndescription: Explains Rust compiler errors in this crate.\npaths:\n  - \"**/*.rs\"\n  - Cargo.toml\n---\nRead the error.\n";
+const ALWAYS: &str = "---\nname: always\ndescription: Answers general questions about anything.\n---\nAnswer.\n";
+
+/// The system message of the first request of a run in `dir` with the `rusty` and `always` skills.
+async fn catalog_in(ws: &Workspace, dir: &std::path::Path) -> String {
+    let mock = MockLlm::start(vec![text("Hi.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.current_dir(dir).args(["--once", "hello"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    contents(&mock.chat_requests().await[0], "system").join("\n")
+}
+
+#[tokio::test]
+async fn paths_hide_a_skill_where_no_file_matches_and_show_it_where_one_does() {
+    let ws = Workspace::new();
+    ws.skill("rusty", RUSTY, None);
+    ws.skill("always", ALWAYS, None);
+    let plain = ws.work().join("notes");
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::write(plain.join("todo.txt"), "x").unwrap();
+    let system = catalog_in(&ws, &plain).await;
+    assert!(!system.contains("rusty") && system.contains("always"), "{system}");
+    let crate_dir = ws.work().join("crate");
+    std::fs::create_dir_all(crate_dir.join("src/deep")).unwrap();
+    std::fs::write(crate_dir.join("src/deep/lib.rs"), "").unwrap();
+    let system = catalog_in(&ws, &crate_dir).await;
+    assert!(system.contains("rusty") && system.contains("always"), "{system}");
+    // `skills list` still lists it where it is hidden, and says why.
+    let mut cmd = ws.bare_agent();
+    cmd.current_dir(&plain).arg("--skills-dir").arg(ws.skills()).args(["--json", "skills", "list"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let listing: Value = serde_json::from_str(out.lines().next().unwrap_or_default()).unwrap();
+    let rusty = listing["skills"].as_array().unwrap().iter().find(|s| s["name"] == "rusty").cloned();
+    assert_eq!(rusty.as_ref().map(|s| s["hidden_by_paths"].clone()), Some(json!(true)), "{listing}");
+    let always = listing["skills"].as_array().unwrap().iter().find(|s| s["name"] == "always").cloned();
+    assert!(always.is_some_and(|s| s.get("hidden_by_paths").is_none()), "{listing}");
+}

@@ -51,7 +51,8 @@ impl Chat<'_> {
         // next turn rather than lost.
         self.watch.follow(changes);
         let started = SystemTime::now();
-        let found = discover_with(&self.run.config.skill_roots, &self.run.config.routing_scan());
+        let mut found = discover_with(&self.run.config.skill_roots, &self.run.config.routing_scan());
+        crate::skills::paths::mark_unmatched(&mut found.skills, &self.run.config.sandbox.cwd);
         crate::app::once::report_discovery(&found, &*self.run.front.output, crate::app::once::Detail::News);
         let edited: Vec<String> = found
             .skills

@@ -204,6 +204,7 @@ pub(crate) fn load_skill_opened(
         invocation,
         diagnostics: diags,
         may_be_signed: true,
+        paths_unmatched: false,
     }))
 }
 
