@@ -145,6 +145,27 @@ pub(crate) fn tools(skills: &SkillSet, budgeted: bool) -> Value {
     tools
 }
 
+/// With a skill the model may pick that runs on its own (`context: fork`), `activate_skill`
+/// takes a `task` too: what the sub-conversation is to do (docs/skills.md#context-fork). Without
+/// one the schemas stay as they are, so recorded requests and prompt caches still match.
+pub(crate) fn offer_fork_task(tools: &mut Value, skills: &SkillSet) {
+    if !skills.all().iter().any(|s| s.invocation.fork && s.offered_to_model()) {
+        return;
+    }
+    if let Some(props) = tools
+        .pointer_mut("/0/function/parameters/properties")
+        .and_then(Value::as_object_mut)
+    {
+        props.insert(
+            "task".into(),
+            serde_json::json!({
+                "type": "string",
+                "description": "for a skill that runs on its own (context: fork): the task to give it; it answers with its result"
+            }),
+        );
+    }
+}
+
 /// The compact tool schemas: `activate_skill` (an enum of the `listed` skills, or of all when the
 /// catalog lists all) and `run_command`, each with a one-line description. No `search_skills`: a
 /// small model does better choosing among the few skills it is shown than searching.

@@ -65,7 +65,7 @@ pub(crate) struct Agent {
     pub(super) tools: ToolRunner,
     pub(super) sink: Arc<dyn EventSink>,
     pub(super) redactor: Redactor,
-    max_steps: u32,
+    pub(super) max_steps: u32,
     pub(super) catalog_budget: usize,
     preactivate: bool,
     /// The full prompt, or the compact one.
@@ -93,6 +93,9 @@ pub(crate) struct Agent {
     pub(super) unbacked: Option<Unbacked>,
     /// Whether this turn's one second chance for an unbacked answer was used.
     pub(super) second_chance_used: bool,
+    /// Models skills asked for that the endpoint refused this run (and skills told once that
+    /// their model is not switched to): each is said once.
+    pub(super) refused_models: std::collections::HashSet<String>,
 }
 
 impl Agent {
@@ -129,6 +132,7 @@ impl Agent {
             trace: TurnTrace::default(),
             unbacked: None,
             second_chance_used: false,
+            refused_models: std::collections::HashSet::new(),
         }
     }
 
@@ -153,7 +157,8 @@ impl Agent {
             PromptMode::Full => prompt::tools(self.skills(), catalog.budgeted),
             PromptMode::Compact => prompt::compact_tools(self.skills(), self.frozen_catalog.as_deref()),
         };
-        let tools = self.tools.with_mcp_tools(tools, user_message).await;
+        let mut tools = self.tools.with_mcp_tools(tools, user_message).await;
+        prompt::offer_fork_task(&mut tools, self.skills());
         self.session.tools_bytes = tools_bytes(&tools);
         self.compact_if_due(user_message).await;
         if self.preactivate {
@@ -205,7 +210,7 @@ impl Agent {
             let content = (!reply.content.is_empty()).then_some(reply.content);
             self.conversation
                 .remember(ChatMessage::assistant(content, reply.tool_calls.clone()));
-            self.run_calls(&reply.tool_calls, &mut recent_calls).await;
+            self.run_calls(&reply.tool_calls, &mut recent_calls, &tools).await;
             self.record_grants();
         }
     }
@@ -278,7 +283,8 @@ impl Agent {
 
     /// Run the first [`MAX_CALLS_PER_RESPONSE`] tool calls of one response; answer the rest with an
     /// error saying so, so every call has a result and the next request stays valid.
-    async fn run_calls(&mut self, calls: &[ToolCall], recent_calls: &mut Vec<String>) {
+    /// A call activating a skill marked `context: fork` runs it as a sub-conversation with `tools`.
+    async fn run_calls(&mut self, calls: &[ToolCall], recent_calls: &mut Vec<String>, tools: &serde_json::Value) {
         if calls.len() > MAX_CALLS_PER_RESPONSE {
             self.emit(Event::Warning {
                 message: format!(
@@ -290,9 +296,15 @@ impl Agent {
         for (i, call) in calls.iter().enumerate() {
             let outcome = if i < MAX_CALLS_PER_RESPONSE {
                 recent_calls.push(format!("{}({})", call.function.name, call.function.arguments));
-                self.tools
-                    .dispatch(&self.conversation, &call.function.name, &call.function.arguments)
-                    .await
+                match self.fork_of(call) {
+                    Some(fork) => self.run_fork(fork, tools).await,
+                    None => {
+                        self.model_not_switched(call);
+                        self.tools
+                            .dispatch(&self.conversation, &call.function.name, &call.function.arguments)
+                            .await
+                    }
+                }
             } else {
                 ToolOutcome::refused(format!(
                     "not run: at most {MAX_CALLS_PER_RESPONSE} tool calls of one response are executed and this \

@@ -275,6 +275,18 @@ impl EventSink for HumanRenderer {
                 self.progress(&format!("▸ skill {} ({})", self.one_line(&skill), self.one_line(&dir)));
                 self.wait("thinking");
             }
+            Event::ForkStarted { skill, model } => {
+                self.progress(&format!(
+                    "▸ skill {} runs on its own (model {})",
+                    self.one_line(&skill),
+                    self.one_line(&model)
+                ));
+                self.wait("thinking");
+            }
+            Event::ForkFinished { skill, steps } => {
+                self.progress(&format!("◂ skill {} answered after {steps} tool steps", self.one_line(&skill)));
+                self.wait("thinking");
+            }
             Event::CommandStarted {
                 skill,
                 command,

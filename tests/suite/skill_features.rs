@@ -136,3 +136,79 @@ async fn paths_hide_a_skill_where_no_file_matches_and_show_it_where_one_does() {
     let always = listing["skills"].as_array().unwrap().iter().find(|s| s["name"] == "always").cloned();
     assert!(always.is_some_and(|s| s.get("hidden_by_paths").is_none()), "{listing}");
 }
+
+const FORKED: &str = "---\nname: tally\ndescription: Counts the files of the project in a separate context.\ncontext: fork\nmodel: fork-model\n---\nRun `ls` and count: FORK-BODY-MARK.\n";
+
+#[tokio::test]
+async fn a_forked_skill_answers_without_its_inner_messages_and_is_counted() {
+    let ws = Workspace::new();
+    ws.skill("tally", FORKED, None);
+    let mock = MockLlm::start(vec![
+        tool("activate_skill", json!({"name": "tally", "task": "count the files"})),
+        tool("run_command", json!({"command": "echo inner-out"})),
+        text("fork-final-answer: 3 files"),
+        text("Main answer: 3 files."),
+    ])
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--yes", "--sandbox", "off", "--json", "--once", "how many files?"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    let requests = mock.chat_requests().await;
+    assert_eq!(requests.len(), 4, "{err}");
+    // The main conversation offers `task` and asks the session's model; the fork asks its own.
+    let props = &requests[0]["tools"][0]["function"]["parameters"]["properties"];
+    assert!(props.get("task").is_some(), "{props}");
+    let models: Vec<&str> = requests.iter().filter_map(|r| r["model"].as_str()).collect();
+    assert_eq!(models, [TEST_MODEL, "fork-model", "fork-model", TEST_MODEL]);
+    // The fork holds the skill's body and the task, and sees its own command's output.
+    let fork_first = all_text(&requests[1]);
+    assert!(fork_first.contains("FORK-BODY-MARK") && fork_first.contains("count the files"), "{fork_first}");
+    assert!(last_tool_result(&requests[2]).contains("inner-out"));
+    // The main conversation gets the answer alone: no inner command, output or instructions.
+    let main_next = all_text(&requests[3]);
+    assert!(last_tool_result(&requests[3]).contains("fork-final-answer: 3 files"), "{main_next}");
+    for inner in ["inner-out", "FORK-BODY-MARK", "echo inner"] {
+        assert!(!main_next.contains(inner), "{inner} leaked: {main_next}");
+    }
+    let events: Vec<Value> = out.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    let started = kinds.iter().position(|k| *k == "fork_started").unwrap();
+    let command = kinds.iter().position(|k| *k == "command_started").unwrap();
+    let finished = kinds.iter().position(|k| *k == "fork_finished").unwrap();
+    assert!(started < command && command < finished, "{kinds:?}");
+    assert_eq!(events[started]["model"], "fork-model");
+    // Usage counts the fork's requests with the main ones.
+    let done = events.iter().find(|e| e["type"] == "done").unwrap();
+    assert_eq!(done["llm_calls"], 4, "{done}");
+    let session = ws.session_files();
+    let records = crate::common::sessions::records(&session[0]);
+    let usage = records.iter().filter(|r| r["type"] == "usage").count();
+    assert_eq!(usage, 4, "{records:?}");
+    let stored = serde_json::to_string(&records).unwrap();
+    assert!(!stored.contains("inner-out"), "the fork's messages are not stored as the main conversation's");
+}
+
+#[tokio::test]
+async fn a_fork_whose_model_the_endpoint_refuses_runs_with_the_session_model_said_once() {
+    let ws = Workspace::new();
+    ws.skill("tally", FORKED, None);
+    let mock = MockLlm::start(vec![
+        tool("activate_skill", json!({"name": "tally"})),
+        status(404, r#"{"error":{"message":"model fork-model does not exist"}}"#),
+        text("fork-final-answer"),
+        text("Main answer."),
+    ])
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--yes", "--sandbox", "off", "--once", "how many files?"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Main answer."), "{out}");
+    let requests = mock.chat_requests().await;
+    let models: Vec<&str> = requests.iter().filter_map(|r| r["model"].as_str()).collect();
+    assert_eq!(models, [TEST_MODEL, "fork-model", TEST_MODEL, TEST_MODEL]);
+    assert_eq!(err.matches("asks for the model fork-model").count(), 1, "{err}");
+    // Without a task the fork is given the user's request.
+    assert!(all_text(&requests[2]).contains("how many files?"));
+}
