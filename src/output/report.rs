@@ -207,6 +207,9 @@ pub(crate) struct CheckedSkill {
     /// No finding fails the check.
     pub(crate) ok: bool,
     pub(crate) findings: Vec<Diagnostic>,
+    /// The fields it uses that other tools define, and who honours them (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) portability: Vec<crate::skills::check::portable_fields::FieldSupport>,
 }
 
 /// `skills new NAME`: the skeleton written.

@@ -212,3 +212,33 @@ async fn a_fork_whose_model_the_endpoint_refuses_runs_with_the_session_model_sai
     // Without a task the fork is given the user's request.
     assert!(all_text(&requests[2]).contains("how many files?"));
 }
+
+#[tokio::test]
+async fn skills_check_says_who_honours_each_field_a_skill_uses() {
+    let ws = Workspace::new();
+    let dir = ws.skill(
+        "tally",
+        "---\nname: tally\ndescription: Counts the files of the project in a separate context.\ncontext: fork\neffort: high\n---\nFiles: !`ls | wc -l`\n",
+        None,
+    );
+    let mut cmd = ws.bare_agent();
+    cmd.arg("--json").args(["skills", "check"]).arg(&dir);
+    let (_, out, err) = run_outcome(cmd).await;
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    let fields = &report["skills"][0]["portability"];
+    let names: Vec<&str> = fields.as_array().unwrap().iter().filter_map(|f| f["field"].as_str()).collect();
+    assert_eq!(names, ["context", "effort", "!`command`"], "{report}");
+    assert_eq!(fields[0]["agent"], "honoured");
+    assert_eq!(fields[0]["claude_code"], "honoured");
+    assert_eq!(fields[1]["agent"], "ignored");
+    assert_eq!(fields[2]["codex"], "ignored");
+    // The terminal report says the same in words, with the table's date.
+    let mut cmd = ws.bare_agent();
+    cmd.args(["skills", "check"]).arg(&dir);
+    let (_, out, _) = run_outcome(cmd).await;
+    assert!(
+        out.contains("field context: agent honoured (`fork` runs the skill as a sub-conversation); Claude Code honoured"),
+        "{out}"
+    );
+    assert!(out.contains("as their documentation said on 20"), "{out}");
+}
