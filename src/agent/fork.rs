@@ -78,10 +78,9 @@ impl Agent {
         let steps = inner.messages().iter().filter(|m| !m.tool_calls.is_empty()).count();
         self.fork_finished(&fork.skill, steps);
         let outcome = match answer {
-            Ok(text) if !text.trim().is_empty() => ToolOutcome::ok(format!(
-                "The skill {} ran on its own and answered:\n{text}",
-                fork.skill
-            )),
+            Ok(text) if !text.trim().is_empty() => {
+                ToolOutcome::ok(format!("The skill {} ran on its own and answered:\n{text}", fork.skill))
+            }
             Ok(_) => ToolOutcome::failed(format!("the skill {} ended without an answer", fork.skill)),
             Err(why) => ToolOutcome::failed(format!("the skill {} could not finish: {why}", fork.skill)),
         };
@@ -165,10 +164,14 @@ impl Agent {
         let wanted = self.llm.model().to_string();
         self.llm.set_model(session.clone());
         if self.refused_models.insert(wanted.clone()) {
+            let asked = match self.skills().get(skill).map(|s| s.invocation.wants_model.is_some()) {
+                Some(false) => format!("agent: {wanted} (no agent type agent has, so tried as a model)"),
+                _ => format!("the model {wanted}"),
+            };
             self.emit(Event::Warning {
                 message: format!(
-                    "the skill {skill} asks for the model {wanted}, which the endpoint did not answer for ({}); it runs \
-                     with the session's model {session}",
+                    "the skill {skill} asks for {asked}, which the endpoint did not answer for ({}); it runs with the \
+                     session's model {session}",
                     error.message
                 ),
             });

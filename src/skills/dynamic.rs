@@ -113,9 +113,7 @@ fn in_line(line: &str) -> Vec<Marker> {
                     continue;
                 };
                 let bang = i.checked_sub(1).filter(|&b| bytes[b] == b'!' && escaped_at != Some(b));
-                let starts_word = |b: usize| {
-                    b == 0 || matches!(bytes[b - 1], b' ' | b'\t' | b'(')
-                };
+                let starts_word = |b: usize| b == 0 || matches!(bytes[b - 1], b' ' | b'\t' | b'(');
                 let command = line[i + run..close].trim();
                 if let Some(bang) = bang.filter(|&b| run == 1 && starts_word(b) && !command.is_empty()) {
                     found.push(Marker {
@@ -159,7 +157,10 @@ mod tests {
 
     #[test]
     fn a_line_and_an_inline_marker_are_found() {
-        assert_eq!(commands("Branch: !`git branch --show-current`\n"), ["git branch --show-current"]);
+        assert_eq!(
+            commands("Branch: !`git branch --show-current`\n"),
+            ["git branch --show-current"]
+        );
         assert_eq!(commands("!`date`\n"), ["date"]);
         assert_eq!(commands("(now !`date +%H`)"), ["date +%H"]);
     }

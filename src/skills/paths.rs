@@ -17,15 +17,7 @@ const MAX_ENTRIES: usize = 20_000;
 /// Deepest folder level entered.
 const MAX_DEPTH: usize = 16;
 /// Folders never entered: version control, dependencies and caches, which no skill is about.
-const SKIPPED: [&str; 7] = [
-    ".git",
-    "node_modules",
-    "target",
-    "__pycache__",
-    ".venv",
-    ".hg",
-    ".svn",
-];
+const SKIPPED: [&str; 7] = [".git", "node_modules", "target", "__pycache__", ".venv", ".hg", ".svn"];
 
 /// The files of one working folder, relative, with `/` between folders.
 #[derive(Debug)]

@@ -252,6 +252,28 @@ fn human_bytes(n: u64) -> String {
     }
 }
 
+impl HumanRenderer {
+    /// A skill activated, or a `context: fork` skill's sub-conversation starting or ending.
+    fn activation(&self, event: &Event) {
+        match event {
+            Event::SkillSelected { skill, dir } => {
+                self.progress(&format!("▸ skill {} ({})", self.one_line(skill), self.one_line(dir)));
+            }
+            Event::ForkStarted { skill, model } => self.progress(&format!(
+                "▸ skill {} runs on its own (model {})",
+                self.one_line(skill),
+                self.one_line(model)
+            )),
+            Event::ForkFinished { skill, steps } => self.progress(&format!(
+                "◂ skill {} answered after {steps} tool steps",
+                self.one_line(skill)
+            )),
+            _ => {}
+        }
+        self.wait("thinking");
+    }
+}
+
 impl EventSink for HumanRenderer {
     fn emit(&self, event: Event) {
         match event {
@@ -271,21 +293,8 @@ impl EventSink for HumanRenderer {
                     ));
                 }
             }
-            Event::SkillSelected { skill, dir } => {
-                self.progress(&format!("▸ skill {} ({})", self.one_line(&skill), self.one_line(&dir)));
-                self.wait("thinking");
-            }
-            Event::ForkStarted { skill, model } => {
-                self.progress(&format!(
-                    "▸ skill {} runs on its own (model {})",
-                    self.one_line(&skill),
-                    self.one_line(&model)
-                ));
-                self.wait("thinking");
-            }
-            Event::ForkFinished { skill, steps } => {
-                self.progress(&format!("◂ skill {} answered after {steps} tool steps", self.one_line(&skill)));
-                self.wait("thinking");
+            skill @ (Event::SkillSelected { .. } | Event::ForkStarted { .. } | Event::ForkFinished { .. }) => {
+                self.activation(&skill);
             }
             Event::CommandStarted {
                 skill,

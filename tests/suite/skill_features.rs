@@ -30,7 +30,11 @@ fn events(out: &str) -> Vec<Value> {
 #[tokio::test]
 async fn dynamic_context_fills_the_body_and_never_runs_fenced_examples() {
     let ws = dynamic_workspace();
-    let mock = MockLlm::start(vec![tool("activate_skill", json!({"name": "status"})), text("All good.")]).await;
+    let mock = MockLlm::start(vec![
+        tool("activate_skill", json!({"name": "status"})),
+        text("All good."),
+    ])
+    .await;
     let mut cmd = ws.agent(&mock);
     cmd.args(["--yes", "--sandbox", "off", "--json", "--once", "status please"]);
     let (code, out, err) = run_outcome(cmd).await;
@@ -62,9 +66,21 @@ async fn dynamic_context_fills_the_body_and_never_runs_fenced_examples() {
 #[tokio::test]
 async fn a_dynamic_command_the_policy_denies_is_marked_in_the_body() {
     let ws = dynamic_workspace();
-    let mock = MockLlm::start(vec![tool("activate_skill", json!({"name": "status"})), text("Could not.")]).await;
+    let mock = MockLlm::start(vec![
+        tool("activate_skill", json!({"name": "status"})),
+        text("Could not."),
+    ])
+    .await;
     let mut cmd = ws.agent(&mock);
-    cmd.args(["--approve", "no", "--sandbox", "off", "--json", "--once", "status please"]);
+    cmd.args([
+        "--approve",
+        "no",
+        "--sandbox",
+        "off",
+        "--json",
+        "--once",
+        "status please",
+    ]);
     let (_, out, err) = run_outcome(cmd).await;
     let requests = mock.chat_requests().await;
     assert_eq!(requests.len(), 2, "{err}");
@@ -127,13 +143,30 @@ async fn paths_hide_a_skill_where_no_file_matches_and_show_it_where_one_does() {
     assert!(system.contains("rusty") && system.contains("always"), "{system}");
     // `skills list` still lists it where it is hidden, and says why.
     let mut cmd = ws.bare_agent();
-    cmd.current_dir(&plain).arg("--skills-dir").arg(ws.skills()).args(["--json", "skills", "list"]);
+    cmd.current_dir(&plain)
+        .arg("--skills-dir")
+        .arg(ws.skills())
+        .args(["--json", "skills", "list"]);
     let (code, out, err) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{err}");
     let listing: Value = serde_json::from_str(out.lines().next().unwrap_or_default()).unwrap();
-    let rusty = listing["skills"].as_array().unwrap().iter().find(|s| s["name"] == "rusty").cloned();
-    assert_eq!(rusty.as_ref().map(|s| s["hidden_by_paths"].clone()), Some(json!(true)), "{listing}");
-    let always = listing["skills"].as_array().unwrap().iter().find(|s| s["name"] == "always").cloned();
+    let rusty = listing["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "rusty")
+        .cloned();
+    assert_eq!(
+        rusty.as_ref().map(|s| s["hidden_by_paths"].clone()),
+        Some(json!(true)),
+        "{listing}"
+    );
+    let always = listing["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "always")
+        .cloned();
     assert!(always.is_some_and(|s| s.get("hidden_by_paths").is_none()), "{listing}");
 }
 
@@ -163,11 +196,17 @@ async fn a_forked_skill_answers_without_its_inner_messages_and_is_counted() {
     assert_eq!(models, [TEST_MODEL, "fork-model", "fork-model", TEST_MODEL]);
     // The fork holds the skill's body and the task, and sees its own command's output.
     let fork_first = all_text(&requests[1]);
-    assert!(fork_first.contains("FORK-BODY-MARK") && fork_first.contains("count the files"), "{fork_first}");
+    assert!(
+        fork_first.contains("FORK-BODY-MARK") && fork_first.contains("count the files"),
+        "{fork_first}"
+    );
     assert!(last_tool_result(&requests[2]).contains("inner-out"));
     // The main conversation gets the answer alone: no inner command, output or instructions.
     let main_next = all_text(&requests[3]);
-    assert!(last_tool_result(&requests[3]).contains("fork-final-answer: 3 files"), "{main_next}");
+    assert!(
+        last_tool_result(&requests[3]).contains("fork-final-answer: 3 files"),
+        "{main_next}"
+    );
     for inner in ["inner-out", "FORK-BODY-MARK", "echo inner"] {
         assert!(!main_next.contains(inner), "{inner} leaked: {main_next}");
     }
@@ -186,7 +225,10 @@ async fn a_forked_skill_answers_without_its_inner_messages_and_is_counted() {
     let usage = records.iter().filter(|r| r["type"] == "usage").count();
     assert_eq!(usage, 4, "{records:?}");
     let stored = serde_json::to_string(&records).unwrap();
-    assert!(!stored.contains("inner-out"), "the fork's messages are not stored as the main conversation's");
+    assert!(
+        !stored.contains("inner-out"),
+        "the fork's messages are not stored as the main conversation's"
+    );
 }
 
 #[tokio::test]
@@ -226,7 +268,12 @@ async fn skills_check_says_who_honours_each_field_a_skill_uses() {
     let (_, out, err) = run_outcome(cmd).await;
     let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
     let fields = &report["skills"][0]["portability"];
-    let names: Vec<&str> = fields.as_array().unwrap().iter().filter_map(|f| f["field"].as_str()).collect();
+    let names: Vec<&str> = fields
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["field"].as_str())
+        .collect();
     assert_eq!(names, ["context", "effort", "!`command`"], "{report}");
     assert_eq!(fields[0]["agent"], "honoured");
     assert_eq!(fields[0]["claude_code"], "honoured");
@@ -237,7 +284,9 @@ async fn skills_check_says_who_honours_each_field_a_skill_uses() {
     cmd.args(["skills", "check"]).arg(&dir);
     let (_, out, _) = run_outcome(cmd).await;
     assert!(
-        out.contains("field context: agent honoured (`fork` runs the skill as a sub-conversation); Claude Code honoured"),
+        out.contains(
+            "field context: agent honoured (`fork` runs the skill as a sub-conversation); Claude Code honoured"
+        ),
         "{out}"
     );
     assert!(out.contains("as their documentation said on 20"), "{out}");

@@ -232,5 +232,9 @@ async fn skills_check_names_claude_code_multiline_preprocessing_agent_does_not_r
     let finding = &report["skills"][0]["findings"][0];
     assert_eq!(finding["code"], "other-tool-syntax", "{report}");
     assert_eq!(finding["line"], 6, "{report}");
-    assert_eq!(report["skills"][0]["findings"].as_array().map(Vec::len), Some(1), "{report}");
+    assert_eq!(
+        report["skills"][0]["findings"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
 }

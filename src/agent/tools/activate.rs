@@ -52,7 +52,12 @@ impl ToolRunner {
     /// instructions with `$ARGUMENTS`, `$ARGUMENTS[N]`, `$N` and declared names replaced, given
     /// anew even when the skill is already active (the arguments differ). Also returns whether
     /// the body held any placeholder (else the arguments are the user's request).
-    pub(crate) async fn invoke(&self, conversation: &Conversation, name: &str, args: &Arguments) -> (ToolOutcome, bool) {
+    pub(crate) async fn invoke(
+        &self,
+        conversation: &Conversation,
+        name: &str,
+        args: &Arguments,
+    ) -> (ToolOutcome, bool) {
         let Some(skill) = self.skills.get(name).cloned() else {
             return (self.unknown_skill(name), false);
         };
@@ -77,16 +82,17 @@ impl ToolRunner {
     /// the skill's files on this thread and leaves its dynamic context unrun, saying so.
     pub(crate) fn activate(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
         let files = self.not_yet_held(conversation, name).map(|skill| {
-            SkillFiles::read(&skill).unfilled(
-                "instructions sent again (a resumed or compacted session) do not run their commands again",
-            )
+            SkillFiles::read(&skill)
+                .unfilled("instructions sent again (a resumed or compacted session) do not run their commands again")
         });
         self.activate_with(conversation, name, files, false)
     }
 
     /// Activate by hand (preactivation, `/skill NAME`): its dynamic context runs.
     pub(crate) async fn activate_now(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
-        let mut files = self.not_yet_held(conversation, name).map(|skill| SkillFiles::read(&skill));
+        let mut files = self
+            .not_yet_held(conversation, name)
+            .map(|skill| SkillFiles::read(&skill));
         if let (Some(files), Some(skill)) = (files.as_mut(), self.skills.get(name).cloned()) {
             self.fill_files(&skill, files).await;
         }

@@ -17,6 +17,7 @@ mod needs;
 pub(crate) use needs::declared_needs;
 mod read;
 mod run;
+mod run_output;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -22,7 +22,11 @@ pub(in crate::app) enum Deferred {
     Compact(Option<String>),
     Mcp,
     /// `/NAME ARGS`, `/skill NAME ARGS`: `send` the request that follows from it.
-    Invoke { name: String, args: String, send: bool },
+    Invoke {
+        name: String,
+        args: String,
+        send: bool,
+    },
 }
 
 /// The session store, or a refusal naming `command`.

@@ -62,34 +62,62 @@ use Support::{Honoured as H, Ignored as I, Partly as P, Unknown as U};
 /// ignores the rest; Codex and Copilot CLI users asked their tools for dynamic context and forks,
 /// which neither offered when this table was dated.
 const TABLE: [(&str, Support, &str, [Support; 5]); 14] = [
-    ("allowed-tools", H, "grants pre-approve commands (Bash(…)) and MCP tools", [H, U, U, I, U]),
+    (
+        "allowed-tools",
+        H,
+        "grants pre-approve commands (Bash(…)) and MCP tools",
+        [H, U, U, I, U],
+    ),
     ("argument-hint", H, "", [H, U, U, I, U]),
     ("arguments", H, "", [H, U, U, I, U]),
     ("disable-model-invocation", H, "", [H, U, U, I, U]),
     ("user-invocable", H, "", [H, U, U, I, U]),
     ("when_to_use", I, "routing reads the description alone", [H, U, U, I, U]),
-    ("context", H, "`fork` runs the skill as a sub-conversation", [H, I, I, I, U]),
-    ("model", P, "switched to only for a skill with context: fork", [H, U, U, I, U]),
-    ("agent", P, "no agent types; a name that is no Claude Code type is tried as the fork's model", [H, I, I, I, U]),
+    (
+        "context",
+        H,
+        "`fork` runs the skill as a sub-conversation",
+        [H, I, I, I, U],
+    ),
+    (
+        "model",
+        P,
+        "switched to only for a skill with context: fork",
+        [H, U, U, I, U],
+    ),
+    (
+        "agent",
+        P,
+        "no agent types; a name that is no Claude Code type is tried as the fork's model",
+        [H, I, I, I, U],
+    ),
     ("paths", H, "", [H, U, U, I, U]),
     ("hooks", I, "", [H, U, U, I, U]),
     ("effort", I, "", [H, U, U, I, U]),
     ("shell", I, "markers run with sh", [H, U, U, I, U]),
-    (DYNAMIC_CONTEXT, H, "runs as the skill's command, never inside code", [H, I, I, I, U]),
+    (
+        DYNAMIC_CONTEXT,
+        H,
+        "runs as the skill's command, never inside code",
+        [H, I, I, I, U],
+    ),
 ];
 
 /// The row of `field`, if the table has one.
 fn row(field: &str) -> Option<FieldSupport> {
-    TABLE.iter().find(|(f, ..)| *f == field).map(|&(field, agent, note, o)| FieldSupport {
-        field,
-        agent,
-        note,
-        claude_code: o[0],
-        codex: o[1],
-        copilot_cli: o[2],
-        opencode: o[3],
-        gemini_cli: o[4],
-    })
+    TABLE
+        .iter()
+        .find(|(f, ..)| *f == field)
+        .map(|&(field, agent, note, o)| FieldSupport {
+            field,
+            agent,
+            note,
+            claude_code: o[0],
+            codex: o[1],
+            copilot_cli: o[2],
+            opencode: o[3],
+            gemini_cli: o[4],
+        })
 }
 
 /// The fields of the table `skill` uses: its frontmatter keys, and its body's dynamic context.

@@ -188,14 +188,27 @@ fn fork_fields(
     out.paths = match fields.get("paths") {
         None | Some(Value::Null) => Vec::new(),
         // Claude Code takes a comma-separated string or a list.
-        Some(Value::String(s)) => s.split(',').map(str::trim).filter(|p| !p.is_empty()).map(String::from).collect(),
-        Some(Value::Array(items)) => items.iter().map(scalar_text).map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect(),
+        Some(Value::String(s)) => s
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(String::from)
+            .collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(scalar_text)
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect(),
         Some(other) => {
             findings.push(Finding {
                 code: code::WRONG_TYPE,
                 severity: Severity::Warning,
                 line: line("paths"),
-                message: format!("`paths` is a {}; expected a glob or a list of globs; ignored it", kind_of(other)),
+                message: format!(
+                    "`paths` is a {}; expected a glob or a list of globs; ignored it",
+                    kind_of(other)
+                ),
             });
             Vec::new()
         }
@@ -347,7 +360,8 @@ mod tests {
         assert_eq!(inv.wants_model.as_deref(), Some("small-model"));
         assert_eq!(inv.agent.as_deref(), Some("Explore"));
         assert_eq!(inv.paths, ["src/**/*.rs", "*.toml"]);
-        let (inv, findings) = read(json!({"context": "inline", "model": "inherit", "paths": ["a/*", 3, "b/[x"], "agent": 1}));
+        let (inv, findings) =
+            read(json!({"context": "inline", "model": "inherit", "paths": ["a/*", 3, "b/[x"], "agent": 1}));
         assert!(!inv.fork && inv.wants_model.is_none() && inv.agent.is_none());
         assert_eq!(inv.paths, ["a/*", "3", "b/[x"]);
         assert_eq!(findings.len(), 3, "{findings:?}");
