@@ -101,11 +101,15 @@ impl Agent {
         self.conversation.history()
     }
 
-    /// Invoke a skill by hand with arguments (`/NAME ARGS`, `--skill NAME ARGS`): activate it with
+    /// Invoke a skill by hand with arguments (`/NAME ARGS`, `--skill NAME ARGS`; a `context: fork`
+    /// skill runs as its sub-conversation, `agent/fork.rs`): activate it with
     /// its placeholders replaced, recorded as if the model had called `activate_skill`, and return
     /// the user message to send: the arguments themselves when the body has no placeholder, else
     /// a short request to follow the instructions (which now hold them).
     pub(crate) async fn invoke_by_hand(&mut self, name: &str, args: &Arguments) -> Result<Invoked, String> {
+        if let Some(forked) = self.invoke_fork(name, args).await {
+            return forked;
+        }
         let (outcome, placeholders) = self.tools.invoke(&self.conversation, name, args).await;
         let (skill, dir) = self.record_by_hand(&outcome)?;
         let request = if !placeholders && !args.is_empty() {

@@ -8,11 +8,14 @@
 
 use serde_json::Value;
 
+use super::controls::Invoked;
 use super::conversation::Conversation;
 use super::outcome::ToolOutcome;
+use super::prompt::{self, PromptMode};
 use super::turn::{Agent, MAX_CALLS_PER_RESPONSE, request_bytes};
 use crate::llm::{ChatMessage, LlmError, ToolCall};
 use crate::output::Event;
+use crate::skills::arguments::Arguments;
 
 /// Claude Code's own subagent types: an `agent:` naming one asks for a kind of agent, not a model.
 const AGENT_TYPES: [&str; 4] = ["general-purpose", "explore", "plan", "statusline-setup"];
@@ -46,6 +49,39 @@ impl Agent {
             skill: skill.name.clone(),
             task,
         })
+    }
+
+    /// A `context: fork` skill invoked by hand (`/NAME ARGS`, `--skill NAME ARGS`): it runs as a
+    /// sub-conversation with the arguments as its task and its answer is recorded as the
+    /// activation's result; the request that follows asks the model to pass it on. `None` when
+    /// `name` is no such skill.
+    pub(crate) async fn invoke_fork(&mut self, name: &str, args: &Arguments) -> Option<Result<Invoked, String>> {
+        let skill = self.skills().get(name).filter(|s| s.invocation.fork)?.clone();
+        let tools = match self.prompt_mode {
+            PromptMode::Full => prompt::tools(self.skills(), self.frozen_catalog.is_some()),
+            PromptMode::Compact => prompt::compact_tools(self.skills(), self.frozen_catalog.as_deref()),
+        };
+        let mut tools = self.tools.with_mcp_tools(tools, &args.raw).await;
+        prompt::offer_fork_task(&mut tools, self.skills());
+        let task = if args.is_empty() {
+            "Carry out your instructions.".to_string()
+        } else {
+            args.raw.clone()
+        };
+        let call = ForkCall {
+            skill: skill.name.clone(),
+            task: Some(task),
+        };
+        let outcome = self.run_fork(call, &tools).await;
+        if !matches!(outcome, ToolOutcome::Ok { .. }) {
+            return Some(Err(outcome.message().to_string()));
+        }
+        self.conversation.activated_by_hand(&skill.name, &outcome);
+        Some(Ok(Invoked {
+            request: prompt::invoked_fork(&skill.name),
+            skill: skill.name,
+            dir: skill.dir.display().to_string(),
+        }))
     }
 
     /// Run `fork` to its answer; the result the main conversation gets for the activation.
@@ -140,6 +176,9 @@ impl Agent {
                         "not run: at most {MAX_CALLS_PER_RESPONSE} tool calls of one response are executed"
                     ))
                 };
+                if matches!(outcome, ToolOutcome::Denied { .. }) {
+                    self.commands_denied += 1;
+                }
                 inner.tool_result(call.id.clone(), &outcome);
             }
         }

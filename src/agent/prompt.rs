@@ -18,6 +18,7 @@ const ACTIVATION: &str = include_str!("../../prompts/activation.md");
 const ACTIVATION_COMPACT: &str = include_str!("../../prompts/activation_compact.md");
 const INVOKED: &str = include_str!("../../prompts/invoked.md");
 const INVOKED_PLAIN: &str = include_str!("../../prompts/invoked_plain.md");
+const INVOKED_FORK: &str = include_str!("../../prompts/invoked_fork.md");
 const UNMET_NEEDS: &str = include_str!("../../prompts/unmet_needs.md");
 
 /// How much the model is told: everything, or the short form for small local models
@@ -40,6 +41,11 @@ pub(crate) fn unmet_needs(why: &str) -> String {
 pub(crate) fn invoked(name: &str, with_arguments: bool) -> String {
     let template = if with_arguments { INVOKED } else { INVOKED_PLAIN };
     template.trim_end().replace("{{name}}", &model_line(name))
+}
+
+/// The user message after a `context: fork` skill invoked by hand ran: pass its answer on.
+pub(crate) fn invoked_fork(name: &str) -> String {
+    INVOKED_FORK.trim_end().replace("{{name}}", &model_line(name))
 }
 
 /// The system prompt before a request has ranked anything: the whole catalog of every skill's

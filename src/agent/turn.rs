@@ -82,7 +82,7 @@ pub(crate) struct Agent {
     in_flight: Option<u64>,
     usage: Option<Usage>,
     /// Commands refused by the approval policy, a person, or for want of a terminal, this turn.
-    commands_denied: usize,
+    pub(super) commands_denied: usize,
     /// Tokens of calls whose server reported none, estimated from bytes.
     tokens_estimated: u64,
     /// What the session keeps besides messages: usage per turn, grants, context settings.

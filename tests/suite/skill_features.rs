@@ -291,3 +291,33 @@ async fn skills_check_says_who_honours_each_field_a_skill_uses() {
     );
     assert!(out.contains("as their documentation said on 20"), "{out}");
 }
+
+#[tokio::test]
+async fn a_forked_skill_invoked_by_hand_runs_on_its_own_with_the_arguments_as_its_task() {
+    let ws = Workspace::new();
+    ws.skill("tally", FORKED, None);
+    let mock = MockLlm::start(vec![text("fork-answer-by-hand"), text("Main: 3 files.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--yes", "--sandbox", "off", "--skill", "tally", "count the rust files"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Main: 3 files."), "{out}");
+    let requests = mock.chat_requests().await;
+    assert_eq!(requests.len(), 2, "{err}");
+    assert_eq!(requests[0]["model"], "fork-model");
+    let fork = all_text(&requests[0]);
+    assert!(
+        fork.contains("count the rust files") && fork.contains("FORK-BODY-MARK"),
+        "{fork}"
+    );
+    let main = all_text(&requests[1]);
+    assert_eq!(requests[1]["model"], TEST_MODEL);
+    assert!(last_tool_result(&requests[1]).contains("fork-answer-by-hand"), "{main}");
+    assert!(!main.contains("FORK-BODY-MARK"), "{main}");
+    assert!(
+        contents(&requests[1], "user")
+            .iter()
+            .any(|u| u.contains("ran on its own")),
+        "{main}"
+    );
+}
