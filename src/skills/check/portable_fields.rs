@@ -1,4 +1,4 @@
-//! The other half of portability (docs/skills.md#which-agent-honours-what): per skill, which of
+//! The other half of portability (docs/skills.md#skills-from-other-tools): per skill, which of
 //! the frontmatter fields other tools define (and the `` !`command` `` body syntax) `agent`
 //! honours or ignores, and how the other agents a skill may target treat them. The table is
 //! dated and conservative: `unknown` where a tool's own documentation did not say.
