@@ -145,7 +145,7 @@ fn suggestion(agent: &Agent, listed: &[String], ranked: impl Iterator<Item = usi
     let all = agent.skills().all();
     let lines: Vec<String> = ranked
         .filter_map(|i| all.get(i))
-        .filter(|s| s.invocation.model && !listed.iter().any(|l| *l == model_line(&s.name)))
+        .filter(|s| s.offered_to_model() && !listed.iter().any(|l| *l == model_line(&s.name)))
         .take(SUGGESTED)
         .map(|s| format!("- {}: {}", model_line(&s.name), gist(&model_line(&s.description))))
         .collect();

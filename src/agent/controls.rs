@@ -101,12 +101,16 @@ impl Agent {
         self.conversation.history()
     }
 
-    /// Invoke a skill by hand with arguments (`/NAME ARGS`, `--skill NAME ARGS`): activate it with
+    /// Invoke a skill by hand with arguments (`/NAME ARGS`, `--skill NAME ARGS`; a `context: fork`
+    /// skill runs as its sub-conversation, `agent/fork.rs`): activate it with
     /// its placeholders replaced, recorded as if the model had called `activate_skill`, and return
     /// the user message to send: the arguments themselves when the body has no placeholder, else
     /// a short request to follow the instructions (which now hold them).
-    pub(crate) fn invoke_by_hand(&mut self, name: &str, args: &Arguments) -> Result<Invoked, String> {
-        let (outcome, placeholders) = self.tools.invoke(&self.conversation, name, args);
+    pub(crate) async fn invoke_by_hand(&mut self, name: &str, args: &Arguments) -> Result<Invoked, String> {
+        if let Some(forked) = self.invoke_fork(name, args).await {
+            return forked;
+        }
+        let (outcome, placeholders) = self.tools.invoke(&self.conversation, name, args).await;
         let (skill, dir) = self.record_by_hand(&outcome)?;
         let request = if !placeholders && !args.is_empty() {
             args.raw.clone()
@@ -118,8 +122,8 @@ impl Agent {
 
     /// Activate a skill on the user's say-so, recorded as if the model had called
     /// `activate_skill`, so it is never injected twice. Returns the skill's folder, or why not.
-    pub(crate) fn activate_by_hand(&mut self, name: &str) -> Result<String, String> {
-        let outcome = self.tools.activate(&self.conversation, name);
+    pub(crate) async fn activate_by_hand(&mut self, name: &str) -> Result<String, String> {
+        let outcome = self.tools.activate_now(&self.conversation, name).await;
         self.record_by_hand(&outcome).map(|(_, dir)| dir)
     }
 

@@ -7,6 +7,7 @@ mod catalog_turn;
 pub(crate) mod compaction;
 pub(crate) mod controls;
 pub(crate) mod conversation;
+mod fork;
 pub(crate) mod grounding;
 pub(crate) mod hooked;
 pub(crate) mod outcome;

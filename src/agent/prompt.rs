@@ -18,6 +18,7 @@ const ACTIVATION: &str = include_str!("../../prompts/activation.md");
 const ACTIVATION_COMPACT: &str = include_str!("../../prompts/activation_compact.md");
 const INVOKED: &str = include_str!("../../prompts/invoked.md");
 const INVOKED_PLAIN: &str = include_str!("../../prompts/invoked_plain.md");
+const INVOKED_FORK: &str = include_str!("../../prompts/invoked_fork.md");
 const UNMET_NEEDS: &str = include_str!("../../prompts/unmet_needs.md");
 
 /// How much the model is told: everything, or the short form for small local models
@@ -40,6 +41,11 @@ pub(crate) fn unmet_needs(why: &str) -> String {
 pub(crate) fn invoked(name: &str, with_arguments: bool) -> String {
     let template = if with_arguments { INVOKED } else { INVOKED_PLAIN };
     template.trim_end().replace("{{name}}", &model_line(name))
+}
+
+/// The user message after a `context: fork` skill invoked by hand ran: pass its answer on.
+pub(crate) fn invoked_fork(name: &str) -> String {
+    INVOKED_FORK.trim_end().replace("{{name}}", &model_line(name))
 }
 
 /// The system prompt before a request has ranked anything: the whole catalog of every skill's
@@ -143,6 +149,27 @@ pub(crate) fn tools(skills: &SkillSet, budgeted: bool) -> Value {
         list.extend(files);
     }
     tools
+}
+
+/// With a skill the model may pick that runs on its own (`context: fork`), `activate_skill`
+/// takes a `task` too: what the sub-conversation is to do (docs/skills.md#context-fork). Without
+/// one the schemas stay as they are, so recorded requests and prompt caches still match.
+pub(crate) fn offer_fork_task(tools: &mut Value, skills: &SkillSet) {
+    if !skills.all().iter().any(|s| s.invocation.fork && s.offered_to_model()) {
+        return;
+    }
+    if let Some(props) = tools
+        .pointer_mut("/0/function/parameters/properties")
+        .and_then(Value::as_object_mut)
+    {
+        props.insert(
+            "task".into(),
+            serde_json::json!({
+                "type": "string",
+                "description": "for a skill that runs on its own (context: fork): the task to give it; it answers with its result"
+            }),
+        );
+    }
 }
 
 /// The compact tool schemas: `activate_skill` (an enum of the `listed` skills, or of all when the

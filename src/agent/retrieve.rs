@@ -38,7 +38,7 @@ pub(crate) struct Ranking {
 /// The first `limit` of `ranked` that the model may pick on its own: skills only a person
 /// invokes (`disable-model-invocation`) are never offered by a ranking.
 fn routable(skills: &SkillSet, mut ranked: Vec<Ranked>, limit: usize) -> Vec<Ranked> {
-    ranked.retain(|r| skills.all().get(r.index).is_some_and(|s| s.invocation.model));
+    ranked.retain(|r| skills.all().get(r.index).is_some_and(|s| s.offered_to_model()));
     ranked.truncate(limit);
     ranked
 }

@@ -68,7 +68,7 @@ pub(crate) struct Agent {
     pub(super) tools: ToolRunner,
     pub(super) sink: Arc<dyn EventSink>,
     pub(super) redactor: Redactor,
-    max_steps: u32,
+    pub(super) max_steps: u32,
     pub(super) catalog_budget: usize,
     preactivate: bool,
     /// The full prompt, or the compact one.
@@ -85,7 +85,7 @@ pub(crate) struct Agent {
     in_flight: Option<u64>,
     usage: Option<Usage>,
     /// Commands refused by the approval policy, a person, or for want of a terminal, this turn.
-    commands_denied: usize,
+    pub(super) commands_denied: usize,
     /// Tokens of calls whose server reported none, estimated from bytes.
     tokens_estimated: u64,
     /// What the session keeps besides messages: usage per turn, grants, context settings.
@@ -100,6 +100,9 @@ pub(crate) struct Agent {
     pub(super) hook_context: Vec<String>,
     /// How often `Stop` hooks sent this turn's model back.
     pub(super) stop_guard: super::hooked::StopGuard,
+    /// Models skills asked for that the endpoint refused this run (and skills told once that
+    /// their model is not switched to): each is said once.
+    pub(super) refused_models: std::collections::HashSet<String>,
 }
 
 impl Agent {
@@ -138,6 +141,7 @@ impl Agent {
             second_chance_used: false,
             hook_context: Vec::new(),
             stop_guard: super::hooked::StopGuard::default(),
+            refused_models: std::collections::HashSet::new(),
         }
     }
 
@@ -165,11 +169,12 @@ impl Agent {
             PromptMode::Full => prompt::tools(self.skills(), catalog.budgeted),
             PromptMode::Compact => prompt::compact_tools(self.skills(), self.frozen_catalog.as_deref()),
         };
-        let tools = self.tools.with_mcp_tools(tools, user_message).await;
+        let mut tools = self.tools.with_mcp_tools(tools, user_message).await;
+        prompt::offer_fork_task(&mut tools, self.skills());
         self.session.tools_bytes = tools_bytes(&tools);
         self.compact_if_due(user_message).await;
         if self.preactivate {
-            self.preactivate(user_message);
+            self.preactivate(user_message).await;
         }
         self.conversation
             .remember(ChatMessage::user(user_message).noted(catalog.note));
@@ -227,7 +232,7 @@ impl Agent {
                 ChatMessage::assistant(content, reply.tool_calls.clone())
                     .with_thinking(std::mem::take(&mut reply.thinking)),
             );
-            self.run_calls(&reply.tool_calls, &mut recent_calls).await;
+            self.run_calls(&reply.tool_calls, &mut recent_calls, &tools).await;
             self.record_grants();
             if let Some(reason) = self.tools.take_hook_stop() {
                 self.emit(Event::Warning {
@@ -306,7 +311,8 @@ impl Agent {
 
     /// Run the first [`MAX_CALLS_PER_RESPONSE`] tool calls of one response; answer the rest with an
     /// error saying so, so every call has a result and the next request stays valid.
-    async fn run_calls(&mut self, calls: &[ToolCall], recent_calls: &mut Vec<String>) {
+    /// A call activating a skill marked `context: fork` runs it as a sub-conversation with `tools`.
+    async fn run_calls(&mut self, calls: &[ToolCall], recent_calls: &mut Vec<String>, tools: &serde_json::Value) {
         if calls.len() > MAX_CALLS_PER_RESPONSE {
             self.emit(Event::Warning {
                 message: format!(
@@ -318,9 +324,15 @@ impl Agent {
         for (i, call) in calls.iter().enumerate() {
             let outcome = if i < MAX_CALLS_PER_RESPONSE {
                 recent_calls.push(format!("{}({})", call.function.name, call.function.arguments));
-                self.tools
-                    .dispatch(&self.conversation, &call.function.name, &call.function.arguments)
-                    .await
+                match self.fork_of(call) {
+                    Some(fork) => self.run_fork(fork, tools).await,
+                    None => {
+                        self.model_not_switched(call);
+                        self.tools
+                            .dispatch(&self.conversation, &call.function.name, &call.function.arguments)
+                            .await
+                    }
+                }
             } else {
                 ToolOutcome::refused(format!(
                     "not run: at most {MAX_CALLS_PER_RESPONSE} tool calls of one response are executed and this \
@@ -341,12 +353,12 @@ impl Agent {
     }
 
     /// Activate the one clearly best skill for `request` before the model is asked at all.
-    fn preactivate(&mut self, request: &str) {
+    async fn preactivate(&mut self, request: &str) {
         let scores = self.skills().index().score(request);
         let winner = clear_winner(&scores, PREACTIVATE_MIN_COVERAGE, PREACTIVATE_MARGIN);
         let name = winner.and_then(|i| self.skills().all().get(i)).map(|s| s.name.clone());
         if let Some(name) = name.filter(|n| !self.conversation.holds(n)) {
-            let _ = self.activate_by_hand(&name);
+            let _ = self.activate_by_hand(&name).await;
         }
     }
 

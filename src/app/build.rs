@@ -32,7 +32,9 @@ pub(super) fn agent(
     let mcp = mcp_hub(run, &tape);
     let llm = llm_with(run, tape, sink.clone())?;
     let preload = run.index_preload.lock().unwrap_or_else(|p| p.into_inner()).take();
-    let skills = SkillSet::with_cache(discovery.skills, config.cache.clone()).with_preloaded(preload);
+    let mut found = discovery.skills;
+    crate::skills::paths::mark_unmatched(&mut found, &config.sandbox.cwd);
+    let skills = SkillSet::with_cache(found, config.cache.clone()).with_preloaded(preload);
     let compact = compact_prompt(config);
     let options = AgentOptions {
         tools: RunnerSettings {

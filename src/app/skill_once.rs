@@ -22,6 +22,7 @@ pub(super) async fn skill_once(mut run: Run<'_>, discovery: Discovery, name: &st
     let (mut agent, _) = super::session::started_agent(&run, discovery)?;
     let invoked = agent
         .invoke_by_hand(name, &Arguments::parse(&args.text))
+        .await
         .map_err(AppError::config)?;
     let message = match &args.piped {
         Some(input) => format!("{}\n\nInput:\n```\n{}\n```", invoked.request, input.trim_end()),

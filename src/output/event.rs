@@ -35,6 +35,19 @@ pub(crate) enum Event {
         skill: String,
         dir: String,
     },
+    /// A skill marked `context: fork` starts its sub-conversation: the events up to its
+    /// `ForkFinished` belong to it.
+    ForkStarted {
+        skill: String,
+        /// The model its requests ask for.
+        model: String,
+    },
+    /// The sub-conversation ended; only its answer goes back to the main conversation.
+    ForkFinished {
+        skill: String,
+        /// Responses of the model that called tools in it.
+        steps: usize,
+    },
     CommandStarted {
         skill: String,
         command: String,

@@ -100,6 +100,9 @@ pub(crate) struct SkillSummary {
     pub(crate) blocked: Option<String>,
     /// Bytes its line adds to every request's catalog (what listing it costs).
     pub(crate) catalog_bytes: usize,
+    /// Its `paths:` match no file of the working folder: kept out of the catalog here.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) hidden_by_paths: bool,
     /// Installed (`skills add`/`update`) over audit findings of high or critical severity: how
     /// many were accepted (skills-lock.json has them). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -206,6 +209,9 @@ pub(crate) struct CheckedSkill {
     /// No finding fails the check.
     pub(crate) ok: bool,
     pub(crate) findings: Vec<Diagnostic>,
+    /// The fields it uses that other tools define, and who honours them (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) portability: Vec<crate::skills::check::portable_fields::FieldSupport>,
 }
 
 /// `skills new NAME`: the skeleton written.

@@ -78,6 +78,10 @@ pub(super) struct InvocationRecord {
     user: bool,
     argument_hint: Option<String>,
     arguments: Vec<String>,
+    fork: bool,
+    wants_model: Option<String>,
+    agent: Option<String>,
+    paths: Vec<String>,
 }
 
 impl From<&Invocation> for InvocationRecord {
@@ -87,6 +91,10 @@ impl From<&Invocation> for InvocationRecord {
             user: i.user,
             argument_hint: i.argument_hint.clone(),
             arguments: i.arguments.clone(),
+            fork: i.fork,
+            wants_model: i.wants_model.clone(),
+            agent: i.agent.clone(),
+            paths: i.paths.clone(),
         }
     }
 }
@@ -122,6 +130,7 @@ impl CachedLoad {
                     invocation,
                     diagnostics,
                     may_be_signed,
+                    paths_unmatched: _,
                 } = skill.as_ref();
                 Some(Self::Skill(Box::new(SkillRecord {
                     name: name.clone(),
@@ -188,9 +197,14 @@ impl CachedLoad {
                 user: invocation.user,
                 argument_hint: invocation.argument_hint,
                 arguments: invocation.arguments,
+                fork: invocation.fork,
+                wants_model: invocation.wants_model,
+                agent: invocation.agent,
+                paths: invocation.paths,
             },
             diagnostics,
             may_be_signed,
+            paths_unmatched: false,
         })))
     }
 }

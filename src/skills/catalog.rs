@@ -133,7 +133,7 @@ impl SkillSet {
     /// `disable-model-invocation` (or Codex's `allow_implicit_invocation: false`), which only a
     /// person invokes. The catalog, the `activate_skill` enum and searches hold these alone.
     pub(crate) fn routable(&self) -> impl Iterator<Item = &Skill> {
-        self.skills.iter().filter(|s| s.invocation.model)
+        self.skills.iter().filter(|s| s.offered_to_model())
     }
 
     /// The names of the [`routable`](Self::routable) skills.
@@ -174,7 +174,7 @@ impl SkillSet {
             .search(query, limit)
             .into_iter()
             .filter_map(|Hit { index, score }| self.skills.get(index).map(|s| (s, score)))
-            .filter(|(s, _)| s.invocation.model)
+            .filter(|(s, _)| s.offered_to_model())
             .collect()
     }
 
@@ -208,7 +208,7 @@ impl SkillSet {
     pub(crate) fn render_ranked(&self, budget: usize, ranked: impl IntoIterator<Item = usize>) -> Catalog {
         let routable = self.routable().count();
         // Skills only a person invokes count as chosen already: never listed.
-        let mut chosen: Vec<bool> = self.skills.iter().map(|s| !s.invocation.model).collect();
+        let mut chosen: Vec<bool> = self.skills.iter().map(|s| !s.offered_to_model()).collect();
         let mut text = String::new();
         let mut listed = 0;
         for i in ranked.into_iter().chain(0..self.skills.len()) {

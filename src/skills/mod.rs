@@ -8,9 +8,11 @@ pub(crate) mod catalog;
 pub(crate) mod check;
 pub(crate) mod code;
 pub mod discover;
+pub(crate) mod dynamic;
 pub(crate) mod examples;
 pub mod library;
 pub mod load;
+pub(crate) mod paths;
 pub(crate) mod resolve;
 pub mod retrieval;
 pub mod roots;
@@ -126,6 +128,10 @@ pub struct Skill {
     /// discovery's listing of the folder showed none, so a listing need not look in every folder.
     #[serde(skip)]
     pub(crate) may_be_signed: bool,
+    /// Its `paths:` globs match no file of the working folder: it is kept out of the catalog
+    /// (`skills::paths`). Set per run, never cached.
+    #[serde(skip)]
+    pub(crate) paths_unmatched: bool,
 }
 
 impl Skill {
@@ -149,7 +155,14 @@ impl Skill {
             invocation: load::invocation::Invocation::default(),
             diagnostics: Vec::new(),
             may_be_signed: false,
+            paths_unmatched: false,
         }
+    }
+
+    /// Whether the model is offered it: in the catalog, `activate_skill`'s enum and searches.
+    /// Not when only people may invoke it, nor when its `paths:` match nothing here.
+    pub(crate) fn offered_to_model(&self) -> bool {
+        self.invocation.model && !self.paths_unmatched
     }
 
     /// Relative paths of the files bundled with the skill (not `SKILL.md`), sorted, at most

@@ -252,13 +252,34 @@ fn human_bytes(n: u64) -> String {
     }
 }
 
+impl HumanRenderer {
+    /// A skill activated, or a `context: fork` skill's sub-conversation starting or ending.
+    fn activation(&self, event: &Event) {
+        match event {
+            Event::SkillSelected { skill, dir } => {
+                self.progress(&format!("▸ skill {} ({})", self.one_line(skill), self.one_line(dir)));
+            }
+            Event::ForkStarted { skill, model } => self.progress(&format!(
+                "▸ skill {} runs on its own (model {})",
+                self.one_line(skill),
+                self.one_line(model)
+            )),
+            Event::ForkFinished { skill, steps } => self.progress(&format!(
+                "◂ skill {} answered after {steps} tool steps",
+                self.one_line(skill)
+            )),
+            _ => {}
+        }
+        self.wait("thinking");
+    }
+}
+
 impl EventSink for HumanRenderer {
     fn emit(&self, event: Event) {
         match event {
             session @ Event::Session { .. } => self.session(session),
-            Event::SkillSelected { skill, dir } => {
-                self.progress(&format!("▸ skill {} ({})", self.one_line(&skill), self.one_line(&dir)));
-                self.wait("thinking");
+            skill @ (Event::SkillSelected { .. } | Event::ForkStarted { .. } | Event::ForkFinished { .. }) => {
+                self.activation(&skill);
             }
             Event::CommandStarted {
                 skill,

@@ -284,6 +284,7 @@ mod tests {
             trusted: !i.is_multiple_of(5),
             blocked: None,
             catalog_bytes: i,
+            hidden_by_paths: false,
             accepted_findings: None,
             signature: None,
         };

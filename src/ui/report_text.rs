@@ -284,6 +284,14 @@ fn skill_check(r: &SkillCheck) -> Vec<String> {
         for d in &skill.findings {
             out.push(format!("      {}: {}", level(d), one(&d.to_string())));
         }
+        out.extend(skill.portability.iter().map(field_line));
+    }
+    if r.skills.iter().any(|s| !s.portability.is_empty()) {
+        out.push(format!(
+            "(fields: what agent does, then Claude Code, Codex, Copilot CLI, opencode, Gemini CLI as their documentation \
+             said on {})",
+            crate::skills::check::portable_fields::AS_OF
+        ));
     }
     for d in &r.problems {
         out.push(format!("{}: {}", level(d), one(&d.to_string())));
@@ -302,6 +310,25 @@ fn skill_check(r: &SkillCheck) -> Vec<String> {
         r.warnings
     ));
     out
+}
+
+/// One field a skill uses and who honours it, on one line.
+fn field_line(f: &crate::skills::check::portable_fields::FieldSupport) -> String {
+    let note = if f.note.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", f.note)
+    };
+    format!(
+        "      field {}: agent {}{note}; Claude Code {}, Codex {}, Copilot CLI {}, opencode {}, Gemini CLI {}",
+        f.field,
+        f.agent.word(),
+        f.claude_code.word(),
+        f.codex.word(),
+        f.copilot_cli.word(),
+        f.opencode.word(),
+        f.gemini_cli.word()
+    )
 }
 
 /// `skills new`: what was written and how to try it.

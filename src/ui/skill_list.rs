@@ -13,7 +13,8 @@ const HEADERS: [&str; 5] = ["NAME", "DIALECT", "STATUS", "ROOT", "DESCRIPTION"];
 const ROOT_COLUMN: usize = 3;
 
 /// `ok`, or what stands in a skill's way: `warnings` (see `skills show`), `untrusted`,
-/// `over-findings` (installed over audit findings), and a signature's standing (`signed`, `invalid`).
+/// `over-findings` (installed over audit findings), `hidden-by-paths` (its `paths:` match nothing
+/// here), and a signature's standing (`signed`, `invalid`).
 pub(crate) fn status(skill: &SkillSummary) -> String {
     let mut marks = Vec::new();
     if skill.warnings > 0 {
@@ -24,6 +25,9 @@ pub(crate) fn status(skill: &SkillSummary) -> String {
     }
     if skill.accepted_findings.is_some() {
         marks.push("over-findings");
+    }
+    if skill.hidden_by_paths {
+        marks.push("hidden-by-paths");
     }
     if let Some(sig) = skill
         .signature
@@ -163,6 +167,7 @@ mod tests {
             trusted: true,
             blocked: None,
             catalog_bytes,
+            hidden_by_paths: false,
             accepted_findings: None,
             signature: None,
         }

@@ -22,7 +22,8 @@ pub enum Part {
 
 /// Objects, and arrays whose items are objects, documented in a section of their own:
 /// (section, field) → the object's section.
-const NESTED: [((&str, &str), &str); 35] = [
+const NESTED: [((&str, &str), &str); 36] = [
+    (("checked", "portability"), "field support"),
     (("help", "commands"), "command"),
     (("history", "entries"), "history entry"),
     (("help", "skills"), "skill command"),

@@ -45,6 +45,7 @@ mod skill_audit_trust;
 mod skill_cache;
 mod skill_collections;
 mod skill_eval;
+mod skill_features;
 mod skill_fixtures;
 mod skill_habits;
 mod skill_invocation;

@@ -216,13 +216,13 @@ async fn a_claude_code_skill_finds_its_scripts_through_claude_skill_dir() {
 }
 
 #[tokio::test]
-async fn skills_check_names_claude_code_shell_preprocessing_agent_does_not_run() {
+async fn skills_check_names_claude_code_multiline_preprocessing_agent_does_not_run() {
     let ws = Workspace::new();
     let dir = ws.home().join(".claude/skills/branch");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("SKILL.md"),
-        "---\nname: branch\ndescription: Reports the current git branch of the project.\n---\nBranch: !`git branch --show-current`\n",
+        "---\nname: branch\ndescription: Reports the current git branch of the project.\n---\nBranch: !`git branch --show-current`\n```!\ngit status\n```\n",
     )
     .unwrap();
     let mut cmd = ws.bare_agent();
@@ -231,5 +231,10 @@ async fn skills_check_names_claude_code_shell_preprocessing_agent_does_not_run()
     let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
     let finding = &report["skills"][0]["findings"][0];
     assert_eq!(finding["code"], "other-tool-syntax", "{report}");
-    assert_eq!(finding["line"], 5, "{report}");
+    assert_eq!(finding["line"], 6, "{report}");
+    assert_eq!(
+        report["skills"][0]["findings"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
 }

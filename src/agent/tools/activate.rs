@@ -17,6 +17,11 @@ const MAX_LISTED_FILES: usize = 100;
 struct SkillFiles {
     body: std::io::Result<String>,
     files: Vec<String>,
+    /// The hash of the body before its dynamic context was filled in (what a resumed session
+    /// compares with the file), once filled.
+    hash: Option<String>,
+    /// Whether `skill_selected` was already said (before the dynamic context's commands).
+    announced: bool,
 }
 
 impl SkillFiles {
@@ -27,7 +32,18 @@ impl SkillFiles {
                 .read_body()
                 .map(|body| claude_skill_dir(body, &skill.dir.display().to_string())),
             files: skill.bundled_files(MAX_LISTED_FILES),
+            hash: None,
+            announced: false,
         }
+    }
+
+    /// The body with its dynamic context left unrun, saying `why`.
+    fn unfilled(mut self, why: &str) -> Self {
+        if let Ok(body) = &self.body {
+            self.hash = Some(body_hash(body));
+            self.body = Ok(super::dynamic::leave_dynamic(body, why));
+        }
+        self
     }
 }
 
@@ -36,7 +52,12 @@ impl ToolRunner {
     /// instructions with `$ARGUMENTS`, `$ARGUMENTS[N]`, `$N` and declared names replaced, given
     /// anew even when the skill is already active (the arguments differ). Also returns whether
     /// the body held any placeholder (else the arguments are the user's request).
-    pub(crate) fn invoke(&self, conversation: &Conversation, name: &str, args: &Arguments) -> (ToolOutcome, bool) {
+    pub(crate) async fn invoke(
+        &self,
+        conversation: &Conversation,
+        name: &str,
+        args: &Arguments,
+    ) -> (ToolOutcome, bool) {
         let Some(skill) = self.skills.get(name).cloned() else {
             return (self.unknown_skill(name), false);
         };
@@ -48,18 +69,52 @@ impl ToolRunner {
             files.body = Ok(substituted.text);
         }
         // With placeholders the substituted body is new to the conversation even if the skill is held.
+        if placeholders || !conversation.holds(&skill.name) {
+            self.fill_files(&skill, &mut files).await;
+        }
         (
             self.activate_with(conversation, name, Some(files), placeholders),
             placeholders,
         )
     }
 
-    /// Activate by hand (before a request, `/skill`): reads the skill's files on this thread.
+    /// Activate again where nothing is awaited (instructions sent again on resuming or compacting): reads
+    /// the skill's files on this thread and leaves its dynamic context unrun, saying so.
     pub(crate) fn activate(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
-        let files = self
+        let files = self.not_yet_held(conversation, name).map(|skill| {
+            SkillFiles::read(&skill)
+                .unfilled("instructions sent again (a resumed or compacted session) do not run their commands again")
+        });
+        self.activate_with(conversation, name, files, false)
+    }
+
+    /// Activate by hand (preactivation, `/skill NAME`): its dynamic context runs.
+    pub(crate) async fn activate_now(&self, conversation: &Conversation, name: &str) -> ToolOutcome {
+        let mut files = self
             .not_yet_held(conversation, name)
             .map(|skill| SkillFiles::read(&skill));
+        if let (Some(files), Some(skill)) = (files.as_mut(), self.skills.get(name).cloned()) {
+            self.fill_files(&skill, files).await;
+        }
         self.activate_with(conversation, name, files, false)
+    }
+
+    /// Run the dynamic context of `files`' body as `skill`'s commands and put their output in
+    /// place; `skill_selected` is said first, so the commands' events follow it.
+    async fn fill_files(&self, skill: &Skill, files: &mut SkillFiles) {
+        let Ok(body) = &files.body else {
+            return;
+        };
+        files.hash = Some(body_hash(body));
+        if crate::skills::dynamic::markers(body).is_empty() {
+            return;
+        }
+        self.emit(Event::SkillSelected {
+            skill: skill.name.clone(),
+            dir: skill.dir.display().to_string(),
+        });
+        files.announced = true;
+        files.body = Ok(self.fill_dynamic(skill, body).await);
     }
 
     /// Activate for the model: the skill's files are read off the async threads. A skill only a
@@ -75,10 +130,13 @@ impl ToolRunner {
                 model_line(&skill.name)
             ));
         }
-        let files = match self.not_yet_held(conversation, name) {
+        let mut files = match self.not_yet_held(conversation, name) {
             Some(skill) => tokio::task::spawn_blocking(move || SkillFiles::read(&skill)).await.ok(),
             None => None,
         };
+        if let (Some(files), Some(skill)) = (files.as_mut(), self.skills.get(name).cloned()) {
+            self.fill_files(&skill, files).await;
+        }
         self.activate_with(conversation, name, files, false)
     }
 
@@ -115,15 +173,22 @@ impl ToolRunner {
                 }),
             };
         }
-        let SkillFiles { body, mut files } = files.unwrap_or_else(|| SkillFiles::read(&skill));
+        let SkillFiles {
+            body,
+            mut files,
+            hash,
+            announced,
+        } = files.unwrap_or_else(|| SkillFiles::read(&skill));
         let body = match body {
             Ok(b) => b,
             Err(e) => return ToolOutcome::failed(format!("cannot read {}: {e}", skill.skill_file.display())),
         };
-        self.emit(Event::SkillSelected {
-            skill: skill.name.clone(),
-            dir: dir.clone(),
-        });
+        if !announced {
+            self.emit(Event::SkillSelected {
+                skill: skill.name.clone(),
+                dir: dir.clone(),
+            });
+        }
         if files.len() == MAX_LISTED_FILES {
             files.push("… (more not listed)".into());
         }
@@ -145,7 +210,7 @@ impl ToolRunner {
             activated: Some(Activation {
                 skill: skill.name,
                 dir,
-                hash: Some(body_hash(&body)),
+                hash: Some(hash.unwrap_or_else(|| body_hash(&body))),
             }),
         }
     }

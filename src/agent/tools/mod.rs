@@ -7,6 +7,7 @@
 
 mod activate;
 mod decode;
+mod dynamic;
 pub(crate) mod files;
 mod installed;
 mod live;
@@ -16,6 +17,7 @@ mod needs;
 pub(crate) use needs::declared_needs;
 mod read;
 mod run;
+mod run_output;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

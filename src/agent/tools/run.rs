@@ -19,9 +19,7 @@ use super::ToolRunner;
 use super::live::LiveOutput;
 use crate::agent::outcome::ToolOutcome;
 
-/// Lines of stderr a `command_finished` event carries, and the most characters of each.
-const STDERR_TAIL_LINES: usize = 5;
-const STDERR_TAIL_CHARS: usize = 300;
+use super::run_output::{STDERR_TAIL_LINES, format_output, last_lines};
 /// At most this many nested `.git` (and the like) found below the writable folders are kept
 /// read-only for a command: each costs two mounts.
 const MAX_NESTED_KEPT: usize = 64;
@@ -40,17 +38,23 @@ impl ToolRunner {
                 "no skill is active; call activate_skill first, then run the commands its instructions give",
             );
         };
+        self.run_for(&skill, command).await.into_outcome()
+    }
+
+    /// Run `command` as `skill`'s: every check and wall of [`Self::run_command`], with the
+    /// command's output kept beside the model's text (dynamic context reads its stdout).
+    pub(super) async fn run_for(&self, skill: &Skill, command: &str) -> CommandRun {
         let command = command.trim();
         if command.is_empty() {
-            return ToolOutcome::refused("the command is empty");
+            return CommandRun::NotRun(ToolOutcome::refused("the command is empty"));
         }
-        if let Err(reason) = self.as_shipped(&skill).await {
+        if let Err(reason) = self.as_shipped(skill).await {
             self.emit(Event::CommandDenied {
                 skill: Some(skill.name.clone()),
                 command: command.to_string(),
                 reason: reason.clone(),
             });
-            return ToolOutcome::denied(reason);
+            return CommandRun::NotRun(ToolOutcome::denied(reason));
         }
         let requires = &skill.requires;
         let sandbox = &self.settings.sandbox;
@@ -58,12 +62,12 @@ impl ToolRunner {
             sandbox.extra.ensure_tool_dirs();
         }
         let mut policy = sandbox.policy(&skill.dir, &requires.write, requires.network);
-        if self.is_locked(&skill).await {
+        if self.is_locked(skill).await {
             policy = policy.lock_skill_folder();
         }
         // The tighter walls a command that is not the skill's own runs in under `auto`, if any.
         let tight = policy.contained(requires.network, sandbox.extra.network);
-        let plan = match self.approve(&skill, command, &policy, tight.is_some()).await {
+        let plan = match self.approve(skill, command, &policy, tight.is_some()).await {
             Ok((plan, true)) => {
                 policy = tight.unwrap_or(policy);
                 Approved { plan, contained: true }
@@ -75,14 +79,14 @@ impl ToolRunner {
                     command: command.to_string(),
                     reason: reason.clone(),
                 });
-                return ToolOutcome::denied(reason);
+                return CommandRun::NotRun(ToolOutcome::denied(reason));
             }
         };
-        self.execute(&skill, command, &plan, &policy).await
+        self.execute(skill, command, &plan, &policy).await
     }
 
     /// Start the approved `plan` in the sandbox `policy` describes and report how it ended.
-    async fn execute(&self, skill: &Skill, command: &str, approved: &Approved, policy: &Policy) -> ToolOutcome {
+    async fn execute(&self, skill: &Skill, command: &str, approved: &Approved, policy: &Policy) -> CommandRun {
         let plan = &approved.plan;
         // Its own temp folder, removed when this returns (and the command's processes are gone).
         let temp = PrivateTemp::create(&self.settings.sandbox.temp)
@@ -95,7 +99,7 @@ impl ToolRunner {
         // A sandbox that cannot be built is not silently skipped: the command does not run.
         let confinement = match Confinement::build(policy) {
             Ok(confinement) => confinement,
-            Err(e) => return self.not_started(format!("{command}: not run: {e}")),
+            Err(e) => return CommandRun::NotRun(self.not_started(format!("{command}: not run: {e}"))),
         };
         self.emit(Event::CommandStarted {
             skill: skill.name.clone(),
@@ -145,17 +149,18 @@ impl ToolRunner {
         match ran {
             Ok(out) => {
                 let removed = self.sweep(snapshot).await;
-                self.finished(skill, command, policy, &out, &removed)
+                let outcome = self.finished(skill, command, policy, &out, &removed);
+                CommandRun::Ran { outcome, output: out }
             }
             Err(e) => {
                 let program = match plan {
                     Plan::Argv(argv) => argv.program().display().to_string(),
                     Plan::Shell(_) => "sh".to_string(),
                 };
-                self.not_started(format!(
+                CommandRun::NotRun(self.not_started(format!(
                     "could not start {program} in {}: {e}",
                     self.settings.workdir.display()
-                ))
+                )))
             }
         }
     }
@@ -475,6 +480,26 @@ fn scope_of(skill: &Skill, unconfined: bool) -> SkillScope {
     }
 }
 
+/// How a command of a skill ended: it ran (its output, and the model's text of it), or it did not.
+pub(super) enum CommandRun {
+    /// It started; `output` is what it printed, capped and redacted.
+    Ran {
+        outcome: ToolOutcome,
+        output: CommandOutput,
+    },
+    /// Denied, refused or not started: why, as the model reads it.
+    NotRun(ToolOutcome),
+}
+
+impl CommandRun {
+    /// What the model reads of it.
+    pub(super) fn into_outcome(self) -> ToolOutcome {
+        match self {
+            Self::Ran { outcome, .. } | Self::NotRun(outcome) => outcome,
+        }
+    }
+}
+
 /// A plan someone (or the policy) allowed, and whether it runs contained.
 struct Approved {
     plan: Plan,
@@ -494,64 +519,5 @@ fn no_terminal(plan: &Plan) -> String {
             shell.why(),
             plan.narrowest_way()
         ),
-    }
-}
-
-fn format_output(out: &CommandOutput, timeout_secs: u64) -> String {
-    let mut text = match (out.timed_out, out.exit_code, out.signal) {
-        (true, _, _) => format!("timed out after {timeout_secs}s and was killed\n"),
-        (false, Some(code), _) => format!("exit code: {code}\n"),
-        (false, None, Some(sig)) => format!("killed by signal {sig}\n"),
-        (false, None, None) => "exit status unknown\n".to_string(),
-    };
-    for (label, cap) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
-        if cap.total_bytes == 0 {
-            continue;
-        }
-        let binary = if cap.binary {
-            " (binary data, shown lossily)"
-        } else {
-            ""
-        };
-        text.push_str(&format!("{label}{binary}:\n{}", cap.text));
-        if !cap.text.ends_with('\n') {
-            text.push('\n');
-        }
-    }
-    if out.stdout.total_bytes == 0 && out.stderr.total_bytes == 0 {
-        text.push_str("(no output)\n");
-    }
-    text
-}
-
-/// The last `n` non-blank lines of `text` as a terminal would show them (a `\r` redraw keeps
-/// only what came after it), each cut to [`STDERR_TAIL_CHARS`].
-fn last_lines(text: &str, n: usize) -> Vec<String> {
-    let mut lines: Vec<String> = text
-        .lines()
-        .rev()
-        .map(|l| l.rsplit('\r').next().unwrap_or(l).trim_end())
-        .filter(|l| !l.trim().is_empty())
-        .take(n)
-        .map(|l| match l.char_indices().nth(STDERR_TAIL_CHARS) {
-            Some((cut, _)) => format!("{}…", &l[..cut]),
-            None => l.to_string(),
-        })
-        .collect();
-    lines.reverse();
-    lines
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stderr_tail_is_the_last_visible_lines() {
-        let text = "one\n\ntwo\n  \nprogress 10%\rprogress 100%\nthree\n";
-        assert_eq!(last_lines(text, 3), ["two", "progress 100%", "three"]);
-        assert_eq!(last_lines("", 3), Vec::<String>::new());
-        let long = "x".repeat(STDERR_TAIL_CHARS + 10);
-        assert_eq!(last_lines(&long, 1)[0].chars().count(), STDERR_TAIL_CHARS + 1);
     }
 }

@@ -18,9 +18,8 @@ pub(super) enum Flow {
     Done,
     /// End the chat.
     Exit,
-    /// Send this text as a message.
-    Send(String),
-    /// Run a command that awaits the model or the server.
+    /// Run a command that awaits the model, the server or a skill's commands (and may lead to a
+    /// message to send).
     Later(Deferred),
 }
 
@@ -223,17 +222,30 @@ fn skill(chat: &mut Chat<'_>, arg: &str) -> Flow {
 
 /// Invoke skill `name` by hand with `args` (placeholders in its body replaced); `send`: start a
 /// turn with the request that follows from it.
-fn invoke(chat: &mut Chat<'_>, name: &str, args: &str, send: bool) -> Flow {
+/// Activation may run the skill's dynamic context, so it is awaited ([`invoke_now`]).
+fn invoke(_chat: &mut Chat<'_>, name: &str, args: &str, send: bool) -> Flow {
+    Flow::Later(Deferred::Invoke {
+        name: name.to_string(),
+        args: args.to_string(),
+        send,
+    })
+}
+
+/// Invoke skill `name` by hand now; the request to send, when `send` and it was activated.
+pub(super) async fn invoke_now(chat: &mut Chat<'_>, name: &str, args: &str, send: bool) -> Option<String> {
     let args = Arguments::parse(args);
-    match chat.agent.invoke_by_hand(name, &args) {
+    match chat.agent.invoke_by_hand(name, &args).await {
         Ok(invoked) => {
             chat.say(ChatReply::SkillActivated {
                 skill: invoked.skill,
                 dir: invoked.dir,
             });
-            if send { Flow::Send(invoked.request) } else { Flow::Done }
+            send.then_some(invoked.request)
         }
-        Err(why) => refuse(chat, "skill", &why),
+        Err(why) => {
+            refuse(chat, "skill", &why);
+            None
+        }
     }
 }
 

@@ -51,7 +51,8 @@ impl Chat<'_> {
         // next turn rather than lost.
         self.watch.follow(changes);
         let started = SystemTime::now();
-        let found = discover_with(&self.run.config.skill_roots, &self.run.config.routing_scan());
+        let mut found = discover_with(&self.run.config.skill_roots, &self.run.config.routing_scan());
+        crate::skills::paths::mark_unmatched(&mut found.skills, &self.run.config.sandbox.cwd);
         crate::app::once::report_discovery(&found, &*self.run.front.output, crate::app::once::Detail::News);
         let edited: Vec<String> = found
             .skills
@@ -168,11 +169,10 @@ pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, 
             Some(command) => match commands::dispatch(&mut chat, command) {
                 Flow::Done => continue,
                 Flow::Exit => break,
-                Flow::Send(text) => text,
-                Flow::Later(command) => {
-                    sessions::run_deferred(&mut chat, command).await;
-                    continue;
-                }
+                Flow::Later(command) => match sessions::run_deferred(&mut chat, command).await {
+                    Some(text) => text,
+                    None => continue,
+                },
             },
             None => message,
         };

@@ -21,6 +21,12 @@ pub(in crate::app) enum Deferred {
     Context,
     Compact(Option<String>),
     Mcp,
+    /// `/NAME ARGS`, `/skill NAME ARGS`: `send` the request that follows from it.
+    Invoke {
+        name: String,
+        args: String,
+        send: bool,
+    },
 }
 
 /// The session store, or a refusal naming `command`.
@@ -175,9 +181,13 @@ pub(super) fn compact(_chat: &mut Chat<'_>, arg: &str) -> Flow {
     Flow::Later(Deferred::Compact(Some(arg.to_string()).filter(|a| !a.is_empty())))
 }
 
-/// Run a command that awaits the model or the server.
-pub(super) async fn run_deferred(chat: &mut Chat<'_>, command: Deferred) {
+/// Run a command that awaits the model, the server or a skill's commands; the message to send,
+/// when the command leads to one.
+pub(super) async fn run_deferred(chat: &mut Chat<'_>, command: Deferred) -> Option<String> {
     match command {
+        Deferred::Invoke { name, args, send } => {
+            return super::commands::invoke_now(chat, &name, &args, send).await;
+        }
         Deferred::Usage => {
             let context = chat.agent.context().await;
             chat.say(ChatReply::Usage(UsageReport {
@@ -215,4 +225,5 @@ pub(super) async fn run_deferred(chat: &mut Chat<'_>, command: Deferred) {
             }
         }
     }
+    None
 }

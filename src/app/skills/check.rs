@@ -59,6 +59,7 @@ pub(super) fn check(
             catalog_bytes: line_len(skill),
             ok: !findings.iter().any(|d| report.counts_as_error(d)),
             findings,
+            portability: crate::skills::check::portable_fields::field_support(skill),
         });
     }
     let (errors, warnings) = tally(&report);

@@ -51,7 +51,8 @@ pub(super) async fn run(action: &SkillsCommand, mut run: Run<'_>) -> Result<Exit
         SkillsCommand::Check { .. } | SkillsCommand::Show { .. } => Scan::whole(),
         _ => run.config.routing_scan(),
     };
-    let discovery = discover_with(&run.config.skill_roots, &scan);
+    let mut discovery = discover_with(&run.config.skill_roots, &scan);
+    crate::skills::paths::mark_unmatched(&mut discovery.skills, &run.config.sandbox.cwd);
     let report = match action {
         SkillsCommand::List => Report::SkillList(list(discovery, &run.trust, run.config.catalog_budget)),
         SkillsCommand::Show { name, .. } => Report::SkillShow(Box::new(show(&discovery, &run, name)?)),
@@ -159,13 +160,14 @@ fn summary_known(skill: Skill, trust: &FolderTrust, listing: &mut Listing) -> Sk
         .map(|d| d.code)
         .collect();
     // A skill only a person invokes is never listed to the model: it costs the catalog nothing.
-    let catalog_bytes = if skill.invocation.model {
+    let catalog_bytes = if skill.offered_to_model() {
         crate::skills::catalog::line_len(&skill)
     } else {
         0
     };
     let (accepted_findings, signature) = provenance(&skill.dir, skill.may_be_signed, &mut listing.locks);
     SkillSummary {
+        hidden_by_paths: skill.paths_unmatched,
         accepted_findings,
         signature,
         name: skill.name,

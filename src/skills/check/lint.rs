@@ -150,7 +150,7 @@ fn live_examples(skill: &Skill, body: &str) -> Option<Diagnostic> {
     ))
 }
 
-/// Claude Code's `` !`command` `` in the skill file, which agent leaves as text.
+/// Claude Code's multi-line ```` ```! ```` block in the skill file, which agent leaves as text.
 fn shell_preprocessing(skill: &Skill) -> Option<Diagnostic> {
     let read =
         crate::support::fs::read_regular(&skill.skill_file, crate::skills::load::parse::MAX_SKILL_FILE_BYTES).ok()?;
@@ -160,8 +160,8 @@ fn shell_preprocessing(skill: &Skill) -> Option<Diagnostic> {
         Severity::Warning,
         &skill.skill_file,
         Some(line),
-        "`!`command`` is Claude Code's shell preprocessing: agent does not run it, so the model reads the command, \
-         not its output; tell the model to run the command instead",
+        "a ```! block is Claude Code's multi-line shell preprocessing: agent runs only the one-line !`command` form, \
+         so the model reads this block's commands, not their output; put each on a line of its own as !`command`",
     ))
 }
 

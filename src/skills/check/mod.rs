@@ -6,4 +6,5 @@
 pub(crate) mod lint;
 pub(crate) mod needs_met;
 pub(crate) mod portable;
+pub(crate) mod portable_fields;
 pub(crate) mod refs;

@@ -28,6 +28,19 @@ pub(crate) struct Invocation {
     /// Names declared in `arguments:`, standing for the arguments in order (`$issue`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) arguments: Vec<String>,
+    /// `context: fork`: the skill runs as a sub-conversation that returns only its answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) fork: bool,
+    /// `model:` (Claude Code): the model the skill asks for (`inherit` is read as none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) wants_model: Option<String>,
+    /// `agent:` (Claude Code's subagent type for a fork), as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) agent: Option<String>,
+    /// `paths:`: globs relative to the working folder; offered to the model only where one
+    /// matches a file (`skills::paths`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) paths: Vec<String>,
 }
 
 impl Default for Invocation {
@@ -37,6 +50,10 @@ impl Default for Invocation {
             user: true,
             argument_hint: None,
             arguments: Vec::new(),
+            fork: false,
+            wants_model: None,
+            agent: None,
+            paths: Vec::new(),
         }
     }
 }
@@ -72,11 +89,11 @@ pub(crate) const OTHER_TOOL_KEYS: [(&str, Treatment); 12] = [
             "`when_to_use` (Claude Code) is not read: agent routes on `description` alone, so say when to use the skill there",
         ),
     ),
-    ("model", Treatment::Silent),
+    ("model", Treatment::Honoured),
     ("effort", Treatment::Silent),
-    ("context", Treatment::Silent),
-    ("agent", Treatment::Silent),
-    ("paths", Treatment::Silent),
+    ("context", Treatment::Honoured),
+    ("agent", Treatment::Honoured),
+    ("paths", Treatment::Honoured),
     ("shell", Treatment::Silent),
 ];
 
@@ -119,6 +136,7 @@ pub(crate) fn from_frontmatter(
     if let Some(v) = fields.get("arguments") {
         out.arguments = crate::skills::arguments::declared_arguments(v);
     }
+    fork_fields(fields, line, &mut out, &mut findings);
     for (key, treatment) in OTHER_TOOL_KEYS {
         if let Treatment::Noted(severity, message) = treatment
             && fields.contains_key(key)
@@ -132,6 +150,77 @@ pub(crate) fn from_frontmatter(
         }
     }
     (out, findings)
+}
+
+/// `context`, `model`, `agent` and `paths` (Claude Code): how the skill runs and where it is offered.
+fn fork_fields(
+    fields: &Map<String, Value>,
+    line: &dyn Fn(&str) -> Option<usize>,
+    out: &mut Invocation,
+    findings: &mut Vec<Finding>,
+) {
+    let mut text = |key: &str| match fields.get(key) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+        Some(other) => {
+            findings.push(Finding {
+                code: code::WRONG_TYPE,
+                severity: Severity::Warning,
+                line: line(key),
+                message: format!("`{key}` is a {}; expected text; ignored it", kind_of(other)),
+            });
+            None
+        }
+    };
+    let context = text("context");
+    out.wants_model = text("model").filter(|m| !m.eq_ignore_ascii_case("inherit"));
+    out.agent = text("agent");
+    match context.as_deref() {
+        None => {}
+        Some("fork") => out.fork = true,
+        Some(other) => findings.push(Finding {
+            code: code::WRONG_TYPE,
+            severity: Severity::Warning,
+            line: line("context"),
+            message: format!("`context: {other}` is not known; only `fork` is, so the skill runs in the conversation"),
+        }),
+    }
+    out.paths = match fields.get("paths") {
+        None | Some(Value::Null) => Vec::new(),
+        // Claude Code takes a comma-separated string or a list.
+        Some(Value::String(s)) => s
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(String::from)
+            .collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(scalar_text)
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect(),
+        Some(other) => {
+            findings.push(Finding {
+                code: code::WRONG_TYPE,
+                severity: Severity::Warning,
+                line: line("paths"),
+                message: format!(
+                    "`paths` is a {}; expected a glob or a list of globs; ignored it",
+                    kind_of(other)
+                ),
+            });
+            Vec::new()
+        }
+    };
+    for bad in crate::skills::paths::invalid_globs(&out.paths) {
+        findings.push(Finding {
+            code: code::WRONG_TYPE,
+            severity: Severity::Warning,
+            line: line("paths"),
+            message: format!("`paths` glob {bad}; it matches nothing"),
+        });
+    }
 }
 
 fn scalar_text(v: &Value) -> String {
@@ -228,21 +317,13 @@ pub(crate) fn codex_policy(dir: &Path) -> (Option<bool>, Vec<Diagnostic>) {
     (policy, found)
 }
 
-/// The first line of skill file text `text` (1-based) that uses Claude Code's shell preprocessing:
-/// `` !`command` `` inline, or a fenced block opened with ```` ```! ````. Claude Code runs those
-/// commands before the model reads the skill and puts their output in their place; `agent` runs
-/// nothing it was not asked to, so the model would read the command instead of its output.
+/// The first line of skill file text `text` (1-based) that opens Claude Code's multi-line shell
+/// preprocessing, a fenced block opened with ```` ```! ````. Claude Code runs such a block before
+/// the model reads the skill; `agent` runs only the one-line `` !`command` `` form
+/// (`skills::dynamic`), so the model would read this block's commands instead of their output.
 pub(crate) fn shell_preprocessing(text: &str) -> Option<usize> {
-    let inline = |line: &str| {
-        line.match_indices("!`").any(|(at, _)| {
-            line[..at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| c.is_whitespace() || c == '(')
-        })
-    };
     text.lines()
-        .position(|line| line.trim_start().starts_with("```!") || inline(line))
+        .position(|line| line.trim_start().starts_with("```!"))
         .map(|i| i + 1)
 }
 
@@ -271,6 +352,23 @@ mod tests {
     }
 
     #[test]
+    fn fork_model_agent_and_paths_are_read() {
+        let (inv, findings) = read(json!({
+            "context": "fork", "model": "small-model", "agent": "Explore", "paths": "src/**/*.rs, *.toml",
+        }));
+        assert!(inv.fork && findings.is_empty(), "{findings:?}");
+        assert_eq!(inv.wants_model.as_deref(), Some("small-model"));
+        assert_eq!(inv.agent.as_deref(), Some("Explore"));
+        assert_eq!(inv.paths, ["src/**/*.rs", "*.toml"]);
+        let (inv, findings) =
+            read(json!({"context": "inline", "model": "inherit", "paths": ["a/*", 3, "b/[x"], "agent": 1}));
+        assert!(!inv.fork && inv.wants_model.is_none() && inv.agent.is_none());
+        assert_eq!(inv.paths, ["a/*", "3", "b/[x"]);
+        assert_eq!(findings.len(), 3, "{findings:?}");
+        assert!(findings[2].message.contains("b/[x"), "{findings:?}");
+    }
+
+    #[test]
     fn odd_values_are_named_and_defaulted() {
         let (inv, findings) = read(json!({"disable-model-invocation": "maybe", "argument-hint": {"a": 1}}));
         assert!(inv.model);
@@ -283,7 +381,8 @@ mod tests {
         let (_, findings) = read(json!({"hooks": {}, "model": "opus", "when_to_use": "x"}));
         let severities: Vec<Severity> = findings.iter().map(|f| f.severity).collect();
         assert_eq!(severities, [Severity::Warning, Severity::Info]);
-        assert_eq!(treatment("model"), Some(Treatment::Silent));
+        assert_eq!(treatment("model"), Some(Treatment::Honoured));
+        assert_eq!(treatment("effort"), Some(Treatment::Silent));
         assert_eq!(treatment("argument-hint"), Some(Treatment::Honoured));
         assert_eq!(treatment("colour"), None);
     }
@@ -292,7 +391,7 @@ mod tests {
     fn claude_code_shell_preprocessing_is_found() {
         assert_eq!(
             shell_preprocessing("---\nname: x\n---\nBranch: !`git branch --show-current`\n"),
-            Some(4)
+            None
         );
         assert_eq!(shell_preprocessing("a\n  ```!\ngit status\n```\n"), Some(2));
         assert_eq!(shell_preprocessing("Done!`x` and ```sh\nrun!\n```\n"), None);

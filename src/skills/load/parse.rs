@@ -183,9 +183,7 @@ pub(crate) fn load_skill_opened(
         _ => super::invocation::codex_policy(dir),
     };
     diags.extend(codex_findings);
-    if codex_policy == Some(false) {
-        invocation.model = false;
-    }
+    invocation.model &= codex_policy != Some(false);
     FolderLoad::Skill(Box::new(Skill {
         name: text.name,
         description,
@@ -204,6 +202,7 @@ pub(crate) fn load_skill_opened(
         invocation,
         diagnostics: diags,
         may_be_signed: true,
+        paths_unmatched: false,
     }))
 }
 
