@@ -17,7 +17,7 @@ pub(crate) mod provider;
 mod roots;
 mod sandbox;
 pub(crate) mod sessions;
-use crate::exit::AppError;
+use crate::exit::{AppError, ExitCode};
 use crate::skills::discover::Scan;
 use crate::skills::roots::SkillRoot;
 use crate::support::cache_file::CacheDir;
@@ -221,7 +221,8 @@ impl Config {
         let model_given = model.is_some();
         let model = model.unwrap_or_else(|| provider::default_model(provider).to_string());
         let max_tokens = provider::max_tokens(&env)?;
-        let prices = crate::llm::prices::Prices::parse(env.get("AGENT_PRICES")).map_err(AppError::config)?;
+        let prices = crate::llm::prices::Prices::parse(env.get("AGENT_PRICES"))
+            .map_err(|e| AppError::from_source(ExitCode::Config, e))?;
         let approve = match (cli.yes, cli.approve) {
             (true, _) => ApprovalPolicy::Yes,
             (false, Some(policy)) => policy,

@@ -12,7 +12,7 @@ use crate::agent::tools::RunnerSettings;
 use crate::agent::{Agent, AgentOptions};
 use crate::config::Config;
 use crate::exit::{AppError, ExitCode};
-use crate::llm::cassette::{Player, Recorder, Scrubber, Tape};
+use crate::llm::cassette::{CassetteError, Player, Recorder, Scrubber, Tape};
 use crate::llm::embeddings::EmbeddingsSettings;
 use crate::llm::{LlmClient, LlmSettings};
 use crate::output::{Approver, Event, EventSink};
@@ -167,10 +167,16 @@ fn tape(run: &Run<'_>, discovery: &Discovery) -> Result<Tape, AppError> {
         Scrubber::new(run.redactor.clone(), &dirs, Some(&run.config.sandbox.cwd))
     };
     Ok(match (&run.cli.record, &run.cli.replay) {
-        (Some(path), _) => Tape::Record(Arc::new(Recorder::create(path, scrubber()).map_err(AppError::config)?)),
-        (None, Some(path)) => Tape::Replay(Arc::new(Player::open(path, scrubber()).map_err(AppError::config)?)),
+        (Some(path), _) => Tape::Record(Arc::new(Recorder::create(path, scrubber()).map_err(bad_cassette)?)),
+        (None, Some(path)) => Tape::Replay(Arc::new(Player::open(path, scrubber()).map_err(bad_cassette)?)),
         (None, None) => Tape::Off,
     })
+}
+
+/// A cassette that cannot be recorded to or replayed is a configuration error (exit 3), the
+/// cassette's error kept beneath.
+fn bad_cassette(e: CassetteError) -> AppError {
+    AppError::from_source(ExitCode::Config, e)
 }
 
 /// How this run ranks skills for a request: by their words, fused with embeddings of the model
@@ -182,4 +188,25 @@ pub(super) fn retriever(config: &Config) -> Retriever {
         ..EmbeddingsSettings::new(config.base_url.clone(), model)
     });
     Retriever::new(settings, config.cache.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cassette_that_cannot_be_read_exits_3_with_its_error_beneath() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("gone.jsonl");
+        let err = bad_cassette(Player::open(&missing, Scrubber::default()).err().unwrap());
+        assert_eq!(err.code, ExitCode::Config);
+        assert!(err.message.starts_with("cannot read the cassette "), "{}", err.message);
+        let kept = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<CassetteError>());
+        assert!(
+            matches!(kept, Some(CassetteError::Read { path, .. }) if *path == missing),
+            "{kept:?}"
+        );
+        // The message already says why (the io error's text), so nothing is repeated beneath it.
+        assert!(err.causes().is_empty(), "{:?}", err.causes());
+    }
 }

@@ -190,3 +190,16 @@ fn skill_roots_follow_the_spec_order() {
     let err = resolve(&[], &[("AGENT_API_KEY", "k"), ("AGENT_OTHER_AGENTS", "cursor")], &[]).unwrap_err();
     assert_eq!(err.code, crate::exit::ExitCode::Config);
 }
+
+#[test]
+fn a_bad_price_entry_exits_3_with_the_entry_kept_beneath() {
+    let err = resolve(&[], &[("AGENT_API_KEY", "k"), ("AGENT_PRICES", "m=a,b")], &[]).unwrap_err();
+    assert_eq!(err.code, crate::exit::ExitCode::Config);
+    assert!(
+        err.message.starts_with("AGENT_PRICES entry \"m=a,b\""),
+        "{}",
+        err.message
+    );
+    let kept = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<crate::llm::prices::BadPrice>());
+    assert_eq!(kept.map(|b| b.entry.as_str()), Some("m=a,b"));
+}

@@ -67,6 +67,23 @@ impl Scrubber {
     }
 }
 
+/// Why a cassette cannot be recorded to or replayed; each message names the file.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CassetteError {
+    #[error("cannot create the cassette {}: {source}", path.display())]
+    Create { path: PathBuf, source: std::io::Error },
+    #[error("cannot read the cassette {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{}:{line}: not a cassette entry ({source}); record it again with --record", path.display())]
+    Entry {
+        path: PathBuf,
+        line: usize,
+        source: serde_json::Error,
+    },
+    #[error("the cassette {} holds no calls", path.display())]
+    Empty { path: PathBuf },
+}
+
 /// Appends every call of a run to a cassette file.
 pub(crate) struct Recorder {
     file: Mutex<std::fs::File>,
@@ -77,9 +94,11 @@ pub(crate) struct Recorder {
 
 impl Recorder {
     /// Create (truncate) the cassette file.
-    pub(crate) fn create(path: &Path, scrubber: Scrubber) -> Result<Self, String> {
-        let file =
-            std::fs::File::create(path).map_err(|e| format!("cannot create the cassette {}: {e}", path.display()))?;
+    pub(crate) fn create(path: &Path, scrubber: Scrubber) -> Result<Self, CassetteError> {
+        let file = std::fs::File::create(path).map_err(|source| CassetteError::Create {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Ok(Self {
             file: Mutex::new(file),
             path: path.to_path_buf(),
@@ -172,10 +191,13 @@ pub(crate) struct Player {
 impl Player {
     /// Load the cassette at `path`; an unreadable file, a line that is not an exchange, or a
     /// cassette without calls is an error naming the file (and line).
-    pub(crate) fn open(path: &Path, scrubber: Scrubber) -> Result<Self, String> {
+    pub(crate) fn open(path: &Path, scrubber: Scrubber) -> Result<Self, CassetteError> {
         let text = crate::support::fs::read_whole(path, MAX_CASSETTE_BYTES)
             .map(|read| read.text())
-            .map_err(|e| format!("cannot read the cassette {}: {e}", path.display()))?;
+            .map_err(|source| CassetteError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let mut exchanges = Vec::new();
         let mut others = Vec::new();
         for (idx, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
@@ -186,17 +208,17 @@ impl Player {
                 others.push(value);
                 continue;
             }
-            let exchange: Exchange = serde_json::from_str(line).map_err(|e| {
-                format!(
-                    "{}:{}: not a cassette entry ({e}); record it again with --record",
-                    path.display(),
-                    idx + 1
-                )
+            let exchange: Exchange = serde_json::from_str(line).map_err(|source| CassetteError::Entry {
+                path: path.to_path_buf(),
+                line: idx + 1,
+                source,
             })?;
             exchanges.push(exchange);
         }
         if exchanges.is_empty() {
-            return Err(format!("the cassette {} holds no calls", path.display()));
+            return Err(CassetteError::Empty {
+                path: path.to_path_buf(),
+            });
         }
         Ok(Self {
             path: path.to_path_buf(),

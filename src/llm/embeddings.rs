@@ -49,6 +49,9 @@ impl EmbeddingsSettings {
 }
 
 /// Why embeddings could not be had. Each message is one line naming the URL and the cause.
+/// The causes are text on purpose: the error is kept for the whole run (a client that cannot be
+/// set up is remembered, so it is `Clone`), a transport error's words are one-lined with the URL
+/// already said, and a malformed answer's reason describes what the server sent, nothing beneath.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EmbeddingsError {
     #[error("cannot set up the HTTP client for embeddings: {0}")]
@@ -187,7 +190,8 @@ impl EmbeddingsClient {
 
 /// Puts a batch's vectors in input order: by `index` when every item has one, else in the
 /// order sent (servers that omit `index` answer in order). Rejects missing, extra, duplicated,
-/// empty, ragged or non-finite vectors.
+/// empty, ragged or non-finite vectors. The reason is text: it becomes the `Malformed` error's
+/// words about the server's answer, with nothing beneath it.
 fn order(items: Vec<Item>, expected: usize) -> Result<Vec<Vec<f32>>, String> {
     if items.len() != expected {
         return Err(format!("{} vectors for {expected} inputs", items.len()));

@@ -19,7 +19,10 @@ pub(crate) mod window;
 pub(crate) use client::{LlmClient, LlmSettings};
 pub use types::{ChatMessage, ToolCall};
 
-/// Why a model call failed, worded for the user (what happened and what to do).
+/// Why a model call failed, worded for the user (what happened and what to do). Text on purpose,
+/// with no source: a transport error is put into words by `transport::transport_cause`, which
+/// takes the credentials out of the URL reqwest names (a kept `reqwest::Error` would show them
+/// in a `caused by:` line), and the error is `Clone` for the turn's retries and events.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{message}")]
 pub struct LlmError {

@@ -38,6 +38,17 @@ const fn price(input: f64, output: f64, cache_write: f64, cache_read: f64) -> Pr
     }
 }
 
+/// An `AGENT_PRICES` entry that is not `MODEL=INPUT,OUTPUT[,CACHE_WRITE,CACHE_READ]`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "AGENT_PRICES entry {entry:?} is not MODEL=INPUT,OUTPUT[,CACHE_WRITE,CACHE_READ] \
+     (US dollars per million tokens), e.g. claude-sonnet-5-5=2,10,2.5,0.1"
+)]
+pub(crate) struct BadPrice {
+    /// The entry as written (trimmed).
+    pub(crate) entry: String,
+}
+
 /// The prices of a run: the table, with `AGENT_PRICES` entries before it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Prices {
@@ -48,7 +59,7 @@ impl Prices {
     /// Parse `AGENT_PRICES`: `MODEL=INPUT,OUTPUT[,CACHE_WRITE,CACHE_READ]` entries separated by
     /// `;`, dollars per million tokens. Without the cache prices, writes cost the input price
     /// and reads a tenth of it. The error names the entry that is wrong.
-    pub(crate) fn parse(spec: Option<&str>) -> Result<Self, String> {
+    pub(crate) fn parse(spec: Option<&str>) -> Result<Self, BadPrice> {
         let mut overrides = Vec::new();
         for entry in spec
             .unwrap_or_default()
@@ -56,11 +67,8 @@ impl Prices {
             .map(str::trim)
             .filter(|e| !e.is_empty())
         {
-            let bad = || {
-                format!(
-                    "AGENT_PRICES entry {entry:?} is not MODEL=INPUT,OUTPUT[,CACHE_WRITE,CACHE_READ] \
-                     (US dollars per million tokens), e.g. claude-sonnet-5-5=2,10,2.5,0.1"
-                )
+            let bad = || BadPrice {
+                entry: entry.to_string(),
             };
             let (model, numbers) = entry.split_once('=').ok_or_else(bad)?;
             let numbers: Vec<f64> = numbers
@@ -148,7 +156,9 @@ mod tests {
         assert_eq!(p.of("my-model").unwrap(), price(3.0, 4.0, 5.0, 6.0));
         for bad in ["x", "m=1", "m=a,b", "=1,2", "m=1,2,3"] {
             let err = Prices::parse(Some(bad)).unwrap_err();
-            assert!(err.contains("AGENT_PRICES") && err.contains(bad), "{err}");
+            assert_eq!(err.entry, bad);
+            let text = err.to_string();
+            assert!(text.contains("AGENT_PRICES") && text.contains(bad), "{text}");
         }
         assert_eq!(Usd::from_dollars(0.0123).to_string(), "$0.0123");
         assert_eq!(Usd::from_dollars(12.345).to_string(), "$12.35");

@@ -38,6 +38,28 @@ const KIND: Kind = Kind {
 /// Entries whose files changed this recently are not kept.
 pub(crate) const RACY_SECS: i64 = 2;
 
+/// Why a cache file of the skills room (the catalog, the search index, the skill vectors) was not
+/// written. Only logged: a cache that is not saved costs the next run speed, nothing else.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SaveError {
+    #[error(transparent)]
+    Encode(#[from] postcard::Error),
+    #[error("{}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    /// Vectors longer than the file format counts (`u32`).
+    #[error(transparent)]
+    Dimensions(#[from] std::num::TryFromIntError),
+}
+
+/// Encode `value` and replace the cache file `path` of `kind` with it.
+pub(crate) fn write_file<T: Serialize>(path: &Path, kind: Kind, value: &T) -> Result<(), SaveError> {
+    let bytes = postcard::to_stdvec(value)?;
+    cache_file::write(path, kind, &bytes).map_err(|source| SaveError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// What a folder entry's cache key holds about one file or folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stamp {
@@ -387,14 +409,14 @@ impl RootCache {
 
     #[cfg(test)]
     /// [`Self::save_found`] with every entry new.
-    pub(crate) fn save(&self, entries: Vec<(String, Entry)>) -> Result<bool, String> {
+    pub(crate) fn save(&self, entries: Vec<(String, Entry)>) -> Result<bool, SaveError> {
         self.save_found(entries.into_iter().map(|(k, e)| (k, Found::New(Box::new(e)))).collect())
     }
 
     /// Replace the cache file with what this run `found` in each folder unless it is what the
     /// file already holds. Entries for files changed just now are left out. Failing to write only
     /// costs speed, so it is not an error; the reason is returned for logs.
-    pub(crate) fn save_found(&self, found: Vec<(String, Found)>) -> Result<bool, String> {
+    pub(crate) fn save_found(&self, found: Vec<(String, Found)>) -> Result<bool, SaveError> {
         let Some(file) = &self.file else {
             return Ok(false);
         };
@@ -420,7 +442,7 @@ impl RootCache {
                         changed |= old.is_some();
                         continue;
                     }
-                    let bytes = postcard::to_stdvec(&*entry).map_err(|e| e.to_string())?;
+                    let bytes = postcard::to_stdvec(&*entry)?;
                     changed |= old != Some(bytes.as_slice());
                     std::borrow::Cow::Owned(bytes)
                 }
@@ -437,8 +459,7 @@ impl RootCache {
                 .map(|(key, bytes)| (key.as_str(), serde_bytes::Bytes::new(bytes)))
                 .collect(),
         };
-        let bytes = postcard::to_stdvec(&payload).map_err(|e| e.to_string())?;
-        cache_file::write(file, KIND, &bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+        write_file(file, KIND, &payload)?;
         Ok(true)
     }
 }

@@ -31,12 +31,47 @@ pub(crate) enum Half {
     Validation,
 }
 
+/// Why a file's routing cases cannot be used; each says what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum CasesError {
+    #[error("lists of should_trigger / should_not_trigger need `skill: NAME`")]
+    ListsNeedSkill,
+    #[error("`{0}` holds a non-string")]
+    NotAString(&'static str),
+    #[error("case {number}: {source}")]
+    Case {
+        /// The case's place in the file, from 1.
+        number: usize,
+        source: CaseError,
+    },
+    #[error(
+        "no cases; write a list of `- prompt: …` with `expect_skill: NAME` or `expect: none`, \
+         or skill-creator's `- query: …` with `should_trigger: true|false`"
+    )]
+    NoCases,
+}
+
+/// What is wrong with one case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum CaseError {
+    #[error("is not a mapping")]
+    NotAMapping,
+    #[error("needs `prompt` (or `query`)")]
+    NoPrompt,
+    #[error("`should_trigger` must be true or false")]
+    ShouldTriggerNotBool,
+    #[error("a `should_trigger` case needs the skill it is about: `skill: NAME` in it or at the top of the file")]
+    NoSkill,
+    #[error("needs `expect_skill: NAME`, `expect: none`, or `should_trigger: true|false`")]
+    NoExpectation,
+}
+
 /// Share of each stratum that goes to the train half (skill-creator splits 60/40 too).
 const TRAIN_SHARE: f64 = 0.6;
 
 /// The cases of a file's text and its `threshold`, if it sets one; `default_skill` names the skill
 /// of skill-creator cases that do not say. The error says which case is wrong and how.
-pub(crate) fn parse(doc: &Value, default_skill: Option<&str>) -> Result<(Vec<Case>, Option<f64>), String> {
+pub(crate) fn parse(doc: &Value, default_skill: Option<&str>) -> Result<(Vec<Case>, Option<f64>), CasesError> {
     let top = doc.as_object();
     let threshold = top.and_then(|m| m.get("threshold")).and_then(Value::as_f64);
     let file_skill = top
@@ -47,10 +82,10 @@ pub(crate) fn parse(doc: &Value, default_skill: Option<&str>) -> Result<(Vec<Cas
     if let Some(map) = top
         && (map.contains_key("should_trigger") || map.contains_key("should_not_trigger"))
     {
-        let skill = file_skill.ok_or("lists of should_trigger / should_not_trigger need `skill: NAME`")?;
+        let skill = file_skill.ok_or(CasesError::ListsNeedSkill)?;
         for (key, should) in [("should_trigger", true), ("should_not_trigger", false)] {
             for q in map.get(key).and_then(Value::as_array).into_iter().flatten() {
-                let prompt = q.as_str().ok_or(format!("`{key}` holds a non-string"))?;
+                let prompt = q.as_str().ok_or(CasesError::NotAString(key))?;
                 cases.push(Case {
                     prompt: prompt.to_string(),
                     skill: Some(skill.to_string()),
@@ -65,31 +100,29 @@ pub(crate) fn parse(doc: &Value, default_skill: Option<&str>) -> Result<(Vec<Cas
             _ => Vec::new(),
         };
         for (i, item) in list.iter().enumerate() {
-            cases.push(case(item, file_skill).map_err(|why| format!("case {}: {why}", i + 1))?);
+            cases.push(case(item, file_skill).map_err(|source| CasesError::Case { number: i + 1, source })?);
         }
     }
     if cases.is_empty() {
-        return Err(
-            "no cases; write a list of `- prompt: …` with `expect_skill: NAME` or `expect: none`, \
-                    or skill-creator's `- query: …` with `should_trigger: true|false`"
-                .into(),
-        );
+        return Err(CasesError::NoCases);
     }
     Ok((cases, threshold))
 }
 
-fn case(item: &Value, file_skill: Option<&str>) -> Result<Case, String> {
-    let map = item.as_object().ok_or("is not a mapping")?;
+fn case(item: &Value, file_skill: Option<&str>) -> Result<Case, CaseError> {
+    let map = item.as_object().ok_or(CaseError::NotAMapping)?;
     let prompt = ["prompt", "query"]
         .iter()
         .find_map(|k| map.get(*k).and_then(Value::as_str))
-        .ok_or("needs `prompt` (or `query`)")?
+        .ok_or(CaseError::NoPrompt)?
         .to_string();
     if let Some(should) = map.get("should_trigger") {
-        let should_trigger = should.as_bool().ok_or("`should_trigger` must be true or false")?;
-        let skill = map.get("skill").and_then(Value::as_str).or(file_skill).ok_or(
-            "a `should_trigger` case needs the skill it is about: `skill: NAME` in it or at the top of the file",
-        )?;
+        let should_trigger = should.as_bool().ok_or(CaseError::ShouldTriggerNotBool)?;
+        let skill = map
+            .get("skill")
+            .and_then(Value::as_str)
+            .or(file_skill)
+            .ok_or(CaseError::NoSkill)?;
         return Ok(Case {
             prompt,
             skill: Some(skill.to_string()),
@@ -104,13 +137,13 @@ fn case(item: &Value, file_skill: Option<&str>) -> Result<Case, String> {
     })
 }
 
-fn expectation(map: &Map<String, Value>) -> Result<Option<String>, String> {
+fn expectation(map: &Map<String, Value>) -> Result<Option<String>, CaseError> {
     match (map.get("expect_skill"), map.get("expect")) {
         (Some(Value::String(s)), _) => Ok(Some(s.clone())),
         (_, Some(Value::String(s))) if s == "none" => Ok(None),
         (_, Some(Value::Null)) => Ok(None),
         (_, Some(Value::String(s))) => Ok(Some(s.clone())),
-        _ => Err("needs `expect_skill: NAME`, `expect: none`, or `should_trigger: true|false`".into()),
+        _ => Err(CaseError::NoExpectation),
     }
 }
 
@@ -252,7 +285,15 @@ mod tests {
         let (cases, _) = parse(&creator, Some("weather")).unwrap();
         assert_eq!(cases[1].skill.as_deref(), Some("weather"));
         assert!(!cases[1].should_trigger);
-        assert!(parse(&creator, None).unwrap_err().contains("skill: NAME"));
+        let err = parse(&creator, None).unwrap_err();
+        assert_eq!(
+            err,
+            CasesError::Case {
+                number: 1,
+                source: CaseError::NoSkill
+            }
+        );
+        assert!(err.to_string().contains("skill: NAME"), "{err}");
 
         let lists =
             json!({"skill": "time", "should_trigger": ["time in Lima"], "should_not_trigger": ["weather in Lima"]});
@@ -260,12 +301,12 @@ mod tests {
         assert_eq!(cases.len(), 2);
         assert!(cases[0].should_trigger && !cases[1].should_trigger);
 
-        assert!(
-            parse(&json!([{"prompt": "x"}]), None)
-                .unwrap_err()
-                .starts_with("case 1:")
-        );
-        assert!(parse(&json!([]), None).is_err());
+        let err = parse(&json!([{"prompt": "x"}]), None).unwrap_err();
+        assert!(err.to_string().starts_with("case 1: needs `expect_skill"), "{err}");
+        // The case's own error is kept beneath, and the message already says it.
+        let kept = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<CaseError>());
+        assert_eq!(kept, Some(&CaseError::NoExpectation));
+        assert_eq!(parse(&json!([]), None), Err(CasesError::NoCases));
     }
 
     #[test]

@@ -479,7 +479,7 @@ impl Respond for StandInEmbeddings {
         let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
         match agent::llm::embeddings::stand_in::response(&body) {
             Ok(answer) => ResponseTemplate::new(200).set_body_json(answer),
-            Err(e) => ResponseTemplate::new(400).set_body_json(json!({"error": {"message": e}})),
+            Err(e) => ResponseTemplate::new(400).set_body_json(json!({"error": {"message": e.to_string()}})),
         }
     }
 }

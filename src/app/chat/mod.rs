@@ -111,7 +111,8 @@ impl Chat<'_> {
 /// Run the chat until `/exit`, `/quit` or Ctrl-D.
 pub(super) async fn run(run: Run<'_>, discovery: Discovery) -> Result<ExitCode, AppError> {
     // As soon after the scan as can be: a change between the two is not seen until the next one.
-    let mode = Mode::parse(run.config.env.get("AGENT_WATCH")).map_err(AppError::config)?;
+    let mode =
+        Mode::parse(run.config.env.get("AGENT_WATCH")).map_err(|e| AppError::from_source(ExitCode::Config, e))?;
     let watch = SkillWatch::start(mode, root_paths(&run));
     let warnings = discovery.warnings.clone();
     let (mut agent, resumed) = session::started_agent(&run, discovery)?;

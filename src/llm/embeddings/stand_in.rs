@@ -50,16 +50,25 @@ pub fn embed(text: &str) -> Vec<f32> {
     v
 }
 
+/// What is wrong with an embeddings request body; a mock server sends it back in its 400.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BadRequest {
+    #[error("`input` must hold only strings")]
+    NotStrings,
+    #[error("`input` must be a string or an array of strings")]
+    NoInput,
+}
+
 /// The body an OpenAI-compatible server would send for an embeddings `request` body, with
-/// stand-in vectors; `Err` names what is wrong with the request. For mock servers.
-pub fn response(request: &Value) -> Result<Value, String> {
+/// stand-in vectors; `Err` says what is wrong with the request. For mock servers.
+pub fn response(request: &Value) -> Result<Value, BadRequest> {
     let inputs: Vec<&str> = match &request["input"] {
         Value::String(s) => vec![s.as_str()],
         Value::Array(items) => items
             .iter()
-            .map(|i| i.as_str().ok_or("`input` must hold only strings"))
+            .map(|i| i.as_str().ok_or(BadRequest::NotStrings))
             .collect::<Result<_, _>>()?,
-        _ => return Err("`input` must be a string or an array of strings".into()),
+        _ => return Err(BadRequest::NoInput),
     };
     let data: Vec<Value> = inputs
         .iter()
@@ -107,7 +116,7 @@ mod tests {
                 .len(),
             1
         );
-        assert!(response(&json!({"input": [1, 2]})).is_err());
-        assert!(response(&json!({"model": "m"})).is_err());
+        assert_eq!(response(&json!({"input": [1, 2]})), Err(BadRequest::NotStrings));
+        assert_eq!(response(&json!({"model": "m"})), Err(BadRequest::NoInput));
     }
 }

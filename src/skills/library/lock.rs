@@ -73,8 +73,13 @@ impl Default for LockFile {
 pub(crate) enum LockError {
     #[error("cannot read {path}: {source}; fix or remove it (it records what `agent skills add` installed)")]
     Read { path: PathBuf, source: std::io::Error },
-    #[error("{path} is not a valid skills lock file ({message}); fix or remove it")]
-    Invalid { path: PathBuf, message: String },
+    #[error("{path} is not a valid skills lock file ({source}); fix or remove it")]
+    Invalid { path: PathBuf, source: serde_json::Error },
+    /// A recorded skill name that would reach outside the root.
+    #[error(
+        "{path} is not a valid skills lock file ({name:?} is not a skill folder name in this root); fix or remove it"
+    )]
+    BadName { path: PathBuf, name: String },
     #[error("{path} was written by a newer agent (version {version}); update agent")]
     Newer { path: PathBuf, version: u32 },
     #[error("cannot write {path}: {source}")]
@@ -95,9 +100,9 @@ impl LockFile {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(source) => return Err(LockError::Read { path, source }),
         };
-        let lock: Self = serde_json::from_slice(&read.bytes).map_err(|e| LockError::Invalid {
+        let lock: Self = serde_json::from_slice(&read.bytes).map_err(|source| LockError::Invalid {
             path: path.clone(),
-            message: e.to_string(),
+            source,
         })?;
         if lock.version > LOCK_VERSION {
             return Err(LockError::Newer {
@@ -108,9 +113,9 @@ impl LockFile {
         // A project's lock file comes with the repository: a name such as `../../x` must not let
         // `update` or `remove` reach a folder outside the root.
         if let Some(bad) = lock.skills.keys().find(|n| super::install::check_name(n).is_err()) {
-            return Err(LockError::Invalid {
+            return Err(LockError::BadName {
                 path,
-                message: format!("{bad:?} is not a skill folder name in this root"),
+                name: bad.clone(),
             });
         }
         Ok(lock)
@@ -236,14 +241,25 @@ mod tests {
     fn broken_or_newer_files_are_refused_not_replaced() {
         let root = tempfile::tempdir().unwrap();
         std::fs::write(LockFile::path(root.path()), "{not json").unwrap();
-        assert!(matches!(LockFile::read(root.path()), Err(LockError::Invalid { .. })));
+        let err = LockFile::read(root.path()).unwrap_err();
+        assert!(matches!(err, LockError::Invalid { .. }), "{err}");
+        // The JSON error is kept beneath, and the message already says it.
+        let json = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<serde_json::Error>());
+        assert!(json.is_some_and(|j| err.to_string().contains(&j.to_string())), "{err}");
         std::fs::write(LockFile::path(root.path()), r#"{"version": 9, "skills": {}}"#).unwrap();
         let err = LockFile::read(root.path()).unwrap_err();
         assert!(err.to_string().contains("newer"), "{err}");
         let outside = serde_json::json!({"version": 1, "skills": {"../../victim": entry()}});
         std::fs::write(LockFile::path(root.path()), outside.to_string()).unwrap();
         let err = LockFile::read(root.path()).unwrap_err();
-        assert!(err.to_string().contains("../../victim"), "{err}");
+        assert!(
+            matches!(&err, LockError::BadName { name, .. } if name == "../../victim"),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("\"../../victim\" is not a skill folder name"),
+            "{err}"
+        );
     }
 
     #[test]

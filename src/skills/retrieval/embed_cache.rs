@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::skills::cache::{SaveError, write_file};
 use crate::support::cache_file::{self, CacheDir, Kind};
 
 /// Bump `version` whenever [`Stored`] changes.
@@ -90,7 +91,7 @@ impl EmbeddingStore {
     /// Write the store back if it changed: the vectors of `current` (the catalog's texts) first,
     /// then others up to [`MAX_VECTORS`]. Vectors whose length differs from the current ones'
     /// (the model changed under the same name) are dropped.
-    pub(crate) fn save(&mut self, current: &[String]) -> Result<bool, String> {
+    pub(crate) fn save(&mut self, current: &[String]) -> Result<bool, SaveError> {
         let Some(file) = &self.file else {
             return Ok(false);
         };
@@ -122,12 +123,11 @@ impl EmbeddingStore {
         let stored = Stored {
             base_url: self.base_url.clone(),
             model: self.model.clone(),
-            dims: u32::try_from(dims).map_err(|e| e.to_string())?,
+            dims: u32::try_from(dims)?,
             hashes: order,
             values,
         };
-        let bytes = postcard::to_stdvec(&stored).map_err(|e| e.to_string())?;
-        cache_file::write(file, KIND, &bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+        write_file(file, KIND, &stored)?;
         self.changed = false;
         Ok(true)
     }

@@ -15,6 +15,15 @@ use super::barrier::{Barrier, Seen};
 use super::{Changes, Concern, concern};
 use crate::skills::roots::skill_dirs::is_ignored;
 
+/// Why the roots cannot be watched with events (the chat then polls instead).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WatchError {
+    #[error("cannot watch the skill roots: {0}")]
+    Start(#[source] notify::Error),
+    #[error("cannot watch {}: {source}", path.display())]
+    Path { path: PathBuf, source: notify::Error },
+}
+
 /// Watches over a set of roots, and what their events marked since the last look.
 pub(crate) struct Events {
     watcher: RecommendedWatcher,
@@ -29,7 +38,7 @@ pub(crate) struct Events {
 impl Events {
     /// Watch `roots` and the folders in them; an error when watching is not possible here (no
     /// inotify, the limit on watches reached).
-    pub(crate) fn start(roots: Vec<PathBuf>) -> Result<Self, String> {
+    pub(crate) fn start(roots: Vec<PathBuf>) -> Result<Self, WatchError> {
         let marked = Arc::new(Mutex::new(Changes::default()));
         let seen = Arc::new(Seen::default());
         let barrier = Barrier::new();
@@ -43,7 +52,7 @@ impl Events {
             }
             mark(&sink, &known, event);
         })
-        .map_err(|e| format!("cannot watch the skill roots: {e}"))?;
+        .map_err(WatchError::Start)?;
         let mut events = Self {
             watcher,
             roots,
@@ -71,7 +80,7 @@ impl Events {
 
     /// After a scan: watch the changed folders again (a re-pointed link watches its new target)
     /// and, when a root changed, whatever is not watched yet.
-    pub(crate) fn follow(&mut self, changes: &Changes) -> Result<(), String> {
+    pub(crate) fn follow(&mut self, changes: &Changes) -> Result<(), WatchError> {
         for folder in &changes.folders {
             for path in [folder.join("agents"), folder.clone()] {
                 if self.watched.remove(&path) {
@@ -91,7 +100,7 @@ impl Events {
 
     /// Watch every root and every folder in it that is not watched yet; for a missing root, the
     /// nearest folder above it.
-    fn watch_roots(&mut self) -> Result<(), String> {
+    fn watch_roots(&mut self) -> Result<(), WatchError> {
         for root in self.roots.clone() {
             if !root.is_dir() {
                 if let Some(above) = root.ancestors().skip(1).find(|p| p.is_dir()) {
@@ -119,7 +128,7 @@ impl Events {
 
     /// Watch a skill folder and its `agents/` when there is one. The folder is not stamped
     /// first: a link to a file is watched as that file (harmless), a broken one is skipped.
-    fn watch_folder(&mut self, folder: &Path) -> Result<(), String> {
+    fn watch_folder(&mut self, folder: &Path) -> Result<(), WatchError> {
         self.watch(folder)?;
         let agents = folder.join("agents");
         if agents.is_dir() {
@@ -128,7 +137,7 @@ impl Events {
         Ok(())
     }
 
-    fn watch(&mut self, path: &Path) -> Result<(), String> {
+    fn watch(&mut self, path: &Path) -> Result<(), WatchError> {
         if self.watched.contains(path) {
             return Ok(());
         }
@@ -139,7 +148,10 @@ impl Events {
             }
             // Removed since it was listed, or not ours to read (loading will say so).
             Err(e) if skippable(&e) => Ok(()),
-            Err(e) => Err(format!("cannot watch {}: {e}", path.display())),
+            Err(source) => Err(WatchError::Path {
+                path: path.to_path_buf(),
+                source,
+            }),
         }
     }
 }

@@ -15,6 +15,17 @@ use std::path::{Path, PathBuf};
 
 use crate::skills::roots::skill_dirs::is_ignored;
 
+/// An `AGENT_WATCH` value that is not a watch mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "AGENT_WATCH={value} is not a watch mode: use auto (file-system events), poll (a check before \
+     every turn) or off (only /reload)"
+)]
+pub(crate) struct BadMode {
+    /// The value as read (trimmed, lower case).
+    pub(crate) value: String,
+}
+
 /// How a chat learns that skills changed (`AGENT_WATCH`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -28,15 +39,14 @@ pub enum Mode {
 
 impl Mode {
     /// The mode `AGENT_WATCH` names (unset or empty: [`Mode::Auto`]).
-    pub(crate) fn parse(value: Option<&str>) -> Result<Self, String> {
+    pub(crate) fn parse(value: Option<&str>) -> Result<Self, BadMode> {
         match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
             None | Some("" | "auto") => Ok(Self::Auto),
             Some("poll") => Ok(Self::Poll),
             Some("off") => Ok(Self::Off),
-            Some(other) => Err(format!(
-                "AGENT_WATCH={other} is not a watch mode: use auto (file-system events), poll (a check before \
-                 every turn) or off (only /reload)"
-            )),
+            Some(other) => Err(BadMode {
+                value: other.to_string(),
+            }),
         }
     }
 }
@@ -72,7 +82,7 @@ pub struct SkillWatch {
 enum State {
     /// Watches are being set up on a thread of their own (thousands of folders take a while);
     /// the first look waits for it.
-    Starting(std::thread::JoinHandle<Result<events::Events, String>>),
+    Starting(std::thread::JoinHandle<Result<events::Events, events::WatchError>>),
     Events(events::Events),
     Polling(poll::Poll),
     Off,
@@ -136,11 +146,11 @@ impl SkillWatch {
         match setup.join() {
             Ok(Ok(events)) => self.state = State::Events(events),
             Ok(Err(why)) => self.fall_back(&why),
-            Err(_) => self.fall_back("the thread setting up watches failed"),
+            Err(_) => self.fall_back(&"the thread setting up watches failed"),
         }
     }
 
-    fn fall_back(&mut self, why: &str) {
+    fn fall_back(&mut self, why: &dyn std::fmt::Display) {
         tracing::debug!("skill roots polled: {why}");
         self.state = State::Polling(poll::Poll::stamped(&self.roots));
     }
@@ -211,7 +221,12 @@ mod tests {
         assert_eq!(Mode::parse(Some(" Poll ")), Ok(Mode::Poll));
         assert_eq!(Mode::parse(Some("off")), Ok(Mode::Off));
         let err = Mode::parse(Some("sometimes")).unwrap_err();
-        assert!(err.contains("AGENT_WATCH=sometimes") && err.contains("poll"), "{err}");
+        assert_eq!(err.value, "sometimes");
+        let text = err.to_string();
+        assert!(
+            text.contains("AGENT_WATCH=sometimes") && text.contains("poll"),
+            "{text}"
+        );
     }
 
     #[test]

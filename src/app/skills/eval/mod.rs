@@ -125,3 +125,34 @@ fn half_name(half: Half) -> &'static str {
         Half::Validation => "validation",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skills::routing_cases::{CaseError, CasesError};
+
+    #[test]
+    fn a_wrong_case_exits_3_naming_the_file_with_the_case_error_beneath() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cases.yaml");
+        std::fs::write(&file, "- prompt: hello\n").unwrap();
+        let err = read_cases(&file, None).unwrap_err();
+        assert_eq!(err.code, ExitCode::Config);
+        assert_eq!(
+            err.message,
+            format!(
+                "{}: case 1: needs `expect_skill: NAME`, `expect: none`, or `should_trigger: true|false`",
+                file.display()
+            )
+        );
+        let kept = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<CasesError>());
+        assert_eq!(
+            kept,
+            Some(&CasesError::Case {
+                number: 1,
+                source: CaseError::NoExpectation
+            })
+        );
+        assert!(err.causes().is_empty(), "{:?}", err.causes());
+    }
+}

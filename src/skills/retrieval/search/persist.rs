@@ -12,6 +12,7 @@ use xxhash_rust::xxh3::Xxh3;
 use super::tokenize::Analyzer;
 use super::{Params, Posting, SkillIndex};
 use crate::skills::Skill;
+use crate::skills::cache::{SaveError, write_file};
 use crate::support::cache_file::{self, CacheDir, Kind};
 
 /// Bump `version` whenever [`Stored`] or the way an index is built changes.
@@ -181,9 +182,8 @@ impl SkillIndex {
     }
 }
 
-fn store(index: &SkillIndex, file: &Path, fingerprint: u64) -> Result<(), String> {
-    let bytes = postcard::to_stdvec(&index.to_stored(fingerprint)).map_err(|e| e.to_string())?;
-    cache_file::write(file, KIND, &bytes).map_err(|e| e.to_string())
+fn store(index: &SkillIndex, file: &Path, fingerprint: u64) -> Result<(), SaveError> {
+    write_file(file, KIND, &index.to_stored(fingerprint))
 }
 
 /// The index files in `dir`, each with when it was last used (its modification time); none
