@@ -2,6 +2,7 @@
 //! conversation, switch the model or the approval policy, swap the skill set after a re-scan,
 //! activate a skill by hand, and mend the conversation after a cancelled or failed turn.
 
+use super::outcome::Refusal;
 use crate::exec::approval::ApprovalPolicy;
 use crate::skills::SkillSet;
 use crate::skills::arguments::Arguments;
@@ -106,7 +107,7 @@ impl Agent {
     /// its placeholders replaced, recorded as if the model had called `activate_skill`, and return
     /// the user message to send: the arguments themselves when the body has no placeholder, else
     /// a short request to follow the instructions (which now hold them).
-    pub(crate) async fn invoke_by_hand(&mut self, name: &str, args: &Arguments) -> Result<Invoked, String> {
+    pub(crate) async fn invoke_by_hand(&mut self, name: &str, args: &Arguments) -> Result<Invoked, Refusal> {
         if let Some(forked) = self.invoke_fork(name, args).await {
             return forked;
         }
@@ -122,14 +123,14 @@ impl Agent {
 
     /// Activate a skill on the user's say-so, recorded as if the model had called
     /// `activate_skill`, so it is never injected twice. Returns the skill's folder, or why not.
-    pub(crate) async fn activate_by_hand(&mut self, name: &str) -> Result<String, String> {
+    pub(crate) async fn activate_by_hand(&mut self, name: &str) -> Result<String, Refusal> {
         let outcome = self.tools.activate_now(&self.conversation, name).await;
         self.record_by_hand(&outcome).map(|(_, dir)| dir)
     }
 
     /// Put an activation made on the user's say-so into the conversation, as if the model had
     /// called `activate_skill`; returns the skill's name and folder, or why it was not activated.
-    fn record_by_hand(&mut self, outcome: &ToolOutcome) -> Result<(String, String), String> {
+    fn record_by_hand(&mut self, outcome: &ToolOutcome) -> Result<(String, String), Refusal> {
         let ToolOutcome::Ok {
             activated: Some(activation),
             ..

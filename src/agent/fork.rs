@@ -6,6 +6,7 @@
 //! `fork_finished`. `model:` (or an `agent:` that is no Claude Code agent type) picks its model
 //! where the endpoint accepts it; otherwise the session's model runs it, said once.
 
+use super::outcome::Refusal;
 use serde_json::Value;
 
 use super::controls::Invoked;
@@ -55,7 +56,7 @@ impl Agent {
     /// sub-conversation with the arguments as its task and its answer is recorded as the
     /// activation's result; the request that follows asks the model to pass it on. `None` when
     /// `name` is no such skill.
-    pub(crate) async fn invoke_fork(&mut self, name: &str, args: &Arguments) -> Option<Result<Invoked, String>> {
+    pub(crate) async fn invoke_fork(&mut self, name: &str, args: &Arguments) -> Option<Result<Invoked, Refusal>> {
         let skill = self.skills().get(name).filter(|s| s.invocation.fork)?.clone();
         let tools = match self.prompt_mode {
             PromptMode::Full => prompt::tools(self.skills(), self.frozen_catalog.is_some()),
@@ -140,7 +141,7 @@ impl Agent {
         inner: &mut Conversation,
         tools: &Value,
         mut fallback: Option<String>,
-    ) -> Result<String, String> {
+    ) -> Result<String, Refusal> {
         let mut steps = 0u32;
         loop {
             let sent = request_bytes(inner.messages(), tools);

@@ -1,6 +1,12 @@
 //! What a tool call came to, as a typed value, and the one place where it becomes the text the
 //! model reads. Callers match on the variant; nobody looks for `error:` in a string.
 
+/// Why a tool call, or an activation by hand, did not go ahead: the words the model reads in its
+/// tool result (or the user reads as the reply to `/NAME`). Text by nature, with no error
+/// beneath it: it is a decision (a policy, a path outside the working folder, a skill that is not
+/// there) said with its fix, so there is no cause to keep.
+pub(crate) type Refusal = String;
+
 /// A skill that a tool call made the active one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activation {

@@ -5,6 +5,7 @@
 //! `yes` all but those an untrusted skill asks for. A server that fails is a tool error the model
 //! can act on.
 
+use crate::agent::outcome::Refusal;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -171,7 +172,7 @@ impl ToolRunner {
         tool: &str,
         qualified: &str,
         shown: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let policy = self.settings.approve;
         if policy == ApprovalPolicy::No {
             return Err("denied by policy: --approve no runs nothing (rerun with --yes to allow it)".into());
@@ -246,7 +247,7 @@ fn schema(qualified: &str, server: &str, tool: &crate::mcp::ToolInfo) -> Value {
     }})
 }
 
-fn parse_object(raw: &str) -> Result<serde_json::Map<String, Value>, String> {
+fn parse_object(raw: &str) -> Result<serde_json::Map<String, Value>, Refusal> {
     if raw.trim().is_empty() {
         return Ok(serde_json::Map::new());
     }

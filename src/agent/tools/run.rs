@@ -2,6 +2,7 @@
 //! in the user's working folder (the skill's own script words made absolute by approval), confined
 //! by the sandbox, its output capped for the model and summed up for the user.
 
+use crate::agent::outcome::Refusal;
 use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
 use crate::exec::env::child_env;
 use crate::exec::private_temp::PrivateTemp;
@@ -277,7 +278,7 @@ impl ToolRunner {
         command: &str,
         policy: &Policy,
         containable: bool,
-    ) -> Result<(Plan, bool), String> {
+    ) -> Result<(Plan, bool), Refusal> {
         // Before anything is asked: a command of a skill missing what it needs would fail halfway.
         if let Some(reason) = self.unmet(skill) {
             return Err(reason);
@@ -300,7 +301,7 @@ impl ToolRunner {
     }
 
     /// What a person (or the lack of one) decides about a verdict that is not contained.
-    async fn decide(&self, skill: &Skill, command: &str, policy: &Policy, verdict: Verdict) -> Result<Plan, String> {
+    async fn decide(&self, skill: &Skill, command: &str, policy: &Policy, verdict: Verdict) -> Result<Plan, Refusal> {
         match verdict {
             // Pre-approval leans on the walls; where a protected place beneath a writable one
             // cannot be kept read-only, a person decides instead (docs/design.md#approval-boundary).
@@ -360,7 +361,7 @@ impl ToolRunner {
     /// the command then runs what shipped. Its instructions were read at the start of the run, so a
     /// changed `SKILL.md` (which could have granted more) refuses the command until the next run
     /// reads the restored one; so does a copy that cannot be restored.
-    async fn as_shipped(&self, skill: &Skill) -> Result<(), String> {
+    async fn as_shipped(&self, skill: &Skill) -> Result<(), Refusal> {
         if skill.root_kind != RootKind::Bundled {
             return Ok(());
         }

@@ -3,6 +3,7 @@
 //! error that says so, never a guess.
 
 use super::{ToolRunner, write_atomically};
+use crate::agent::outcome::Refusal;
 use crate::agent::outcome::ToolOutcome;
 
 /// Largest file `Edit` rewrites.
@@ -102,7 +103,7 @@ impl ToolRunner {
 }
 
 /// A file's text, refusing what is too big, not a file, or not UTF-8.
-fn read_text(path: &std::path::Path) -> Result<String, String> {
+fn read_text(path: &std::path::Path) -> Result<String, Refusal> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err("not a regular file".into());

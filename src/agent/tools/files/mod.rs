@@ -15,6 +15,7 @@ pub(crate) mod place;
 mod read;
 mod search;
 
+use crate::agent::outcome::Refusal;
 use std::path::Path;
 
 use super::ToolRunner;
@@ -125,7 +126,7 @@ impl ToolRunner {
         tool: &str,
         target: &Resolved,
         summary: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let denied = |reason: String| {
             self.emit(Event::CommandDenied {
                 skill: current.map(str::to_string),
@@ -206,7 +207,7 @@ impl ToolRunner {
 }
 
 /// The JSON object of a call's arguments (an empty text is an empty object).
-fn parse(raw: &str) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+fn parse(raw: &str) -> Result<serde_json::Map<String, serde_json::Value>, Refusal> {
     if raw.trim().is_empty() {
         return Ok(serde_json::Map::new());
     }

@@ -4,6 +4,7 @@
 //! read or a write outside it; a write never goes into a place other tools run on their own
 //! (`.git`, `.envrc`, editor folders) or one the sandbox protects.
 
+use crate::agent::outcome::Refusal;
 use std::path::{Component, Path, PathBuf};
 
 use crate::exec::sandbox::readonly::KEPT_READ_ONLY;
@@ -39,7 +40,7 @@ impl Places<'_> {
     /// `path` for reading: inside the working folder or the active skill's folder.
     /// A relative path found only in the skill's folder is read there: skills say "read
     /// references/api.md" of their own files.
-    pub(crate) fn for_reading(&self, path: &str) -> Result<Resolved, String> {
+    pub(crate) fn for_reading(&self, path: &str) -> Result<Resolved, Refusal> {
         let mut real = self.real(path)?;
         if !real.exists()
             && Path::new(path.trim()).is_relative()
@@ -102,12 +103,12 @@ impl Places<'_> {
 
     /// `path` joined to the working folder, `.` and `..` taken out, symlinks resolved as far as
     /// the path exists (the rest appended as named).
-    fn real(&self, path: &str) -> Result<PathBuf, String> {
+    fn real(&self, path: &str) -> Result<PathBuf, Refusal> {
         self.real_in(self.workdir, path)
     }
 
     /// [`Self::real`] taken from `base` instead of the working folder.
-    fn real_in(&self, base: &Path, path: &str) -> Result<PathBuf, String> {
+    fn real_in(&self, base: &Path, path: &str) -> Result<PathBuf, Refusal> {
         if path.trim().is_empty() {
             return Err("the path is empty".into());
         }
