@@ -189,6 +189,7 @@ mod tests {
             command: "guard.sh".into(),
             timeout: Duration::from_secs(1),
             on_failure: OnFailure::Pass,
+            once: false,
             source: "/home/u/.config/agent/settings.json".into(),
         }
     }

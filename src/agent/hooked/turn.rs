@@ -28,11 +28,14 @@ impl Agent {
     }
 
     async fn fire(&self, event: HookEvent, fields: Map<String, serde_json::Value>) -> Verdict {
-        let hooks = self.tools.hooks();
-        if !hooks.has(event) {
+        let current = self.conversation.current();
+        if !self.tools.has_hooks(event, current) {
             return Verdict::default();
         }
-        let verdict = hooks.fire(event, None, &self.hook_session(), fields).await;
+        let verdict = self
+            .tools
+            .fire_hooks(event, None, &self.hook_session(), fields, current)
+            .await;
         say(&*self.sink, &verdict);
         verdict
     }
