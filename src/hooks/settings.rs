@@ -69,6 +69,21 @@ pub(super) fn from_value(value: &Value, source: &Path) -> Loaded {
 pub(crate) fn skill_hooks(skill: &str, events: &Value) -> Loaded {
     let source = PathBuf::from(format!("skill {skill}"));
     let mut loaded = from_events(events, &source);
+    let mut dropped: Vec<&str> = loaded
+        .hooks
+        .iter()
+        .map(|h| h.event)
+        .filter(|e| !HookEvent::FOR_SKILLS.contains(e))
+        .map(HookEvent::name)
+        .collect();
+    dropped.dedup();
+    loaded.problems.extend(dropped.into_iter().map(|event| {
+        format!(
+            "{}: {event} hooks are not run for a skill (only {}); ignored",
+            source.display(),
+            HookEvent::FOR_SKILLS.map(HookEvent::name).join(", ")
+        )
+    }));
     loaded.hooks.retain(|h| HookEvent::FOR_SKILLS.contains(&h.event));
     loaded
 }
