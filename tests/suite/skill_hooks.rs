@@ -2,8 +2,9 @@
 //! skill's `PreToolUse` guard blocks a command only while that skill is active (not before, not
 //! under another skill, and inside its own `context: fork`); a project skill the folder's trust
 //! does not cover gets no hooks (a canary); a hook the approval policy denies is a failure said
-//! as one, and blocks when it fails closed; `agent hooks list` names the skill; malformed `hooks`
-//! is a `skills check` finding.
+//! as one, and blocks when it fails closed; a skill's `Stop` hook runs only while it is active and
+//! `once: true` runs once; `agent hooks list` names the skill; malformed `hooks` is a `skills
+//! check` finding.
 
 use crate::common::*;
 use serde_json::{Value, json};
@@ -231,4 +232,36 @@ async fn malformed_hooks_frontmatter_is_a_skills_check_finding() {
         .cloned()
         .unwrap_or_default();
     assert_eq!(hooks["agent"], "partly", "{report}");
+}
+
+#[tokio::test]
+async fn a_skills_stop_hook_sends_the_model_back_while_it_is_active_and_once_runs_once() {
+    let ws = Workspace::new();
+    ws.skill(
+        "checker",
+        "---\nname: checker\ndescription: Checks the work before the answer stands.\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: \"echo 'Run the checks before you stop' >&2; exit 2\"\n          once: true\n---\nCheck.\n",
+        None,
+    );
+    // Not active: its Stop hook does not run.
+    let mock = MockLlm::start(vec![text("plain answer")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--yes", "--sandbox", "off", "--once", "hello"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(mock.chat_requests().await.len(), 1);
+    // Active: it sends the model back once; `once: true` lets the next answer stand.
+    let mock = MockLlm::start(vec![
+        tool("activate_skill", json!({"name": "checker"})),
+        text("finished"),
+        text("checked, finished"),
+    ])
+    .await;
+    let mut cmd = ws.agent(&mock);
+    cmd.args(["--yes", "--sandbox", "off", "--once", "do it"]);
+    let (code, out, err) = run_outcome(cmd).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("checked, finished"), "{out}");
+    let requests = mock.chat_requests().await;
+    assert_eq!(requests.len(), 3, "{err}");
+    assert!(all_text(&requests[2]).contains("Run the checks before you stop"));
 }
