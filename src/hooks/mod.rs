@@ -207,7 +207,11 @@ impl Hooks {
         if let (Some(store), Some(failure)) = (&self.settings.failures, &single.failure) {
             store.record(&hook.key(), &failure.message);
         }
+        let first = verdict.block.is_none();
         verdict.take(single);
+        if first && verdict.block.is_some() {
+            verdict.blocked_by = Some(hook.source.display().to_string());
+        }
     }
 
     /// Run every hook of `event` that matches `subject`, one after another in the order

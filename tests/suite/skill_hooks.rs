@@ -63,6 +63,18 @@ async fn a_skills_guard_blocks_only_while_that_skill_is_active() {
         blocked.starts_with("denied:") && blocked.contains("guarded forbids forbidden-name"),
         "{blocked}"
     );
+    let denied: Vec<Value> = events(&out)
+        .into_iter()
+        .filter(|e| e["type"] == "command_denied")
+        .collect();
+    assert_eq!(denied.len(), 1, "{out}");
+    assert!(
+        denied[0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("a PreToolUse hook (skill guarded) blocked this call"),
+        "{out}"
+    );
     // The hook ran as the skill's own command, seen as such in the events.
     let hook_runs: Vec<Value> = events(&out)
         .into_iter()
@@ -257,10 +269,19 @@ async fn a_skills_stop_hook_sends_the_model_back_while_it_is_active_and_once_run
     ])
     .await;
     let mut cmd = ws.agent(&mock);
-    cmd.args(["--yes", "--sandbox", "off", "--once", "do it"]);
+    cmd.args(["--yes", "--sandbox", "off", "--json", "--once", "do it"]);
     let (code, out, err) = run_outcome(cmd).await;
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("checked, finished"), "{out}");
+    let blocked: Vec<Value> = events(&out)
+        .into_iter()
+        .filter(|e| e["type"] == "hook_blocked")
+        .collect();
+    assert_eq!(blocked.len(), 1, "{out}");
+    assert_eq!(
+        (blocked[0]["event"].as_str(), blocked[0]["source"].as_str()),
+        (Some("Stop"), Some("skill checker"))
+    );
     let requests = mock.chat_requests().await;
     assert_eq!(requests.len(), 3, "{err}");
     assert!(all_text(&requests[2]).contains("Run the checks before you stop"));

@@ -45,11 +45,12 @@ impl ToolRunner {
         say(&*self.sink, &pre);
         self.note_stop(&pre);
         if let Some(reason) = pre.block.clone() {
+            let from = pre.blocked_by.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
             return self.hook_denied(
                 name,
                 &tool,
                 &input,
-                &format!("a PreToolUse hook blocked this call: {reason}"),
+                &format!("a PreToolUse hook{from} blocked this call: {reason}"),
             );
         }
         if let Err(reason) = self.hook_permission(&pre, &tool, &input).await {
@@ -70,6 +71,7 @@ impl ToolRunner {
                     event: HookEvent::PostToolUse.name().into(),
                     tool: Some(tool.clone()),
                     reason: reason.clone(),
+                    source: post.blocked_by.clone(),
                 });
             }
             let feedback: Vec<String> = post.block.iter().chain(&post.context).cloned().collect();

@@ -45,11 +45,13 @@ impl Agent {
         let mut fields = Map::new();
         fields.insert("prompt".into(), message.into());
         let verdict = self.fire(HookEvent::UserPromptSubmit, fields).await;
+        let source = verdict.blocked_by.filter(|_| verdict.block.is_some());
         if let Some(reason) = verdict.block.or(verdict.stop) {
             self.emit(Event::HookBlocked {
                 event: HookEvent::UserPromptSubmit.name().into(),
                 tool: None,
                 reason: reason.clone(),
+                source,
             });
             return Err(TurnError::PromptBlocked { reason });
         }
@@ -65,6 +67,7 @@ impl Agent {
         let mut fields = Map::new();
         fields.insert("stop_hook_active".into(), (self.stop_guard.continues > 0).into());
         let verdict = self.fire(HookEvent::Stop, fields).await;
+        let source = verdict.blocked_by.clone();
         let Some(reason) = verdict.block.filter(|_| verdict.stop.is_none()) else {
             return false;
         };
@@ -81,6 +84,7 @@ impl Agent {
             event: HookEvent::Stop.name().into(),
             tool: None,
             reason: reason.clone(),
+            source,
         });
         self.conversation
             .remember(ChatMessage::assistant(Some(text.to_string()), Vec::new()));
