@@ -9,9 +9,11 @@ use std::sync::Arc;
 use super::Run;
 use crate::exec::trust::HOOK_SETTINGS;
 use crate::exit::{AppError, ExitCode};
-use crate::hooks::{FailureStore, Hook, HookSettings, Hooks, OnFailure, load_file, user_file};
+use crate::hooks::{FailureStore, Hook, HookSettings, Hooks, OnFailure, load_file, skill_hooks, user_file};
 use crate::output::hooks::{HookEntry, HookList};
 use crate::output::{Event, EventSink, Report};
+use crate::skills::discover::discover_with;
+use crate::skills::roots::RootKind;
 
 /// Every configured hook with whether it runs in this folder, and what keeps some from running.
 fn configured(run: &Run<'_>) -> (Vec<(Hook, bool)>, Vec<String>) {
@@ -38,6 +40,40 @@ fn configured(run: &Run<'_>) -> (Vec<(Hook, bool)>, Vec<String>) {
     (hooks, notes)
 }
 
+/// The hooks in the frontmatter of every skill found (docs/hooks.md#hooks-in-a-skill), each with
+/// `skill NAME` as its source; they run only while that skill is active, and a project skill's
+/// only when the folder's trust covers it.
+fn skills_hooks(run: &Run<'_>, hooks: &mut Vec<(Hook, bool)>, notes: &mut Vec<String>) {
+    let discovery = discover_with(&run.config.skill_roots, &run.config.routing_scan());
+    let before = hooks.len();
+    for skill in &discovery.skills {
+        let Some(events) = &skill.invocation.hooks else {
+            continue;
+        };
+        let loaded = skill_hooks(&skill.name, events);
+        notes.extend(
+            loaded
+                .problems
+                .iter()
+                .map(|p| format!("the skill {}'s hooks: {p}", skill.name)),
+        );
+        let trusted = skill.root_kind != RootKind::Project || run.trust.skill_may_run(&skill.dir);
+        if !trusted && !loaded.hooks.is_empty() {
+            notes.push(format!(
+                "the hooks of the project skill {} do not run: this folder's trust does not cover it; run `agent trust` to use them",
+                skill.name
+            ));
+        }
+        hooks.extend(loaded.hooks.into_iter().map(|h| (h, run.config.hooks.on && trusted)));
+    }
+    if hooks.len() > before {
+        notes.push(
+            "a skill's hooks run only while that skill is active, as its own commands (approval, sandbox, trust)"
+                .into(),
+        );
+    }
+}
+
 /// The hooks this session runs, after saying what in the settings files cannot be used.
 pub(super) fn session_hooks(run: &Run<'_>, sink: &dyn EventSink) -> Arc<Hooks> {
     if !run.config.hooks.on {
@@ -60,7 +96,8 @@ pub(super) fn session_hooks(run: &Run<'_>, sink: &dyn EventSink) -> Arc<Hooks> {
 
 /// `agent hooks list`.
 pub(super) fn list(run: &Run<'_>) -> Result<ExitCode, AppError> {
-    let (hooks, mut notes) = configured(run);
+    let (mut hooks, mut notes) = configured(run);
+    skills_hooks(run, &mut hooks, &mut notes);
     if !run.config.hooks.on {
         notes.push("hooks are off for this run (--no-hooks or AGENT_HOOKS=0)".into());
     }

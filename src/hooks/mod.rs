@@ -20,7 +20,8 @@ use std::time::Duration;
 
 pub(crate) use failures::FailureStore;
 pub(crate) use matcher::Matcher;
-pub(crate) use settings::{load_file, user_file};
+pub(crate) use run::Ran;
+pub(crate) use settings::{load_file, skill_hooks, user_file};
 pub(crate) use verdict::{Permission, Verdict};
 
 use crate::support::redact::Redactor;
@@ -65,6 +66,10 @@ impl HookEvent {
         }
     }
 
+    /// The events a skill's own hooks run for (docs/hooks.md#hooks-in-a-skill): around the
+    /// calls made while it is active, and when the model answers.
+    pub(crate) const FOR_SKILLS: [Self; 3] = [Self::PreToolUse, Self::PostToolUse, Self::Stop];
+
     /// The event a settings file names.
     pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|e| e.name() == name)
@@ -89,7 +94,9 @@ pub(crate) struct Hook {
     pub(crate) command: String,
     pub(crate) timeout: Duration,
     pub(crate) on_failure: OnFailure,
-    /// The settings file it came from.
+    /// `once: true` (Claude Code, skills only): it runs once a session, then no more.
+    pub(crate) once: bool,
+    /// Where it came from: the settings file, or `skill NAME` for a skill's own.
     pub(crate) source: PathBuf,
 }
 
@@ -158,6 +165,12 @@ impl Hooks {
         )
     }
 
+    /// Whether `hook` applies to `event` and `subject` (a tool's name; `None` for events
+    /// without one, where every hook applies).
+    pub(crate) fn applies(hook: &Hook, event: HookEvent, subject: Option<&str>) -> bool {
+        hook.event == event && subject.is_none_or(|s| hook.matcher.matches(s))
+    }
+
     /// Whether any hook is configured for `event`.
     pub(crate) fn has(&self, event: HookEvent) -> bool {
         self.hooks.iter().any(|h| h.event == event)
@@ -166,9 +179,39 @@ impl Hooks {
     /// The hooks of `event` whose matcher takes `subject` (a tool's name; `None` for events
     /// without one, where every hook applies).
     fn matching(&self, event: HookEvent, subject: Option<&str>) -> impl Iterator<Item = &Hook> {
-        self.hooks
-            .iter()
-            .filter(move |h| h.event == event && subject.is_none_or(|s| h.matcher.matches(s)))
+        self.hooks.iter().filter(move |h| Self::applies(h, event, subject))
+    }
+
+    /// What a hook of `event` gets on stdin: `session`'s fields, the event's name and `fields`.
+    pub(crate) fn input(
+        &self,
+        event: HookEvent,
+        session: &Session,
+        fields: serde_json::Map<String, serde_json::Value>,
+    ) -> String {
+        let mut input = serde_json::Map::new();
+        input.insert("session_id".into(), session.session_id.clone().into());
+        input.insert("transcript_path".into(), session.transcript_path.clone().into());
+        input.insert("cwd".into(), self.settings.cwd.display().to_string().into());
+        input.insert("permission_mode".into(), session.permission_mode.into());
+        input.insert("hook_event_name".into(), event.name().into());
+        input.extend(fields);
+        serde_json::Value::Object(input).to_string()
+    }
+
+    /// Fold how `hook` of `event` ended into `verdict` (run elsewhere: a skill's hooks run as its
+    /// commands); its failure is remembered for `hooks list`.
+    pub(crate) fn judge(&self, event: HookEvent, hook: &Hook, ran: Ran, verdict: &mut Verdict) {
+        let fail_closed = self.settings.fail_closed || hook.on_failure == OnFailure::Block;
+        let single = verdict::judge(event, hook, ran, fail_closed);
+        if let (Some(store), Some(failure)) = (&self.settings.failures, &single.failure) {
+            store.record(&hook.key(), &failure.message);
+        }
+        let first = verdict.block.is_none();
+        verdict.take(single);
+        if first && verdict.block.is_some() {
+            verdict.blocked_by = Some(hook.source.display().to_string());
+        }
     }
 
     /// Run every hook of `event` that matches `subject`, one after another in the order
@@ -186,22 +229,10 @@ impl Hooks {
         if hooks.is_empty() {
             return verdict;
         }
-        let mut input = serde_json::Map::new();
-        input.insert("session_id".into(), session.session_id.clone().into());
-        input.insert("transcript_path".into(), session.transcript_path.clone().into());
-        input.insert("cwd".into(), self.settings.cwd.display().to_string().into());
-        input.insert("permission_mode".into(), session.permission_mode.into());
-        input.insert("hook_event_name".into(), event.name().into());
-        input.extend(fields);
-        let stdin = serde_json::Value::Object(input).to_string();
+        let stdin = self.input(event, session, fields);
         for hook in hooks {
             let ran = run::run(hook, stdin.as_bytes(), &self.settings).await;
-            let fail_closed = self.settings.fail_closed || hook.on_failure == OnFailure::Block;
-            let single = verdict::judge(event, hook, ran, fail_closed);
-            if let (Some(store), Some(failure)) = (&self.settings.failures, &single.failure) {
-                store.record(&hook.key(), &failure.message);
-            }
-            verdict.take(single);
+            self.judge(event, hook, ran, &mut verdict);
         }
         verdict
     }

@@ -14,7 +14,7 @@ const HOOK_STREAM_BYTES: usize = 32 * 1024;
 
 /// How a hook ended.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Ran {
+pub(crate) enum Ran {
     /// It exited with `code`; its stdout and stderr, redacted.
     Exited { code: i32, stdout: String, stderr: String },
     /// Killed by a signal (not ours).

@@ -57,10 +57,40 @@ fn problem(message: String) -> Loaded {
 
 /// The hooks of a parsed settings file `value` read from `source`.
 pub(super) fn from_value(value: &Value, source: &Path) -> Loaded {
+    match value.get("hooks") {
+        None => Loaded::default(),
+        Some(events) => from_events(events, source),
+    }
+}
+
+/// The hooks in the frontmatter of the skill `skill` (`events`: its `hooks:` mapping), for the
+/// events a skill's hooks run for ([`HookEvent::FOR_SKILLS`]); their source is `skill NAME`
+/// (docs/hooks.md#hooks-in-a-skill).
+pub(crate) fn skill_hooks(skill: &str, events: &Value) -> Loaded {
+    let source = PathBuf::from(format!("skill {skill}"));
+    let mut loaded = from_events(events, &source);
+    let mut dropped: Vec<&str> = loaded
+        .hooks
+        .iter()
+        .map(|h| h.event)
+        .filter(|e| !HookEvent::FOR_SKILLS.contains(e))
+        .map(HookEvent::name)
+        .collect();
+    dropped.dedup();
+    loaded.problems.extend(dropped.into_iter().map(|event| {
+        format!(
+            "{}: {event} hooks are not run for a skill (only {}); ignored",
+            source.display(),
+            HookEvent::FOR_SKILLS.map(HookEvent::name).join(", ")
+        )
+    }));
+    loaded.hooks.retain(|h| HookEvent::FOR_SKILLS.contains(&h.event));
+    loaded
+}
+
+/// The hooks of a `hooks` object `events` read from `source`.
+fn from_events(events: &Value, source: &Path) -> Loaded {
     let mut loaded = Loaded::default();
-    let Some(events) = value.get("hooks") else {
-        return loaded;
-    };
     let Some(events) = events.as_object() else {
         loaded
             .problems
@@ -86,15 +116,22 @@ pub(super) fn from_value(value: &Value, source: &Path) -> Loaded {
 /// One `{ "matcher": …, "hooks": [ … ] }` entry of an event.
 fn group_hooks(event: HookEvent, group: &Value, source: &Path, loaded: &mut Loaded) {
     let at = || format!("{} ({})", source.display(), event.name());
-    let matcher = match group.get("matcher").and_then(Value::as_str) {
-        None => Matcher::any(),
-        Some(written) => match Matcher::parse(written) {
+    let matcher = match group.get("matcher") {
+        None | Some(Value::Null) => Matcher::any(),
+        Some(Value::String(written)) => match Matcher::parse(written) {
             Ok(m) => m,
             Err(e) => {
                 loaded.problems.push(format!("{}: {e}; its hooks are not used", at()));
                 return;
             }
         },
+        // A matcher that is not text would otherwise match every tool.
+        Some(_) => {
+            loaded
+                .problems
+                .push(format!("{}: a matcher that is not text; its hooks are not used", at()));
+            return;
+        }
     };
     for hook in group.get("hooks").and_then(Value::as_array).into_iter().flatten() {
         let kind = hook.get("type").and_then(Value::as_str).unwrap_or("command");
@@ -127,6 +164,7 @@ fn group_hooks(event: HookEvent, group: &Value, source: &Path, loaded: &mut Load
             command: command.to_string(),
             timeout,
             on_failure,
+            once: hook.get("once").and_then(Value::as_bool).unwrap_or(false),
             source: source.to_path_buf(),
         });
     }
@@ -169,6 +207,36 @@ mod tests {
         assert_eq!(loaded.problems.len(), 3, "{:?}", loaded.problems);
         assert!(loaded.problems.iter().any(|p| p.contains("SubagentStop")));
         assert!(loaded.problems.iter().any(|p| p.contains("\"prompt\"")));
+    }
+
+    #[test]
+    fn a_skill_s_hooks_are_its_own_and_only_for_the_skill_events() {
+        let value = json!({
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh", "once": true}]}],
+            "PostToolUse": [{"matcher": 7, "hooks": [{"type": "command", "command": "everything.sh"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "check.sh"}]}],
+            "SessionStart": [{"hooks": [{"type": "command", "command": "hello.sh"}]}]
+        });
+        let loaded = skill_hooks("deploy", &value);
+        let got: Vec<(HookEvent, &str, bool)> = loaded
+            .hooks
+            .iter()
+            .map(|h| (h.event, h.command.as_str(), h.once))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (HookEvent::PreToolUse, "guard.sh", true),
+                (HookEvent::Stop, "check.sh", false)
+            ]
+        );
+        assert_eq!(loaded.hooks[0].source, PathBuf::from("skill deploy"));
+        assert!(
+            loaded.problems.iter().any(|p| p.contains("not text")),
+            "{:?}",
+            loaded.problems
+        );
+        assert!(skill_hooks("x", &json!(["a"])).hooks.is_empty());
     }
 
     #[test]

@@ -40,6 +40,8 @@ pub(crate) struct Verdict {
     /// A hook blocked (exit 2, `decision: block`, `permissionDecision: deny`, or a failure that
     /// fails closed), and why: the first reason given.
     pub(crate) block: Option<String>,
+    /// Where the hook that blocked came from (its settings file, or `skill NAME`).
+    pub(crate) blocked_by: Option<String>,
     /// The strongest permission decision short of a deny (`ask` over `allow`).
     pub(crate) permission: Option<Permission>,
     /// Why a hook asked or allowed (shown with the question).
@@ -189,6 +191,7 @@ mod tests {
             command: "guard.sh".into(),
             timeout: Duration::from_secs(1),
             on_failure: OnFailure::Pass,
+            once: false,
             source: "/home/u/.config/agent/settings.json".into(),
         }
     }

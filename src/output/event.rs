@@ -156,6 +156,9 @@ pub(crate) enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         tool: Option<String>,
         reason: String,
+        /// Where the blocking hook came from: its settings file, or `skill NAME`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
     },
     /// A hook failed to give an answer (a crash, exit 1 or 127, a timeout, output that is not
     /// JSON). `blocked`: it fails closed, so the failure blocked; else the call went on.

@@ -32,7 +32,7 @@ use crate::support::cache_file::{self, CacheDir, Kind};
 /// below fails until it is).
 const KIND: Kind = Kind {
     magic: *b"AGTSKCAT",
-    version: 6,
+    version: 7,
 };
 
 /// Entries whose files changed this recently are not kept.

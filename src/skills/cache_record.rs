@@ -82,6 +82,8 @@ pub(super) struct InvocationRecord {
     wants_model: Option<String>,
     agent: Option<String>,
     paths: Vec<String>,
+    /// `hooks:` as JSON text: postcard cannot hold a free-form value.
+    hooks: Option<String>,
 }
 
 impl From<&Invocation> for InvocationRecord {
@@ -95,6 +97,7 @@ impl From<&Invocation> for InvocationRecord {
             wants_model: i.wants_model.clone(),
             agent: i.agent.clone(),
             paths: i.paths.clone(),
+            hooks: i.hooks.as_ref().map(ToString::to_string),
         }
     }
 }
@@ -201,6 +204,7 @@ impl CachedLoad {
                 wants_model: invocation.wants_model,
                 agent: invocation.agent,
                 paths: invocation.paths,
+                hooks: invocation.hooks.and_then(|h| serde_json::from_str(&h).ok()),
             },
             diagnostics,
             may_be_signed,

@@ -280,6 +280,6 @@ fn format_fingerprint() {
     let bytes = postcard::to_stdvec(&payload).unwrap();
     assert_eq!(
         (KIND.version, format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes))),
-        (6, "f8c909ccc44f8c3b".to_string())
+        (7, "f70caa8dbbec8beb".to_string())
     );
 }

@@ -83,6 +83,9 @@ pub(crate) const UNKNOWN_KEY: &str = "unknown-key";
 pub(crate) const MALFORMED_REQUIRES: &str = "malformed-requires";
 /// `version` in frontmatter: read, but not an Agent Skills field.
 pub(crate) const VERSION_NOT_IN_SPEC: &str = "version-not-in-spec";
+/// `hooks` (Claude Code) in frontmatter has a shape that cannot be read, or names what agent does
+/// not run for a skill.
+pub(crate) const MALFORMED_HOOKS: &str = "malformed-hooks";
 
 // Lint (`skills check`).
 /// An SCP skill held to the Agent Skills spec, which needs frontmatter.
@@ -167,6 +170,7 @@ pub(crate) const ALL: &[&str] = &[
     UNKNOWN_KEY,
     MALFORMED_REQUIRES,
     VERSION_NOT_IN_SPEC,
+    MALFORMED_HOOKS,
     NO_FRONTMATTER,
     UNEXPECTED_KEY,
     VAGUE_DESCRIPTION,

@@ -400,7 +400,9 @@ impl HumanRenderer {
     /// crashes must never be silent).
     fn hook_event(&self, event: Event) {
         match event {
-            Event::HookBlocked { event, tool, reason } => {
+            Event::HookBlocked {
+                event, tool, reason, ..
+            } => {
                 let what = tool.map(|t| format!(" ({})", self.one_line(&t))).unwrap_or_default();
                 self.progress(&format!("✗ {event} hook{what} blocked: {}", self.lines(&reason)));
                 self.wait("thinking");

@@ -48,6 +48,7 @@ mod skill_eval;
 mod skill_features;
 mod skill_fixtures;
 mod skill_habits;
+mod skill_hooks;
 mod skill_invocation;
 mod skill_library;
 mod skill_loading;

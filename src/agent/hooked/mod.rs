@@ -1,12 +1,14 @@
 //! Where the turn meets the user's hooks (docs/hooks.md): tool calls seen under the names Claude
 //! Code's hook scripts match on (`view`), `PreToolUse`/`PostToolUse` around every call (`tool`),
 //! the turn's own points — `UserPromptSubmit`, `Stop`, `SessionStart`, `SessionEnd`, `PreCompact`
-//! (`turn`) — and `Notification` whenever a question waits for the person ([`HookApprover`]).
+//! (`turn`) — and `Notification` whenever a question waits for the person ([`HookApprover`]). The
+//! active skill's own hooks join the session's for the events a skill may hook (`skill`).
 //!
 //! A hook's `allow` is an answer to a question our policy would ask, never more: the approver
 //! answers that one question yes. A denial of the policy, the sandbox or folder trust asks
 //! nothing, so no hook can lift it.
 
+mod skill;
 mod tool;
 mod turn;
 mod view;
@@ -19,6 +21,7 @@ use crate::exec::trust::Assessment;
 use crate::hooks::{HookEvent, Hooks, Session, Verdict};
 use crate::output::{ApprovalRequest, Approver, Event, EventSink};
 
+pub(crate) use skill::SkillHookState;
 pub(crate) use turn::StopGuard;
 
 /// The approval policy in Claude Code's words, for `permission_mode`.
@@ -199,6 +202,7 @@ mod tests {
                 command: command.into(),
                 timeout: std::time::Duration::from_secs(30),
                 on_failure: OnFailure::Pass,
+                once: false,
                 source: dir.join("settings.json"),
             })
             .into_iter()

@@ -28,8 +28,9 @@ impl ToolRunner {
 
     /// Carry out one tool call with the hooks around it.
     pub(crate) async fn dispatch(&mut self, conversation: &Conversation, name: &str, raw_args: &str) -> ToolOutcome {
-        let hooks = self.settings.hooks.clone();
-        if !hooks.has(HookEvent::PreToolUse) && !hooks.has(HookEvent::PostToolUse) {
+        let current = conversation.current().map(String::from);
+        let current = current.as_deref();
+        if !self.has_hooks(HookEvent::PreToolUse, current) && !self.has_hooks(HookEvent::PostToolUse, current) {
             return self.dispatch_call(conversation, name, raw_args).await;
         }
         let session = self.hook_session(conversation);
@@ -38,17 +39,18 @@ impl ToolRunner {
         let mut fields = Map::new();
         fields.insert("tool_name".into(), tool.clone().into());
         fields.insert("tool_input".into(), input.clone());
-        let pre = hooks
-            .fire(HookEvent::PreToolUse, Some(&tool), &session, fields.clone())
+        let pre = self
+            .fire_hooks(HookEvent::PreToolUse, Some(&tool), &session, fields.clone(), current)
             .await;
         say(&*self.sink, &pre);
         self.note_stop(&pre);
         if let Some(reason) = pre.block.clone() {
+            let from = pre.blocked_by.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
             return self.hook_denied(
                 name,
                 &tool,
                 &input,
-                &format!("a PreToolUse hook blocked this call: {reason}"),
+                &format!("a PreToolUse hook{from} blocked this call: {reason}"),
             );
         }
         if let Err(reason) = self.hook_permission(&pre, &tool, &input).await {
@@ -59,7 +61,9 @@ impl ToolRunner {
         add_context(&mut outcome, &pre.context, "PreToolUse");
         if let ToolOutcome::Ok { text, .. } = &outcome {
             fields.insert("tool_response".into(), response(&tool, &input, text));
-            let post = hooks.fire(HookEvent::PostToolUse, Some(&tool), &session, fields).await;
+            let post = self
+                .fire_hooks(HookEvent::PostToolUse, Some(&tool), &session, fields, current)
+                .await;
             say(&*self.sink, &post);
             self.note_stop(&post);
             if let Some(reason) = &post.block {
@@ -67,6 +71,7 @@ impl ToolRunner {
                     event: HookEvent::PostToolUse.name().into(),
                     tool: Some(tool.clone()),
                     reason: reason.clone(),
+                    source: post.blocked_by.clone(),
                 });
             }
             let feedback: Vec<String> = post.block.iter().chain(&post.context).cloned().collect();

@@ -28,11 +28,14 @@ impl Agent {
     }
 
     async fn fire(&self, event: HookEvent, fields: Map<String, serde_json::Value>) -> Verdict {
-        let hooks = self.tools.hooks();
-        if !hooks.has(event) {
+        let current = self.conversation.current();
+        if !self.tools.has_hooks(event, current) {
             return Verdict::default();
         }
-        let verdict = hooks.fire(event, None, &self.hook_session(), fields).await;
+        let verdict = self
+            .tools
+            .fire_hooks(event, None, &self.hook_session(), fields, current)
+            .await;
         say(&*self.sink, &verdict);
         verdict
     }
@@ -42,11 +45,13 @@ impl Agent {
         let mut fields = Map::new();
         fields.insert("prompt".into(), message.into());
         let verdict = self.fire(HookEvent::UserPromptSubmit, fields).await;
+        let source = verdict.blocked_by.filter(|_| verdict.block.is_some());
         if let Some(reason) = verdict.block.or(verdict.stop) {
             self.emit(Event::HookBlocked {
                 event: HookEvent::UserPromptSubmit.name().into(),
                 tool: None,
                 reason: reason.clone(),
+                source,
             });
             return Err(TurnError::PromptBlocked { reason });
         }
@@ -62,6 +67,7 @@ impl Agent {
         let mut fields = Map::new();
         fields.insert("stop_hook_active".into(), (self.stop_guard.continues > 0).into());
         let verdict = self.fire(HookEvent::Stop, fields).await;
+        let source = verdict.blocked_by.clone();
         let Some(reason) = verdict.block.filter(|_| verdict.stop.is_none()) else {
             return false;
         };
@@ -78,6 +84,7 @@ impl Agent {
             event: HookEvent::Stop.name().into(),
             tool: None,
             reason: reason.clone(),
+            source,
         });
         self.conversation
             .remember(ChatMessage::assistant(Some(text.to_string()), Vec::new()));

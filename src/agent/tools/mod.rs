@@ -15,8 +15,10 @@ mod mcp;
 mod mcp_budget;
 mod needs;
 pub(crate) use needs::declared_needs;
+mod hook_run;
 mod read;
 mod run;
+mod run_env;
 mod run_output;
 
 use std::collections::BTreeMap;
@@ -27,7 +29,7 @@ use std::time::Duration;
 pub use decode::{ToolRequest, decode_call};
 
 use super::conversation::Conversation;
-use super::hooked::HookApprover;
+use super::hooked::{HookApprover, SkillHookState};
 use super::outcome::ToolOutcome;
 use super::retrieve::Retriever;
 use crate::exec::approval::ApprovalPolicy;
@@ -54,6 +56,8 @@ pub(crate) struct ToolRunner {
     pub(super) hook_approver: Arc<HookApprover>,
     /// A hook said `continue: false` during this step: the turn ends after its calls.
     pub(super) hook_stop: Option<String>,
+    /// What the run remembers of skills' own hooks (said once, `once: true`).
+    pub(super) skill_hooks: SkillHookState,
     pub(super) sink: Arc<dyn EventSink>,
     /// The MCP tools offered, chosen once a session when they are over their budget.
     mcp_offered: Option<Vec<mcp_budget::McpSchema>>,
@@ -109,6 +113,7 @@ impl ToolRunner {
             approver: hook_approver.clone(),
             hook_approver,
             hook_stop: None,
+            skill_hooks: SkillHookState::default(),
             sink,
             mcp_offered: None,
             mcp_left: Vec::new(),
@@ -144,11 +149,6 @@ impl ToolRunner {
     pub(crate) fn allow_always<'a>(&self, skills: impl IntoIterator<Item = &'a String>) {
         let skills: Vec<String> = skills.into_iter().cloned().collect();
         self.approver.allow_always(&skills);
-    }
-
-    /// The session's hooks.
-    pub(crate) fn hooks(&self) -> Arc<Hooks> {
-        self.settings.hooks.clone()
     }
 
     /// Why a hook stopped the turn during the last calls, taken.

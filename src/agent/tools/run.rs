@@ -4,7 +4,6 @@
 
 use crate::agent::outcome::Refusal;
 use crate::exec::approval::{self, ApprovalPolicy, Plan, SkillScope, Verdict};
-use crate::exec::env::child_env;
 use crate::exec::private_temp::PrivateTemp;
 use crate::exec::process::{self, CommandOutput, CommandSpec, DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES};
 use crate::exec::sandbox::planted::{Snapshot, Watch};
@@ -17,6 +16,7 @@ use crate::skills::library::lock::Installed;
 use crate::skills::roots::RootKind;
 
 use super::ToolRunner;
+use super::hook_run::HookInput;
 use super::live::LiveOutput;
 use crate::agent::outcome::ToolOutcome;
 
@@ -45,6 +45,12 @@ impl ToolRunner {
     /// Run `command` as `skill`'s: every check and wall of [`Self::run_command`], with the
     /// command's output kept beside the model's text (dynamic context reads its stdout).
     pub(super) async fn run_for(&self, skill: &Skill, command: &str) -> CommandRun {
+        self.run_as(skill, command, None).await
+    }
+
+    /// [`Self::run_for`], for one of the skill's hooks when `hook` is given: the event on stdin,
+    /// the hook's own timeout.
+    pub(super) async fn run_as(&self, skill: &Skill, command: &str, hook: Option<&HookInput<'_>>) -> CommandRun {
         let command = command.trim();
         if command.is_empty() {
             return CommandRun::NotRun(ToolOutcome::refused("the command is empty"));
@@ -83,11 +89,18 @@ impl ToolRunner {
                 return CommandRun::NotRun(ToolOutcome::denied(reason));
             }
         };
-        self.execute(skill, command, &plan, &policy).await
+        self.execute(skill, command, &plan, &policy, hook).await
     }
 
     /// Start the approved `plan` in the sandbox `policy` describes and report how it ended.
-    async fn execute(&self, skill: &Skill, command: &str, approved: &Approved, policy: &Policy) -> CommandRun {
+    async fn execute(
+        &self,
+        skill: &Skill,
+        command: &str,
+        approved: &Approved,
+        policy: &Policy,
+        hook: Option<&HookInput<'_>>,
+    ) -> CommandRun {
         let plan = &approved.plan;
         // Its own temp folder, removed when this returns (and the command's processes are gone).
         let temp = PrivateTemp::create(&self.settings.sandbox.temp)
@@ -112,38 +125,19 @@ impl ToolRunner {
             },
             contained: approved.contained,
         });
-        let mut env = child_env(
-            &self.settings.base_env,
-            &skill.name,
-            &skill.dir,
-            &self.settings.workdir,
-            &self.settings.skill_roots,
-        );
-        env.insert("AGENT_SANDBOX".into(), policy.child_value().into());
-        // Nobody can answer a prompt: a script that would ask (a confirmation, a login) should
-        // take its default or fail at once rather than wait on a stdin that is /dev/null.
-        if !self.approver.can_ask() {
-            env.insert("AGENT_NONINTERACTIVE".into(), "1".into());
-        }
-        env.extend(temp.iter().flat_map(PrivateTemp::child_vars));
-        if policy.enforcement() == Enforcement::Confined {
-            crate::exec::env::tool_caches(&mut env, &self.settings.base_env, &self.settings.sandbox.extra);
-        }
-        if approved.contained {
-            crate::exec::env::without_undeclared_secrets(&mut env, &skill.requires.env);
-        }
+        let env = self.command_env(skill, policy, temp.as_ref(), approved.contained, hook.is_some());
         let live = LiveOutput::new(self.sink.clone(), &self.settings.redactor);
         let spec = CommandSpec {
             plan,
             cwd: &self.settings.workdir,
             env: &env,
-            timeout: self.settings.command_timeout,
+            timeout: hook.map_or(self.settings.command_timeout, |h| h.timeout),
             head_bytes: DEFAULT_HEAD_BYTES,
             tail_bytes: DEFAULT_TAIL_BYTES,
             redactor: &self.settings.redactor,
             confinement: confinement.as_ref(),
             live: live.receivers(),
-            stdin: None,
+            stdin: hook.map(|h| h.stdin),
         };
         let ran = process::run(&spec).await;
         live.finish();

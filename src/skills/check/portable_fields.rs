@@ -92,7 +92,12 @@ const TABLE: [(&str, Support, &str, [Support; 5]); 14] = [
         [H, I, I, I, U],
     ),
     ("paths", H, "", [H, U, U, I, U]),
-    ("hooks", I, "", [H, U, U, I, U]),
+    (
+        "hooks",
+        P,
+        "PreToolUse, PostToolUse and Stop, while the skill is active, run as the skill's commands",
+        [H, U, U, I, U],
+    ),
     ("effort", I, "", [H, U, U, I, U]),
     ("shell", I, "markers run with sh", [H, U, U, I, U]),
     (
@@ -159,7 +164,7 @@ mod tests {
         let fields: Vec<&str> = found.iter().map(|f| f.field).collect();
         assert_eq!(fields, ["context", "hooks", DYNAMIC_CONTEXT]);
         assert_eq!(found[0].agent, Support::Honoured);
-        assert_eq!(found[1].agent, Support::Ignored);
+        assert_eq!(found[1].agent, Support::Partly);
         assert_eq!(found[2].codex, Support::Ignored);
     }
 

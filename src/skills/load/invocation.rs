@@ -41,6 +41,10 @@ pub(crate) struct Invocation {
     /// matches a file (`skills::paths`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) paths: Vec<String>,
+    /// `hooks:` (Claude Code): the skill's own hooks, as written (a mapping of events); they run
+    /// while the skill is active, as its commands (docs/hooks.md#hooks-in-a-skill).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) hooks: Option<Value>,
 }
 
 impl Default for Invocation {
@@ -54,6 +58,7 @@ impl Default for Invocation {
             wants_model: None,
             agent: None,
             paths: Vec::new(),
+            hooks: None,
         }
     }
 }
@@ -75,13 +80,7 @@ pub(crate) const OTHER_TOOL_KEYS: [(&str, Treatment); 12] = [
     ("disable-model-invocation", Treatment::Honoured),
     ("user-invocable", Treatment::Honoured),
     ("arguments", Treatment::Honoured),
-    (
-        "hooks",
-        Treatment::Noted(
-            Severity::Warning,
-            "`hooks` (Claude Code) are not run by agent: commands the skill expects around its use will not happen",
-        ),
-    ),
+    ("hooks", Treatment::Honoured),
     (
         "when_to_use",
         Treatment::Noted(
@@ -137,6 +136,16 @@ pub(crate) fn from_frontmatter(
         out.arguments = crate::skills::arguments::declared_arguments(v);
     }
     fork_fields(fields, line, &mut out, &mut findings);
+    if let Some(v) = fields.get("hooks").filter(|v| !v.is_null()) {
+        let (kept, problems) = super::skill_hooks::read(v);
+        out.hooks = kept;
+        findings.extend(problems.into_iter().map(|message| Finding {
+            code: code::MALFORMED_HOOKS,
+            severity: Severity::Warning,
+            line: line("hooks"),
+            message,
+        }));
+    }
     for (key, treatment) in OTHER_TOOL_KEYS {
         if let Treatment::Noted(severity, message) = treatment
             && fields.contains_key(key)
@@ -378,9 +387,14 @@ mod tests {
 
     #[test]
     fn other_tools_keys_are_classified() {
-        let (_, findings) = read(json!({"hooks": {}, "model": "opus", "when_to_use": "x"}));
+        let (inv, findings) = read(json!({"hooks": {}, "model": "opus", "when_to_use": "x"}));
         let severities: Vec<Severity> = findings.iter().map(|f| f.severity).collect();
-        assert_eq!(severities, [Severity::Warning, Severity::Info]);
+        assert_eq!(severities, [Severity::Info]);
+        assert_eq!(inv.hooks, Some(json!({})));
+        let (inv, findings) = read(json!({"hooks": ["guard.sh"]}));
+        assert!(inv.hooks.is_none());
+        assert_eq!(findings[0].code, code::MALFORMED_HOOKS);
+        assert_eq!(treatment("hooks"), Some(Treatment::Honoured));
         assert_eq!(treatment("model"), Some(Treatment::Honoured));
         assert_eq!(treatment("effort"), Some(Treatment::Silent));
         assert_eq!(treatment("argument-hint"), Some(Treatment::Honoured));

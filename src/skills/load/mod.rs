@@ -11,4 +11,5 @@ pub(crate) mod markdown_description;
 pub mod parse;
 pub mod partial_read;
 pub(crate) mod requires;
+pub(crate) mod skill_hooks;
 pub(crate) mod yaml_subset;
