@@ -12,6 +12,7 @@ use super::prompt::PromptMode;
 use super::turn::Agent;
 use crate::llm::types::ChatMessage;
 use crate::output::Event;
+use crate::skills::retrieval::rank::{PREACTIVATE_MARGIN, clear_winner};
 
 /// The wording the model gets, in sections (`## name` then its text).
 const PROMPT: &str = include_str!("../../prompts/second_chance.md");
@@ -49,8 +50,8 @@ impl Retry {
         }
     }
 
-    /// What the model is told.
-    pub(super) fn prompt(&self) -> String {
+    /// What the model is told; `fitted` names the skill the agent activated for it.
+    pub(super) fn prompt(&self, fitted: Option<&str>) -> String {
         let (why, todo) = match self {
             Retry::Unbacked(Unbacked::NothingRan { skill }) => {
                 (section("nothing_ran").replace("{{skill}}", skill), "todo_run")
@@ -70,26 +71,36 @@ impl Retry {
             }
             Retry::Unbacked(Unbacked::NoSkillActive) => (section("no_skill_active").to_string(), "todo_activate"),
             Retry::NoSkillActive { candidates } => (
-                with_candidates(section("no_skill_active").to_string(), candidates),
+                with_candidates(section("no_skill_active").to_string(), candidates, fitted),
                 "todo_activate",
             ),
             Retry::Unbacked(Unbacked::UnreadFile { file }) => {
                 (section("unread_file").replace("{{file}}", file), "todo_activate")
             }
             Retry::UnreadFile { file, candidates } => (
-                with_candidates(section("unread_file").replace("{{file}}", file), candidates),
+                with_candidates(section("unread_file").replace("{{file}}", file), candidates, fitted),
                 "todo_activate",
             ),
         };
-        section("template")
-            .replace("{{why}}", &why)
-            .replace("{{todo}}", section(todo))
+        let todo = match fitted {
+            // The candidates are moot: the agent chose, the model runs.
+            Some(skill) => section("fitted").replace("{{skill}}", skill),
+            None => section(todo).to_string(),
+        };
+        section("template").replace("{{why}}", &why).replace("{{todo}}", &todo)
+    }
+
+    /// Whether the model asked for a tool with no skill active: the case where the agent picks a
+    /// clearly fitting skill for it.
+    fn wants_a_skill(&self) -> bool {
+        matches!(self, Retry::NoSkillActive { .. } | Retry::UnreadFile { .. })
     }
 }
 
-/// `why` followed by the skills that fit the request best, when there are any.
-fn with_candidates(mut why: String, candidates: &[String]) -> String {
-    if !candidates.is_empty() {
+/// `why` followed by the skills that fit the request best, when there are any and the agent did
+/// not activate one itself.
+fn with_candidates(mut why: String, candidates: &[String], fitted: Option<&str>) -> String {
+    if !candidates.is_empty() && fitted.is_none() {
         why.push(' ');
         why.push_str(&section("candidates").replace("{{skills}}", &candidates.join(", ")));
     }
@@ -128,8 +139,11 @@ impl Agent {
 
     /// When `answer` (a reply without calls) rests on nothing and the turn's second chance is
     /// unused: the reply and the model's instruction go into the conversation, the user is told,
-    /// and `true` means ask the model again.
-    pub(super) fn second_chance(&mut self, answer: &str) -> bool {
+    /// and `true` means ask the model again. When the model wanted a tool with no skill active
+    /// (a command refused for want of one, an answer about a file nothing read) and one skill
+    /// clearly fits the request, the agent activates it, as it would have before the first
+    /// request had the request's words alone been enough ([`Self::clear_fit`]).
+    pub(super) async fn second_chance(&mut self, answer: &str) -> bool {
         if self.second_chance_used || self.prompt_mode != PromptMode::Compact {
             return false;
         }
@@ -152,10 +166,30 @@ impl Agent {
         // A call written as text is judged again on the next reply.
         self.unbacked = None;
         self.emit(Event::AnswerRetried { reason: retry.reason() });
+        let fitted = match self.clear_fit().filter(|_| retry.wants_a_skill()) {
+            // The reply set aside stays out: the activation answers the call it should have made.
+            Some(name) => self.activate_by_hand(&name).await.ok().map(|_| name),
+            None => None,
+        };
+        if fitted.is_none() {
+            self.conversation
+                .remember(ChatMessage::assistant(Some(answer.to_string()), Vec::new()));
+        }
         self.conversation
-            .remember(ChatMessage::assistant(Some(answer.to_string()), Vec::new()));
-        self.conversation.remember(ChatMessage::agent_note(retry.prompt()));
+            .remember(ChatMessage::agent_note(retry.prompt(fitted.as_deref())));
         true
+    }
+
+    /// The one skill whose words clearly beat every other's for the turn's request (a margin of
+    /// [`PREACTIVATE_MARGIN`]), unless its instructions are already in the conversation. No
+    /// minimum coverage, unlike pre-activation: here the model has already shown the request
+    /// needs a tool, which is what the coverage guards against for plain chat.
+    fn clear_fit(&self) -> Option<String> {
+        let request = self.conversation.user_turns().last().map(|r| r.to_string())?;
+        let skills = self.skills();
+        let winner = clear_winner(&skills.index().score(&request), 0.0, PREACTIVATE_MARGIN)?;
+        let name = skills.all().get(winner)?.name.clone();
+        (!self.conversation.holds(&name)).then_some(name)
     }
 }
 
@@ -176,24 +210,35 @@ mod tests {
             "unread_file",
             "todo_run",
             "todo_activate",
+            "fitted",
         ] {
             assert!(!section(name).is_empty(), "{name}");
         }
-        let text = Retry::Unbacked(Unbacked::NothingRan { skill: "time".into() }).prompt();
+        let text = Retry::Unbacked(Unbacked::NothingRan { skill: "time".into() }).prompt(None);
         assert!(text.contains("skill time") && text.contains("run_command"), "{text}");
         assert!(!text.contains("{{"), "{text}");
-        let text = Retry::NoSkillActive { candidates: Vec::new() }.prompt();
+        let text = Retry::NoSkillActive { candidates: Vec::new() }.prompt(None);
         assert!(text.contains("activate_skill") && !text.contains("{{"), "{text}");
         let text = Retry::NoSkillActive {
             candidates: vec!["database".into(), "report".into()],
         }
-        .prompt();
+        .prompt(None);
         assert!(text.contains("database, report") && !text.contains("{{"), "{text}");
+        // Once the agent activated the skill that fits, the model is told to run, not to choose.
+        let text = Retry::NoSkillActive {
+            candidates: vec!["database".into(), "report".into()],
+        }
+        .prompt(Some("database"));
+        assert!(
+            text.contains("skill database fits") && text.contains("run_command") && !text.contains("report"),
+            "{text}"
+        );
+        assert!(!text.contains("activate_skill") && !text.contains("{{"), "{text}");
         let text = Retry::UnreadFile {
             file: "essay.txt".into(),
             candidates: vec!["word-count".into()],
         }
-        .prompt();
+        .prompt(None);
         assert!(
             text.contains("essay.txt") && text.contains("word-count") && !text.contains("{{"),
             "{text}"

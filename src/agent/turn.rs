@@ -198,12 +198,14 @@ impl Agent {
                 other => other?,
             };
             if reply.tool_calls.is_empty() {
-                match self.text_calls(&reply.content, &tools) {
+                let calls = self.text_calls(&reply.content, &tools);
+                let retry = calls.is_none() && self.second_chance(&reply.content).await;
+                match calls {
                     Some(calls) => {
                         reply.tool_calls = calls;
                         reply.content.clear();
                     }
-                    None if self.second_chance(&reply.content) => {
+                    None if retry => {
                         steps += 1;
                         continue;
                     }

@@ -572,12 +572,11 @@ async fn a_second_chance_turns_an_unbacked_answer_into_a_real_one() {
         "the reply set aside never streamed: {deltas}"
     );
 
-    // run_command before any activation, refused; the model parrots the refusal; told, it
-    // activates and runs.
+    // run_command before any activation, refused; the model parrots the refusal. The one skill
+    // that clearly fits the request is activated for it, and it is told to run.
     let replies = vec![
         tool("run_command", json!({"command": "date"})),
         text("To use a skill, call activate_skill first."),
-        tool("activate_skill", json!({"name": "time"})),
         tool("run_command", json!({"command": "./run.sh JST"})),
         text("It is 2031-01-02 03:04 JST."),
     ];
@@ -591,9 +590,16 @@ async fn a_second_chance_turns_an_unbacked_answer_into_a_real_one() {
             .unwrap()
             .contains("active skill")
     );
+    assert_eq!(of_type(&events, "skill_selected")[0]["skill"], "time", "{events:?}");
     assert_eq!(of_type(&events, "message")[0]["text"], "It is 2031-01-02 03:04 JST.");
-    let asked = contents(&mock.requests().await[2], "user");
-    assert!(asked.last().unwrap().contains("activate_skill"), "{asked:?}");
+    let third = &mock.requests().await[2];
+    let asked = contents(third, "user");
+    let note = asked.last().unwrap();
+    assert!(note.contains("time fits") && note.contains("run_command"), "{note}");
+    assert!(
+        contents(third, "tool").iter().any(|t| t.contains("./run.sh ZONE")),
+        "the skill's instructions are in the request: {third}"
+    );
 
     // Only one second chance a turn, and none for an answer that needs no command.
     let (code, events, mock) = once_with(&ws, vec![text("Hello! How can I help?")], &[], &env).await;
@@ -637,4 +643,70 @@ async fn a_small_models_command_in_a_fence_or_quoted_after_its_second_chance_run
     assert_eq!(code, 0, "{events:?}");
     assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
     assert_eq!(mock.requests().await.len(), 2);
+}
+
+const DB_SKILL: &str = "---\nname: database\ndescription: Read-only SQL queries on a SQLite database file. Use to answer questions from the data in a database.\n---\n# database\n\nRun `./run.sh \"SQL\"`.\n";
+const DB_SCRIPT: &str = "#!/bin/sh\necho \"count(*)\"; echo 7\n";
+const REPORT_SKILL: &str = "---\nname: report\ndescription: A briefing for a city from its time and weather.\n---\n# report\n\nRun `./run.sh CITY`.\n";
+
+/// What the 1.5B model did with "How many orders are in the shop database?": SQL proposed as a
+/// command before any skill, refused, then a number made up. The skill whose words clearly fit
+/// is activated for it on its second chance; where no skill clearly fits, the best ones are only
+/// named and nothing is activated.
+#[tokio::test]
+async fn a_command_with_no_skill_gets_the_skill_that_clearly_fits() {
+    let ws = Workspace::new();
+    ws.skill("database", DB_SKILL, Some(DB_SCRIPT));
+    ws.skill("report", REPORT_SKILL, Some(TIME_SCRIPT));
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let env = [("AGENT_PROMPT", "compact"), ("AGENT_PREACTIVATE", "0")];
+    let ws = &ws;
+    let ask = |request: &'static str, replies: Vec<Reply>| async move {
+        let mock = MockLlm::start(replies).await;
+        let mut cmd = ws.agent(&mock);
+        cmd.envs(env)
+            .args(["--json", "--approve", "auto", "--require-tool", "--once", request]);
+        let (code, out, err) = run_outcome(cmd).await;
+        assert!(!out.is_empty(), "{err}");
+        (code, events(&out), mock)
+    };
+    let replies = vec![
+        tool("run_command", json!({"command": "SELECT count(*) FROM orders;"})),
+        text("There are 42 orders."),
+        tool(
+            "run_command",
+            json!({"command": "./run.sh \"SELECT count(*) FROM orders\""}),
+        ),
+        text("There are 7 orders."),
+    ];
+    let (code, events, _) = ask("How many orders are in the shop database?", replies).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "skill_selected").len(), 1, "{events:?}");
+    assert_eq!(of_type(&events, "skill_selected")[0]["skill"], "database");
+    assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
+    assert_eq!(of_type(&events, "message")[0]["text"], "There are 7 orders.");
+    assert!(of_type(&events, "answer_unverified").is_empty(), "{events:?}");
+
+    // Two skills share the request's words alike: no clear fit, so both are named and the model,
+    // which answers again without a command, is marked (exit 9 under --require-tool).
+    ws.skill(
+        "warehouse",
+        &DB_SKILL.replace("name: database", "name: warehouse"),
+        Some(DB_SCRIPT),
+    );
+    let replies = vec![
+        tool("run_command", json!({"command": "date"})),
+        text("It is noon."),
+        text("It is noon."),
+    ];
+    let (code, events, mock) = ask("How many orders were placed? Use SQL.", replies).await;
+    assert_eq!(code, 9, "{events:?}");
+    assert!(of_type(&events, "skill_selected").is_empty(), "{events:?}");
+    let asked = contents(&mock.requests().await[2], "user");
+    let note = asked.last().unwrap();
+    assert!(
+        note.contains("activate_skill") && note.contains("fit this request best"),
+        "{note}"
+    );
+    assert!(note.contains("database") && note.contains("warehouse"), "{note}");
 }
