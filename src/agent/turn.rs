@@ -354,10 +354,17 @@ impl Agent {
         }
     }
 
-    /// Activate the one clearly best skill for `request` before the model is asked at all.
+    /// Activate the one clearly best skill for `request` before the model is asked at all. A
+    /// request that names a file of the working folder needs a tool to be answered at all, so
+    /// there the margin alone decides: the minimum coverage guards plain chat, which such a
+    /// request is not (the bench's 1.5B model made up counts and maxima of files it never read).
     async fn preactivate(&mut self, request: &str) {
         let scores = self.skills().index().score(request);
-        let winner = clear_winner(&scores, PREACTIVATE_MIN_COVERAGE, PREACTIVATE_MARGIN);
+        let coverage = match self.files_named(request).is_empty() {
+            true => PREACTIVATE_MIN_COVERAGE,
+            false => 0.0,
+        };
+        let winner = clear_winner(&scores, coverage, PREACTIVATE_MARGIN);
         let name = winner.and_then(|i| self.skills().all().get(i)).map(|s| s.name.clone());
         if let Some(name) = name.filter(|n| !self.conversation.holds(n)) {
             let _ = self.activate_by_hand(&name).await;

@@ -1,7 +1,8 @@
 //! An answer about a file of the working folder that nothing read (issue 33): the 1.5B model on
 //! llama.cpp answered "How many words are in essay.txt?" with a number, activating nothing and
 //! running nothing. Such an answer is marked, `--require-tool` makes it exit 9, and under the
-//! compact prompt the model gets its one second chance, naming the skills that fit.
+//! compact prompt the skill that clearly fits is activated for it, before the first request or on
+//! its one second chance.
 
 use crate::common::*;
 use serde_json::{Value, json};
@@ -81,15 +82,15 @@ async fn an_answer_about_a_file_nothing_read_is_marked() {
 }
 
 #[tokio::test]
-async fn a_small_model_gets_a_second_chance_naming_the_skill_that_fits() {
+async fn a_small_model_gets_a_second_chance_with_the_skill_that_fits() {
     let ws = workspace();
     let replies = vec![
         text("essay.txt has 119 words."),
-        tool("activate_skill", json!({"name": "word-count"})),
         tool("run_command", json!({"command": "./run.sh essay.txt"})),
         text("essay.txt has 3 words."),
     ];
-    let env = [("AGENT_PROMPT", "compact")];
+    // Pre-activation off: the second chance activates the skill that fits.
+    let env = [("AGENT_PROMPT", "compact"), ("AGENT_PREACTIVATE", "0")];
     let (code, events, mock) = ask(
         &ws,
         "How many words are in essay.txt?",
@@ -111,7 +112,40 @@ async fn a_small_model_gets_a_second_chance_naming_the_skill_that_fits() {
     let asked = contents(&mock.requests().await[1], "user");
     let note = asked.last().unwrap();
     assert!(
-        note.starts_with("[agent]") && note.contains("essay.txt") && note.contains("word-count"),
+        note.starts_with("[agent]") && note.contains("essay.txt") && note.contains("word-count fits"),
         "{note}"
     );
+}
+
+/// Pre-activation (on under the compact prompt) needs the winner's words to explain enough of
+/// the request, which "What's the largest amount in sales.csv?" does not for a statistics skill.
+/// A request that names a file of the working folder needs a tool all the same, so there the
+/// clear margin alone activates the skill; naming a file that is not there changes nothing.
+#[tokio::test]
+async fn a_request_naming_a_file_pre_activates_the_skill_that_clearly_fits() {
+    let ws = workspace();
+    ws.skill(
+        "csv-stats",
+        "---\nname: csv-stats\ndescription: Summary statistics of one numeric column of a CSV file.\n---\n# csv-stats\n\nRun `./run.sh FILE COLUMN`.\n",
+        Some("#!/bin/sh\necho max 99\n"),
+    );
+    std::fs::write(ws.work().join("sales.csv"), "amount\n5\n99\n").unwrap();
+    let env = [("AGENT_PROMPT", "compact")];
+    let replies = || {
+        vec![
+            tool("run_command", json!({"command": "./run.sh sales.csv amount"})),
+            text("The largest amount is 99."),
+        ]
+    };
+    let (code, events, _) = ask(&ws, "What's the largest amount in sales.csv?", replies(), &env, &[]).await;
+    assert_eq!(code, 0, "{events:?}");
+    let selected = of_type(&events, "skill_selected");
+    assert_eq!(selected.len(), 1, "{events:?}");
+    assert_eq!(selected[0]["skill"], "csv-stats");
+    assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
+
+    let replies = vec![text("There is no other.csv here.")];
+    let (code, events, _) = ask(&ws, "What's the largest amount in other.csv?", replies, &env, &[]).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert!(of_type(&events, "skill_selected").is_empty(), "{events:?}");
 }
