@@ -183,6 +183,62 @@ fn imitated_line(answer: &str, outputs: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Most lines of a command's output quoted back to the model when its answer ignored them.
+const MAX_QUOTED_LINES: usize = 3;
+/// Most characters of that quote.
+const MAX_QUOTED_CHARS: usize = 240;
+
+/// When the last command that ran succeeded and printed something distinctive (its numbers, or
+/// without any its words of four letters or more), but `answer` uses none of it: the first lines of what it
+/// printed. The bench's 1.5B model ran the right script, then answered with how to install a
+/// library, or with a number of its own. `last_output` is a command's result as the model read
+/// it ([`crate::agent::tools`]'s "exit code: N" line, then "stdout:" and "stderr:" sections).
+pub(crate) fn ignored_output(answer: &str, last_output: &str) -> Option<String> {
+    let mut lines = last_output.lines();
+    if lines.next() != Some("exit code: 0") || answer.trim().is_empty() {
+        return None;
+    }
+    let printed: Vec<&str> = lines
+        .skip_while(|l| *l != "stdout:")
+        .skip(1)
+        .take_while(|l| *l != "stderr:")
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    // Values are mostly numbers; where it printed some, the answer must carry one, since the
+    // request's own words ("server", "port") come back in any answer. Else its longer words.
+    let printed_tokens: Vec<String> = printed.iter().flat_map(|l| tokens(l)).collect();
+    let numbers: Vec<String> = printed_tokens
+        .iter()
+        .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+        .cloned()
+        .collect();
+    let distinctive = match numbers.is_empty() {
+        false => numbers,
+        true => printed_tokens.into_iter().filter(|t| t.chars().count() >= 4).collect(),
+    };
+    if distinctive.is_empty() {
+        return None;
+    }
+    let said: std::collections::HashSet<String> = tokens(answer).collect();
+    if distinctive.iter().any(|t| said.contains(t)) {
+        return None;
+    }
+    let quote = printed
+        .iter()
+        .take(MAX_QUOTED_LINES)
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" / ");
+    Some(quote.chars().take(MAX_QUOTED_CHARS).collect())
+}
+
+/// The lowercase runs of letters and digits of `text`.
+fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+}
+
 /// The SKILL.md text of `skill` (empty when it cannot be read).
 fn body_of(skill: &Skill) -> String {
     crate::support::fs::read_whole(&skill.skill_file, MAX_BODY_BYTES)
@@ -211,6 +267,29 @@ fn copied_line(answer: &str, body: &str, outputs: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_that_uses_none_of_what_the_command_printed_is_found() {
+        let out = "exit code: 0\nstdout:\nserver.port = 8080\n";
+        assert_eq!(
+            ignored_output("The server listens on port 5000.", out).as_deref(),
+            Some("server.port = 8080")
+        );
+        assert_eq!(ignored_output("It listens on 8080.", out), None);
+        // A count of one digit is still a value the answer must carry.
+        let out = "exit code: 0\nstdout:\n7\n";
+        assert_eq!(ignored_output("There are 7 orders.", out), None);
+        assert!(ignored_output("To count orders, install sqlite.", out).is_some());
+        // A failed command, nothing distinctive printed, or stderr alone: not judged.
+        assert_eq!(ignored_output("No idea.", "exit code: 1\nstdout:\n8080\n"), None);
+        assert_eq!(ignored_output("Done.", "exit code: 0\nstdout:\nok\n"), None);
+        assert_eq!(ignored_output("Done.", "exit code: 0\nstderr:\nwarning 42\n"), None);
+        assert_eq!(ignored_output("Done.", "exit code: 0\n(no output)\n"), None);
+        // Words count too, case aside: an answer that says "TRUE" used "true".
+        let out = "exit code: 0\nstdout:\nprime: true\n";
+        assert_eq!(ignored_output("Yes, it is PRIME.", out), None);
+        assert!(ignored_output("Install sympy first.", out).is_some());
+    }
 
     fn skill_with(body: &str, entry: bool) -> (tempfile::TempDir, Skill) {
         let dir = tempfile::tempdir().unwrap();

@@ -36,6 +36,9 @@ pub(super) enum Retry {
     NoSkillActive { candidates: Vec<String> },
     /// It answered about a file of the working folder that nothing read or ran on.
     UnreadFile { file: String, candidates: Vec<String> },
+    /// A command ran and succeeded, and the answer uses none of what it printed (`quote`, its
+    /// first lines). Not a fake, so a second such answer is shown unmarked.
+    OutputUnused { quote: String },
 }
 
 impl Retry {
@@ -46,6 +49,9 @@ impl Retry {
             Retry::UnreadFile { file, .. } => Unbacked::UnreadFile { file: file.clone() }.reason(),
             Retry::NoSkillActive { .. } => {
                 "the model answered after its command was refused for want of an active skill, with nothing run".into()
+            }
+            Retry::OutputUnused { quote } => {
+                format!("the answer uses nothing the command printed ({quote:?})")
             }
         }
     }
@@ -77,6 +83,10 @@ impl Retry {
             Retry::Unbacked(Unbacked::UnreadFile { file }) => {
                 (section("unread_file").replace("{{file}}", file), "todo_activate")
             }
+            Retry::OutputUnused { quote } => (
+                section("output_unused").replace("{{quote}}", &format!("{quote:?}")),
+                "todo_answer",
+            ),
             Retry::UnreadFile { file, candidates } => (
                 with_candidates(section("unread_file").replace("{{file}}", file), candidates, fitted),
                 "todo_activate",
@@ -131,10 +141,11 @@ impl Agent {
     /// back from the screen until it is judged: a skill was activated or a command refused for
     /// want of one, nothing ran yet, and the turn's second chance is unused.
     pub(super) fn answer_in_doubt(&self) -> bool {
-        self.prompt_mode == PromptMode::Compact
-            && !self.second_chance_used
-            && self.trace.ran == 0
-            && (!self.trace.activated.is_empty() || self.trace.unactivated > 0 || !self.trace.named_files.is_empty())
+        let nothing_ran_yet = self.trace.ran == 0
+            && (!self.trace.activated.is_empty() || self.trace.unactivated > 0 || !self.trace.named_files.is_empty());
+        // After a command that succeeded, the answer may ignore its output.
+        let output_to_use = self.trace.ran > 0 && self.trace.last_output.is_some();
+        self.prompt_mode == PromptMode::Compact && !self.second_chance_used && (nothing_ran_yet || output_to_use)
     }
 
     /// When `answer` (a reply without calls) rests on nothing and the turn's second chance is
@@ -160,7 +171,15 @@ impl Agent {
                 candidates: self.best_matches(MAX_CANDIDATES),
             },
             Some(unbacked) => Retry::Unbacked(unbacked),
-            None => return false,
+            None => match self
+                .trace
+                .last_output
+                .as_deref()
+                .and_then(|o| grounding::ignored_output(answer, o))
+            {
+                Some(quote) => Retry::OutputUnused { quote },
+                None => return false,
+            },
         };
         self.second_chance_used = true;
         // A call written as text is judged again on the next reply.
@@ -211,6 +230,8 @@ mod tests {
             "todo_run",
             "todo_activate",
             "fitted",
+            "output_unused",
+            "todo_answer",
         ] {
             assert!(!section(name).is_empty(), "{name}");
         }
@@ -234,6 +255,11 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("activate_skill") && !text.contains("{{"), "{text}");
+        let text = Retry::OutputUnused { quote: "8080".into() }.prompt(None);
+        assert!(
+            text.contains("\"8080\"") && text.contains("Answer") && !text.contains("{{"),
+            "{text}"
+        );
         let text = Retry::UnreadFile {
             file: "essay.txt".into(),
             candidates: vec!["word-count".into()],

@@ -50,14 +50,18 @@ fn field(events: &[Value], kind: &str, name: &str) -> Vec<String> {
 }
 
 /// Replay `cassette` for `request` in a fresh workspace holding a copy of the fixture inputs:
-/// exit code and events. A departure from the recording is exit 4 with the call named on stderr.
-async fn replay(cassette: &str, request: &str) -> (i32, Vec<Value>) {
+/// exit code and events; `preactivated` when the agent pre-activated a skill in the recording.
+/// A departure from the recording is exit 4 with the call named on stderr.
+async fn replay(cassette: &str, request: &str, preactivated: bool) -> (i32, Vec<Value>) {
     let ws = Workspace::new();
     copy_dir(&fixture("inputs"), &ws.work());
     let mut cmd = ws.bare_agent();
     // The recording server (llama.cpp with a small model) made the agent choose its compact
-    // prompt; a replay has no server to ask, so it is named.
+    // prompt; a replay has no server to ask, so it is named. Pre-activation is as it was when
+    // the exchange was recorded: where it did not fire then, a wider rule for it since must not
+    // change the first request.
     cmd.env("AGENT_PROMPT", "compact")
+        .env("AGENT_PREACTIVATE", if preactivated { "1" } else { "0" })
         .args(["--json", "--approve", "auto", "--skills-dir"])
         .arg(fixture("skills"))
         .arg("--skills-dir")
@@ -85,6 +89,7 @@ async fn calls_written_as_text_by_the_1_5b_model_run_the_skills_script() {
     let (code, events) = replay(
         "qwen1.5b-csv-mean-tools-tags.jsonl",
         "What is the average amount in sales.csv?",
+        false,
     )
     .await;
     assert_eq!(code, 0, "{events:?}");
@@ -116,6 +121,7 @@ async fn a_second_chance_turns_an_invented_answer_into_the_scripts_output() {
     let (code, events) = replay(
         "qwen1.5b-roman-invented-then-run.jsonl",
         "What is 1987 in Roman numerals?",
+        true,
     )
     .await;
     assert_eq!(code, 0, "{events:?}");
@@ -142,6 +148,7 @@ async fn an_invented_value_gets_a_second_chance_and_the_second_answer_is_marked(
     let (code, events) = replay(
         "qwen1.5b-json-invented-then-apology.jsonl",
         "What port does the server in config.json listen on?",
+        true,
     )
     .await;
     assert_eq!(code, 0, "{events:?}");
@@ -170,6 +177,7 @@ async fn an_imitated_tool_result_runs_nothing_and_is_marked() {
     let (code, events) = replay(
         "qwen1.5b-hash-imitated-tool-result.jsonl",
         "What is the SHA-256 of fox.txt?",
+        false,
     )
     .await;
     assert_eq!(code, 0, "{events:?}");

@@ -710,3 +710,55 @@ async fn a_command_with_no_skill_gets_the_skill_that_clearly_fits() {
     );
     assert!(note.contains("database") && note.contains("warehouse"), "{note}");
 }
+
+/// The bench's 1.5B model ran the right script and then answered with advice of its own. Under
+/// the compact prompt, an answer that uses nothing a successful command printed is held back and
+/// the model is shown what it printed; an answer that uses it is shown at once.
+#[tokio::test]
+async fn an_answer_that_ignores_the_commands_output_gets_a_second_chance() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        tool("run_command", json!({"command": "./run.sh JST"})),
+        text("Install tzdata to see the time."),
+        text("It is 2031-01-02 03:04 JST."),
+    ];
+    let env = [("AGENT_PROMPT", "compact"), ("AGENT_PREACTIVATE", "0")];
+    let (code, events, mock) = once_with(&ws, replies, &[], &env).await;
+    assert_eq!(code, 0, "{events:?}");
+    let retried = of_type(&events, "answer_retried");
+    assert_eq!(retried.len(), 1, "{events:?}");
+    assert!(
+        retried[0]["reason"].as_str().unwrap().contains("2031-01-02 03:04"),
+        "{retried:?}"
+    );
+    let messages = of_type(&events, "message");
+    assert_eq!(messages.len(), 1, "{events:?}");
+    assert_eq!(messages[0]["text"], "It is 2031-01-02 03:04 JST.");
+    let deltas: String = of_type(&events, "message_delta")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        !deltas.contains("tzdata"),
+        "the reply set aside never streamed: {deltas}"
+    );
+    let asked = contents(&mock.requests().await[3], "user");
+    let note = asked.last().unwrap();
+    assert!(
+        note.contains("2031-01-02 03:04 JST") && note.contains("Answer"),
+        "{note}"
+    );
+
+    // An answer from the output is shown as it is: three requests, no retry.
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        tool("run_command", json!({"command": "./run.sh JST"})),
+        text("It is 03:04 in Tokyo."),
+    ];
+    let (code, events, mock) = once_with(&ws, replies, &[], &env).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert!(of_type(&events, "answer_retried").is_empty(), "{events:?}");
+    assert_eq!(mock.requests().await.len(), 3);
+}
