@@ -1,13 +1,15 @@
 //! Tool calls a model wrote as text (docs/configuration.md "Small local models"). Small local models often
 //! answer a request that needs a tool with the call itself as their reply: fenced JSON,
-//! `<tool_call>` tags, `{"function": …, "parameters": …}`, the arguments as a JSON string, or a
-//! skill's name where the tool's should be. Printed as the answer, that is a fake answer with
+//! `<tool_call>` tags, `{"function": …, "parameters": …}`, the arguments as a JSON string, a
+//! skill's name where the tool's should be, or call syntax (`run_command("…")`). Printed as the answer, that is a fake answer with
 //! exit 0. A reply whose whole text (or its one fenced block, with little else around it) is a
 //! call to an offered tool is read as that call, and the turn runs it through the same approval
 //! path as a native call. Text that only mentions a command is never run: nothing but a call
 //! shaped as a call is taken.
 
 use serde_json::{Map, Value};
+
+mod call_syntax;
 
 /// Most characters of prose around a fenced call for the reply to still count as that call.
 const MAX_PROSE_AROUND: usize = 240;
@@ -49,6 +51,12 @@ pub(crate) fn read(text: &str, offer: &Offer<'_>) -> Reading {
             shape: "tool name then json",
         };
     }
+    if let Some(call) = call_syntax::read(text, offer) {
+        return Reading::Calls {
+            calls: vec![call],
+            shape: "call syntax",
+        };
+    }
     let Some((payloads, shape)) = payloads(text.trim()) else {
         return Reading::Answer;
     };
@@ -78,15 +86,20 @@ const TOOL_NAMES: [&str; 4] = ["activate_skill", "run_command", "read_skill_file
 /// Whether a reply that begins with `start` may turn out to be a call written as text: its
 /// streaming is held back until the reply is whole. Only the shapes [`read`] takes.
 pub(crate) fn may_be_call(start: &str) -> bool {
-    let s = start.trim_start().trim_start_matches("functions.");
-    ["{", "[", "<", "```"].iter().any(|p| s.starts_with(p)) || TOOL_NAMES.iter().any(|n| s.starts_with(n))
+    let s = start.trim_start();
+    let named = s
+        .trim_start_matches('`')
+        .trim_start_matches("functions.")
+        .to_ascii_lowercase();
+    ["{", "[", "<", "```"].iter().any(|p| s.starts_with(p)) || TOOL_NAMES.iter().any(|n| named.starts_with(n))
 }
 
-/// Whether `start` is too short to tell: it could still grow into a tool's name.
+/// Whether `start` is too short to tell: it could still grow into a tool's name (in any case:
+/// `Run_command(…)` was written too).
 pub(crate) fn undecided(start: &str) -> bool {
-    let s = start.trim_start();
-    s.len() < "functions.".len() && "functions.".starts_with(s)
-        || TOOL_NAMES.iter().any(|n| n.len() > s.len() && n.starts_with(s))
+    let s = start.trim_start().trim_start_matches('`').to_ascii_lowercase();
+    s.len() < "functions.".len() && "functions.".starts_with(&s)
+        || TOOL_NAMES.iter().any(|n| n.len() > s.len() && n.starts_with(&s))
 }
 
 /// A call written as an offered tool's name, then its arguments as a JSON object, bare or in

@@ -122,7 +122,15 @@ fn a_call_of_an_unknown_tool_is_unusable_and_says_why() {
 
 #[test]
 fn streaming_is_held_only_for_what_may_be_a_call() {
-    for start in ["{", "  [", "<tool", "```json", "<|python_tag|>"] {
+    for start in [
+        "{",
+        "  [",
+        "<tool",
+        "```json",
+        "<|python_tag|>",
+        "Run_command(",
+        "`run_command",
+    ] {
         assert!(may_be_call(start), "{start}");
     }
     for start in ["It", "Sunny", "1. First", "- item"] {

@@ -762,3 +762,37 @@ async fn an_answer_that_ignores_the_commands_output_gets_a_second_chance() {
     assert!(of_type(&events, "answer_retried").is_empty(), "{events:?}");
     assert_eq!(mock.requests().await.len(), 3);
 }
+
+/// Told to call run_command, the bench's 1.5B model wrote the call in a language's syntax:
+/// `run_command("…")`, once as `Run_command('…')`. Such a reply is that call, through the same
+/// approval; the same call inside a sentence is a mention and never runs.
+#[tokio::test]
+async fn a_call_in_call_syntax_runs_and_a_mention_of_one_does_not() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        text("Run_command('./run.sh JST')"),
+        text("It is 2031-01-02 03:04 JST."),
+    ];
+    let (code, events, _) = once_compact(&ws, replies, &["--require-tool"]).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "tool_call_recovered")[0]["shape"], "call syntax");
+    assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
+    let deltas: String = of_type(&events, "message_delta")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        !deltas.contains("Run_command"),
+        "the call never streamed as text: {deltas}"
+    );
+
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        text("To see the time, call run_command(\"./run.sh JST\") yourself."),
+    ];
+    let (_, events, _) = once(&ws, replies, &[]).await;
+    assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
+    assert!(of_type(&events, "tool_call_recovered").is_empty(), "{events:?}");
+}
