@@ -76,6 +76,11 @@ impl Retry {
                 (section("call_as_text").replace("{{detail}}", why), "todo_activate")
             }
             Retry::Unbacked(Unbacked::NoSkillActive) => (section("no_skill_active").to_string(), "todo_activate"),
+            // No skill's words match the request at all: most likely none is needed (the 1.5B
+            // model ran `echo 2+2` for "What is 2+2?", then parroted the refusal).
+            Retry::NoSkillActive { candidates } if candidates.is_empty() => {
+                (section("no_skill_active").to_string(), "todo_direct")
+            }
             Retry::NoSkillActive { candidates } => (
                 with_candidates(section("no_skill_active").to_string(), candidates, fitted),
                 "todo_activate",
@@ -232,6 +237,7 @@ mod tests {
             "fitted",
             "output_unused",
             "todo_answer",
+            "todo_direct",
         ] {
             assert!(!section(name).is_empty(), "{name}");
         }
@@ -239,7 +245,10 @@ mod tests {
         assert!(text.contains("skill time") && text.contains("run_command"), "{text}");
         assert!(!text.contains("{{"), "{text}");
         let text = Retry::NoSkillActive { candidates: Vec::new() }.prompt(None);
-        assert!(text.contains("activate_skill") && !text.contains("{{"), "{text}");
+        assert!(
+            text.contains("No skill") && text.contains("answer it yourself") && !text.contains("{{"),
+            "{text}"
+        );
         let text = Retry::NoSkillActive {
             candidates: vec!["database".into(), "report".into()],
         }
