@@ -27,7 +27,7 @@
 //!   sessions     ▶ llm, output, support
 //!   agent        ▶ audit, exec, hooks, llm, mcp, output, sessions, skills, support
 //!   ui           ▶ audit, exec, output, skills, support
-//!   acp          ▶ agent, exec, mcp, output, sessions, support
+//!   acp          ▶ agent, exec, mcp, output, support
 //!   cli          ▶ exec
 //!   config       ▶ cli, exec, exit, llm, sessions, skills, support
 //!   app          ▶ every room above

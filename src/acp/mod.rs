@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, Implementation, InitializeRequest,
     InitializeResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, NewSessionRequest,
@@ -151,11 +152,12 @@ pub(crate) async fn serve(sessions: Arc<dyn Sessions>) -> Result<(), String> {
     served.map_err(|e| format!("the editor's connection failed: {e}"))
 }
 
-/// The answer to `initialize`: what this agent does, honestly. Sessions load; prompts are text
+/// The answer to `initialize`: protocol version 1 (or the client's, if older), and what this agent
+/// does, honestly. Sessions load; prompts are text
 /// (and links to resources, which every agent takes); the editor's MCP servers may be stdio or
 /// HTTP, not SSE.
 fn initialized(request: &InitializeRequest) -> InitializeResponse {
-    InitializeResponse::new(request.protocol_version.clone())
+    InitializeResponse::new(request.protocol_version.min(ProtocolVersion::V1))
         .agent_capabilities(
             AgentCapabilities::new()
                 .load_session(true)

@@ -202,6 +202,37 @@ impl Editor {
     }
 }
 
+impl Editor {
+    /// A command ended: its call completes (exit 0) or fails, showing why when it failed.
+    fn command_finished(&self, event: Event) {
+        let Event::CommandFinished {
+            exit_code,
+            signal,
+            duration_ms,
+            timed_out,
+            stderr_tail,
+            stdout_tail,
+            sandbox_hint,
+            ..
+        } = event
+        else {
+            return;
+        };
+        let failed = exit_code != Some(0);
+        let mut why: Vec<String> = if failed {
+            stderr_tail.into_iter().chain(stdout_tail).collect()
+        } else {
+            Vec::new()
+        };
+        why.extend(sandbox_hint);
+        let text = (!why.is_empty()).then(|| why.join("\n"));
+        let output = json!({
+            "exit_code": exit_code, "signal": signal, "duration_ms": duration_ms, "timed_out": timed_out
+        });
+        self.finish(failed, text, output);
+    }
+}
+
 /// A finished call's update with `status`, `kind` and `text` as its content.
 fn said(title: String, kind: ToolKind, status: ToolCallStatus, text: Option<String>) -> ToolCall {
     let call = ToolCall::new(ToolCallId::new("unset"), title).kind(kind).status(status);
@@ -242,29 +273,7 @@ impl EventSink for Editor {
                 self.start(command, ToolKind::Execute, input);
             }
             Event::CommandOutput { text } => self.output(&text),
-            Event::CommandFinished {
-                exit_code,
-                signal,
-                duration_ms,
-                timed_out,
-                stderr_tail,
-                stdout_tail,
-                sandbox_hint,
-                ..
-            } => {
-                let failed = exit_code != Some(0);
-                let mut why: Vec<String> = if failed {
-                    stderr_tail.into_iter().chain(stdout_tail).collect()
-                } else {
-                    Vec::new()
-                };
-                why.extend(sandbox_hint);
-                let text = (!why.is_empty()).then(|| why.join("\n"));
-                let output = json!({
-                    "exit_code": exit_code, "signal": signal, "duration_ms": duration_ms, "timed_out": timed_out
-                });
-                self.finish(failed, text, output);
-            }
+            finished @ Event::CommandFinished { .. } => self.command_finished(finished),
             Event::CommandDenied { command, reason, .. } => {
                 let call = said(command, ToolKind::Execute, ToolCallStatus::Failed, Some(reason));
                 self.done_at_once(call);

@@ -72,16 +72,11 @@ pub async fn run(cli: Cli) -> i32 {
         }
     };
     if let Err(err) = session::check_continue(&cli) {
-        return report(
-            &Frontend::new(
-                FrontendOptions {
-                    json: cli.json,
-                    ..FrontendOptions::default()
-                },
-                Redactor::NONE,
-            ),
-            Err(err),
-        );
+        let options = FrontendOptions {
+            json: cli.json,
+            ..FrontendOptions::default()
+        };
+        return report(&Frontend::new(options, Redactor::NONE), Err(err));
     }
     if let Some((dirs, moved, force)) = trust_request(&cli, &cwd) {
         let front = Frontend::new(document_only(&cli), Redactor::NONE);

@@ -370,7 +370,16 @@ async fn the_editors_mcp_server_is_started_and_its_tool_called_once_allowed() {
     );
     assert_eq!(last_tool_result(&requests[1]), "fine");
     let call = first_call(&t, "other");
-    assert_eq!(call["title"].as_str().unwrap_or_default().is_empty(), false, "{call}");
+    let titles: Vec<&Value> = call_updates(&t, &call["toolCallId"])
+        .iter()
+        .map(|u| &u["title"])
+        .collect();
+    assert!(titles.iter().any(|t| *t == "faults: ok"), "{titles:?}");
+    assert_eq!(
+        t["permissions"].as_array().unwrap().len(),
+        1,
+        "the call was asked about: {t:#}"
+    );
     assert_eq!(ended(&t, &call["toolCallId"]).0, "completed", "{t:#}");
 }
 
