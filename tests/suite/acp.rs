@@ -48,9 +48,16 @@ fn weather(ws: &Workspace) {
 /// Play `steps` as an editor against `agent acp` in `ws`, the model `mock`; `permissions` answer
 /// the permission requests in order. Returns the editor's transcript.
 async fn editor(ws: &Workspace, mock: &MockLlm, permissions: &[&str], steps: Value) -> Value {
+    editor_with(ws, mock, &[], permissions, steps).await
+}
+
+/// [`editor`] with `flags` before `acp` on the agent's command line.
+async fn editor_with(ws: &Workspace, mock: &MockLlm, flags: &[&str], permissions: &[&str], steps: Value) -> Value {
+    let mut args: Vec<Value> = flags.iter().map(|f| json!(f)).collect();
+    args.extend([json!("acp"), json!("--skills-dir"), json!(ws.skills())]);
     let scenario = json!({
         "cwd": ws.work(),
-        "args": ["acp", "--skills-dir", ws.skills()],
+        "args": args,
         "permissions": permissions,
         "steps": steps,
     });
@@ -403,4 +410,64 @@ async fn a_malformed_frame_and_an_unknown_session_get_errors_and_the_server_goes
     assert!(response(&t, "load", 0).get("error").is_some(), "{t:#}");
     assert_eq!(response(&t, "prompt", 0)["result"]["stopReason"], "end_turn", "{t:#}");
     assert_eq!(chunks(&t, "agent_message_chunk"), "Still here.");
+}
+
+#[tokio::test]
+async fn an_untrusted_folders_skill_is_trusted_in_the_editor_before_its_first_command() {
+    if !client_available() {
+        return;
+    }
+    let ws = Workspace::new();
+    project_skill_running(&ws, "deploy", "#!/bin/sh\necho deployed\n");
+    let mock = MockLlm::start(activate_run_answer("deploy", "./run.sh", "Deployed.")).await;
+    let t = editor(
+        &ws,
+        &mock,
+        &["allow_once", "allow_once"],
+        json!([{"op": "initialize"}, {"op": "new"}, {"op": "prompt", "text": "deploy it"}, {"op": "close"}]),
+    )
+    .await;
+    let titles: Vec<&str> = t["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["toolCall"]["title"].as_str().unwrap_or_default())
+        .collect();
+    assert!(
+        titles.iter().any(|t| t.starts_with("Trust the folder")),
+        "the folder's trust is asked in the editor: {titles:?}"
+    );
+    let command = first_call(&t, "execute");
+    let (status, output) = ended(&t, &command["toolCallId"]);
+    assert_eq!((status.as_str(), output.trim()), ("completed", "deployed"), "{t:#}");
+    // Recorded as `agent trust` records it: the next run need not ask.
+    let state = std::fs::read_to_string(ws.home().join(".local/state/agent/trust.json")).unwrap();
+    assert!(state.contains("deploy"), "{state}");
+}
+
+#[tokio::test]
+async fn under_approve_no_a_command_is_refused_and_the_editor_is_never_asked() {
+    if !client_available() {
+        return;
+    }
+    let ws = Workspace::new();
+    weather(&ws);
+    let mock = MockLlm::start(activate_run_answer("weather", "./run.sh Lima", "Not allowed.")).await;
+    let t = editor_with(
+        &ws,
+        &mock,
+        &["--approve", "no"],
+        &["allow_always"],
+        json!([{"op": "initialize"}, {"op": "new"}, {"op": "prompt", "text": "weather in Lima?"}, {"op": "close"}]),
+    )
+    .await;
+    assert!(t["permissions"].as_array().unwrap().is_empty(), "{t:#}");
+    let command = first_call(&t, "execute");
+    assert_eq!(ended(&t, &command["toolCallId"]).0, "failed", "{t:#}");
+    let requests = mock.requests().await;
+    assert!(
+        !all_text(&requests[2]).contains("sunny"),
+        "it never ran: {}",
+        requests[2]
+    );
 }
