@@ -227,7 +227,8 @@ async fn open(
     }
     let mcp_servers = mcp_servers::configured(&mcp).map_err(refused)?;
     let editor = Arc::new(updates::Editor::new(cx.clone()));
-    let approver = Arc::new(permission::EditorApprover::new(editor.clone()));
+    let reads_files = lock(&server.client).as_ref().is_some_and(|c| c.fs.read_text_file);
+    let approver = Arc::new(permission::EditorApprover::new(editor.clone(), reads_files));
     let opening = Opening {
         cwd,
         mcp_servers,

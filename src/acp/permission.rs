@@ -4,11 +4,12 @@
 //! (docs/design.md#approval-boundary).
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
-    PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest, ToolCall,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    PermissionOption, PermissionOptionKind, ReadTextFileRequest, RequestPermissionOutcome, RequestPermissionRequest,
+    ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use serde_json::json;
 
@@ -37,15 +38,19 @@ pub(crate) struct EditorApprover {
     runtime: tokio::runtime::Handle,
     /// Skills (and MCP tools) answered "always" for, this session.
     always: Mutex<HashSet<String>>,
+    /// The editor reads files for us (`fs/read_text_file`): its buffers, saved or not.
+    reads_files: bool,
 }
 
 impl EditorApprover {
-    /// Must be made on the runtime (it keeps a handle to it).
-    pub(crate) fn new(editor: Arc<Editor>) -> Self {
+    /// Must be made on the runtime (it keeps a handle to it). `reads_files`: the client said it
+    /// serves `fs/read_text_file`.
+    pub(crate) fn new(editor: Arc<Editor>, reads_files: bool) -> Self {
         Self {
             editor,
             runtime: tokio::runtime::Handle::current(),
             always: Mutex::default(),
+            reads_files,
         }
     }
 
@@ -171,6 +176,30 @@ impl Approver for EditorApprover {
 
     fn allow_always(&self, skills: &[String]) {
         lock(&self.always).extend(skills.iter().cloned());
+    }
+
+    fn reads_buffers(&self) -> bool {
+        self.reads_files
+    }
+
+    /// `fs/read_text_file`: the file as the editor has it; an error (a file it cannot read) is a
+    /// read of the disk instead.
+    fn read_buffer(&self, path: &Path) -> Option<String> {
+        let session = self.editor.session().cloned()?;
+        let request = ReadTextFileRequest::new(session, path.to_path_buf());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let cx = self.editor.connection().clone();
+        self.runtime.spawn(async move {
+            let _ = tx.send(cx.send_request(request).block_task().await);
+        });
+        match rx.recv() {
+            Ok(Ok(response)) => Some(response.content),
+            Ok(Err(e)) => {
+                tracing::debug!("fs/read_text_file of {} failed: {e}", path.display());
+                None
+            }
+            Err(_) => None,
+        }
     }
 }
 

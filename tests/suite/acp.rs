@@ -51,8 +51,24 @@ async fn editor(ws: &Workspace, mock: &MockLlm, permissions: &[&str], steps: Val
     editor_with(ws, mock, &[], permissions, steps).await
 }
 
+/// [`editor`] with the editor holding `buffers` (path to unsaved text), which it reads files from.
+async fn editor_holding(ws: &Workspace, mock: &MockLlm, buffers: Value, steps: Value) -> Value {
+    scenario_run(ws, mock, &[], &[], steps, buffers).await
+}
+
 /// [`editor`] with `flags` before `acp` on the agent's command line.
 async fn editor_with(ws: &Workspace, mock: &MockLlm, flags: &[&str], permissions: &[&str], steps: Value) -> Value {
+    scenario_run(ws, mock, flags, permissions, steps, Value::Null).await
+}
+
+async fn scenario_run(
+    ws: &Workspace,
+    mock: &MockLlm,
+    flags: &[&str],
+    permissions: &[&str],
+    steps: Value,
+    buffers: Value,
+) -> Value {
     let mut args: Vec<Value> = flags.iter().map(|f| json!(f)).collect();
     args.extend([json!("acp"), json!("--skills-dir"), json!(ws.skills())]);
     let scenario = json!({
@@ -60,6 +76,7 @@ async fn editor_with(ws: &Workspace, mock: &MockLlm, flags: &[&str], permissions
         "args": args,
         "permissions": permissions,
         "steps": steps,
+        "buffers": buffers,
     });
     let mut cmd = ws.clean_command("node");
     cmd.arg(repo_path("tests/fixtures/acp/editor.mjs"))
@@ -470,4 +487,36 @@ async fn under_approve_no_a_command_is_refused_and_the_editor_is_never_asked() {
         "it never ran: {}",
         requests[2]
     );
+}
+
+#[tokio::test]
+async fn the_read_tool_reads_the_editors_unsaved_buffer_of_a_file_in_the_working_folder() {
+    if !client_available() {
+        return;
+    }
+    let ws = Workspace::new();
+    let notes = ws.work().join("notes.txt");
+    std::fs::write(&notes, "saved on disk\n").unwrap();
+    let mock = MockLlm::start(vec![
+        tool("Read", json!({"file_path": "notes.txt"})),
+        text("Your notes say: not saved yet."),
+    ])
+    .await;
+    let buffers = json!({ notes.canonicalize().unwrap().display().to_string(): "not saved yet\n" });
+    let t = editor_holding(
+        &ws,
+        &mock,
+        buffers,
+        json!([{"op": "initialize"}, {"op": "new"}, {"op": "prompt", "text": "what do my notes say?"}, {"op": "close"}]),
+    )
+    .await;
+    assert_eq!(t["reads"].as_array().unwrap().len(), 1, "{t:#}");
+    let requests = mock.requests().await;
+    let result = last_tool_result(&requests[1]);
+    assert!(
+        result.contains("not saved yet") && !result.contains("saved on disk"),
+        "{result}"
+    );
+    let read = first_call(&t, "read");
+    assert_eq!(read["title"], "Read notes.txt", "{read}");
 }
