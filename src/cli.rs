@@ -281,7 +281,10 @@ The editor starts `agent acp` and talks JSON-RPC to it: each of its sessions is 
 ours, in the folder the editor names, with the skills, approvals, sandbox and stored sessions of
 the chat. Add it to Zed's settings.json:
 
-  \"agent_servers\": { \"agent\": { \"command\": \"agent\", \"args\": [\"acp\"] } }
+  \"agent_servers\": { \"agent\": { \"type\": \"custom\", \"command\": \"agent\", \"args\": [\"acp\"] } }
+
+Flags of the run go before `acp` (`agent --approve auto acp`); --skills-dir, --sandbox and
+--allow-write also after it.
 
 Commands the policy would ask about are asked in the editor (allow once, always for the skill,
 reject); --approve no, the sandbox and deny rules refuse what no editor can allow. A folder that
