@@ -61,3 +61,50 @@ pub(crate) fn configured(servers: &[McpServer]) -> Result<Vec<ServerConfig>, Str
             list
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn server(value: serde_json::Value) -> McpServer {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn stdio_and_http_servers_become_the_users_own_and_sse_is_refused_by_name() {
+        let servers = [
+            server(
+                json!({"name": "time", "command": "/usr/bin/mcp-time", "args": ["--utc"],
+                          "env": [{"name": "TZ", "value": "UTC"}]}),
+            ),
+            server(json!({"type": "http", "name": "docs", "url": "https://example.com/mcp",
+                          "headers": [{"name": "Authorization", "value": "Bearer t"}]})),
+            server(json!({"name": "time", "command": "/other", "args": [], "env": []})),
+        ];
+        let made = configured(&servers).unwrap();
+        assert_eq!(made.len(), 2, "one per name, the first: {made:?}");
+        assert!(
+            made.iter()
+                .all(|s| s.origin == Origin::User && s.auto_approve.is_empty())
+        );
+        assert_eq!(
+            made[0].transport,
+            Transport::Stdio {
+                command: "/usr/bin/mcp-time".into(),
+                args: vec!["--utc".into()],
+                env: [("TZ".to_string(), "UTC".to_string())].into(),
+            }
+        );
+        assert_eq!(
+            made[1].transport,
+            Transport::Http {
+                url: "https://example.com/mcp".into(),
+                headers: [("Authorization".to_string(), "Bearer t".to_string())].into(),
+            }
+        );
+        let sse = server(json!({"type": "sse", "name": "old", "url": "https://e/sse", "headers": []}));
+        let err = configured(&[sse]).unwrap_err();
+        assert!(err.contains("old") && err.contains("SSE"), "{err}");
+    }
+}

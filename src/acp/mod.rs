@@ -378,3 +378,34 @@ pub(crate) fn notify(cx: &ConnectionTo<Client>, session: &SessionId, update: Ses
         tracing::debug!("session update not sent: {e}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::ResourceLink;
+
+    #[test]
+    fn a_prompt_is_its_text_and_its_links_in_order() {
+        let blocks = [
+            ContentBlock::Text(TextContent::new("look at")),
+            ContentBlock::ResourceLink(ResourceLink::new("notes.md", "file:///w/notes.md")),
+            ContentBlock::Text(TextContent::new("and say why")),
+        ];
+        assert_eq!(
+            prompt_text(&blocks),
+            "look at\n[notes.md](file:///w/notes.md)\nand say why"
+        );
+    }
+
+    #[test]
+    fn initialize_answers_version_1_and_what_is_there() {
+        let request = InitializeRequest::new(ProtocolVersion::V1);
+        let answer = serde_json::to_value(initialized(&request)).unwrap();
+        let caps = &answer["agentCapabilities"];
+        assert_eq!(answer["protocolVersion"], 1);
+        assert_eq!(caps["loadSession"], true);
+        assert_eq!(caps["mcpCapabilities"], serde_json::json!({"http": true, "sse": false}));
+        assert_eq!(caps["promptCapabilities"]["image"], false);
+        assert_eq!(caps["promptCapabilities"]["embeddedContext"], false);
+    }
+}

@@ -222,3 +222,21 @@ fn trust_question(a: &Assessment) -> String {
     q.push_str(" Its skills may then run commands and its hooks run; a change asks again.");
     q
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::trust::{Snapshot, assess};
+
+    #[test]
+    fn the_trust_question_names_the_folder_and_the_skills_it_would_let_run() {
+        let snapshot = Snapshot {
+            skills: [("skills/deploy".to_string(), "h".to_string())].into(),
+            ..Snapshot::default()
+        };
+        let q = trust_question(&assess(Path::new("/r"), snapshot, None));
+        assert!(q.starts_with("Trust the folder /r?"), "{q}");
+        assert!(q.contains("New or changed: skills/deploy."), "{q}");
+        assert!(!q.contains(".env"), "{q}");
+    }
+}
