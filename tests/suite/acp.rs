@@ -71,8 +71,10 @@ async fn scenario_run(
 ) -> Value {
     let mut args: Vec<Value> = flags.iter().map(|f| json!(f)).collect();
     args.extend([json!("acp"), json!("--skills-dir"), json!(ws.skills())]);
+    // The editor starts the agent elsewhere (in HOME): the session's folder is the one it names.
     let scenario = json!({
         "cwd": ws.work(),
+        "agentCwd": ws.home(),
         "args": args,
         "permissions": permissions,
         "steps": steps,
@@ -214,6 +216,10 @@ async fn an_editor_runs_a_skill_command_asked_in_the_editor_and_sees_each_tool_c
     assert_eq!(statuses, ["pending", "in_progress", "completed"], "{t:#}");
     let (_, output) = ended(&t, &command["toolCallId"]);
     assert!(output.contains("sunny, 21 C in Tokyo"), "{output}");
+    assert_eq!(command["rawInput"]["cwd"], json!(ws.work()), "{command}");
+    let stored = std::fs::read_to_string(&ws.session_files()[0]).unwrap();
+    let header: Value = serde_json::from_str(stored.lines().next().unwrap()).unwrap();
+    assert_eq!(header["cwd"], json!(ws.work()), "{header}");
     // The command ran for real: the model read its output.
     let requests = mock.requests().await;
     assert!(
