@@ -526,3 +526,33 @@ async fn the_read_tool_reads_the_editors_unsaved_buffer_of_a_file_in_the_working
     let read = first_call(&t, "read");
     assert_eq!(read["title"], "Read notes.txt", "{read}");
 }
+
+#[tokio::test]
+async fn a_turn_over_its_step_limit_ends_with_max_turn_requests() {
+    if !client_available() {
+        return;
+    }
+    let ws = Workspace::new();
+    weather(&ws);
+    let mock = MockLlm::repeating(vec![tool("activate_skill", json!({"name": "weather"}))]).await;
+    let t = editor_with(
+        &ws,
+        &mock,
+        &["--max-steps", "2"],
+        &[],
+        json!([{"op": "initialize"}, {"op": "new"}, {"op": "prompt", "text": "loop"},
+               {"op": "prompt", "text": "again"}, {"op": "close"}]),
+    )
+    .await;
+    assert_eq!(
+        response(&t, "prompt", 0)["result"]["stopReason"],
+        "max_turn_requests",
+        "{t:#}"
+    );
+    // The session goes on after it.
+    assert_eq!(
+        response(&t, "prompt", 1)["result"]["stopReason"],
+        "max_turn_requests",
+        "{t:#}"
+    );
+}
