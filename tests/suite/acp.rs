@@ -381,8 +381,10 @@ async fn the_editors_mcp_server_is_started_and_its_tool_called_once_allowed() {
     }
     let ws = Workspace::new();
     let mock = MockLlm::start(vec![tool("mcp__faults__ok", json!({})), text("The tool says fine.")]).await;
+    // An argument the server ignores marks its process, to find it afterwards.
+    let marker = marker(40);
     let server = json!({"name": "faults", "command": "python3",
-                        "args": [repo_path("tests/fixtures/mcp/fault_server.py")], "env": []});
+                        "args": [repo_path("tests/fixtures/mcp/fault_server.py"), marker], "env": []});
     let t = editor(
         &ws,
         &mock,
@@ -410,6 +412,8 @@ async fn the_editors_mcp_server_is_started_and_its_tool_called_once_allowed() {
         1,
         "the call was asked about: {t:#}"
     );
+    // The editor went away: so did the server.
+    wait_until("the MCP server to end", || processes_with(&marker).is_empty());
     assert_eq!(ended(&t, &call["toolCallId"]).0, "completed", "{t:#}");
 }
 
