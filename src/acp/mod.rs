@@ -76,10 +76,12 @@ struct Server {
 }
 
 impl Server {
+    /// The open session `id`, if there is one.
     fn slot(&self, id: &SessionId) -> Option<Arc<Slot>> {
         lock(&self.slots).get(id.0.as_ref()).cloned()
     }
 
+    /// Keep `task` to wait for when the editor goes away (finished ones are let go).
     fn track(&self, task: tokio::task::JoinHandle<()>) {
         let mut tasks = lock(&self.tasks);
         tasks.retain(|t| !t.is_finished());
@@ -87,6 +89,7 @@ impl Server {
     }
 }
 
+/// `m` locked; a panic elsewhere while it was held does not lose what it holds.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }

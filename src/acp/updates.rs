@@ -42,6 +42,7 @@ pub(crate) struct Editor {
 }
 
 impl Editor {
+    /// A session's link over connection `cx`, not started yet.
     pub(crate) fn new(cx: ConnectionTo<Client>) -> Self {
         Self {
             cx,
@@ -55,14 +56,17 @@ impl Editor {
         let _ = self.session.set(id);
     }
 
+    /// The session's id, once it is open.
     pub(crate) fn session(&self) -> Option<&SessionId> {
         self.session.get()
     }
 
+    /// The connection to the editor, for requests (permission, files).
     pub(crate) fn connection(&self) -> &ConnectionTo<Client> {
         &self.cx
     }
 
+    /// Send `update` for this session (nothing before it is open).
     fn send(&self, update: SessionUpdate) {
         if let Some(session) = self.session.get() {
             notify(&self.cx, session, update);
@@ -252,6 +256,7 @@ fn file_kind(tool: &str) -> ToolKind {
 }
 
 impl EventSink for Editor {
+    /// The updates an event stands for; what the editor has no place for is logged.
     fn emit(&self, event: Event) {
         match event {
             Event::MessageDelta { text } => self.send(SessionUpdate::AgentMessageChunk(text_chunk(text))),

@@ -28,7 +28,7 @@ struct FromConfig {
 
 impl Sessions for FromConfig {
     fn open(&self, opening: Opening) -> BoxFuture<'_, Result<Agent, String>> {
-        Box::pin(async move { open(&self.cli, opening).await.map_err(|e| e.message) })
+        Box::pin(async move { open(&self.cli, opening).await.map_err(|e| told(&e)) })
     }
 }
 
@@ -82,6 +82,14 @@ async fn open(cli: &Cli, opening: Opening) -> Result<Agent, AppError> {
         .await;
     tracing::debug!(cwd = %cwd.display(), session = ?agent.session_id(), "editor session open");
     Ok(agent)
+}
+
+/// An error as the editor is told it: its message, then what beneath it the message does not say.
+fn told(err: &AppError) -> String {
+    std::iter::once(err.message.clone())
+        .chain(err.causes().into_iter().map(|c| format!("caused by: {c}")))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The stored session `id` names (exactly, or by a prefix of one).

@@ -61,6 +61,8 @@ async fn editor_with(ws: &Workspace, mock: &MockLlm, flags: &[&str], permissions
     scenario_run(ws, mock, flags, permissions, steps, Value::Null).await
 }
 
+/// The editor `tests/fixtures/acp/editor.mjs` playing `steps`, with the agent given `flags`
+/// before `acp`, answering permissions with `permissions` and holding `buffers` (null: none).
 async fn scenario_run(
     ws: &Workspace,
     mock: &MockLlm,
