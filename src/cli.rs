@@ -180,6 +180,11 @@ impl Cli {
                 };
                 (std::mem::take(roots), confinement, cassette)
             }
+            Some(Command::Acp { roots, confinement }) => (
+                std::mem::take(roots),
+                std::mem::take(confinement),
+                CassetteArgs::default(),
+            ),
             Some(Command::Sandbox { confinement, .. }) => (
                 RootArgs::default(),
                 std::mem::take(confinement),
@@ -258,7 +263,37 @@ pub(crate) enum Command {
         #[command(subcommand)]
         action: Option<HooksCommand>,
     },
+    /// Serve the Agent Client Protocol on stdin and stdout, for an editor (Zed, JetBrains IDEs,
+    /// Neovim, Emacs): `"command": "agent", "args": ["acp"]` in its agent settings.
+    #[command(long_about = ACP_ABOUT)]
+    Acp {
+        #[command(flatten)]
+        roots: RootArgs,
+        #[command(flatten)]
+        confinement: SandboxArgs,
+    },
 }
+
+/// `agent acp --help`.
+const ACP_ABOUT: &str = "Serve the Agent Client Protocol (ACP) on stdin and stdout, for an editor.
+
+The editor starts `agent acp` and talks JSON-RPC to it: each of its sessions is a session of
+ours, in the folder the editor names, with the skills, approvals, sandbox and stored sessions of
+the chat. Add it to Zed's settings.json:
+
+  \"agent_servers\": { \"agent\": { \"type\": \"custom\", \"command\": \"agent\", \"args\": [\"acp\"] } }
+
+Flags of the run go before `acp` (`agent --approve auto acp`); --skills-dir, --sandbox and
+--allow-write also after it.
+
+Commands the policy would ask about are asked in the editor (allow once, always for the skill,
+reject); --approve no, the sandbox and deny rules refuse what no editor can allow. A folder that
+is not trusted is asked about in the editor before its first project skill runs a command.
+Sessions are stored as usual and can be loaded again from the editor. The MCP servers the editor
+passes (stdio, HTTP) are used beside your own. Stdout carries only protocol messages: logs go to
+stderr (-v for more). When the editor goes away, running commands are stopped and agent exits 0.
+
+Details: docs/editors.md.";
 
 /// `agent hooks ...`
 #[derive(Debug, Subcommand)]

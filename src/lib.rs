@@ -7,6 +7,7 @@
 //!
 //! ```text
 //! main ──▶ app ──┬──▶ ui ──────────────────────┐
+//!                ├──▶ acp ──▶ agent, mcp ──────┤
 //!                │                             ▼
 //!                └──▶ agent ──▶ sessions ──▶ output ──▶ llm ─────────────────────▶ support
 //!                       │                      │                                   ▲
@@ -26,6 +27,7 @@
 //!   sessions     ▶ llm, output, support
 //!   agent        ▶ audit, exec, hooks, llm, mcp, output, sessions, skills, support
 //!   ui           ▶ audit, exec, output, skills, support
+//!   acp          ▶ agent, exec, mcp, output, support
 //!   cli          ▶ exec
 //!   config       ▶ cli, exec, exit, llm, sessions, skills, support
 //!   app          ▶ every room above
@@ -33,6 +35,8 @@
 //!
 //! - [`app`]: builds the pieces from configuration and runs one command — the chat, a one-shot
 //!   turn, `skills …`, `trust`, `completions`, `man` — saying everything through `output`.
+//! - `acp`: the editor's front end (`agent acp`): the Agent Client Protocol over stdio, whose
+//!   SDK writes its frames; a session's events become its updates, its questions permission requests.
 //! - [`ui`]: the only writers: the human and JSON renderers, the terminal's approval and trust
 //!   questions, line editing, markdown, tables, terminal settings.
 //! - [`agent`]: the turn loop over a conversation and a tool runner whose calls come back as typed
@@ -64,6 +68,7 @@
 //! model can call is a `agent::tools::ToolRequest` variant, a schema in `prompts/` and an arm of
 //! `ToolRunner::dispatch`.
 
+pub(crate) mod acp;
 pub mod agent;
 pub mod app;
 pub mod audit;

@@ -43,7 +43,10 @@ fn servers(run: &Run<'_>) -> (Vec<ServerConfig>, Vec<String>, Option<PathBuf>) {
     let user = config::user_file();
     let project = project_file(run);
     let trusted = project.is_some() && run.trust.mcp_config_trusted();
-    let (servers, problems) = config::load(user.as_deref(), project.as_deref().filter(|_| trusted));
+    let (mut servers, problems) = config::load(user.as_deref(), project.as_deref().filter(|_| trusted));
+    // An editor's servers for its session (`agent acp`) stand in for configured ones of their name.
+    servers.retain(|s| !run.editor_mcp.iter().any(|e| e.name == s.name));
+    servers.extend(run.editor_mcp.iter().cloned());
     (servers, problems, project.filter(|_| !trusted))
 }
 

@@ -6,6 +6,7 @@
 //! `skills::run` for `skills …`) to a function that returns its `Report`; a new chat command is
 //! one entry of `chat::commands::COMMANDS`.
 
+mod acp;
 mod build;
 mod chat;
 mod completions;
@@ -48,12 +49,20 @@ pub(crate) struct Run<'a> {
     pub(crate) index_preload: std::sync::Mutex<Option<crate::skills::catalog::IndexPreload>>,
     /// This run is the chat (not a one-shot): its session is marked so, and `-c` prefers one.
     pub(crate) chat: bool,
+    /// The stored session to go on with that an editor names (`agent acp`'s `session/load`).
+    pub(crate) resume: Option<crate::sessions::SessionId>,
+    /// MCP servers an editor passes with its session (`agent acp`), beside the configured ones.
+    pub(crate) editor_mcp: Vec<crate::mcp::ServerConfig>,
 }
 
 /// Run the program; returns the process exit code.
 pub async fn run(cli: Cli) -> i32 {
     if let Some(code) = generated(&cli) {
         return code;
+    }
+    if matches!(cli.command, Some(Command::Acp { .. })) {
+        // Its own front end (the protocol on stdout), and a folder per session of the editor's.
+        return acp::run(cli).await;
     }
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
@@ -63,16 +72,11 @@ pub async fn run(cli: Cli) -> i32 {
         }
     };
     if let Err(err) = session::check_continue(&cli) {
-        return report(
-            &Frontend::new(
-                FrontendOptions {
-                    json: cli.json,
-                    ..FrontendOptions::default()
-                },
-                Redactor::NONE,
-            ),
-            Err(err),
-        );
+        let options = FrontendOptions {
+            json: cli.json,
+            ..FrontendOptions::default()
+        };
+        return report(&Frontend::new(options, Redactor::NONE), Err(err));
     }
     if let Some((dirs, moved, force)) = trust_request(&cli, &cwd) {
         let front = Frontend::new(document_only(&cli), Redactor::NONE);
@@ -121,6 +125,8 @@ pub async fn run(cli: Cli) -> i32 {
                         redactor,
                         index_preload: std::sync::Mutex::default(),
                         chat: false,
+                        resume: None,
+                        editor_mcp: Vec::new(),
                     };
                     dispatch(run).await
                 }
@@ -220,9 +226,9 @@ async fn dispatch(run: Run<'_>) -> Result<ExitCode, AppError> {
             run.front.output.report(Report::SkillTrusted(report));
             Ok(ExitCode::Answered)
         }
-        Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. }) => Err(AppError::internal(
-            "completions, man pages and trust are handled before configuration",
-        )),
+        Some(Command::Completions { .. } | Command::Man { .. } | Command::Trust { .. } | Command::Acp { .. }) => Err(
+            AppError::internal("completions, man pages, trust and acp are handled before configuration"),
+        ),
         Some(Command::Sessions { action }) => session_commands::run(action.as_ref(), &run),
         Some(Command::Mcp { action }) => mcp::run(action, &run).await,
         Some(Command::Hooks { .. }) => hooks::list(&run),

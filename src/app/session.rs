@@ -39,7 +39,8 @@ pub(super) fn new_session(run: &Run<'_>, model: &str) -> NewSession {
             .iter()
             .map(|r| r.path.display().to_string())
             .collect(),
-        cwd: cwd_text(),
+        // The run's working folder: the process's, or the one an editor's session names.
+        cwd: run.config.sandbox.cwd.display().to_string(),
         parent: None,
         chat: run.chat,
     }
@@ -87,6 +88,7 @@ pub(super) fn started_agent(run: &Run<'_>, discovery: Discovery) -> Result<(Agen
 fn start(run: &Run<'_>, agent: &mut Agent, sink: &dyn EventSink) -> Result<Option<SessionResumed>, AppError> {
     let store = store();
     let target = match &store {
+        Some(_) if run.resume.is_some() => run.resume.clone(),
         Some(store) => target(run, store)?,
         None if run.cli.continue_session || run.cli.resume.is_some() => {
             return Err(AppError::config(

@@ -327,7 +327,14 @@ fn describe_json(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::Object(map) if map.is_empty() => "an empty object".into(),
         serde_json::Value::Object(map) => {
-            let keys: Vec<String> = map.keys().take(8).map(|k| format!("`{}`", truncate(k))).collect();
+            // Sorted: the same answer whatever order the server wrote them in (support/json.rs).
+            let mut names: Vec<&String> = map.keys().collect();
+            names.sort();
+            let keys: Vec<String> = names
+                .into_iter()
+                .take(8)
+                .map(|k| format!("`{}`", truncate(k)))
+                .collect();
             let more = if map.len() > 8 { ", …" } else { "" };
             format!("an object with {}{more}", keys.join(", "))
         }

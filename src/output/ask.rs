@@ -44,4 +44,14 @@ pub(crate) trait Approver: Send + Sync {
     }
     /// Take up "always" answers given before, in the session being resumed.
     fn allow_always(&self, _skills: &[String]) {}
+    /// Whether the front end holds the user's files as they are being edited (an editor's
+    /// buffers, saved or not) and gives them to [`Approver::read_buffer`].
+    fn reads_buffers(&self) -> bool {
+        false
+    }
+    /// The text of the file at `path` (absolute, inside the working folder) as the front end
+    /// holds it; `None` means read the disk. Called on a blocking thread.
+    fn read_buffer(&self, _path: &std::path::Path) -> Option<String> {
+        None
+    }
 }

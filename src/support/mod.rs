@@ -3,6 +3,7 @@
 pub mod cache_file;
 pub(crate) mod children;
 pub(crate) mod fs;
+pub(crate) mod json;
 pub mod money;
 pub mod phases;
 pub(crate) mod public_url;

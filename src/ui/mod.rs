@@ -48,6 +48,8 @@ pub(crate) struct Frontend {
     pub(crate) output: Arc<dyn Output>,
     /// The human renderer when there is one: the approval prompt clears its spinner first.
     human: Option<Arc<HumanRenderer>>,
+    /// Who is asked instead of the terminal (an editor's session, `agent acp`).
+    approver: Option<Arc<dyn Approver>>,
 }
 
 impl Frontend {
@@ -57,18 +59,33 @@ impl Frontend {
             return Self {
                 output: Arc::new(JsonWriter::new(redactor, options.document)),
                 human: None,
+                approver: None,
             };
         }
         let human = Arc::new(HumanRenderer::new(options.verbose, redactor));
         Self {
             output: human.clone(),
             human: Some(human),
+            approver: None,
+        }
+    }
+
+    /// Another front end's (an editor's, `agent acp`): everything said goes to `output`, every
+    /// question to `approver`; nothing is written to the terminal.
+    pub(crate) fn editor(output: Arc<dyn Output>, approver: Arc<dyn Approver>) -> Self {
+        Self {
+            output,
+            human: None,
+            approver: Some(approver),
         }
     }
 
     /// Who is asked before a command runs: the terminal when `interactive`, else nobody (every
     /// command that needs a yes is denied).
     pub(crate) fn approver(&self, interactive: bool) -> Arc<dyn Approver> {
+        if let Some(approver) = &self.approver {
+            return approver.clone();
+        }
         Arc::new(TerminalApprover::new(interactive, self.human.clone()))
     }
 

@@ -4,12 +4,13 @@
 //! servers run in its sandbox), sessions over llm and output (the session facts it computes are
 //! output's vocabulary), with `cli`, `config` and `exit` beside `app`; `ALLOWED` lists every arrow
 //! and lib.rs draws the same), and only `ui/` (and `main.rs`) write to stdout, stderr or the
-//! terminal. `cargo test --test all architecture -- --nocapture` prints the import graph.
+//! terminal — but for `acp/`, which hands stdout to the ACP SDK for its protocol frames, the one
+//! hand-over checked below. `cargo test --test all architecture -- --nocapture` prints the import graph.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Which top-level modules each one may import from.
-const ALLOWED: [(&str, &[&str]); 15] = [
+const ALLOWED: [(&str, &[&str]); 16] = [
     ("support", &[]),
     ("exit", &[]),
     // The audit reads a folder's files and knows nothing of skills' loading: a leaf over support.
@@ -33,6 +34,9 @@ const ALLOWED: [(&str, &[&str]); 15] = [
         ],
     ),
     ("ui", &["audit", "output", "exec", "skills", "support"]),
+    // The editor's front end (`agent acp`) sits where ui sits: it runs the agent's turns and
+    // turns their events into protocol messages; app builds its sessions.
+    ("acp", &["agent", "exec", "mcp", "output", "support"]),
     ("cli", &["exec"]),
     // config keeps what was learnt of the server (its tool support, its size) between runs.
     (
@@ -42,8 +46,8 @@ const ALLOWED: [(&str, &[&str]); 15] = [
     (
         "app",
         &[
-            "agent", "audit", "cli", "config", "exec", "exit", "hooks", "llm", "mcp", "output", "sessions", "skills",
-            "support", "ui",
+            "acp", "agent", "audit", "cli", "config", "exec", "exit", "hooks", "llm", "mcp", "output", "sessions",
+            "skills", "support", "ui",
         ],
     ),
 ];
@@ -308,6 +312,25 @@ fn only_ui_and_main_write_to_the_terminal() {
         found.is_empty(),
         "only ui/ and main.rs may write to stdout, stderr or /dev/tty; say it with an Event or a Report:\n{}",
         found.join("\n")
+    );
+}
+
+/// The one place stdout is handed to something else: `agent acp` gives it to the ACP SDK, whose
+/// connection writes only protocol frames there (docs/design.md#editors). The check above cannot
+/// see the SDK write, so the hand-over itself is kept to that one file.
+const HANDS_STDOUT_TO_THE_PROTOCOL: &str = "acp/mod.rs";
+
+#[test]
+fn only_the_acp_server_hands_stdout_to_the_protocol_sdk() {
+    let handing: Vec<String> = sources()
+        .into_iter()
+        .filter(|(_, text)| text.contains("Stdio::new()") || text.contains("Stdio::default()"))
+        .map(|(rel, _)| rel)
+        .collect();
+    assert_eq!(
+        handing,
+        [HANDS_STDOUT_TO_THE_PROTOCOL],
+        "only the ACP server may give stdout to the protocol's connection"
     );
 }
 

@@ -1,6 +1,7 @@
 //! Every integration test, as modules of one test binary (`tests/all.rs`): one link instead of
 //! one per file, and the shared harness compiled once.
 
+mod acp;
 mod anthropic;
 mod anthropic_sessions;
 mod approval_boundary;

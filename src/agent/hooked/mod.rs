@@ -162,6 +162,14 @@ impl Approver for HookApprover {
     fn allow_always(&self, skills: &[String]) {
         self.inner.allow_always(skills);
     }
+
+    fn reads_buffers(&self) -> bool {
+        self.inner.reads_buffers()
+    }
+
+    fn read_buffer(&self, path: &std::path::Path) -> Option<String> {
+        self.inner.read_buffer(path)
+    }
 }
 
 #[cfg(test)]

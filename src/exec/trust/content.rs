@@ -52,7 +52,8 @@ pub(crate) fn hook_settings(folder: &Path, key: &str) -> Option<(String, Vec<Str
             }
         }
     }
-    Some((hash_bytes(hooks.to_string().as_bytes()), commands))
+    // Sorted keys: the hash is the one recorded before key order was kept (support/json.rs).
+    Some((hash_bytes(crate::support::json::canonical(hooks).as_bytes()), commands))
 }
 
 /// Largest `.mcp.json` (or settings file) hashed and read.

@@ -44,6 +44,24 @@ impl ToolRunner {
         }
     }
 
+    /// The text of `path` as an editor holds it (`agent acp` with a client that reads files: its
+    /// unsaved buffers), for a file inside the working folder only; `None`: read the disk.
+    async fn open_buffer(&self, current: Option<&str>, path: &str) -> Option<String> {
+        if !self.approver.reads_buffers() {
+            return None;
+        }
+        let real = self.places(current).for_reading(path).ok()?.real;
+        let workdir = std::fs::canonicalize(&self.settings.workdir).ok()?;
+        if !real.starts_with(&workdir) || !real.is_file() {
+            return None;
+        }
+        let approver = self.approver.clone();
+        tokio::task::spawn_blocking(move || approver.read_buffer(&real))
+            .await
+            .ok()
+            .flatten()
+    }
+
     /// Carry out the file tool `name` with `raw_args` for the `current` skill.
     pub(super) async fn call_file_tool(&self, current: Option<&str>, name: &str, raw_args: &str) -> ToolOutcome {
         let args = match parse(raw_args) {
@@ -55,7 +73,10 @@ impl ToolRunner {
         let need = |what: &str| ToolOutcome::refused(format!("{name} needs {what}"));
         match name {
             "Read" => match text("file_path").or(text("path")) {
-                Some(path) => self.read_file(current, path, number("offset"), number("limit")),
+                Some(path) => {
+                    let buffer = self.open_buffer(current, path).await;
+                    self.read_file(current, path, number("offset"), number("limit"), buffer)
+                }
                 None => need(r#"{"file_path": "<path>", "offset": <line>, "limit": <lines>}"#),
             },
             "Write" => match (text("file_path").or(text("path")), text("content")) {

@@ -20,13 +20,15 @@ const SNIFF_BYTES: usize = 8192;
 const MAX_COUNTED_BYTES: u64 = 64 * 1024 * 1024;
 
 impl ToolRunner {
-    /// `Read` of `path` for the `current` skill.
+    /// `Read` of `path` for the `current` skill; `buffer`: its text as an editor holds it, read
+    /// instead of the disk.
     pub(super) fn read_file(
         &self,
         current: Option<&str>,
         path: &str,
         offset: Option<u64>,
         limit: Option<u64>,
+        buffer: Option<String>,
     ) -> ToolOutcome {
         let target = match self.places(current).for_reading(path) {
             Ok(target) => target,
@@ -42,6 +44,18 @@ impl ToolRunner {
             Ok(meta) => meta,
             Err(e) => return ToolOutcome::failed(format!("cannot read {}: {e}", target.shown)),
         };
+        let window = Window {
+            start: offset.unwrap_or(1).max(1),
+            limit: limit.unwrap_or(DEFAULT_LIMIT).max(1),
+        };
+        let redact = |line: &str| self.settings.redactor.redact(line).into_owned();
+        if let Some(text) = buffer {
+            self.file_event("Read", &target.shown, text.len() as u64);
+            return match window.take(std::io::Cursor::new(text.as_bytes())) {
+                Ok(part) => ToolOutcome::ok(part.render(&window, redact)),
+                Err(e) => ToolOutcome::failed(format!("cannot read {}: {e}", target.shown)),
+            };
+        }
         let file = match std::fs::File::open(&target.real) {
             Ok(file) => file,
             Err(e) => return ToolOutcome::failed(format!("cannot read {}: {e}", target.shown)),
@@ -62,15 +76,11 @@ impl ToolRunner {
                     .unwrap_or_default()
             ));
         }
-        let window = Window {
-            start: offset.unwrap_or(1).max(1),
-            limit: limit.unwrap_or(DEFAULT_LIMIT).max(1),
-        };
         let part = match window.take(reader) {
             Ok(part) => part,
             Err(e) => return ToolOutcome::failed(format!("cannot read {}: {e}", target.shown)),
         };
-        ToolOutcome::ok(part.render(&window, |line| self.settings.redactor.redact(line).into_owned()))
+        ToolOutcome::ok(part.render(&window, redact))
     }
 }
 
