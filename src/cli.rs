@@ -180,11 +180,18 @@ impl Cli {
                 };
                 (std::mem::take(roots), confinement, cassette)
             }
-            Some(Command::Acp { roots, confinement }) => (
-                std::mem::take(roots),
-                std::mem::take(confinement),
-                CassetteArgs::default(),
-            ),
+            Some(Command::Acp {
+                roots,
+                confinement,
+                approve,
+            }) => {
+                self.approve = approve.take().or(self.approve);
+                (
+                    std::mem::take(roots),
+                    std::mem::take(confinement),
+                    CassetteArgs::default(),
+                )
+            }
             Some(Command::Sandbox { confinement, .. }) => (
                 RootArgs::default(),
                 std::mem::take(confinement),
@@ -271,6 +278,10 @@ pub(crate) enum Command {
         roots: RootArgs,
         #[command(flatten)]
         confinement: SandboxArgs,
+        /// Approval policy for commands the model proposes (as before `acp`), so an editor's
+        /// `"args": ["acp", "--approve", "auto"]` works too.
+        #[arg(id = "acp_approve", long = "approve", value_enum, value_name = "POLICY")]
+        approve: Option<ApprovalPolicy>,
     },
 }
 
@@ -283,8 +294,8 @@ the chat. Add it to Zed's settings.json:
 
   \"agent_servers\": { \"agent\": { \"type\": \"custom\", \"command\": \"agent\", \"args\": [\"acp\"] } }
 
-Flags of the run go before `acp` (`agent --approve auto acp`); --skills-dir, --sandbox and
---allow-write also after it.
+Flags of the run go before `acp` (`agent --model NAME acp`); --approve, --skills-dir, --sandbox
+and --allow-write also after it (`\"args\": [\"acp\", \"--approve\", \"auto\"]`).
 
 Commands the policy would ask about are asked in the editor (allow once, always for the skill,
 reject); --approve no, the sandbox and deny rules refuse what no editor can allow. A folder that

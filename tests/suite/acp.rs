@@ -62,7 +62,7 @@ async fn editor_with(ws: &Workspace, mock: &MockLlm, flags: &[&str], permissions
 }
 
 /// The editor `tests/fixtures/acp/editor.mjs` playing `steps`, with the agent given `flags`
-/// before `acp`, answering permissions with `permissions` and holding `buffers` (null: none).
+/// (those after an `"acp"` among them go after the subcommand), answering permissions with `permissions` and holding `buffers` (null: none).
 async fn scenario_run(
     ws: &Workspace,
     mock: &MockLlm,
@@ -71,8 +71,15 @@ async fn scenario_run(
     steps: Value,
     buffers: Value,
 ) -> Value {
-    let mut args: Vec<Value> = flags.iter().map(|f| json!(f)).collect();
+    // Flags of the run before `acp`; the ones `acp` takes itself after it, as an editor's
+    // `"args": ["acp", "--approve", "no"]` gives them.
+    let (before, after) = match flags.iter().position(|f| *f == "acp") {
+        Some(at) => (&flags[..at], &flags[at + 1..]),
+        None => (flags, &[][..]),
+    };
+    let mut args: Vec<Value> = before.iter().map(|f| json!(f)).collect();
     args.extend([json!("acp"), json!("--skills-dir"), json!(ws.skills())]);
+    args.extend(after.iter().map(|f| json!(f)));
     // The editor starts the agent elsewhere (in HOME): the session's folder is the one it names.
     let scenario = json!({
         "cwd": ws.work(),
@@ -485,7 +492,7 @@ async fn under_approve_no_a_command_is_refused_and_the_editor_is_never_asked() {
     let t = editor_with(
         &ws,
         &mock,
-        &["--approve", "no"],
+        &["acp", "--approve", "no"],
         &["allow_always"],
         json!([{"op": "initialize"}, {"op": "new"}, {"op": "prompt", "text": "weather in Lima?"}, {"op": "close"}]),
     )
