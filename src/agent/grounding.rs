@@ -22,6 +22,9 @@ pub(crate) struct TurnTrace {
     pub(crate) unactivated: usize,
     /// What the last command or MCP call that ran returned.
     pub(crate) last_output: Option<String>,
+    /// The last `run_command` call (name and arguments) when it ran and succeeded, for telling a
+    /// small model that repeats it to answer instead.
+    pub(crate) last_run: Option<String>,
     /// The text the turn's commands and MCP calls returned (not activations: their text is the
     /// skill's own SKILL.md).
     pub(crate) outputs: String,

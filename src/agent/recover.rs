@@ -201,6 +201,16 @@ impl Agent {
         grounding::named_files(request, self.tools.workdir())
     }
 
+    /// Whether the call `signature` repeats the command that ran, successfully, just before it,
+    /// under the compact prompt: a small model that loops on one call (the bench's 1.5B model ran
+    /// the same query six times, its output unchanged) is told to answer instead. A capable model
+    /// that runs a command again means to (a test after an edit), and is never stopped.
+    pub(super) fn runs_again(&self, signature: &str) -> bool {
+        self.prompt_mode == PromptMode::Compact
+            && signature.starts_with("run_command(")
+            && self.trace.last_run.as_deref() == Some(signature)
+    }
+
     /// Forget what the turn did (a cancelled or failed turn).
     pub(super) fn reset_trace(&mut self) {
         self.trace = TurnTrace::default();

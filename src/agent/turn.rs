@@ -324,10 +324,15 @@ impl Agent {
             });
         }
         for (i, call) in calls.iter().enumerate() {
+            let signature = format!("{}({})", call.function.name, call.function.arguments);
             let outcome = if i < MAX_CALLS_PER_RESPONSE {
-                recent_calls.push(format!("{}({})", call.function.name, call.function.arguments));
+                recent_calls.push(signature.clone());
                 match self.fork_of(call) {
                     Some(fork) => self.run_fork(fork, tools).await,
+                    None if self.runs_again(&signature) => ToolOutcome::refused(
+                        "not run again: this command just ran, and its output is above. Answer the user's request \
+                         from that output now.",
+                    ),
                     None => {
                         self.model_not_switched(call);
                         self.tools
@@ -348,6 +353,9 @@ impl Agent {
             }
             if call.function.name == "run_command" && self.conversation.current().is_none() {
                 self.trace.unactivated += 1;
+            }
+            if call.function.name == "run_command" {
+                self.trace.last_run = matches!(outcome, ToolOutcome::Ok { .. }).then(|| signature.clone());
             }
             self.trace_call(&call.function.name, &outcome);
             self.conversation.tool_result(call.id.clone(), &outcome);

@@ -796,3 +796,31 @@ async fn a_call_in_call_syntax_runs_and_a_mention_of_one_does_not() {
     assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
     assert!(of_type(&events, "tool_call_recovered").is_empty(), "{events:?}");
 }
+
+/// The bench's 1.5B model ran the same query six times, its output unchanged each time. Under
+/// the compact prompt a `run_command` that repeats the one that just ran and succeeded is not run
+/// again: the model is told to answer from its output. Under the full prompt it runs again (a
+/// capable model reruns a command on purpose).
+#[tokio::test]
+async fn the_same_command_again_at_once_is_not_rerun_for_a_small_model() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = || {
+        vec![
+            tool("activate_skill", json!({"name": "time"})),
+            tool("run_command", json!({"command": "./run.sh JST"})),
+            tool("run_command", json!({"command": "./run.sh JST"})),
+            text("It is 2031-01-02 03:04 JST."),
+        ]
+    };
+    let env = [("AGENT_PROMPT", "compact"), ("AGENT_PREACTIVATE", "0")];
+    let (code, events, mock) = once_with(&ws, replies(), &[], &env).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
+    let told = contents(&mock.requests().await[3], "tool");
+    assert!(told.last().unwrap().contains("not run again"), "{told:?}");
+
+    let (code, events, _) = once(&ws, replies(), &[]).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "command_finished").len(), 2, "{events:?}");
+}
