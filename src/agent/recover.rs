@@ -91,7 +91,17 @@ impl Agent {
             other => other,
         };
         match reading {
-            Reading::Answer => None,
+            Reading::Answer => {
+                // Calls shown amid prose are not run; with nothing run, the answer rests on none.
+                if self.trace.ran == 0
+                    && let Some(tool) = text_calls::call_in_prose(text, &offer)
+                {
+                    self.unbacked = Some(Unbacked::CallAsText {
+                        why: format!("a call of {tool} inside an explanation, which is not run"),
+                    });
+                }
+                None
+            }
             Reading::Unusable { why } => {
                 self.unbacked = Some(Unbacked::CallAsText { why });
                 None
@@ -135,6 +145,7 @@ impl Agent {
         let command = fenced
             .then(|| text_calls::bare_command(text))
             .flatten()
+            .filter(|c| self.names_a_program(c))
             .map(|c| (c, "fenced command"))
             .or_else(|| {
                 (compact && self.second_chance_used)
@@ -149,6 +160,30 @@ impl Agent {
             },
             None => Reading::Answer,
         }
+    }
+
+    /// Whether the first word of `command` (after `NAME=value` settings) is something to run: a
+    /// path to a file of the active skill or the working folder, or a program on the `PATH`. A
+    /// fenced line that is none (the 1.5B model fenced the skill's example output,
+    /// "2023-10-10 15:30 JST") is not taken as a command.
+    fn names_a_program(&self, command: &str) -> bool {
+        let Some(first) = command.split_whitespace().find(|w| !w.contains('=')) else {
+            return false;
+        };
+        let skill_dir = self
+            .conversation
+            .current()
+            .and_then(|n| self.skills().get(n))
+            .map(|s| s.dir.clone());
+        let workdir = self.tools.workdir();
+        if first.contains('/') {
+            return skill_dir
+                .iter()
+                .chain([&workdir.to_path_buf()])
+                .any(|dir| dir.join(first).is_file());
+        }
+        let path = std::env::var("PATH").unwrap_or_default();
+        crate::skills::check::needs_met::find_program(first, &path, workdir).is_some()
     }
 
     /// Note what one tool call came to, for judging the turn's answer.

@@ -132,6 +132,25 @@ fn named_call(text: &str, offer: &Offer<'_>) -> Option<TextCall> {
     })
 }
 
+/// The offered tool a fenced block of `text` calls, when the reply is prose around it (an
+/// explanation with the calls it would make, which [`read`] leaves as an answer): not run, since
+/// prose that shows a call is not one, but the answer rests on nothing that ran. The bench's
+/// 1.5B model explained the query it would run, then gave "its result" as the answer.
+pub(crate) fn call_in_prose(text: &str, offer: &Offer<'_>) -> Option<String> {
+    text.split("```").skip(1).step_by(2).find_map(|block| {
+        let body = match block.split_once('\n') {
+            Some((info, rest)) if !info.trim_start().starts_with(['{', '[']) => rest,
+            _ => block,
+        };
+        objects(body.trim())
+            .iter()
+            .filter_map(|object| call_of(object, offer).ok())
+            .flatten()
+            .next()
+            .map(|call| call.name)
+    })
+}
+
 /// The JSON texts a reply holds as a call, with the shape's name; `None` when it is prose.
 fn payloads(text: &str) -> Option<(Vec<String>, &'static str)> {
     for (open, close, shape) in [

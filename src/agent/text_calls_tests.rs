@@ -257,3 +257,28 @@ fn one_quoted_invocation_of_the_skills_own_script_is_found_and_nothing_else() {
         assert_eq!(quoted_own_script(text), None, "{text}");
     }
 }
+
+#[test]
+fn a_call_shown_amid_prose_is_found_but_not_read_as_a_call() {
+    let text = format!(
+        "{} Here is what I would run:\n\n```json\n{{\"name\": \"activate_skill\", \"arguments\": {{\"name\": \"time\"}}}}\n```\n\nThe result will be 20000.",
+        "To find the answer we need to query the data in several careful steps. ".repeat(5)
+    );
+    assert_eq!(read_text(&text), Reading::Answer);
+    let tools = ["activate_skill".to_string(), "run_command".to_string()];
+    let skills = ["time".to_string()];
+    let offer = Offer {
+        tools: &tools,
+        skills: &skills,
+    };
+    assert_eq!(call_in_prose(&text, &offer).as_deref(), Some("activate_skill"));
+    // A fenced shell example, or JSON that calls nothing offered, is no call.
+    assert_eq!(
+        call_in_prose("Run this:\n```sh\n./run.sh Tokyo\n```\nthen read it.", &offer),
+        None
+    );
+    assert_eq!(
+        call_in_prose("Data:\n```json\n{\"name\": \"Ada\", \"age\": 36}\n```", &offer),
+        None
+    );
+}

@@ -80,36 +80,39 @@ async fn replay(cassette: &str, request: &str, preactivated: bool) -> (i32, Vec<
     (code, events(&out))
 }
 
-/// Qwen2.5-Coder-1.5B activated csv-stats with a call in a ```json fence, then wrote its
-/// run_command in `<tools>` tags, and repeated it: every call is recovered, the skill's own script
-/// runs pre-approved (without a shell) on the real sales.csv, and the answer it finally wrote
-/// (dressed as a tool result) repeats what the script printed, so it is not marked.
+/// The agent pre-activated json-query; the 1.5B model answered "5000" with nothing run. Told to
+/// run the command, it wrote the call in call syntax, `Run_command("scripts/json_get.py …")`: the
+/// call is recovered, the skill's own script runs pre-approved (without a shell) on the real
+/// config.json, and the answer carries the port it printed (8443), unmarked.
 #[tokio::test]
-async fn calls_written_as_text_by_the_1_5b_model_run_the_skills_script() {
+async fn a_call_in_call_syntax_by_the_1_5b_model_runs_the_skills_script() {
     let (code, events) = replay(
-        "qwen1.5b-csv-mean-tools-tags.jsonl",
-        "What is the average amount in sales.csv?",
-        false,
+        "qwen1.5b-json-call-syntax.jsonl",
+        "What port does the server in config.json listen on?",
+        true,
     )
     .await;
     assert_eq!(code, 0, "{events:?}");
-    assert_eq!(field(&events, "skill_selected", "skill"), ["csv-stats"]);
-    let shapes = field(&events, "tool_call_recovered", "shape");
-    assert_eq!(shapes[..2], ["fenced json", "tools tags"], "{events:?}");
+    assert_eq!(field(&events, "skill_selected", "skill"), ["json-query"]);
+    assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
+    assert_eq!(
+        field(&events, "tool_call_recovered", "shape"),
+        ["call syntax"],
+        "{events:?}"
+    );
     let started = of_type(&events, "command_started");
-    assert!(!started.is_empty(), "{events:?}");
+    assert_eq!(started.len(), 1, "{events:?}");
     assert!(
-        started.iter().all(|s| s["argv"].is_array()),
+        started[0]["argv"].is_array(),
         "the skill's own script, without a shell: {started:?}"
     );
-    assert!(
-        of_type(&events, "command_finished").iter().all(|f| f["exit_code"] == 0),
-        "{events:?}"
+    assert_eq!(of_type(&events, "command_finished")[0]["exit_code"], 0, "{events:?}");
+    let shown = format!(
+        "{}{}",
+        field(&events, "message_delta", "text").concat(),
+        field(&events, "message", "text").concat()
     );
-    assert!(
-        field(&events, "message", "text")[0].contains("mean: 162.00"),
-        "{events:?}"
-    );
+    assert!(shown.contains("8443") && !shown.contains("5000"), "{shown}");
     assert!(of_type(&events, "answer_unverified").is_empty(), "{events:?}");
 }
 

@@ -824,3 +824,60 @@ async fn the_same_command_again_at_once_is_not_rerun_for_a_small_model() {
     assert_eq!(code, 0, "{events:?}");
     assert_eq!(of_type(&events, "command_finished").len(), 2, "{events:?}");
 }
+
+/// The bench's 1.5B model explained the calls it would make, in a fence amid prose, and ended
+/// with "their result". Nothing is run, and the answer, resting on nothing that ran, is marked
+/// (exit 9 with --require-tool); under the compact prompt it first gets its second chance.
+#[tokio::test]
+async fn calls_shown_inside_an_explanation_do_not_run_and_the_answer_is_marked() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let explained = format!(
+        "{}\n\n```json\n{{\"name\": \"activate_skill\", \"arguments\": {{\"name\": \"time\"}}}}\n```\n\nThis shows it is 21:04 in Tokyo.",
+        "To find the time we first load the skill and then run its script, step by step, as follows. ".repeat(4)
+    );
+    let (code, events, _) = once(&ws, vec![text(&explained)], &["--require-tool"]).await;
+    assert_eq!(code, 9, "{events:?}");
+    assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
+    let marked = of_type(&events, "answer_unverified");
+    assert!(
+        marked[0]["reason"].as_str().unwrap().contains("activate_skill"),
+        "{marked:?}"
+    );
+
+    let env = [("AGENT_PROMPT", "compact"), ("AGENT_PREACTIVATE", "0")];
+    let replies = vec![
+        text(&explained),
+        tool("activate_skill", json!({"name": "time"})),
+        tool("run_command", json!({"command": "./run.sh JST"})),
+        text("It is 2031-01-02 03:04 JST."),
+    ];
+    let (code, events, _) = once_with(&ws, replies, &["--require-tool"], &env).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
+    assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
+}
+
+/// The bench's 1.5B model fenced the time skill's example output after a pre-activation, which
+/// was then run as a command (exit 127). A fenced line whose first word is no program on the
+/// PATH and no file of the skill or the working folder is not a command: the reply is an answer
+/// copied from the example, and is judged as one.
+#[tokio::test]
+async fn a_fenced_line_that_names_no_program_is_not_run() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        text("```\n2026-11-29 21:04 JST\n```"),
+        text("```\n2026-11-29 21:04 JST\n```"),
+    ];
+    let (code, events, _) = once_compact(&ws, replies, &["--require-tool"]).await;
+    assert_eq!(code, 9, "{events:?}");
+    assert!(of_type(&events, "command_started").is_empty(), "{events:?}");
+    assert!(of_type(&events, "tool_call_recovered").is_empty(), "{events:?}");
+    let marked = of_type(&events, "answer_unverified");
+    assert!(
+        marked[0]["reason"].as_str().unwrap().contains("example output"),
+        "{marked:?}"
+    );
+}
