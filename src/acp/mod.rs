@@ -96,7 +96,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Serve the protocol on stdin and stdout until the editor closes stdin; then every running turn
 /// is cancelled (its commands' process trees killed) before this returns.
-pub(crate) async fn serve(sessions: Arc<dyn Sessions>) -> Result<(), String> {
+pub(crate) async fn serve(sessions: Arc<dyn Sessions>) -> Result<(), RpcError> {
     let server = Arc::new(Server {
         sessions,
         slots: Mutex::default(),
@@ -152,7 +152,7 @@ pub(crate) async fn serve(sessions: Arc<dyn Sessions>) -> Result<(), String> {
         .connect_to(Stdio::new())
         .await;
     wind_down(&server).await;
-    served.map_err(|e| format!("the editor's connection failed: {e}"))
+    served
 }
 
 /// The answer to `initialize`: protocol version 1 (or the client's, if older), and what this agent

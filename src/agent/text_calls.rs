@@ -45,10 +45,11 @@ pub(crate) struct Offer<'a> {
 
 /// Read `text` as a reply of the model that made no native call.
 pub(crate) fn read(text: &str, offer: &Offer<'_>) -> Reading {
-    if let Some(call) = named_call(text.trim(), offer) {
+    let text = in_backticks(text.trim());
+    if let Some((call, shape)) = named_call(text, offer) {
         return Reading::Calls {
             calls: vec![call],
-            shape: "tool name then json",
+            shape,
         };
     }
     if let Some(call) = call_syntax::read(text, offer) {
@@ -80,6 +81,15 @@ pub(crate) fn read(text: &str, offer: &Offer<'_>) -> Reading {
     }
 }
 
+/// `text` without one pair of single backticks around the whole of it (`` `{"name": …}` ``, as
+/// the bench's 1.5B model wrote a call); a fence, or backticks inside, leave it as it is.
+fn in_backticks(text: &str) -> &str {
+    match text.strip_prefix('`').and_then(|t| t.strip_suffix('`')) {
+        Some(inner) if !inner.contains('`') => inner.trim(),
+        _ => text,
+    }
+}
+
 /// The tools whose name a model may write before its arguments (`activate_skill {"name": …}`).
 const TOOL_NAMES: [&str; 4] = ["activate_skill", "run_command", "read_skill_file", "search_skills"];
 
@@ -105,7 +115,7 @@ pub(crate) fn undecided(start: &str) -> bool {
 /// A call written as an offered tool's name, then its arguments as a JSON object, bare or in
 /// a fence, optionally in parentheses: `activate_skill\n```json\n{"name": "report"}\n````,
 /// `run_command({"command": "./run.sh"})`.
-fn named_call(text: &str, offer: &Offer<'_>) -> Option<TextCall> {
+fn named_call(text: &str, offer: &Offer<'_>) -> Option<(TextCall, &'static str)> {
     let end = text
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
         .unwrap_or(text.len());
@@ -113,23 +123,28 @@ fn named_call(text: &str, offer: &Offer<'_>) -> Option<TextCall> {
     if !offer.tools.iter().any(|t| t == name) {
         return None;
     }
-    let rest = text[end..].trim_start().trim_start_matches(':').trim_start();
-    let rest = match rest.strip_prefix('(') {
-        Some(inner) => inner.trim_end().strip_suffix(')')?.trim(),
-        None => rest,
+    let after = text[end..].trim_start();
+    let colon = after.starts_with(':');
+    let rest = after.trim_start_matches(':').trim_start();
+    let (rest, parenthesized) = match rest.strip_prefix('(') {
+        Some(inner) => (inner.trim_end().strip_suffix(')')?.trim(), true),
+        None => (rest, false),
     };
     let body = if rest.starts_with("```") {
         fenced(rest)?
     } else {
         rest.to_string()
     };
-    let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(&body) else {
-        return None;
+    let (arguments, shape) = match serde_json::from_str::<Value>(&body) {
+        Ok(Value::Object(arguments)) => (arguments, "tool name then json"),
+        _ if parenthesized => return None,
+        _ => (plain_arguments(name, &body, colon)?, "tool name then text"),
     };
-    Some(TextCall {
+    let call = TextCall {
         name: name.to_string(),
         arguments: Value::Object(arguments).to_string(),
-    })
+    };
+    Some((call, shape))
 }
 
 /// The offered tool a fenced block of `text` calls, when the reply is prose around it (an
@@ -148,6 +163,37 @@ pub(crate) fn call_in_prose(text: &str, offer: &Offer<'_>) -> Option<String> {
             .flatten()
             .next()
             .map(|call| call.name)
+    })
+}
+
+/// Arguments written plainly after a tool's name on one line: the parameter named
+/// (`run_command command: ./run.sh Tokyo`), or the value alone after a colon (`run_command:
+/// ./run.sh Tokyo`, `colon`). Without either it is prose that begins with the tool's name.
+fn plain_arguments(tool: &str, body: &str, colon: bool) -> Option<Map<String, Value>> {
+    let body = body.trim();
+    if body.is_empty() || body.contains('\n') || body.starts_with(['{', '[', '(', '"', '\'']) {
+        return None;
+    }
+    let param = match tool {
+        "run_command" => "command",
+        "activate_skill" => "name",
+        _ => return None,
+    };
+    let named = body
+        .strip_prefix(param)
+        .and_then(|rest| rest.trim_start().strip_prefix([':', '=']))
+        .map(str::trim);
+    let value = match named {
+        Some(value) => value,
+        None if colon => body,
+        None => return None,
+    };
+    // A skill's name is one word; a command is any line.
+    let one_word = !value.contains(char::is_whitespace);
+    (!value.is_empty() && (param == "command" || one_word)).then(|| {
+        let mut map = Map::new();
+        map.insert(param.to_string(), Value::String(value.to_string()));
+        map
     })
 }
 

@@ -282,3 +282,38 @@ fn a_call_shown_amid_prose_is_found_but_not_read_as_a_call() {
         None
     );
 }
+
+#[test]
+fn what_the_model_wrote_after_its_second_chance_is_read_as_the_call() {
+    // Backticks around a whole JSON call, and the parameter written after the tool's name.
+    for (text, command) in [
+        (
+            "`{\"name\": \"run_command\", \"arguments\": {\"command\": \"scripts/b64.py encode 'agent skills'\"}}`",
+            "scripts/b64.py encode 'agent skills'",
+        ),
+        ("run_command command: ./run.sh Tokyo", "./run.sh Tokyo"),
+        ("run_command: ./run.sh Tokyo", "./run.sh Tokyo"),
+    ] {
+        let Reading::Calls { calls, .. } = read_text(text) else {
+            panic!("{text}")
+        };
+        assert_eq!(calls[0].name, "run_command", "{text}");
+        let args: Value = serde_json::from_str(&calls[0].arguments).unwrap();
+        assert_eq!(args["command"], command, "{text}");
+    }
+    // Prose that begins with a tool's name is no call; call syntax keeps its own reader.
+    for text in [
+        "run_command is the tool that runs a skill's commands.",
+        "run_command runs ./run.sh Tokyo for you",
+        "activate_skill: the time skill and then the weather",
+    ] {
+        assert_eq!(read_text(text), Reading::Answer, "{text}");
+    }
+    let Reading::Calls { calls, shape } = read_text("run_command(\"./run.sh Tokyo\")") else {
+        panic!()
+    };
+    assert_eq!(
+        (shape, calls[0].arguments.as_str()),
+        ("call syntax", "{\"command\":\"./run.sh Tokyo\"}")
+    );
+}

@@ -37,8 +37,9 @@ pub(super) async fn run(cli: Cli) -> i32 {
     let sessions = Arc::new(FromConfig { cli: Arc::new(cli) });
     match crate::acp::serve(sessions).await {
         Ok(()) => ExitCode::Answered.code(),
-        Err(message) => {
-            tracing::error!("{message}");
+        // Stdout is the protocol's: the failure goes to the log (stderr), cause and all.
+        Err(e) => {
+            tracing::error!(error = ?e, "the editor's connection failed: {e}");
             ExitCode::Internal.code()
         }
     }

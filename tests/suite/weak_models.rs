@@ -20,6 +20,14 @@ fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == kind).collect()
 }
 
+/// All the text that streamed to the screen (`message_delta`s), in order.
+fn streamed(events: &[Value]) -> String {
+    of_type(events, "message_delta")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect()
+}
+
 async fn once(ws: &Workspace, replies: Vec<Reply>, args: &[&str]) -> (i32, Vec<Value>, MockLlm) {
     once_with(ws, replies, args, &[]).await
 }
@@ -71,10 +79,7 @@ async fn calls_written_as_text_run_through_the_same_approval() {
         "pre-approved as the skill's own script: {started:?}"
     );
     // The call's text is never shown as an answer; the real answer is.
-    let shown: String = of_type(&events, "message_delta")
-        .iter()
-        .map(|e| e["text"].as_str().unwrap().to_string())
-        .collect();
+    let shown = streamed(&events);
     assert_eq!(shown, "It is 2031-01-02 03:04 in Tokyo.");
     assert!(of_type(&events, "answer_unverified").is_empty(), "{events:?}");
     // The model sees its calls as native calls with their results, so the next request is valid.
@@ -563,10 +568,7 @@ async fn a_second_chance_turns_an_unbacked_answer_into_a_real_one() {
     let messages = of_type(&events, "message");
     assert_eq!(messages.len(), 1, "{events:?}");
     assert_eq!(messages[0]["text"], "It is 2031-01-02 03:04 JST.");
-    let deltas: String = of_type(&events, "message_delta")
-        .iter()
-        .map(|e| e["text"].as_str().unwrap())
-        .collect();
+    let deltas = streamed(&events);
     assert!(
         !deltas.contains("21:04"),
         "the reply set aside never streamed: {deltas}"
@@ -736,10 +738,7 @@ async fn an_answer_that_ignores_the_commands_output_gets_a_second_chance() {
     let messages = of_type(&events, "message");
     assert_eq!(messages.len(), 1, "{events:?}");
     assert_eq!(messages[0]["text"], "It is 2031-01-02 03:04 JST.");
-    let deltas: String = of_type(&events, "message_delta")
-        .iter()
-        .map(|e| e["text"].as_str().unwrap())
-        .collect();
+    let deltas = streamed(&events);
     assert!(
         !deltas.contains("tzdata"),
         "the reply set aside never streamed: {deltas}"
@@ -779,10 +778,7 @@ async fn a_call_in_call_syntax_runs_and_a_mention_of_one_does_not() {
     assert_eq!(code, 0, "{events:?}");
     assert_eq!(of_type(&events, "tool_call_recovered")[0]["shape"], "call syntax");
     assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
-    let deltas: String = of_type(&events, "message_delta")
-        .iter()
-        .map(|e| e["text"].as_str().unwrap())
-        .collect();
+    let deltas = streamed(&events);
     assert!(
         !deltas.contains("Run_command"),
         "the call never streamed as text: {deltas}"
