@@ -158,6 +158,8 @@ pub(crate) struct Config {
     /// `AGENT_PROMPT`: `Some(true)` for `compact`, `Some(false)` for `full`, `None` (`auto`, the
     /// default) to choose from what a local server says about its model.
     pub(crate) compact_prompt: Option<bool>,
+    /// `AGENT_TEMPERATURE`: the sampling temperature sent with every request.
+    pub(crate) temperature: Temperature,
     /// Storing sessions, the context window, automatic compaction.
     pub(crate) sessions: sessions::SessionSettings,
     /// What commands may write and reach (docs/design.md#sandbox).
@@ -208,6 +210,44 @@ fn compact_prompt(env: &Environment) -> Result<Option<bool>, AppError> {
     }
 }
 
+/// The sampling temperature a request asks for (`AGENT_TEMPERATURE`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) enum Temperature {
+    /// Not set: 0 with the compact prompt (a small model follows the call format far more often
+    /// when it does not sample: docs/configuration.md "Small local models"), else the server's.
+    #[default]
+    Auto,
+    /// `default`: none sent, whatever the prompt; the server samples as it is set up to.
+    Server,
+    /// A number from 0 to 2, sent as it is.
+    Fixed(f32),
+}
+
+impl Temperature {
+    /// What a request sends, under the compact prompt or not.
+    pub(crate) fn sent(self, compact: bool) -> Option<f32> {
+        match self {
+            Temperature::Auto => compact.then_some(0.0),
+            Temperature::Server => None,
+            Temperature::Fixed(t) => Some(t),
+        }
+    }
+}
+
+/// `AGENT_TEMPERATURE`: unset or `auto`, `default`, or a number from 0 to 2.
+fn temperature(env: &Environment) -> Result<Temperature, AppError> {
+    match env.get("AGENT_TEMPERATURE").map(str::trim) {
+        None | Some("" | "auto") => Ok(Temperature::Auto),
+        Some("default") => Ok(Temperature::Server),
+        Some(raw) => match raw.parse::<f32>() {
+            Ok(t) if (0.0..=2.0).contains(&t) => Ok(Temperature::Fixed(t)),
+            _ => Err(AppError::config(format!(
+                "AGENT_TEMPERATURE={raw:?} is not a number from 0 to 2, auto or default"
+            ))),
+        },
+    }
+}
+
 impl Config {
     /// Resolve every setting from the command line, the environment and `.env`; `interactive`:
     /// a person can be asked on a terminal (the default approval policy depends on it).
@@ -248,7 +288,6 @@ impl Config {
         let catalog_budget = usize::try_from(pick_number(None, &env, "AGENT_CATALOG_BUDGET", 8 * 1024)?)
             .map_err(|_| AppError::config("AGENT_CATALOG_BUDGET is too large"))?;
         let preactivate = switch(env.get("AGENT_PREACTIVATE"));
-        let compact_prompt = compact_prompt(&env)?;
         let stream = !cli.no_stream && switch(env.get("AGENT_STREAM")) != Some(false);
         let skill_roots = roots::skill_roots(&cli.skills_dirs, &env, cwd)?;
         let sessions = sessions::SessionSettings::resolve(&env, cli.no_session, cli.replay.is_some())?;
@@ -286,7 +325,8 @@ impl Config {
             interactive,
             tool_support: None,
             server_facts: None,
-            compact_prompt,
+            compact_prompt: compact_prompt(&env)?,
+            temperature: temperature(&env)?,
             sessions,
             sandbox,
             hooks: hook_switches(cli, &env)?,

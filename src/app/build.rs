@@ -144,6 +144,7 @@ fn llm_with(run: &Run<'_>, tape: Tape, sink: Arc<dyn EventSink>) -> Result<LlmCl
             retries: config.retries,
             connect_timeout: config.connect_timeout,
             idle_timeout: config.idle_timeout,
+            temperature: config.temperature.sent(compact_prompt(config)),
             prompt_progress: config
                 .server_facts
                 .as_ref()

@@ -6,7 +6,7 @@ pub(crate) const SETTINGS_SOURCES: &str = "Settings without a flag come from the
 ~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
 
 /// Every variable a person sets, with what it does.
-pub(crate) const ENVIRONMENT: [(&str, &str); 31] = [
+pub(crate) const ENVIRONMENT: [(&str, &str); 32] = [
     (
         "AGENT_API_KEY, OPENAI_API_KEY",
         "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
@@ -83,6 +83,10 @@ pub(crate) const ENVIRONMENT: [(&str, &str); 31] = [
     ),
     ("AGENT_CATALOG_BUDGET", "bytes of skill catalog per request (8192)"),
     ("AGENT_PROMPT", "full, compact (for small local models), or auto"),
+    (
+        "AGENT_TEMPERATURE",
+        "sampling temperature 0-2; default: 0 with the compact prompt",
+    ),
     (
         "AGENT_EMBED_MODEL",
         "embeddings model for ranking skills by meaning, or off",

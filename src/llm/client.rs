@@ -75,6 +75,8 @@ pub(crate) struct LlmSettings {
     pub(crate) idle_timeout: Duration,
     /// Whether the server is llama.cpp, which streams its prompt processing when asked.
     pub(crate) prompt_progress: bool,
+    /// The sampling temperature to ask for; `None` leaves it to the server.
+    pub(crate) temperature: Option<f32>,
     /// Record or replay the calls.
     pub(crate) tape: Tape,
     /// Applied to error messages and raw snippets before anyone logs or prints them.
@@ -97,6 +99,8 @@ pub(crate) struct LlmClient {
     usage_in_stream: bool,
     /// Ask llama.cpp for prompt-processing progress (see [`LlmSettings::prompt_progress`]).
     prompt_progress: bool,
+    /// See [`LlmSettings::temperature`].
+    temperature: Option<f32>,
     redactor: Redactor,
     /// Times a response that broke off is asked for again (`AGENT_RETRIES`).
     retries: u32,
@@ -180,6 +184,7 @@ impl LlmClient {
             idle_timeout: settings.idle_timeout,
             usage_in_stream,
             prompt_progress: settings.prompt_progress,
+            temperature: settings.temperature,
             redactor: settings.redactor,
             retries: settings.retries,
             notice,
@@ -222,6 +227,7 @@ impl LlmClient {
             stream_options: (self.stream && (self.usage_in_stream || self.prompt_progress))
                 .then(|| serde_json::json!({"include_usage": true})),
             return_progress: (self.stream && self.prompt_progress).then_some(true),
+            temperature: self.temperature,
         })
         .unwrap_or(Value::Null)
     }

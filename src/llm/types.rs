@@ -195,6 +195,9 @@ pub(crate) struct ChatRequest<'a> {
     /// a field they do not know).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) return_progress: Option<bool>,
+    /// The sampling temperature, when one is chosen (`AGENT_TEMPERATURE`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) temperature: Option<f32>,
 }
 
 /// A message as a request sends it: the chat-completions fields only, a note at the end of the
@@ -413,6 +416,7 @@ mod tests {
             stream: false,
             stream_options: None,
             return_progress: None,
+            temperature: None,
         })
         .unwrap();
         assert_eq!(

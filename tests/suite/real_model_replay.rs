@@ -60,7 +60,10 @@ async fn replay(cassette: &str, request: &str, preactivated: bool) -> (i32, Vec<
     // prompt; a replay has no server to ask, so it is named. Pre-activation is as it was when
     // the exchange was recorded: where it did not fire then, a wider rule for it since must not
     // change the first request.
+    // They were recorded at llama.cpp's own sampling, before the compact prompt asked for
+    // temperature 0: none is sent, so the requests are the recorded ones.
     cmd.env("AGENT_PROMPT", "compact")
+        .env("AGENT_TEMPERATURE", "default")
         .env("AGENT_PREACTIVATE", if preactivated { "1" } else { "0" })
         .args(["--json", "--approve", "auto", "--skills-dir"])
         .arg(fixture("skills"))

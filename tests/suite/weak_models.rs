@@ -877,3 +877,37 @@ async fn a_fenced_line_that_names_no_program_is_not_run() {
         "{marked:?}"
     );
 }
+
+/// Under the compact prompt a request asks for temperature 0 (a small model sampling at a
+/// server's default wrote the call format far less often on the bench); the full prompt leaves
+/// sampling to the server; AGENT_TEMPERATURE sets one, or `default` sends none; a bad value is a
+/// configuration error naming the variable.
+#[tokio::test]
+async fn the_compact_prompt_asks_for_temperature_0_and_agent_temperature_chooses() {
+    let ws = Workspace::new();
+    ws.skill("time", TIME_SKILL, Some(TIME_SCRIPT));
+    for (mut env, sent) in [
+        (vec![("AGENT_PROMPT", "compact")], Some(0.0)),
+        (vec![("AGENT_PROMPT", "full")], None),
+        (vec![("AGENT_PROMPT", "full"), ("AGENT_TEMPERATURE", "0.7")], Some(0.7)),
+        (
+            vec![("AGENT_PROMPT", "compact"), ("AGENT_TEMPERATURE", "default")],
+            None,
+        ),
+    ] {
+        // A plain answer, with no skill pre-activated to hold it to.
+        env.push(("AGENT_PREACTIVATE", "0"));
+        let (code, events, mock) = once_with(&ws, vec![text("Hello.")], &[], &env).await;
+        assert_eq!(code, 0, "{env:?}: {events:?}");
+        let request = &mock.requests().await[0];
+        let temperature = request.get("temperature").and_then(Value::as_f64);
+        assert_eq!(temperature.map(|t| (t * 10.0).round() / 10.0), sent, "{env:?}");
+    }
+    let mock = MockLlm::start(vec![text("Hello.")]).await;
+    let mut cmd = ws.agent(&mock);
+    cmd.env("AGENT_TEMPERATURE", "hot").args(["--once", "hi"]);
+    let (code, _, err) = run_outcome(cmd).await;
+    // Exit 3, the configuration's code, as for every bad setting.
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("AGENT_TEMPERATURE"), "{err}");
+}
