@@ -12,7 +12,6 @@ use super::prompt::PromptMode;
 use super::turn::Agent;
 use crate::llm::types::ChatMessage;
 use crate::output::Event;
-use crate::skills::retrieval::rank::{PREACTIVATE_MARGIN, clear_winner};
 
 /// The wording the model gets, in sections (`## name` then its text).
 const PROMPT: &str = include_str!("../../prompts/second_chance.md");
@@ -148,8 +147,8 @@ impl Agent {
     pub(super) fn answer_in_doubt(&self) -> bool {
         let nothing_ran_yet = self.trace.ran == 0
             && (!self.trace.activated.is_empty() || self.trace.unactivated > 0 || !self.trace.named_files.is_empty());
-        // After a command that succeeded, the answer may ignore its output.
-        let output_to_use = self.trace.ran > 0 && self.trace.last_output.is_some();
+        // After a command that ran (and left its output), the answer may ignore that output.
+        let output_to_use = self.trace.last_output.is_some();
         self.prompt_mode == PromptMode::Compact && !self.second_chance_used && (nothing_ran_yet || output_to_use)
     }
 
@@ -204,16 +203,13 @@ impl Agent {
         true
     }
 
-    /// The one skill whose words clearly beat every other's for the turn's request (a margin of
-    /// [`PREACTIVATE_MARGIN`]), unless its instructions are already in the conversation. No
-    /// minimum coverage, unlike pre-activation: here the model has already shown the request
-    /// needs a tool, which is what the coverage guards against for plain chat.
+    /// The one skill whose words clearly beat every other's for the turn's request, unless its
+    /// instructions are already in the conversation ([`Agent::clear_winner_for`]). No minimum
+    /// coverage, unlike pre-activation: here the model has already shown the request needs a
+    /// tool, which is what the coverage guards against for plain chat.
     fn clear_fit(&self) -> Option<String> {
         let request = self.conversation.user_turns().last().map(|r| r.to_string())?;
-        let skills = self.skills();
-        let winner = clear_winner(&skills.index().score(&request), 0.0, PREACTIVATE_MARGIN)?;
-        let name = skills.all().get(winner)?.name.clone();
-        (!self.conversation.holds(&name)).then_some(name)
+        self.clear_winner_for(&request, 0.0)
     }
 }
 

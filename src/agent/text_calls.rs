@@ -153,11 +153,7 @@ fn named_call(text: &str, offer: &Offer<'_>) -> Option<(TextCall, &'static str)>
 /// 1.5B model explained the query it would run, then gave "its result" as the answer.
 pub(crate) fn call_in_prose(text: &str, offer: &Offer<'_>) -> Option<String> {
     text.split("```").skip(1).step_by(2).find_map(|block| {
-        let body = match block.split_once('\n') {
-            Some((info, rest)) if !info.trim_start().starts_with(['{', '[']) => rest,
-            _ => block,
-        };
-        objects(body.trim())
+        objects(without_info_string(block).trim())
             .iter()
             .filter_map(|object| call_of(object, offer).ok())
             .flatten()
@@ -241,16 +237,19 @@ fn fenced(text: &str) -> Option<String> {
     if prose > MAX_PROSE_AROUND {
         return None;
     }
-    let body = parts[1];
-    // The info string (`json`, `tool_call`) up to the first newline, when there is one.
-    let body = match body.split_once('\n') {
-        Some((info, rest)) if !info.trim_start().starts_with(['{', '[']) => rest,
-        _ => body,
-    };
-    let body = body.trim();
+    let body = without_info_string(parts[1]).trim();
     let inner = tagged(body, "<tool_call>", "</tool_call>");
     let body = inner.into_iter().next().unwrap_or_else(|| body.to_string());
     (body.starts_with('{') || body.starts_with('[')).then_some(body)
+}
+
+/// A fenced block's text without its info string (`json`, `tool_call`) up to the first newline,
+/// when it has one.
+fn without_info_string(block: &str) -> &str {
+    match block.split_once('\n') {
+        Some((info, rest)) if !info.trim_start().starts_with(['{', '[']) => rest,
+        _ => block,
+    }
 }
 
 /// The objects of a payload: one object, an array of them, or several objects one per line. A

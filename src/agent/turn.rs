@@ -367,16 +367,23 @@ impl Agent {
     /// there the margin alone decides: the minimum coverage guards plain chat, which such a
     /// request is not (the bench's 1.5B model made up counts and maxima of files it never read).
     async fn preactivate(&mut self, request: &str) {
-        let scores = self.skills().index().score(request);
         let coverage = match self.files_named(request).is_empty() {
             true => PREACTIVATE_MIN_COVERAGE,
             false => 0.0,
         };
-        let winner = clear_winner(&scores, coverage, PREACTIVATE_MARGIN);
-        let name = winner.and_then(|i| self.skills().all().get(i)).map(|s| s.name.clone());
-        if let Some(name) = name.filter(|n| !self.conversation.holds(n)) {
+        if let Some(name) = self.clear_winner_for(request, coverage) {
             let _ = self.activate_by_hand(&name).await;
         }
+    }
+
+    /// The skill whose words clearly win `request` (at least `min_coverage` of it, and
+    /// [`PREACTIVATE_MARGIN`] times the runner-up's score), unless its instructions are already
+    /// in the conversation: what pre-activation and the second chance activate.
+    pub(super) fn clear_winner_for(&self, request: &str, min_coverage: f32) -> Option<String> {
+        let skills = self.skills();
+        let winner = clear_winner(&skills.index().score(request), min_coverage, PREACTIVATE_MARGIN)?;
+        let name = skills.all().get(winner)?.name.clone();
+        (!self.conversation.holds(&name)).then_some(name)
     }
 
     /// Count one model call (`sent`: bytes of its request) and add its token usage to the run's

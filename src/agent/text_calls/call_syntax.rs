@@ -33,7 +33,8 @@ pub(super) fn read(text: &str, offer: &Offer<'_>) -> Option<TextCall> {
     })
 }
 
-/// `text` without one pair of backticks or one fence around it.
+/// `text` without one fence around it (one pair of single backticks is gone already:
+/// [`super::read`] takes them off every reply).
 fn unwrapped(text: &str) -> &str {
     if let Some(body) = text.strip_prefix("```").and_then(|t| t.strip_suffix("```")) {
         // The fence's language tag, if any, ends at the first line break.
@@ -42,10 +43,7 @@ fn unwrapped(text: &str) -> &str {
             _ => body.trim(),
         };
     }
-    match text.strip_prefix('`').and_then(|t| t.strip_suffix('`')) {
-        Some(body) if !body.contains('`') => body.trim(),
-        _ => text,
-    }
+    text
 }
 
 /// The arguments between the parentheses: one string literal (the tool's positional
@@ -107,13 +105,24 @@ fn literal(text: &str) -> Option<(String, &str)> {
 mod tests {
     use super::*;
 
+    /// A whole reply read as the turn reads it ([`super::super::read`]), when it is a call in
+    /// call syntax.
     fn offer_read(text: &str) -> Option<(String, Value)> {
         let tools = ["activate_skill".to_string(), "run_command".to_string()];
         let offer = Offer {
             tools: &tools,
             skills: &[],
         };
-        read(text, &offer).map(|c| (c.name, serde_json::from_str(&c.arguments).unwrap()))
+        match super::super::read(text, &offer) {
+            super::super::Reading::Calls {
+                mut calls,
+                shape: "call syntax",
+            } => {
+                let call = calls.remove(0);
+                Some((call.name, serde_json::from_str(&call.arguments).unwrap()))
+            }
+            _ => None,
+        }
     }
 
     #[test]
