@@ -160,6 +160,9 @@ pub(crate) struct Config {
     pub(crate) compact_prompt: Option<bool>,
     /// `AGENT_TEMPERATURE`: the sampling temperature sent with every request.
     pub(crate) temperature: Temperature,
+    /// `AGENT_GUIDED_CALLS`: `Some(on)` when set, `None` (`auto`) to guide calls where the server
+    /// is llama.cpp.
+    pub(crate) guided_calls: Option<bool>,
     /// Storing sessions, the context window, automatic compaction.
     pub(crate) sessions: sessions::SessionSettings,
     /// What commands may write and reach (docs/design.md#sandbox).
@@ -248,6 +251,33 @@ fn temperature(env: &Environment) -> Result<Temperature, AppError> {
     }
 }
 
+/// The approval policy: `--yes`, `--approve`, `AGENT_APPROVE`, else `ask` where a person can be
+/// asked on a terminal and `auto` where not.
+fn approval(cli: &Cli, env: &Environment, interactive: bool) -> Result<ApprovalPolicy, AppError> {
+    Ok(match (cli.yes, cli.approve) {
+        (true, _) => ApprovalPolicy::Yes,
+        (false, Some(policy)) => policy,
+        (false, None) => match env.get("AGENT_APPROVE") {
+            Some(v) => ApprovalPolicy::parse(v)
+                .ok_or_else(|| AppError::config(format!("AGENT_APPROVE={v:?} is not one of ask, auto, yes, no")))?,
+            None if interactive => ApprovalPolicy::Ask,
+            None => ApprovalPolicy::Auto,
+        },
+    })
+}
+
+/// `AGENT_GUIDED_CALLS`: unset or `auto` (`None`), `on` or `off`.
+fn guided_calls(env: &Environment) -> Result<Option<bool>, AppError> {
+    match env.get("AGENT_GUIDED_CALLS").map(str::trim) {
+        None | Some("" | "auto") => Ok(None),
+        Some("on") => Ok(Some(true)),
+        Some("off") => Ok(Some(false)),
+        Some(other) => Err(AppError::config(format!(
+            "AGENT_GUIDED_CALLS={other:?} is not one of auto, on, off"
+        ))),
+    }
+}
+
 impl Config {
     /// Resolve every setting from the command line, the environment and `.env`; `interactive`:
     /// a person can be asked on a terminal (the default approval policy depends on it).
@@ -263,16 +293,7 @@ impl Config {
         let max_tokens = provider::max_tokens(&env)?;
         let prices = crate::llm::prices::Prices::parse(env.get("AGENT_PRICES"))
             .map_err(|e| AppError::from_source(ExitCode::Config, e))?;
-        let approve = match (cli.yes, cli.approve) {
-            (true, _) => ApprovalPolicy::Yes,
-            (false, Some(policy)) => policy,
-            (false, None) => match env.get("AGENT_APPROVE") {
-                Some(v) => ApprovalPolicy::parse(v)
-                    .ok_or_else(|| AppError::config(format!("AGENT_APPROVE={v:?} is not one of ask, auto, yes, no")))?,
-                None if interactive => ApprovalPolicy::Ask,
-                None => ApprovalPolicy::Auto,
-            },
-        };
+        let approve = approval(cli, &env, interactive)?;
         let timeout_secs = pick_number(cli.timeout, &env, "AGENT_TIMEOUT", 60)?;
         if timeout_secs == 0 {
             return Err(AppError::config("the command timeout must be at least 1 second"));
@@ -327,6 +348,7 @@ impl Config {
             server_facts: None,
             compact_prompt: compact_prompt(&env)?,
             temperature: temperature(&env)?,
+            guided_calls: guided_calls(&env)?,
             sessions,
             sandbox,
             hooks: hook_switches(cli, &env)?,

@@ -33,8 +33,21 @@ zone_for() {
 }
 
 status=0
-for place in "$@"; do
-    if zone=$(zone_for "$place"); then
+while [ $# -gt 0 ]; do
+    place=$1
+    shift
+    # A city of two or three words typed without quotes (New York, Ho Chi Minh) is one place
+    # when the word alone is none.
+    if ! zone=$(zone_for "$place"); then
+        if [ $# -ge 1 ] && zone=$(zone_for "$place $1"); then
+            place="$place $1"
+            shift
+        elif [ $# -ge 2 ] && zone=$(zone_for "$place $1 $2"); then
+            place="$place $1 $2"
+            shift 2
+        fi
+    fi
+    if [ -n "$zone" ]; then
         # One date call: "2026-11-29 21:04 JST|+0900|Sunday".
         IFS='|' read -r when offset day <<EOT
 $(TZ=$zone date '+%Y-%m-%d %H:%M %Z|%z|%A')

@@ -22,9 +22,20 @@ pub(crate) struct TurnTrace {
     pub(crate) unactivated: usize,
     /// What the last command or MCP call that ran returned.
     pub(crate) last_output: Option<String>,
-    /// The last `run_command` call (name and arguments) when it ran and succeeded, for telling a
-    /// small model that repeats it to answer instead.
-    pub(crate) last_run: Option<String>,
+    /// The last command that ran exited with a status other than 0.
+    pub(crate) last_failed: bool,
+    /// Replies set aside for a second chance this turn (trimmed).
+    pub(crate) set_aside: Vec<String>,
+    /// The `run_command` calls (name and arguments) of the turn that ran, whatever their exit
+    /// status, for telling a small model that repeats one to answer instead.
+    pub(crate) commands_run: Vec<String>,
+    /// Those of them that exited with status 0.
+    pub(crate) commands_ok: Vec<String>,
+    /// Commands and MCP calls that ran and succeeded (a command: exit status 0).
+    pub(crate) succeeded: usize,
+    /// What the user said this session, lowercased: a figure the answer repeats from it is no
+    /// claim of a result.
+    pub(crate) said: String,
     /// The text the turn's commands and MCP calls returned (not activations: their text is the
     /// skill's own SKILL.md).
     pub(crate) outputs: String,
@@ -52,6 +63,10 @@ pub(crate) enum Unbacked {
     /// answer says about it is made up (the bench's 1.5B model "counted" the words of a file it
     /// never opened).
     UnreadFile { file: String },
+    /// Commands ran and every one failed, and the answer gives a figure (`figure`) that none of
+    /// them printed and the user never said (the bench's 1.5B model, its conversion refused with
+    /// a usage error, answered "16.3871 liters").
+    AllFailed { figure: String },
 }
 
 impl Unbacked {
@@ -74,6 +89,9 @@ impl Unbacked {
                 "the request names {file}, which nothing in this turn read or ran a command on: nothing in this \
                  answer comes from it"
             ),
+            Unbacked::AllFailed { figure } => format!(
+                "every command of this turn failed, and the answer gives {figure:?}, which none of them printed"
+            ),
             Unbacked::CallAsText { why } => format!(
                 "the model wrote a tool call as text that cannot be run ({why}); nothing ran. A model that calls \
                  tools natively (a larger one) does better; AGENT_PROMPT=compact helps small ones"
@@ -88,7 +106,8 @@ impl Unbacked {
             Unbacked::CallAsText { .. }
             | Unbacked::ImitatedOutput { .. }
             | Unbacked::NoSkillActive
-            | Unbacked::UnreadFile { .. } => None,
+            | Unbacked::UnreadFile { .. }
+            | Unbacked::AllFailed { .. } => None,
         }
     }
 }
@@ -123,6 +142,12 @@ pub(crate) fn judge<'a>(
             });
         }
     }
+    if trace.ran > 0
+        && trace.succeeded == 0
+        && let Some(figure) = unsourced_figure(answer, &trace.outputs, &trace.said)
+    {
+        return Some(Unbacked::AllFailed { figure });
+    }
     // The model skipped activation, its command was refused, and it answered anyway (the 1.5B
     // model then gave a conversion "result" of its own).
     if trace.unactivated > 0 && trace.ran == 0 {
@@ -132,6 +157,34 @@ pub(crate) fn judge<'a>(
         Some(file) if trace.ran == 0 => Some(Unbacked::UnreadFile { file: file.clone() }),
         _ => None,
     }
+}
+
+/// A figure of `answer` (a word with two digits or more, `16.3871`, `12:04`) that neither
+/// `outputs` nor the user's words `said` hold: a result it claims from nowhere.
+fn unsourced_figure(answer: &str, outputs: &str, said: &str) -> Option<String> {
+    answer
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
+        .filter(|w| w.chars().filter(char::is_ascii_digit).count() >= 2)
+        .find(|w| !outputs.contains(w) && !said.contains(&w.to_lowercase()))
+        .map(str::to_string)
+}
+
+/// Whether `answer` carries a figure (a run of digits) that `output` printed and the user's
+/// words `said` do not hold, or `output` printed none of its own to carry.
+pub(crate) fn uses_figures(answer: &str, output: &str, said: &str) -> bool {
+    let digits = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_ascii_digit())
+            .filter(|d| !d.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let printed: Vec<String> = digits(output.split_once('\n').map_or("", |(_, rest)| rest))
+        .into_iter()
+        .filter(|d| !digits(said).contains(d))
+        .collect();
+    let given = digits(answer);
+    printed.is_empty() || printed.iter().any(|d| given.contains(d))
 }
 
 /// Most words of a request looked at as file names, and most files kept.
@@ -294,6 +347,46 @@ mod tests {
         assert!(ignored_output("Install sympy first.", out).is_some());
     }
 
+    #[test]
+    fn figures_an_answer_carries_from_the_output() {
+        let out = "exit code: 0\nstdout:\n1001 is not prime\ndivisors: 8\n";
+        let said = "how many divisors does 1001 have?";
+        assert!(uses_figures("1001 has 8 divisors.", out, said));
+        // The request's own figure is no sign the output was read.
+        assert!(!uses_figures("Run the script on 1001 to see.", out, said));
+        // Nothing of its own printed: nothing to carry.
+        assert!(uses_figures("Done.", "exit code: 0\nstdout:\nok 1001\n", said));
+    }
+
+    #[test]
+    fn a_figure_after_commands_that_all_failed_is_unbacked() {
+        let failed = TurnTrace {
+            ran: 1,
+            outputs: "exit code: 2\nstderr:\nusage: convert.py VALUE FROM TO\n".into(),
+            said: "how many liters are in 5 us gallons?".into(),
+            ..TurnTrace::default()
+        };
+        let none = |_: &str| None;
+        assert_eq!(
+            judge("5 US gallons is 16.3871 liters.", &failed, none),
+            Some(Unbacked::AllFailed {
+                figure: "16.3871".into()
+            })
+        );
+        // Saying what failed, or repeating the request's figures, claims nothing.
+        assert_eq!(
+            judge("The converter printed its usage (exit code 2).", &failed, none),
+            None
+        );
+        assert_eq!(judge("I could not convert 5 gallons.", &failed, none), None);
+        // One command that succeeded backs the turn as before.
+        let one_ok = TurnTrace {
+            succeeded: 1,
+            ..failed.clone()
+        };
+        assert_eq!(judge("5 US gallons is 16.3871 liters.", &one_ok, none), None);
+    }
+
     fn skill_with(body: &str, entry: bool) -> (tempfile::TempDir, Skill) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("SKILL.md"), body).unwrap();
@@ -408,7 +501,11 @@ mod tests {
         assert_eq!(verdict, Some(Unbacked::NoSkillActive));
         assert!(verdict.unwrap().reason().contains("nothing ran"));
         // Once a command ran, the answer may rest on it.
-        let ran = TurnTrace { ran: 1, ..refused };
+        let ran = TurnTrace {
+            ran: 1,
+            succeeded: 1,
+            ..refused
+        };
         assert_eq!(judge("18.93 liters", &ran, |_| None), None);
     }
 

@@ -9,6 +9,7 @@ pub(crate) mod controls;
 pub(crate) mod conversation;
 mod fork;
 pub(crate) mod grounding;
+mod guided;
 pub(crate) mod hooked;
 pub(crate) mod outcome;
 pub mod prompt;

@@ -108,6 +108,11 @@ impl Agent {
             }
             Reading::Calls { calls, shape } => {
                 let turn = self.conversation.user_turns().len();
+                // A reply the server held to a call's schema is that call, however it reads.
+                let shape = match self.guidance.last {
+                    Some(_) => "guided",
+                    None => shape,
+                };
                 Some(
                     calls
                         .into_iter()
@@ -166,7 +171,7 @@ impl Agent {
     /// path to a file of the active skill or the working folder, or a program on the `PATH`. A
     /// fenced line that is none (the 1.5B model fenced the skill's example output,
     /// "2023-10-10 15:30 JST") is not taken as a command.
-    fn names_a_program(&self, command: &str) -> bool {
+    pub(super) fn names_a_program(&self, command: &str) -> bool {
         let Some(first) = command.split_whitespace().find(|w| !w.contains('=')) else {
             return false;
         };
@@ -198,6 +203,14 @@ impl Agent {
             if let ToolOutcome::Ok { text, .. } = outcome {
                 self.trace.ran += 1;
                 self.trace.last_output = Some(text.clone());
+                // A command's result begins with its status line (agent::tools::run_output).
+                self.trace.last_failed = text.lines().next().is_some_and(|l| {
+                    l.strip_prefix("exit code: ")
+                        .is_some_and(|code| code.trim().parse::<i64>().is_ok_and(|c| c != 0))
+                });
+                if !self.trace.last_failed {
+                    self.trace.succeeded += 1;
+                }
             }
             self.trace.outputs.push_str(outcome.message());
             self.trace.outputs.push('\n');
@@ -236,14 +249,27 @@ impl Agent {
         grounding::named_files(request, self.tools.workdir())
     }
 
-    /// Whether the call `signature` repeats the command that ran, successfully, just before it,
+    /// Whether the call `signature` repeats a command that ran earlier in the turn (its output,
+    /// or its failure, is above already),
     /// under the compact prompt: a small model that loops on one call (the bench's 1.5B model ran
-    /// the same query six times, its output unchanged) is told to answer instead. A capable model
-    /// that runs a command again means to (a test after an edit), and is never stopped.
+    /// the same query six times, its output unchanged), or goes back to a skill's first step
+    /// after its second (the database skill's schema after the query), is told to answer instead.
+    /// A capable model that runs a command again means to (a test after an edit), and is never
+    /// stopped.
     pub(super) fn runs_again(&self, signature: &str) -> bool {
         self.prompt_mode == PromptMode::Compact
             && signature.starts_with("run_command(")
-            && self.trace.last_run.as_deref() == Some(signature)
+            && self.trace.commands_run.iter().any(|s| s == signature)
+    }
+
+    /// The answer to a repeated command ([`Self::runs_again`]); the next request is guided to an
+    /// answer or the skill's next command, since a model that repeats itself is stuck.
+    pub(super) fn not_run_again(&mut self) -> ToolOutcome {
+        self.guide_next(super::second_chance::Step::RunOrAnswer, &[]);
+        ToolOutcome::refused(
+            "not run again: this command already ran in this turn, and its output is above. Answer the user's \
+             request from that output, or run the next command the skill's instructions give for it.",
+        )
     }
 
     /// Forget what the turn did (a cancelled or failed turn).

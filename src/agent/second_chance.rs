@@ -38,6 +38,11 @@ pub(super) enum Retry {
     /// A command ran and succeeded, and the answer uses none of what it printed (`quote`, its
     /// first lines). Not a fake, so a second such answer is shown unmarked.
     OutputUnused { quote: String },
+    /// The active skill's last command failed (or succeeded, and the answer carries none of its
+    /// figures), and the answer tells the user to run one of the skill's commands (`command`)
+    /// instead of running it: the 1.5B model, its summary refused before the log was parsed,
+    /// explained the two steps to the user. Not a fake either.
+    ToldUserToRun { command: String },
 }
 
 impl Retry {
@@ -51,6 +56,9 @@ impl Retry {
             }
             Retry::OutputUnused { quote } => {
                 format!("the answer uses nothing the command printed ({quote:?})")
+            }
+            Retry::ToldUserToRun { command } => {
+                format!("the answer tells the user to run {command:?} instead of running it")
             }
         }
     }
@@ -75,6 +83,10 @@ impl Retry {
                 (section("call_as_text").replace("{{detail}}", why), "todo_activate")
             }
             Retry::Unbacked(Unbacked::NoSkillActive) => (section("no_skill_active").to_string(), "todo_activate"),
+            Retry::Unbacked(Unbacked::AllFailed { figure }) => (
+                section("all_failed").replace("{{figure}}", &format!("{figure:?}")),
+                "todo_run",
+            ),
             // No skill's words match the request at all: most likely none is needed (the 1.5B
             // model ran `echo 2+2` for "What is 2+2?", then parroted the refusal).
             Retry::NoSkillActive { candidates } if candidates.is_empty() => {
@@ -91,6 +103,10 @@ impl Retry {
                 section("output_unused").replace("{{quote}}", &format!("{quote:?}")),
                 "todo_answer",
             ),
+            Retry::ToldUserToRun { command } => (
+                section("told_user").replace("{{command}}", &format!("{command:?}")),
+                "todo_run",
+            ),
             Retry::UnreadFile { file, candidates } => (
                 with_candidates(section("unread_file").replace("{{file}}", file), candidates, fitted),
                 "todo_activate",
@@ -104,11 +120,39 @@ impl Retry {
         section("template").replace("{{why}}", &why).replace("{{todo}}", &todo)
     }
 
+    /// What the model is asked to do next: the step a guided call can hold it to.
+    pub(super) fn step(&self) -> Step {
+        match self {
+            Retry::OutputUnused { .. } => Step::Answer,
+            Retry::NoSkillActive { candidates } if candidates.is_empty() => Step::Direct,
+            Retry::Unbacked(
+                Unbacked::NothingRan { .. } | Unbacked::CopiedExample { .. } | Unbacked::AllFailed { .. },
+            )
+            | Retry::ToldUserToRun { .. } => Step::Run,
+            _ => Step::Activate,
+        }
+    }
+
     /// Whether the model asked for a tool with no skill active: the case where the agent picks a
     /// clearly fitting skill for it.
     fn wants_a_skill(&self) -> bool {
         matches!(self, Retry::NoSkillActive { .. } | Retry::UnreadFile { .. })
     }
+}
+
+/// What a second chance asks the model to do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Run the active skill's command.
+    Run,
+    /// Activate the skill that fits (or run, once one is active).
+    Activate,
+    /// Answer from the output of the command that ran.
+    Answer,
+    /// Answer without a skill.
+    Direct,
+    /// Answer from what ran, or run the skill's next command (after an empty reply).
+    RunOrAnswer,
 }
 
 /// `why` followed by the skills that fit the request best, when there are any and the agent did
@@ -123,6 +167,8 @@ fn with_candidates(mut why: String, candidates: &[String], fitted: Option<&str>)
 
 /// Most skills a second chance names as fitting the request.
 const MAX_CANDIDATES: usize = 2;
+/// Most skills a guided activation may choose among.
+const MAX_GUIDED_CANDIDATES: usize = 3;
 
 impl Agent {
     /// Up to `n` skills whose words match the turn's request best, best first.
@@ -149,7 +195,10 @@ impl Agent {
             && (!self.trace.activated.is_empty() || self.trace.unactivated > 0 || !self.trace.named_files.is_empty());
         // After a command that ran (and left its output), the answer may ignore that output.
         let output_to_use = self.trace.last_output.is_some();
-        self.prompt_mode == PromptMode::Compact && !self.second_chance_used && (nothing_ran_yet || output_to_use)
+        // After a reply was set aside and a command ran, the next may repeat it (a stuck model).
+        let may_repeat = self.trace.ran > 0 && !self.trace.set_aside.is_empty();
+        self.prompt_mode == PromptMode::Compact
+            && ((!self.second_chance_used && (nothing_ran_yet || output_to_use)) || may_repeat)
     }
 
     /// When `answer` (a reply without calls) rests on nothing and the turn's second chance is
@@ -158,9 +207,14 @@ impl Agent {
     /// (a command refused for want of one, an answer about a file nothing read) and one skill
     /// clearly fits the request, the agent activates it, as it would have before the first
     /// request had the request's words alone been enough ([`Self::clear_fit`]).
-    pub(super) async fn second_chance(&mut self, answer: &str) -> bool {
-        if self.second_chance_used || self.prompt_mode != PromptMode::Compact {
+    /// With guided calls on, the request that follows is held to the call it asks for
+    /// (`offered`: the skills `activate_skill` offers).
+    pub(super) async fn second_chance(&mut self, answer: &str, offered: &[String]) -> bool {
+        if self.prompt_mode != PromptMode::Compact {
             return false;
+        }
+        if self.second_chance_used {
+            return self.repeat_chance(answer);
         }
         let judged = self.unbacked.clone().or_else(|| {
             let skills = self.skills();
@@ -182,7 +236,10 @@ impl Agent {
                 .and_then(|o| grounding::ignored_output(answer, o))
             {
                 Some(quote) => Retry::OutputUnused { quote },
-                None => return false,
+                None => match self.told_user_to_run(answer) {
+                    Some(command) => Retry::ToldUserToRun { command },
+                    None => return false,
+                },
             },
         };
         self.second_chance_used = true;
@@ -198,9 +255,69 @@ impl Agent {
             self.conversation
                 .remember(ChatMessage::assistant(Some(answer.to_string()), Vec::new()));
         }
+        self.trace.set_aside.push(answer.trim().to_string());
         self.conversation
             .remember(ChatMessage::agent_note(retry.prompt(fitted.as_deref())));
+        let step = if fitted.is_some() { Step::Run } else { retry.step() };
+        // The skills an activation may be guided to: those whose words match the request best,
+        // among the offered ones.
+        let candidates: Vec<String> = self
+            .best_matches(MAX_GUIDED_CANDIDATES)
+            .into_iter()
+            .filter(|c| offered.is_empty() || offered.contains(c))
+            .collect();
+        self.guide_next(step, &candidates);
         true
+    }
+
+    /// When the model said nothing after a command ran and the turn has not asked it again for
+    /// being stuck yet (under the compact prompt): it is asked once more, for the answer or the
+    /// skill's next command. The bench's 1.5B model went silent after the first of the database
+    /// skill's two steps (its schema), which left the schema as the answer to "how many orders".
+    pub(super) fn silence_chance(&mut self) -> bool {
+        self.stuck_chance(
+            "the model's reply was empty after its command ran",
+            "Your last reply was empty.",
+        )
+    }
+
+    /// When `answer` repeats a reply set aside earlier in the turn, after a command ran: the
+    /// model is stuck as surely as a silent one (the 1.5B model, told to run the log skill's
+    /// first step, ran it and then wrote again the explanation set aside before).
+    fn repeat_chance(&mut self, answer: &str) -> bool {
+        if !self.trace.set_aside.iter().any(|a| a == answer.trim()) {
+            return false;
+        }
+        self.stuck_chance(
+            "the reply repeats one set aside before, after a command ran",
+            "Your last reply repeats one that was set aside before.",
+        )
+    }
+
+    /// Ask a stuck model once more a turn, when a command ran: for the answer from its output, or
+    /// the skill's next command (a guided request allows either).
+    fn stuck_chance(&mut self, reason: &str, what: &str) -> bool {
+        if self.prompt_mode != PromptMode::Compact || self.silence_retried || self.trace.ran == 0 {
+            return false;
+        }
+        self.silence_retried = true;
+        self.emit(Event::AnswerRetried { reason: reason.into() });
+        self.conversation
+            .remember(ChatMessage::agent_note(section("stuck").replace("{{what}}", what)));
+        self.guide_next(Step::RunOrAnswer, &[]);
+        true
+    }
+
+    /// The command of the active skill `answer` tells the user to run, after the skill's last
+    /// command failed, or succeeded and the answer carries none of the figures it printed (the
+    /// 1.5B model, its divisor count printed, told the user which command would show it).
+    fn told_user_to_run(&self, answer: &str) -> Option<String> {
+        let output = self.trace.last_output.as_deref()?;
+        if !self.trace.last_failed && grounding::uses_figures(answer, output, &self.trace.said) {
+            return None;
+        }
+        let starts = self.starts_of(self.conversation.current()?);
+        crate::skills::commands::shown_command(answer, &starts).map(str::to_string)
     }
 
     /// The one skill whose words clearly beat every other's for the turn's request, unless its
@@ -234,6 +351,9 @@ mod tests {
             "output_unused",
             "todo_answer",
             "todo_direct",
+            "stuck",
+            "told_user",
+            "all_failed",
         ] {
             assert!(!section(name).is_empty(), "{name}");
         }

@@ -40,6 +40,9 @@ pub(crate) struct AgentOptions {
     pub(crate) compact_at: CompactAt,
     /// The full prompt, or the short one for small local models (`AGENT_PROMPT`).
     pub(crate) prompt_mode: PromptMode,
+    /// Hold the model's reply to the call the agent needs, where it showed it will not write
+    /// one (`AGENT_GUIDED_CALLS`; the server must take a JSON schema).
+    pub(crate) guided_calls: bool,
 }
 
 /// Why a turn ended without an answer.
@@ -96,6 +99,11 @@ pub(crate) struct Agent {
     pub(super) unbacked: Option<Unbacked>,
     /// Whether this turn's one second chance for an unbacked answer was used.
     pub(super) second_chance_used: bool,
+    /// Whether this turn asked a stuck model again (an empty reply, or one repeating a reply set
+    /// aside).
+    pub(super) silence_retried: bool,
+    /// Guided calls: whether they are on, and the guide of the next request.
+    pub(super) guidance: super::guided::Guidance,
     /// Context hooks gave (`SessionStart`) for the next message.
     pub(super) hook_context: Vec<String>,
     /// How often `Stop` hooks sent this turn's model back.
@@ -139,6 +147,11 @@ impl Agent {
             trace: TurnTrace::default(),
             unbacked: None,
             second_chance_used: false,
+            silence_retried: false,
+            guidance: super::guided::Guidance {
+                on: options.guided_calls,
+                ..Default::default()
+            },
             hook_context: Vec::new(),
             stop_guard: super::hooked::StopGuard::default(),
             refused_models: std::collections::HashSet::new(),
@@ -153,6 +166,8 @@ impl Agent {
     pub(crate) async fn run_turn(&mut self, user_message: &str) -> Result<String, TurnError> {
         self.unbacked = None;
         self.second_chance_used = false;
+        self.guidance.reset();
+        self.silence_retried = false;
         self.stop_guard = super::hooked::StopGuard::default();
         let context = self.prompt_hooks(user_message).await?;
         let message = with_context(user_message, &context);
@@ -161,8 +176,9 @@ impl Agent {
         answer
     }
 
-    /// The steps of one turn: requests and tool calls until an answer or a limit.
-    async fn turn_steps(&mut self, user_message: &str) -> Result<String, TurnError> {
+    /// The start of a turn: its catalog and tools, compaction when due, pre-activation, the
+    /// user's message remembered and the trace begun; the tools of its requests come back.
+    async fn begin_turn(&mut self, user_message: &str) -> serde_json::Value {
         self.commands_denied = 0;
         let catalog = self.refresh_catalog(user_message).await;
         let tools = match self.prompt_mode {
@@ -180,8 +196,16 @@ impl Agent {
             .remember(ChatMessage::user(user_message).noted(catalog.note));
         self.session.start_turn(self.conversation.user_turns().last().copied());
         self.trace.named_files = self.files_named(user_message);
+        self.trace.said = self.conversation.user_turns().join("\n").to_lowercase();
+        tools
+    }
+
+    /// The steps of one turn: requests and tool calls until an answer or a limit.
+    async fn turn_steps(&mut self, user_message: &str) -> Result<String, TurnError> {
+        let tools = self.begin_turn(user_message).await;
         let mut steps = 0u32;
         let mut recent_calls: Vec<String> = Vec::new();
+        let offered = super::guided::offered_skills(&tools);
         loop {
             if let Some(message) = self.conversation.keep_within_budget() {
                 self.emit(Event::Warning { message });
@@ -194,12 +218,16 @@ impl Agent {
             let (mut reply, held) = match reply {
                 // After tool calls, a model that says nothing more has ended its turn: the
                 // results (a denial, a failure) are the story, said by their own events.
+                Err(e) if e.empty_reply && steps > 0 && self.silence_chance() => {
+                    steps += 1;
+                    continue;
+                }
                 Err(e) if e.empty_reply && steps > 0 => return Ok(self.ended_in_silence()),
                 other => other?,
             };
             if reply.tool_calls.is_empty() {
                 let calls = self.text_calls(&reply.content, &tools);
-                let retry = calls.is_none() && self.second_chance(&reply.content).await;
+                let retry = calls.is_none() && self.second_chance(&reply.content, &offered).await;
                 match calls {
                     Some(calls) => {
                         reply.tool_calls = calls;
@@ -216,7 +244,7 @@ impl Agent {
                         steps += 1;
                         continue;
                     }
-                    None => return Ok(self.answer(reply.content, held)),
+                    None => return Ok(self.final_answer(reply.content, held)),
                 }
             } else if let Some(text) = held {
                 // Said beside native calls while an answer was in doubt: shown, it is no answer.
@@ -235,6 +263,7 @@ impl Agent {
                     .with_thinking(std::mem::take(&mut reply.thinking)),
             );
             self.run_calls(&reply.tool_calls, &mut recent_calls, &tools).await;
+            self.guide_after_calls();
             self.record_grants();
             if let Some(reason) = self.tools.take_hook_stop() {
                 self.emit(Event::Warning {
@@ -258,6 +287,24 @@ impl Agent {
             .into(),
         });
         self.answer(last.unwrap_or_default(), None)
+    }
+
+    /// The turn's answer, unless it repeats a reply set aside this turn after a command succeeded (the
+    /// model is stuck, and its once-more is spent: the 1.5B model wrote the same explanation of
+    /// how to count divisors three times after the count was printed): then, as after silence,
+    /// what the last command printed, with a warning.
+    fn final_answer(&mut self, text: String, held: Option<String>) -> String {
+        let repeated = self.trace.set_aside.iter().any(|a| a == text.trim());
+        let succeeded = self.trace.last_output.is_some() && !self.trace.last_failed;
+        if self.prompt_mode == PromptMode::Compact && repeated && succeeded {
+            self.emit(Event::Warning {
+                message: "the model repeated a reply set aside before; the last command's output is shown instead"
+                    .into(),
+            });
+            let last = self.trace.last_output.clone().unwrap_or_default();
+            return self.answer(last, None);
+        }
+        self.answer(text, held)
     }
 
     /// The turn's answer: shown (what was held back of it first), judged against what ran,
@@ -284,8 +331,10 @@ impl Agent {
         let partial = self.conversation.partial();
         partial.lock().unwrap_or_else(|p| p.into_inner()).clear();
         let mut secrets = StreamRedactor::new(self.redactor.clone());
-        // A reply that may be set aside for a second chance is not shown until judged.
-        let hold = std::sync::Mutex::new(if self.answer_in_doubt() {
+        let guide = self.guidance.take();
+        // A reply that may be set aside for a second chance is not shown until judged, nor one
+        // held to a call's schema (its JSON is no answer to show).
+        let hold = std::sync::Mutex::new(if self.answer_in_doubt() || guide.is_some() {
             Hold::Holding(String::new())
         } else {
             Hold::default()
@@ -304,11 +353,18 @@ impl Agent {
         let mut on_text = |t: &str| show(secrets.push(t));
         let reply = self
             .llm
-            .complete(self.conversation.messages(), tools, &mut on_text)
+            .complete_guided(self.conversation.messages(), tools, guide.as_ref(), &mut on_text)
             .await;
         show(secrets.finish());
         let held = hold.into_inner().unwrap_or_else(|p| p.into_inner()).into_held();
-        reply.map(|r| (r, held))
+        reply.map(|mut r| match self.guidance.answer_in(&r.content) {
+            // An answer the guide allowed, as JSON: its text is the answer.
+            Some(answer) => {
+                r.content = answer.clone();
+                (r, Some(answer))
+            }
+            None => (r, held),
+        })
     }
 
     /// Run the first [`MAX_CALLS_PER_RESPONSE`] tool calls of one response; answer the rest with an
@@ -329,16 +385,16 @@ impl Agent {
                 recent_calls.push(signature.clone());
                 match self.fork_of(call) {
                     Some(fork) => self.run_fork(fork, tools).await,
-                    None if self.runs_again(&signature) => ToolOutcome::refused(
-                        "not run again: this command just ran, and its output is above. Answer the user's request \
-                         from that output now.",
-                    ),
-                    None => {
-                        self.model_not_switched(call);
-                        self.tools
-                            .dispatch(&self.conversation, &call.function.name, &call.function.arguments)
-                            .await
-                    }
+                    None if self.runs_again(&signature) => self.not_run_again(),
+                    None => match self.held_back(call) {
+                        Some(refused) => refused,
+                        None => {
+                            self.model_not_switched(call);
+                            self.tools
+                                .dispatch(&self.conversation, &call.function.name, &call.function.arguments)
+                                .await
+                        }
+                    },
                 }
             } else {
                 ToolOutcome::refused(format!(
@@ -354,10 +410,13 @@ impl Agent {
             if call.function.name == "run_command" && self.conversation.current().is_none() {
                 self.trace.unactivated += 1;
             }
-            if call.function.name == "run_command" {
-                self.trace.last_run = matches!(outcome, ToolOutcome::Ok { .. }).then(|| signature.clone());
-            }
             self.trace_call(&call.function.name, &outcome);
+            if call.function.name == "run_command" && matches!(outcome, ToolOutcome::Ok { .. }) {
+                self.trace.commands_run.push(signature.clone());
+                if !self.trace.last_failed {
+                    self.trace.commands_ok.push(signature.clone());
+                }
+            }
             self.conversation.tool_result(call.id.clone(), &outcome);
         }
     }

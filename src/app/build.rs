@@ -69,6 +69,8 @@ pub(super) fn agent(
         context_window: config.sessions.context_window,
         compact_at: config.sessions.compact_at,
         prompt_mode: if compact { PromptMode::Compact } else { PromptMode::Full },
+        // Only llama.cpp is known to hold a reply to a JSON schema while tools are offered.
+        guided_calls: compact && config.guided_calls.unwrap_or_else(|| on_llama_cpp(config)),
     };
     Ok(Agent::new(llm, skills, options, sink, approver))
 }
@@ -86,6 +88,14 @@ fn compact_prompt(config: &Config) -> bool {
         Some(chosen) => chosen,
         None => config.server_facts.as_ref().is_some_and(|f| f.wants_compact()),
     }
+}
+
+/// Whether the model server, asked, said it is llama.cpp.
+fn on_llama_cpp(config: &Config) -> bool {
+    config
+        .server_facts
+        .as_ref()
+        .is_some_and(|f| f.kind == Some(crate::llm::tool_support::ServerKind::LlamaCpp))
 }
 
 /// The run's MCP servers: recorded into the cassette with `--record`; with `--replay`, only what
@@ -145,10 +155,7 @@ fn llm_with(run: &Run<'_>, tape: Tape, sink: Arc<dyn EventSink>) -> Result<LlmCl
             connect_timeout: config.connect_timeout,
             idle_timeout: config.idle_timeout,
             temperature: config.temperature.sent(compact_prompt(config)),
-            prompt_progress: config
-                .server_facts
-                .as_ref()
-                .is_some_and(|f| f.kind == Some(crate::llm::tool_support::ServerKind::LlamaCpp)),
+            prompt_progress: on_llama_cpp(config),
             tape,
             redactor: run.redactor.clone(),
         },

@@ -6,7 +6,7 @@ pub(crate) const SETTINGS_SOURCES: &str = "Settings without a flag come from the
 ~/.config/agent/.env ($XDG_CONFIG_HOME/agent/.env), one NAME=value a line.";
 
 /// Every variable a person sets, with what it does.
-pub(crate) const ENVIRONMENT: [(&str, &str); 32] = [
+pub(crate) const ENVIRONMENT: [(&str, &str); 33] = [
     (
         "AGENT_API_KEY, OPENAI_API_KEY",
         "the API key (AGENT_ wins), sent to whatever base URL is set; not needed for a local server",
@@ -86,6 +86,10 @@ pub(crate) const ENVIRONMENT: [(&str, &str); 32] = [
     (
         "AGENT_TEMPERATURE",
         "sampling temperature 0-2; default: 0 with the compact prompt",
+    ),
+    (
+        "AGENT_GUIDED_CALLS",
+        "hold a small model to the tool call it failed to write: auto (llama.cpp), on, off",
     ),
     (
         "AGENT_EMBED_MODEL",

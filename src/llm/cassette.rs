@@ -287,6 +287,14 @@ pub(crate) fn first_difference(recorded: &Value, now: &Value) -> Option<String> 
     if recorded["tools"] != now["tools"] {
         return Some("the tool list differs (different skills installed?)".into());
     }
+    // A guided call's schema decides what the reply could be (AGENT_GUIDED_CALLS).
+    if recorded["response_format"] != now["response_format"] {
+        return Some(format!(
+            "the guided call differs (AGENT_GUIDED_CALLS?): recorded {:?}, now {:?}",
+            short(&recorded["response_format"]),
+            short(&now["response_format"])
+        ));
+    }
     // The Messages API carries the system prompt beside the messages.
     if recorded["system"] != now["system"] {
         return Some(format!(
@@ -351,6 +359,11 @@ mod tests {
             "{d}"
         );
         assert!(first_difference(&a, &a).is_none());
+        // A guided request replays only as guided.
+        let mut guided = a.clone();
+        guided["response_format"] = json!({"type": "json_schema"});
+        let d = first_difference(&guided, &a).unwrap();
+        assert!(d.contains("guided call differs"), "{d}");
     }
 
     #[test]

@@ -216,8 +216,9 @@ impl LlmClient {
             .map(|_| super::anthropic::Messages::context_window(&self.model))
     }
 
-    /// The exact JSON body a chat-completions request with these messages and tools sends.
-    pub(crate) fn request_body(&self, messages: &[ChatMessage], tools: &Value) -> Value {
+    /// The exact JSON body a chat-completions request with these messages and tools sends;
+    /// `guide`, a JSON schema the reply must match (a guided call).
+    pub(crate) fn request_body(&self, messages: &[ChatMessage], tools: &Value, guide: Option<&Value>) -> Value {
         serde_json::to_value(ChatRequest {
             model: &self.model,
             messages,
@@ -228,6 +229,13 @@ impl LlmClient {
                 .then(|| serde_json::json!({"include_usage": true})),
             return_progress: (self.stream && self.prompt_progress).then_some(true),
             temperature: self.temperature,
+            tool_choice: guide.map(|_| "none"),
+            response_format: guide.map(|schema| {
+                serde_json::json!({
+                    "type": "json_schema",
+                    "json_schema": {"name": "tool_call", "strict": true, "schema": schema}
+                })
+            }),
         })
         .unwrap_or(Value::Null)
     }
@@ -239,7 +247,20 @@ impl LlmClient {
         tools: &Value,
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Reply, LlmError> {
-        self.complete_retrying(messages, tools, on_text)
+        self.complete_guided(messages, tools, None, on_text).await
+    }
+
+    /// [`Self::complete`], the reply held to the JSON schema `guide` when one is given (a guided
+    /// call: docs/configuration.md "Small local models"). The Messages API has no such
+    /// constraint; it is never asked for one.
+    pub(crate) async fn complete_guided(
+        &self,
+        messages: &[ChatMessage],
+        tools: &Value,
+        guide: Option<&Value>,
+        on_text: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<Reply, LlmError> {
+        self.complete_retrying(messages, tools, guide, on_text)
             .await
             .map(|mut reply| {
                 if let Some(usage) = reply.usage.as_mut() {
@@ -262,6 +283,7 @@ impl LlmClient {
         &self,
         messages: &[ChatMessage],
         tools: &Value,
+        guide: Option<&Value>,
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Reply, LlmError> {
         let mut resend = Resend::default();
@@ -277,7 +299,7 @@ impl LlmClient {
                     on_text(&text);
                 }
             };
-            match self.complete_raw(messages, tools, &mut show).await {
+            match self.complete_raw(messages, tools, guide, &mut show).await {
                 Err(e) if e.cut_off && attempt < self.retries => {
                     attempt += 1;
                     let delay = backoff(attempt - 1);
@@ -309,6 +331,7 @@ impl LlmClient {
         &self,
         messages: &[ChatMessage],
         tools: &Value,
+        guide: Option<&Value>,
         on_text: &mut (dyn FnMut(&str) + Send),
     ) -> Result<Reply, LlmError> {
         if let Some(api) = &self.messages {
@@ -316,7 +339,7 @@ impl LlmClient {
                 .complete(&self.model, self.stream, (messages, tools), self.idle_timeout, on_text)
                 .await;
         }
-        let body = self.request_body(messages, tools);
+        let body = self.request_body(messages, tools, guide);
         crate::support::phases::mark("request");
         tracing::debug!(bytes = body.to_string().len(), "sending chat request");
         let mut stream = self

@@ -198,6 +198,13 @@ pub(crate) struct ChatRequest<'a> {
     /// The sampling temperature, when one is chosen (`AGENT_TEMPERATURE`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) temperature: Option<f32>,
+    /// `"none"` beside a [`Self::response_format`]: llama.cpp takes a grammar only when it is not
+    /// itself to parse tool calls, and the tools stay in the prompt, so its cached prefix holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tool_choice: Option<&'static str>,
+    /// A JSON schema the reply must match, for a guided call (`AGENT_GUIDED_CALLS`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) response_format: Option<Value>,
 }
 
 /// A message as a request sends it: the chat-completions fields only, a note at the end of the
@@ -417,6 +424,8 @@ mod tests {
             stream_options: None,
             return_progress: None,
             temperature: None,
+            tool_choice: None,
+            response_format: None,
         })
         .unwrap();
         assert_eq!(

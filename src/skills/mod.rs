@@ -7,6 +7,7 @@ mod cache_record;
 pub(crate) mod catalog;
 pub(crate) mod check;
 pub(crate) mod code;
+pub(crate) mod commands;
 pub mod discover;
 pub(crate) mod dynamic;
 pub(crate) mod examples;

@@ -116,3 +116,27 @@ pub fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// A mock that answers as llama.cpp does about itself: `/props` (tools supported, `n_ctx`) and
+/// `/v1/models` (`meta.n_params`).
+pub async fn as_llama_cpp(mock: &MockLlm, params: u64) {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, ResponseTemplate};
+    Mock::given(method("GET"))
+        .and(path("/props"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "chat_template_caps": {"supports_tools": true},
+            "default_generation_settings": {"n_ctx": 32768}
+        })))
+        .mount(&mock.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/models"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "object": "list",
+            "data": [{"id": "qwen.gguf", "object": "model", "owned_by": "llamacpp",
+                      "meta": {"n_params": params, "n_ctx_train": 32768}}]
+        })))
+        .mount(&mock.server)
+        .await;
+}

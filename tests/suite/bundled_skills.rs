@@ -199,6 +199,17 @@ fn time_script_works_offline() {
         text.contains("KOLKATA (Asia/Kolkata): ") && text.contains("UTC+05:30"),
         "{text}"
     );
+    // A city of several words typed without quotes is one place; a word that is one stays one.
+    let unquoted = run_script("time", "./run.sh New York Paris Ho Chi Minh", &[]);
+    assert_eq!(
+        unquoted.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&unquoted.stderr)
+    );
+    let text = stdout(&unquoted);
+    let places: Vec<&str> = text.lines().map(|l| l.split(" (").next().unwrap()).collect();
+    assert_eq!(places, ["New York", "Paris", "Ho Chi Minh"], "{text}");
     for bad in ["Atlantis", "../../../etc/passwd"] {
         let out = run_script("time", &format!("./run.sh {bad}"), &[]);
         assert_eq!(out.status.code(), Some(1), "{bad}");

@@ -16,6 +16,7 @@ mod failed_commands;
 mod file_tools;
 mod first_day;
 mod folder_trust;
+mod guided_calls;
 mod hooks;
 mod hostile_inputs;
 mod install;

@@ -53,6 +53,18 @@ fn field(events: &[Value], kind: &str, name: &str) -> Vec<String> {
 /// exit code and events; `preactivated` when the agent pre-activated a skill in the recording.
 /// A departure from the recording is exit 4 with the call named on stderr.
 async fn replay(cassette: &str, request: &str, preactivated: bool) -> (i32, Vec<Value>) {
+    replay_with(cassette, request, preactivated, &[]).await
+}
+
+/// [`replay`] of an exchange recorded with guided calls, as llama.cpp got them (at temperature 0,
+/// where the compact prompt asks for it).
+async fn replay_guided(cassette: &str, request: &str, preactivated: bool) -> (i32, Vec<Value>) {
+    let env = [("AGENT_GUIDED_CALLS", "on"), ("AGENT_TEMPERATURE", "auto")];
+    replay_with(cassette, request, preactivated, &env).await
+}
+
+/// [`replay`] with `env` set last.
+async fn replay_with(cassette: &str, request: &str, preactivated: bool, env: &[(&str, &str)]) -> (i32, Vec<Value>) {
     let ws = Workspace::new();
     copy_dir(&fixture("inputs"), &ws.work());
     let mut cmd = ws.bare_agent();
@@ -71,7 +83,8 @@ async fn replay(cassette: &str, request: &str, preactivated: bool) -> (i32, Vec<
         .arg(fixture("bundled"))
         .arg("--replay")
         .arg(fixture(cassette))
-        .args(["--once", request]);
+        .args(["--once", request])
+        .envs(env.iter().copied());
     let (code, out, err) = run_outcome(cmd).await;
     // With --json the error is an event on stdout; look at both.
     let said = format!("{out}{err}");
@@ -199,4 +212,95 @@ async fn an_imitated_tool_result_runs_nothing_and_is_marked() {
             .contains("no command of this turn printed"),
         "{marked:?}"
     );
+}
+
+/// All the text that reached the screen: what streamed and the final message.
+fn shown(events: &[Value]) -> String {
+    format!(
+        "{}{}",
+        field(events, "message_delta", "text").concat(),
+        field(events, "message", "text").concat()
+    )
+}
+
+/// Pre-activated, the 1.5B model answered "1984" for MCMXCIV with nothing run (wrong: 1994). On
+/// the second chance the request was held to a run of the skill's own script (a guided call, as
+/// llama.cpp held it), the reply ran as that call, and the answer is what the script printed.
+#[tokio::test]
+async fn a_guided_second_chance_runs_the_skills_script() {
+    let (code, events) = replay_guided(
+        "qwen1.5b-roman-guided-second-chance.jsonl",
+        "What number is the Roman numeral MCMXCIV?",
+        true,
+    )
+    .await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
+    assert_eq!(field(&events, "tool_call_recovered", "shape"), ["guided"], "{events:?}");
+    assert_eq!(of_type(&events, "command_finished")[0]["exit_code"], 0, "{events:?}");
+    let shown = shown(&events);
+    assert!(shown.contains("1994") && !shown.contains("1984"), "{shown}");
+    assert!(of_type(&events, "answer_unverified").is_empty(), "{events:?}");
+}
+
+/// Pre-activated, the model ran word-count on the example's `essay.md` for a request about
+/// `essay.txt`. The command was held back before it ran, the model was told the request's value,
+/// and the guided retry counted the right file.
+#[tokio::test]
+async fn a_value_copied_from_the_example_is_held_back_and_the_right_file_counted() {
+    let (code, events) = replay_guided(
+        "qwen1.5b-wc-example-value-held-back.jsonl",
+        "How many characters does essay.txt have?",
+        true,
+    )
+    .await;
+    assert_eq!(code, 0, "{events:?}");
+    let denied = of_type(&events, "command_denied");
+    assert_eq!(denied.len(), 1, "{events:?}");
+    assert!(
+        denied[0]["command"].as_str().unwrap().contains("essay.md"),
+        "{denied:?}"
+    );
+    let finished = of_type(&events, "command_finished");
+    assert_eq!(finished.len(), 1, "{events:?}");
+    assert!(
+        finished[0]["command"].as_str().unwrap().ends_with("essay.txt"),
+        "{finished:?}"
+    );
+    // The real count the script printed for the fixture's essay.txt.
+    assert!(shown(&events).contains("620"), "{events:?}");
+}
+
+/// The log skill's summary failed before the log was parsed; the model explained both steps to
+/// the user instead. Told to run it, guided, it parsed the log, then wrote the same explanation
+/// again: a stuck model, asked once more and guided to the step not yet done, ran the summary and
+/// answered with its count.
+#[tokio::test]
+async fn told_to_the_user_then_stuck_the_model_is_guided_through_both_steps() {
+    let (code, events) = replay_guided(
+        "qwen1.5b-log-told-user-guided.jsonl",
+        "How many ERROR lines are in app.log?",
+        true,
+    )
+    .await;
+    assert_eq!(code, 0, "{events:?}");
+    let reasons = field(&events, "answer_retried", "reason");
+    assert_eq!(reasons.len(), 2, "{events:?}");
+    assert!(
+        reasons[0].contains("tells the user to run") && reasons[1].contains("repeats"),
+        "{reasons:?}"
+    );
+    // Its first call was plain JSON text; the two after the retries were guided.
+    assert_eq!(
+        field(&events, "tool_call_recovered", "shape"),
+        ["json", "guided", "guided"],
+        "{events:?}"
+    );
+    let exits: Vec<i64> = of_type(&events, "command_finished")
+        .iter()
+        .map(|e| e["exit_code"].as_i64().unwrap())
+        .collect();
+    assert_eq!(exits, [1, 0, 0], "{events:?}");
+    let shown = shown(&events);
+    assert!(shown.contains("13") && !shown.contains("Here are the steps"), "{shown}");
 }

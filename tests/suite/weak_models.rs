@@ -192,6 +192,8 @@ async fn example_output_copied_from_the_skill_is_marked_even_after_a_command() {
         tool("activate_skill", json!({"name": "time"})),
         tool("run_command", json!({"command": "./run.sh JST"})),
         text("The current time in Tokyo is 2026-11-29 21:04 JST."),
+        // Repeated: a stuck model, asked once more; a third time it is shown, marked.
+        text("The current time in Tokyo is 2026-11-29 21:04 JST."),
         text("The current time in Tokyo is 2026-11-29 21:04 JST."),
     ];
     let (code, events, _) = once_compact(&ws, replies, &["--require-tool"]).await;
@@ -272,30 +274,6 @@ async fn skills_check_names_example_output_that_looks_real() {
             "{bundled}: {out}{err}"
         );
     }
-}
-
-/// A mock that answers as llama.cpp does about itself: `/props` (tools supported, `n_ctx`) and
-/// `/v1/models` (`meta.n_params`).
-async fn as_llama_cpp(mock: &MockLlm, params: u64) {
-    use wiremock::matchers::{method, path};
-    use wiremock::{Mock, ResponseTemplate};
-    Mock::given(method("GET"))
-        .and(path("/props"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "chat_template_caps": {"supports_tools": true},
-            "default_generation_settings": {"n_ctx": 32768}
-        })))
-        .mount(&mock.server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/v1/models"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "object": "list",
-            "data": [{"id": "qwen.gguf", "object": "model", "owned_by": "llamacpp",
-                      "meta": {"n_params": params, "n_ctx_train": 32768}}]
-        })))
-        .mount(&mock.server)
-        .await;
 }
 
 fn system_text(request: &Value) -> String {
@@ -794,8 +772,8 @@ async fn a_call_in_call_syntax_runs_and_a_mention_of_one_does_not() {
 }
 
 /// The bench's 1.5B model ran the same query six times, its output unchanged each time. Under
-/// the compact prompt a `run_command` that repeats the one that just ran and succeeded is not run
-/// again: the model is told to answer from its output. Under the full prompt it runs again (a
+/// the compact prompt a `run_command` that repeats one that already ran and succeeded in the turn
+/// is not run again: the model is told to answer from its output. Under the full prompt it runs again (a
 /// capable model reruns a command on purpose).
 #[tokio::test]
 async fn the_same_command_again_at_once_is_not_rerun_for_a_small_model() {
@@ -817,6 +795,19 @@ async fn the_same_command_again_at_once_is_not_rerun_for_a_small_model() {
     assert!(told.last().unwrap().contains("not run again"), "{told:?}");
 
     let (code, events, _) = once(&ws, replies(), &[]).await;
+    assert_eq!(code, 0, "{events:?}");
+    assert_eq!(of_type(&events, "command_finished").len(), 2, "{events:?}");
+
+    // Nor back to an earlier command of the turn after another (the database skill's schema
+    // after its query).
+    let replies = vec![
+        tool("activate_skill", json!({"name": "time"})),
+        tool("run_command", json!({"command": "./run.sh JST"})),
+        tool("run_command", json!({"command": "./run.sh UTC"})),
+        tool("run_command", json!({"command": "./run.sh JST"})),
+        text("It is 2031-01-02 03:04 JST."),
+    ];
+    let (code, events, _) = once_with(&ws, replies, &[], &env).await;
     assert_eq!(code, 0, "{events:?}");
     assert_eq!(of_type(&events, "command_finished").len(), 2, "{events:?}");
 }
