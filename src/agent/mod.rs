@@ -3,6 +3,7 @@
 //! `outcome::ToolOutcome`s; the catalog and prompts it sends; routing for `skills eval`. It
 //! emits `output::Event`s and asks through `output::Approver`, never printing.
 
+mod accounting;
 mod catalog_turn;
 pub(crate) mod compaction;
 pub(crate) mod controls;

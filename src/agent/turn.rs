@@ -4,16 +4,15 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::llm::types::{Reply, Usage};
+use crate::llm::types::Usage;
 use crate::llm::{ChatMessage, LlmClient, LlmError, ToolCall};
 use crate::output::{Approver, Event, EventSink};
 use crate::sessions::compact::CompactAt;
-use crate::sessions::context::{estimate_tokens, message_bytes};
-use crate::sessions::{CallUsage, Record};
 use crate::skills::SkillSet;
 use crate::skills::retrieval::rank::{PREACTIVATE_MARGIN, PREACTIVATE_MIN_COVERAGE, clear_winner};
 use crate::support::redact::{Redactor, StreamRedactor};
 
+pub(super) use super::accounting::{request_bytes, tools_bytes};
 use super::conversation::Conversation;
 use super::grounding::{TurnTrace, Unbacked};
 use super::outcome::ToolOutcome;
@@ -82,15 +81,15 @@ pub(crate) struct Agent {
     /// system message (and so the provider's cached prefix) stays the same; `None` until then and
     /// after the skills change.
     pub(super) frozen_catalog: Option<Vec<String>>,
-    llm_calls: u32,
+    pub(super) llm_calls: u32,
     /// Bytes of the request the model is answering right now, until its answer is counted: an
     /// answer cut short by Ctrl-C is then still counted (estimated) in `/usage`.
-    in_flight: Option<u64>,
-    usage: Option<Usage>,
+    pub(super) in_flight: Option<u64>,
+    pub(super) usage: Option<Usage>,
     /// Commands refused by the approval policy, a person, or for want of a terminal, this turn.
     pub(super) commands_denied: usize,
     /// Tokens of calls whose server reported none, estimated from bytes.
-    tokens_estimated: u64,
+    pub(super) tokens_estimated: u64,
     /// What the session keeps besides messages: usage per turn, grants, context settings.
     pub(super) session: SessionState,
     /// What the current turn activated and ran, for judging its answer.
@@ -445,75 +444,6 @@ impl Agent {
         (!self.conversation.holds(&name)).then_some(name)
     }
 
-    /// Count one model call (`sent`: bytes of its request) and add its token usage to the run's
-    /// and the turn's, stored in the session: the server's count, or estimated from bytes when
-    /// it sent none.
-    pub(super) fn count_call(&mut self, reply: Option<&Reply>, sent: u64) {
-        self.in_flight = None;
-        self.llm_calls += 1;
-        let Some(reply) = reply else {
-            return;
-        };
-        let call = match reply.usage {
-            Some(u) => {
-                self.usage.get_or_insert_with(Usage::default).add(&u);
-                CallUsage {
-                    prompt_tokens: u.prompt_tokens,
-                    completion_tokens: u.completion_tokens,
-                    cache_write_tokens: u.cache_write_tokens,
-                    cache_read_tokens: u.cache_read_tokens,
-                    cost_usd: u.cost_usd,
-                    estimated: false,
-                }
-            }
-            None => CallUsage {
-                prompt_tokens: estimate_tokens(sent),
-                completion_tokens: estimate_tokens(reply_bytes(reply)),
-                estimated: true,
-                ..CallUsage::default()
-            },
-        };
-        if call.estimated {
-            self.tokens_estimated += call.prompt_tokens + call.completion_tokens;
-        }
-        self.session.count(&call);
-        self.conversation.record(&Record::Usage(call));
-    }
-
-    /// Count the request a cancelled turn left unanswered: it was sent and (partly) answered, so
-    /// it cost tokens; the server's count never came, so they are estimated from bytes.
-    pub(super) fn count_abandoned_call(&mut self) {
-        let Some(sent) = self.in_flight.take() else {
-            return;
-        };
-        let partial = self.conversation.partial();
-        let received = partial.lock().unwrap_or_else(|p| p.into_inner()).len() as u64;
-        self.llm_calls += 1;
-        let call = CallUsage {
-            prompt_tokens: estimate_tokens(sent),
-            completion_tokens: estimate_tokens(received),
-            estimated: true,
-            ..CallUsage::default()
-        };
-        self.session.count(&call);
-        self.conversation.record(&Record::Usage(call));
-    }
-
-    /// Requests made to the model so far.
-    pub(crate) fn llm_calls(&self) -> u32 {
-        self.llm_calls
-    }
-
-    /// Tokens of the calls whose server reported no usage, estimated from their bytes.
-    pub(crate) fn estimated_tokens(&self) -> u64 {
-        self.tokens_estimated
-    }
-
-    /// Tokens used so far, when the server reports them.
-    pub(crate) fn usage(&self) -> Option<Usage> {
-        self.usage
-    }
-
     /// How many commands the model proposed in the last turn were denied (or could not be
     /// approved); a one-shot run that answered ends with exit 6 when this is not zero.
     pub(crate) fn commands_denied(&self) -> usize {
@@ -528,30 +458,6 @@ fn with_context(message: &str, context: &[String]) -> String {
     }
     let notes: String = context.iter().map(|c| format!("\n\n[hook context] {c}")).collect();
     format!("{message}{notes}")
-}
-
-/// Bytes of a request with `messages` and `tools`, as its token estimate counts them.
-pub(super) fn request_bytes(messages: &[ChatMessage], tools: &serde_json::Value) -> u64 {
-    messages.iter().map(message_bytes).sum::<u64>() + tools_bytes(tools)
-}
-
-/// Bytes of the tool schemas a request sends (none when there are no tools).
-pub(super) fn tools_bytes(tools: &serde_json::Value) -> u64 {
-    if tools.is_null() {
-        0
-    } else {
-        tools.to_string().len() as u64
-    }
-}
-
-/// Bytes of a reply: its text and its tool calls.
-fn reply_bytes(reply: &Reply) -> u64 {
-    let calls: usize = reply
-        .tool_calls
-        .iter()
-        .map(|c| c.function.name.len() + c.function.arguments.len())
-        .sum();
-    (reply.content.len() + calls) as u64
 }
 
 /// "; the model kept calling X" when one call dominates the turn.

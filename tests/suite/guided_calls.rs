@@ -12,6 +12,9 @@ const TIME_SKILL: &str =
 const TIME_SCRIPT: &str = "#!/bin/sh\necho \"2031-01-02 03:04 ${1:-UTC}\"\n";
 const DB_SKILL: &str = "---\nname: database\ndescription: Read-only SQL queries on the shop database.\n---\n# Database\n\n1. `scripts/schema.sh` prints the tables.\n2. `scripts/query.sh \"SELECT …\"` prints rows.\n";
 
+/// Guided calls on, whatever the server (the mock is no llama.cpp).
+const ON: [(&str, &str); 1] = [("AGENT_GUIDED_CALLS", "on")];
+
 fn events(out: &str) -> Vec<Value> {
     out.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }
@@ -53,7 +56,7 @@ async fn an_answer_with_nothing_run_is_followed_by_a_request_held_to_the_skills_
         text("It is 2031-01-02 03:04 JST."),
     ];
     let mock = MockLlm::start(replies).await;
-    let (code, events, requests) = run(&ws, &mock, "what time is it in Tokyo?", &[("AGENT_GUIDED_CALLS", "on")]).await;
+    let (code, events, requests) = run(&ws, &mock, "what time is it in Tokyo?", &ON).await;
     assert_eq!(code, 0, "{events:?}");
     assert_eq!(requests.len(), 4);
     let held = guide(&requests[2]).unwrap_or_else(|| panic!("the third request is guided: {}", requests[2]));
@@ -98,7 +101,7 @@ async fn with_no_skill_active_the_guide_is_an_activation_then_a_run() {
         text("It is 2031-01-02 03:04 JST."),
     ];
     let mock = MockLlm::start(replies).await;
-    let (code, events, requests) = run(&ws, &mock, "what time is it in Tokyo?", &[("AGENT_GUIDED_CALLS", "on")]).await;
+    let (code, events, requests) = run(&ws, &mock, "what time is it in Tokyo?", &ON).await;
     assert_eq!(code, 0, "{events:?}");
     let activation = guide(&requests[1]).expect("the activation is guided");
     assert_eq!(activation["properties"]["name"]["const"], "activate_skill");
@@ -113,7 +116,7 @@ async fn with_no_skill_active_the_guide_is_an_activation_then_a_run() {
     // A request no skill's words match is never guided to one ("What is 2+2?").
     let replies = vec![text("<tool_response>\n4\n</tool_response>"), text("4")];
     let mock = MockLlm::start(replies).await;
-    let (code, events, requests) = run(&ws, &mock, "what is 2+2?", &[("AGENT_GUIDED_CALLS", "on")]).await;
+    let (code, events, requests) = run(&ws, &mock, "what is 2+2?", &ON).await;
     assert_eq!(code, 0, "{events:?}");
     assert_eq!(of_type(&events, "answer_retried").len(), 1, "{events:?}");
     assert!(requests.iter().all(|r| guide(r).is_none()), "{requests:?}");
@@ -178,13 +181,7 @@ async fn a_command_whose_first_word_is_no_program_is_refused_and_the_next_reply_
         text("There are 3 orders."),
     ];
     let mock = MockLlm::start(replies).await;
-    let (code, events, requests) = run(
-        &ws,
-        &mock,
-        "how many orders are in the shop database?",
-        &[("AGENT_GUIDED_CALLS", "on")],
-    )
-    .await;
+    let (code, events, requests) = run(&ws, &mock, "how many orders are in the shop database?", &ON).await;
     assert_eq!(code, 0, "{events:?}");
     let denied = of_type(&events, "command_denied");
     assert_eq!(denied.len(), 1, "{events:?}");
@@ -212,13 +209,7 @@ async fn a_command_whose_first_word_is_no_program_is_refused_and_the_next_reply_
         text("It printed hi."),
     ];
     let mock = MockLlm::start(replies).await;
-    let (code, events, _) = run(
-        &ws,
-        &mock,
-        "how many orders are in the shop database?",
-        &[("AGENT_GUIDED_CALLS", "on")],
-    )
-    .await;
+    let (code, events, _) = run(&ws, &mock, "how many orders are in the shop database?", &ON).await;
     assert_eq!(code, 0, "{events:?}");
     assert!(of_type(&events, "command_denied").is_empty(), "{events:?}");
 }
@@ -275,7 +266,7 @@ async fn a_value_copied_from_the_skills_example_is_held_back_once() {
     ];
     let mock = MockLlm::start(replies).await;
     let request = "how many words are in essay.txt?";
-    let (code, events, requests) = run(&ws, &mock, request, &[("AGENT_GUIDED_CALLS", "on")]).await;
+    let (code, events, requests) = run(&ws, &mock, request, &ON).await;
     assert_eq!(code, 0, "{events:?}");
     let denied = of_type(&events, "command_denied");
     assert_eq!(denied.len(), 1, "{events:?}");
@@ -297,7 +288,7 @@ async fn a_value_copied_from_the_skills_example_is_held_back_once() {
         text("essay.md has 42 words."),
     ];
     let mock = MockLlm::start(replies).await;
-    let (code, events, _) = run(&ws, &mock, request, &[("AGENT_GUIDED_CALLS", "on")]).await;
+    let (code, events, _) = run(&ws, &mock, request, &ON).await;
     assert_eq!(code, 0, "{events:?}");
     assert_eq!(of_type(&events, "command_denied").len(), 1, "{events:?}");
     assert_eq!(of_type(&events, "command_finished").len(), 1, "{events:?}");
@@ -330,13 +321,7 @@ async fn an_answer_telling_the_user_to_run_the_skills_command_after_a_failure_ge
         text(&json!({"answer": "The log is parsed."}).to_string()),
     ];
     let mock = MockLlm::start(replies).await;
-    let (code, events, requests) = run(
-        &ws,
-        &mock,
-        "how many errors are in app.log?",
-        &[("AGENT_GUIDED_CALLS", "on")],
-    )
-    .await;
+    let (code, events, requests) = run(&ws, &mock, "how many errors are in app.log?", &ON).await;
     assert_eq!(code, 0, "{events:?}");
     let retried = of_type(&events, "answer_retried");
     assert_eq!(retried.len(), 2, "{events:?}");
@@ -388,13 +373,7 @@ async fn a_repeated_command_is_refused_and_the_next_reply_guided_to_the_next_ste
         text("There are 3 errors."),
     ];
     let mock = MockLlm::start(replies).await;
-    let (code, events, requests) = run(
-        &ws,
-        &mock,
-        "how many errors are in app.log?",
-        &[("AGENT_GUIDED_CALLS", "on")],
-    )
-    .await;
+    let (code, events, requests) = run(&ws, &mock, "how many errors are in app.log?", &ON).await;
     assert_eq!(code, 0, "{events:?}");
     assert!(last_tool_result(&requests[3]).contains("not run again"));
     let either = guide(&requests[3]).expect("guided");
@@ -416,7 +395,7 @@ async fn a_repeated_command_is_refused_and_the_next_reply_guided_to_the_next_ste
         text("It is 2031-01-02 03:04 JST."),
     ];
     let mock = MockLlm::start(replies).await;
-    let (code, _, requests) = run(&ws, &mock, "what time is it in Tokyo?", &[("AGENT_GUIDED_CALLS", "on")]).await;
+    let (code, _, requests) = run(&ws, &mock, "what time is it in Tokyo?", &ON).await;
     assert_eq!(code, 0);
     assert!(requests.iter().all(|r| guide(r).is_none()));
 }
