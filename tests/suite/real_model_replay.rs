@@ -244,14 +244,25 @@ async fn a_guided_second_chance_runs_the_skills_script() {
 }
 
 /// Pre-activated, the model ran word-count on the example's `essay.md` for a request about
-/// `essay.txt`. The command was held back before it ran, the model was told the request's value,
-/// and the guided retry counted the right file.
+/// `essay.txt`, as `python scripts/count.py essay.md`. The command was held back before it ran,
+/// the model was told the request's value, and the guided retry counted the right file.
 #[tokio::test]
 async fn a_value_copied_from_the_example_is_held_back_and_the_right_file_counted() {
-    let (code, events) = replay_guided(
+    // The recording machine had a `python` on its PATH; where there is none, the command is held
+    // back for that first (no program), and the replay departs. Give every machine one.
+    let bin = tempfile::tempdir().unwrap();
+    write_script(&bin.path().join("python"), "#!/bin/sh\nexec python3 \"$@\"\n");
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let env = [
+        ("AGENT_GUIDED_CALLS", "on"),
+        ("AGENT_TEMPERATURE", "auto"),
+        ("PATH", path.as_str()),
+    ];
+    let (code, events) = replay_with(
         "qwen1.5b-wc-example-value-held-back.jsonl",
         "How many characters does essay.txt have?",
         true,
+        &env,
     )
     .await;
     assert_eq!(code, 0, "{events:?}");
