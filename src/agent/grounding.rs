@@ -29,7 +29,7 @@ pub(crate) struct TurnTrace {
     /// The `run_command` calls (name and arguments) of the turn that ran, whatever their exit
     /// status, for telling a small model that repeats one to answer instead.
     pub(crate) commands_run: Vec<String>,
-    /// Those of them that exited with status 0.
+    /// The commands (their text) of those that exited with status 0.
     pub(crate) commands_ok: Vec<String>,
     /// Commands and MCP calls that ran and succeeded (a command: exit status 0).
     pub(crate) succeeded: usize,
@@ -43,6 +43,19 @@ pub(crate) struct TurnTrace {
     /// earlier turn of the conversation ran anything: an answer about one of them that nothing
     /// read or ran a command on cannot come from it.
     pub(crate) named_files: Vec<String>,
+}
+
+impl TurnTrace {
+    /// Whether `reply` repeats a reply set aside for a second chance this turn.
+    pub(crate) fn repeats_set_aside(&self, reply: &str) -> bool {
+        self.set_aside.iter().any(|a| a == reply.trim())
+    }
+}
+
+/// The exit status a command's result (`agent::tools::run_output`'s text) begins with, if it
+/// begins with one.
+pub(crate) fn exit_code(result: &str) -> Option<i64> {
+    result.lines().next()?.strip_prefix("exit code: ")?.trim().parse().ok()
 }
 
 /// Why an answer is not backed by what ran.
@@ -250,10 +263,11 @@ const MAX_QUOTED_CHARS: usize = 240;
 /// library, or with a number of its own. `last_output` is a command's result as the model read
 /// it ([`crate::agent::tools`]'s "exit code: N" line, then "stdout:" and "stderr:" sections).
 pub(crate) fn ignored_output(answer: &str, last_output: &str) -> Option<String> {
-    let mut lines = last_output.lines();
-    if lines.next() != Some("exit code: 0") || answer.trim().is_empty() {
+    if exit_code(last_output) != Some(0) || answer.trim().is_empty() {
         return None;
     }
+    let mut lines = last_output.lines();
+    lines.next();
     let printed: Vec<&str> = lines
         .skip_while(|l| *l != "stdout:")
         .skip(1)

@@ -158,19 +158,14 @@ impl Agent {
     /// Those of `starts` that no command that succeeded this turn began with (one that failed
     /// may be the next step still: the log skill's summary, run before the log was parsed).
     fn not_yet_run(&self, starts: Vec<Start>) -> Vec<Start> {
-        let ran: Vec<String> = self
-            .trace
-            .commands_ok
-            .iter()
-            .filter_map(|signature| signature.strip_prefix("run_command(")?.strip_suffix(')'))
-            .filter_map(|arguments| serde_json::from_str::<Value>(arguments).ok())
-            .filter_map(|arguments| arguments["command"].as_str().map(str::to_string))
-            .collect();
         starts
             .into_iter()
             .filter(|s| {
                 let one = std::slice::from_ref(s);
-                !ran.iter()
+                !self
+                    .trace
+                    .commands_ok
+                    .iter()
                     .any(|c| crate::skills::commands::after_start(c, one).is_some())
             })
             .collect()
@@ -178,12 +173,18 @@ impl Agent {
 
     /// How the commands of the skill `name` begin ([`crate::skills::commands::starts`]).
     pub(super) fn starts_of(&self, name: &str) -> Vec<Start> {
+        self.skill_commands(name).0
+    }
+
+    /// How the commands of the skill `name` begin, and its instructions they were read from
+    /// (both empty for a skill that is not there).
+    fn skill_commands(&self, name: &str) -> (Vec<Start>, String) {
         let Some(skill) = self.skills().get(name) else {
-            return Vec::new();
+            return (Vec::new(), String::new());
         };
         let body = skill.read_body().unwrap_or_default();
         let path = std::env::var("PATH").unwrap_or_default();
-        crate::skills::commands::starts(skill, &body, &path)
+        (crate::skills::commands::starts(skill, &body, &path), body)
     }
 }
 
@@ -208,19 +209,18 @@ impl Agent {
             return None;
         }
         let skill = self.conversation.current()?.to_string();
-        let arguments: Value = serde_json::from_str(&call.function.arguments).ok()?;
-        let command = arguments["command"].as_str()?.trim().to_string();
-        let starts = self.starts_of(&skill);
+        let command = command_of(call)?.trim().to_string();
+        // The skill's instructions are read only where a command is held back, or may be.
         let (reason, told) = match self.no_program(&command) {
             Some(word) => (
                 format!("`{word}` is no program or script here"),
                 format!(
                     "not run: `{word}` is no program, script or shell command here. {}",
-                    how_to_begin(&starts)
+                    how_to_begin(&self.starts_of(&skill))
                 ),
             ),
             None => {
-                let (value, given) = self.copied_value(&skill, &command, &starts)?;
+                let (value, given) = self.copied_value(&skill, &command)?;
                 self.guidance.excused.push(value.clone());
                 let given: Vec<String> = given.iter().map(|g| format!("`{g}`")).collect();
                 (
@@ -258,9 +258,8 @@ impl Agent {
     /// that the command leaves out. A command that uses every value the request gives may well
     /// need the example's too (`server.port` for "what port does the server listen on").
     /// Also the request's values the command leaves out, to tell the model.
-    fn copied_value(&self, skill: &str, command: &str, starts: &[Start]) -> Option<(String, Vec<String>)> {
+    fn copied_value(&self, skill: &str, command: &str) -> Option<(String, Vec<String>)> {
         use crate::skills::commands::{after_start, example_values, unquoted};
-        let rest = after_start(command, starts)?;
         let request = self.conversation.user_turns().last().map(|r| r.to_string())?;
         let left_out: Vec<String> = data_words(&request)
             .into_iter()
@@ -269,8 +268,9 @@ impl Agent {
         if left_out.is_empty() {
             return None;
         }
-        let body = self.skills().get(skill)?.read_body().ok()?;
-        let examples = example_values(&body, starts);
+        let (starts, body) = self.skill_commands(skill);
+        let rest = after_start(command, &starts)?;
+        let examples = example_values(&body, &starts);
         let said = self.conversation.user_turns().join("\n").to_lowercase();
         let workdir = self.tools.workdir();
         rest.split_whitespace().map(unquoted).find_map(|value| {
@@ -282,6 +282,15 @@ impl Agent {
             copied.then(|| (value.to_string(), left_out.clone()))
         })
     }
+}
+
+/// The command a `run_command` call passes, if it is one with a command.
+pub(super) fn command_of(call: &crate::llm::ToolCall) -> Option<String> {
+    if call.function.name != "run_command" {
+        return None;
+    }
+    let arguments: Value = serde_json::from_str(&call.function.arguments).ok()?;
+    arguments["command"].as_str().map(str::to_string)
 }
 
 /// The words of `text` that carry data (a digit, a dot, a slash or an `=` inside them), without

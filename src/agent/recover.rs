@@ -203,11 +203,7 @@ impl Agent {
             if let ToolOutcome::Ok { text, .. } = outcome {
                 self.trace.ran += 1;
                 self.trace.last_output = Some(text.clone());
-                // A command's result begins with its status line (agent::tools::run_output).
-                self.trace.last_failed = text.lines().next().is_some_and(|l| {
-                    l.strip_prefix("exit code: ")
-                        .is_some_and(|code| code.trim().parse::<i64>().is_ok_and(|c| c != 0))
-                });
+                self.trace.last_failed = grounding::exit_code(text).is_some_and(|c| c != 0);
                 if !self.trace.last_failed {
                     self.trace.succeeded += 1;
                 }

@@ -285,7 +285,7 @@ impl Agent {
     /// model is stuck as surely as a silent one (the 1.5B model, told to run the log skill's
     /// first step, ran it and then wrote again the explanation set aside before).
     fn repeat_chance(&mut self, answer: &str) -> bool {
-        if !self.trace.set_aside.iter().any(|a| a == answer.trim()) {
+        if !self.trace.repeats_set_aside(answer) {
             return false;
         }
         self.stuck_chance(

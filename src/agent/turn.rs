@@ -277,15 +277,19 @@ impl Agent {
     /// printed (real output, where the model's silence would leave the user with nothing), with
     /// a warning.
     fn ended_in_silence(&mut self) -> String {
-        let last = self.trace.last_output.clone();
+        self.output_as_answer(match self.trace.last_output {
+            Some(_) => "the model ended its turn without an answer; the last command's output is shown instead",
+            None => "the model ended its turn without an answer after its tool calls",
+        })
+    }
+
+    /// What the last command printed (nothing when none ran), as the answer, after `warning`.
+    fn output_as_answer(&mut self, warning: &str) -> String {
         self.emit(Event::Warning {
-            message: match last {
-                Some(_) => "the model ended its turn without an answer; the last command's output is shown instead",
-                None => "the model ended its turn without an answer after its tool calls",
-            }
-            .into(),
+            message: warning.into(),
         });
-        self.answer(last.unwrap_or_default(), None)
+        let last = self.trace.last_output.clone().unwrap_or_default();
+        self.answer(last, None)
     }
 
     /// The turn's answer, unless it repeats a reply set aside this turn after a command succeeded (the
@@ -293,15 +297,11 @@ impl Agent {
     /// how to count divisors three times after the count was printed): then, as after silence,
     /// what the last command printed, with a warning.
     fn final_answer(&mut self, text: String, held: Option<String>) -> String {
-        let repeated = self.trace.set_aside.iter().any(|a| a == text.trim());
         let succeeded = self.trace.last_output.is_some() && !self.trace.last_failed;
-        if self.prompt_mode == PromptMode::Compact && repeated && succeeded {
-            self.emit(Event::Warning {
-                message: "the model repeated a reply set aside before; the last command's output is shown instead"
-                    .into(),
-            });
-            let last = self.trace.last_output.clone().unwrap_or_default();
-            return self.answer(last, None);
+        if self.prompt_mode == PromptMode::Compact && self.trace.repeats_set_aside(&text) && succeeded {
+            return self.output_as_answer(
+                "the model repeated a reply set aside before; the last command's output is shown instead",
+            );
         }
         self.answer(text, held)
     }
@@ -413,7 +413,7 @@ impl Agent {
             if call.function.name == "run_command" && matches!(outcome, ToolOutcome::Ok { .. }) {
                 self.trace.commands_run.push(signature.clone());
                 if !self.trace.last_failed {
-                    self.trace.commands_ok.push(signature.clone());
+                    self.trace.commands_ok.extend(super::guided::command_of(call));
                 }
             }
             self.conversation.tool_result(call.id.clone(), &outcome);
